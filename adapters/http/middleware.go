@@ -1,0 +1,210 @@
+package httpapi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+)
+
+// Body limits from the contract's rules.
+const (
+	DefaultBodyLimit = 256 << 10
+	ChatBodyLimit    = 512 << 10
+)
+
+var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)
+
+// requestID keeps a client's own X-Request-Id when it is sane, else makes one.
+func requestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id := c.Request().Header.Get(echo.HeaderXRequestID)
+		if !saneRequestID.MatchString(id) {
+			var b [12]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		c.Response().Header().Set(echo.HeaderXRequestID, id)
+		return next(c)
+	}
+}
+
+// accessLog writes one line per request once it has been answered.
+func accessLog(log *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				// Answer now so the line below sees the real status.
+				c.Error(err)
+			}
+			res := c.Response()
+			log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
+				slog.String("method", c.Request().Method),
+				slog.String("path", c.Request().URL.Path),
+				slog.String("route", c.Path()),
+				slog.Int("status", res.Status),
+				slog.Int64("bytes", res.Size),
+				slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
+				slog.String("request_id", res.Header().Get(echo.HeaderXRequestID)),
+			)
+			return nil
+		}
+	}
+}
+
+// recoverPanics turns a panic into 500 internal, with the stack in the log only.
+func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					if r == http.ErrAbortHandler {
+						panic(r)
+					}
+					log.Error("panic", "request_id", c.Response().Header().Get(echo.HeaderXRequestID),
+						"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+					err = errs.New(errs.Internal, "something went wrong on our side", "try again; if it keeps happening, tell us the X-Request-Id")
+				}
+			}()
+			return next(c)
+		}
+	}
+}
+
+// openCORS lets any site call a tool or agent route. It never sends
+// Access-Control-Allow-Credentials, so a browser never carries a session across
+// origins.
+func openCORS(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", "X-Request-Id, Retry-After, ETag")
+		if c.Request().Method == http.MethodOptions {
+			h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Last-Event-ID, X-Request-Id, Idempotency-Key, Mcp-Session-Id, Mcp-Protocol-Version")
+			h.Set("Access-Control-Max-Age", "600")
+			return c.NoContent(http.StatusNoContent)
+		}
+		return next(c)
+	}
+}
+
+// noStore marks answers that read the session cookie as never cacheable.
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return next(c)
+	}
+}
+
+// limitBody caps a request body at limit bytes. A declared length past the cap
+// is refused before reading; otherwise the reader fails at the cap, and strict
+// decoding turns that into 400 bad_input.
+func limitBody(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if r.ContentLength > limit {
+				return errs.Newf(errs.BadInput, "the body is larger than %s", humanBytes(limit)).WithHint("send a smaller body")
+			}
+			if r.Body != nil && r.Body != http.NoBody {
+				r.Body = &cappedBody{rc: r.Body, left: limit, limit: limit}
+			}
+			return next(c)
+		}
+	}
+}
+
+type cappedBody struct {
+	rc    io.ReadCloser
+	left  int64
+	limit int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body that ends exactly at the cap from a longer one.
+		var one [1]byte
+		n, err := b.rc.Read(one[:])
+		if n > 0 {
+			return 0, &app.BodyTooLargeError{Limit: humanBytes(b.limit)}
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *cappedBody) Close() error { return b.rc.Close() }
+
+func humanBytes(n int64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// decodeBody reads the request body strictly into v. A body must be JSON: a
+// declared Content-Type other than JSON is refused, which also keeps a
+// cross-site form from posting to us without a preflight.
+func decodeBody(c echo.Context, v any) error {
+	if ct := c.Request().Header.Get(echo.HeaderContentType); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+			return errs.Newf(errs.BadInput, "the body must be JSON, not %s", ct).WithHint("send Content-Type: application/json")
+		}
+	}
+	return app.DecodeStrict(c.Request().Body, v)
+}
+
+// ClientAddress is the rate-limit key for a request: cf-connecting-ip, else
+// the socket's peer. X-Forwarded-For and X-Real-IP never count. An IPv6 address
+// counts as its /64. On a public site, everyone without cf-connecting-ip shares
+// one key.
+func ClientAddress(r *http.Request, public bool) string {
+	if v := strings.TrimSpace(r.Header.Get("Cf-Connecting-Ip")); v != "" {
+		if ip := net.ParseIP(v); ip != nil {
+			return addressKey(ip)
+		}
+	}
+	if public {
+		return "shared"
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return addressKey(ip)
+	}
+	return host
+}
+
+func addressKey(ip net.IP) string {
+	if v4 := ip.To4(); v4 != nil {
+		return v4.String()
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+}

@@ -1,0 +1,137 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+)
+
+// statusOf is the one table from the contract's error codes to HTTP statuses.
+var statusOf = map[errs.Code]int{
+	errs.BadInput:         http.StatusBadRequest,
+	errs.Unauthorised:     http.StatusUnauthorized,
+	errs.InviteRequired:   http.StatusForbidden,
+	errs.NotFound:         http.StatusNotFound,
+	errs.CannotRead:       http.StatusUnprocessableEntity,
+	errs.InvalidSpec:      http.StatusUnprocessableEntity,
+	errs.RateLimited:      http.StatusTooManyRequests,
+	errs.BudgetExhausted:  http.StatusTooManyRequests,
+	errs.PaymentRequired:  http.StatusPaymentRequired,
+	errs.NotOnThisSite:    http.StatusForbidden,
+	errs.SourceFailed:     http.StatusServiceUnavailable, // 503, never 502: Cloudflare hides an origin's 502
+	errs.Conflict:         http.StatusConflict,
+	errs.MethodNotAllowed: http.StatusMethodNotAllowed,
+	errs.Internal:         http.StatusInternalServerError,
+}
+
+// StatusOf is the HTTP status for an error code.
+func StatusOf(code errs.Code) int {
+	if s, ok := statusOf[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+var toolsVersionPrefix = []byte(`{"tools_version":"` + app.ToolsVersion + `"`)
+
+// withToolsVersion splices tools_version into a JSON object's bytes, so every
+// JSON answer carries it without each handler remembering to.
+func withToolsVersion(body []byte) []byte {
+	if len(body) < 2 || body[0] != '{' {
+		return body
+	}
+	out := make([]byte, 0, len(body)+len(toolsVersionPrefix)+1)
+	out = append(out, toolsVersionPrefix...)
+	if len(body) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, body[1:]...)
+}
+
+// writeJSON answers v as JSON with tools_version.
+func writeJSON(c echo.Context, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return errs.New(errs.Internal, "the answer could not be encoded").WithCause(err)
+	}
+	return writeJSONBytes(c, status, b)
+}
+
+func writeJSONBytes(c echo.Context, status int, b []byte) error {
+	return c.Blob(status, echo.MIMEApplicationJSONCharsetUTF8, withToolsVersion(b))
+}
+
+// ErrorBody is the contract's error shape.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the inside of ErrorBody.
+type ErrorDetail struct {
+	Code        errs.Code      `json:"code"`
+	Message     string         `json:"message"`
+	Hint        string         `json:"hint"`
+	RetryAfterS int            `json:"retry_after_s,omitempty"`
+	Problems    []errs.Problem `json:"problems,omitempty"`
+	Ended       string         `json:"ended,omitempty"`
+}
+
+// toPetalError turns anything a handler or Echo returned into petal's error.
+// What is not petal's own is internal, and its detail stays in the logs.
+func toPetalError(err error) *errs.Error {
+	if e, ok := errs.As(err); ok {
+		return e
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		switch he.Code {
+		case http.StatusNotFound:
+			return errs.New(errs.NotFound, "no such route", "see /api/v1/openapi.json for the routes")
+		case http.StatusMethodNotAllowed:
+			return errs.New(errs.MethodNotAllowed, "this route does not take that method", "see the Allow header")
+		case http.StatusRequestEntityTooLarge:
+			return errs.New(errs.BadInput, "the body is too large", "send a smaller body")
+		case http.StatusBadRequest:
+			return errs.New(errs.BadInput, "the request could not be read")
+		}
+	}
+	return errs.New(errs.Internal, "something went wrong on our side", "try again; if it keeps happening, tell us the X-Request-Id").WithCause(err)
+}
+
+// errorHandler writes every error in the contract's shape and logs the ones
+// that are ours.
+func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		e := toPetalError(err)
+		status := StatusOf(e.Code)
+		if status >= 500 && e.Code != errs.SourceFailed {
+			log.Error("request failed", "request_id", c.Response().Header().Get(echo.HeaderXRequestID),
+				"method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+		} else if e.Cause != nil {
+			log.Warn("request refused", "request_id", c.Response().Header().Get(echo.HeaderXRequestID),
+				"code", e.Code, "err", e.Cause)
+		}
+		if e.RetryAfterS > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(e.RetryAfterS))
+		}
+		body := ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message, Hint: e.Hint, RetryAfterS: e.RetryAfterS, Problems: e.Problems}}
+		if ended, ok := e.Extra["ended"].(string); ok {
+			body.Error.Ended = ended
+		}
+		if c.Request().Method == http.MethodHead {
+			_ = c.NoContent(status)
+			return
+		}
+		_ = writeJSON(c, status, body)
+	}
+}

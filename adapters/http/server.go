@@ -1,0 +1,144 @@
+// Package httpapi is petal's HTTP door, on Echo: the route table, strict
+// decoding, the error body, body limits, CORS, rate limits, sessions and SSE.
+// Handlers stay thin: they turn a request into a call on app and back.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/petal-near/petal/app"
+)
+
+// Route is one row of the route table. Every served route is here, which is
+// what the OpenAPI document is generated from.
+type Route struct {
+	Method  string
+	Path    string
+	Tool    string // the tool this route is a door onto, if any
+	Summary string // what a non-tool route does
+	// Access decides the CORS and caching rules: AccessOpen routes (tools,
+	// agent) have open CORS; AccessSession routes read the cookie, so they send
+	// no CORS headers and are never cached.
+	Access    Access
+	BodyLimit int64 // 0 means DefaultBodyLimit
+	Handler   echo.HandlerFunc
+	// Query names query parameters the door reads itself (like render's
+	// ?format), which are not part of the tool's input.
+	Query []string
+}
+
+// Access is a route's CORS and caching class.
+type Access int
+
+// Access classes.
+const (
+	AccessOpen Access = iota
+	AccessSession
+	AccessPlain // no CORS, no session: health, info, /d, /s
+)
+
+// Deps is what the HTTP door needs. Wire fills it field by field.
+type Deps struct {
+	Config   app.Config
+	Log      *slog.Logger
+	Registry *app.Registry
+	Health   *app.HealthService
+}
+
+// Server is the HTTP door.
+type Server struct {
+	deps   Deps
+	echo   *echo.Echo
+	routes []Route
+}
+
+// New builds the Echo app with every route and middleware.
+func New(deps Deps) *Server {
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = errorHandler(deps.Log)
+	s := &Server{deps: deps, echo: e}
+	e.Use(requestID, accessLog(deps.Log), recoverPanics(deps.Log))
+	for _, r := range s.routeTable() {
+		s.add(r)
+	}
+	return s
+}
+
+// routeTable is every route, by area. Areas add their routes here.
+func (s *Server) routeTable() []Route {
+	var rs []Route
+	rs = append(rs, s.healthRoutes()...)
+	return rs
+}
+
+func (s *Server) add(r Route) {
+	limit := r.BodyLimit
+	if limit == 0 {
+		limit = DefaultBodyLimit
+	}
+	mws := []echo.MiddlewareFunc{limitBody(limit)}
+	switch r.Access {
+	case AccessOpen:
+		mws = append([]echo.MiddlewareFunc{openCORS}, mws...)
+	case AccessSession:
+		mws = append(mws, noStore)
+	}
+	h := r.Handler
+	if h == nil && r.Tool != "" {
+		h = s.toolHandler(r)
+	}
+	if h == nil {
+		panic("httpapi: route " + r.Method + " " + r.Path + " has no handler")
+	}
+	s.echo.Add(r.Method, r.Path, h, mws...)
+	if r.Access == AccessOpen {
+		s.echo.Add(http.MethodOptions, r.Path, func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }, openCORS)
+	}
+	s.routes = append(s.routes, r)
+}
+
+// Routes is the served route table.
+func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
+
+// Handler is the whole HTTP app.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Serve answers on ln until ctx ends, then stops accepting and drains for up
+// to drain before closing what is left.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration) error {
+	srv := &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.deps.Log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.deps.Log.Info("shutting down: draining requests", "for", drain.String())
+	sctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		s.deps.Log.Warn("drain time over: closing the connections left")
+		err = srv.Close()
+	}
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return serr
+	}
+	return err
+}

@@ -1,0 +1,252 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+)
+
+// caller is who is calling through HTTP.
+func (s *Server) caller(c echo.Context) app.Caller {
+	return app.Caller{Door: app.DoorHTTP, Address: ClientAddress(c.Request(), s.deps.Config.Public)}
+}
+
+// toolHandler is the thin door from a route onto its tool: the input is the
+// path parameters, the query (typed by the tool's input schema) and, for a
+// body, the JSON object; the answer is the tool's result.
+func (s *Server) toolHandler(r Route) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		tool, ok := s.deps.Registry.Get(r.Tool)
+		if !ok {
+			return errs.Newf(errs.Internal, "route %s has no tool %s", r.Path, r.Tool)
+		}
+		input, err := s.toolInput(c, tool, r)
+		if err != nil {
+			return err
+		}
+		call := app.Call{Input: input, Caller: s.caller(c)}
+		if tool.Long && acceptsEventStream(c.Request()) {
+			return s.streamTool(c, tool.Name, call)
+		}
+		out, err := s.deps.Registry.Call(c.Request().Context(), tool.Name, call)
+		if err != nil {
+			return err
+		}
+		return writeJSON(c, http.StatusOK, out)
+	}
+}
+
+// toolInput assembles a tool's input object from the request.
+func (s *Server) toolInput(c echo.Context, tool *app.Tool, r Route) (json.RawMessage, error) {
+	props := schemaProperties(tool.Input)
+	obj := map[string]any{}
+	req := c.Request()
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		var body map[string]json.RawMessage
+		raw, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, decodeError(err)
+		}
+		if len(bytes.TrimSpace(raw)) > 0 {
+			req.Body = io.NopCloser(bytes.NewReader(raw))
+			if err := decodeBody(c, &body); err != nil {
+				return nil, err
+			}
+			if body == nil {
+				return nil, errs.New(errs.BadInput, "the body must be a JSON object")
+			}
+			for k, v := range body {
+				obj[k] = v
+			}
+		}
+	}
+	for _, name := range c.ParamNames() {
+		obj[name] = c.Param(name)
+	}
+	for name, values := range req.URL.Query() {
+		if slices.Contains(r.Query, name) {
+			continue
+		}
+		if _, inBody := obj[name]; inBody {
+			return nil, errs.Newf(errs.BadInput, "%s is given twice, in the query and the body", name)
+		}
+		typ, known := props[name]
+		if !known {
+			return nil, errs.Newf(errs.BadInput, "unknown query parameter %s", name).WithHint("see the tool's input schema at /api/v1/openapi.json")
+		}
+		v, err := typedQueryValue(name, typ, values)
+		if err != nil {
+			return nil, err
+		}
+		obj[name] = v
+	}
+	return json.Marshal(obj)
+}
+
+func decodeError(err error) error {
+	var tooBig *app.BodyTooLargeError
+	if errors.As(err, &tooBig) {
+		return errs.Newf(errs.BadInput, "the body is larger than %s", tooBig.Limit).WithHint("send a smaller body")
+	}
+	return errs.New(errs.BadInput, "the body could not be read").WithCause(err)
+}
+
+// schemaProperties maps each top-level property of an object schema to its
+// JSON type ("string" when the schema does not say).
+func schemaProperties(schema json.RawMessage) map[string]string {
+	var s struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	out := map[string]string{}
+	for name, p := range s.Properties {
+		switch t := p.Type.(type) {
+		case string:
+			out[name] = t
+		case []any:
+			for _, x := range t {
+				if ts, ok := x.(string); ok && ts != "null" {
+					out[name] = ts
+					break
+				}
+			}
+		}
+		if out[name] == "" {
+			out[name] = "string"
+		}
+	}
+	return out
+}
+
+func typedQueryValue(name, typ string, values []string) (any, error) {
+	if typ != "array" && len(values) > 1 {
+		return nil, errs.Newf(errs.BadInput, "query parameter %s is given more than once", name)
+	}
+	v := values[0]
+	switch typ {
+	case "integer":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, errs.Newf(errs.BadInput, "query parameter %s: expected a whole number, got %q", name, v)
+		}
+		return n, nil
+	case "number":
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return nil, errs.Newf(errs.BadInput, "query parameter %s: expected a number, got %q", name, v)
+		}
+		return json.Number(v), nil
+	case "boolean":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, errs.Newf(errs.BadInput, "query parameter %s: expected true or false, got %q", name, v)
+		}
+		return b, nil
+	case "array":
+		var out []string
+		for _, x := range values {
+			for _, part := range strings.Split(x, ",") {
+				if part = strings.TrimSpace(part); part != "" {
+					out = append(out, part)
+				}
+			}
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+func acceptsEventStream(r *http.Request) bool {
+	return strings.Contains(r.Header.Get(echo.HeaderAccept), "text/event-stream")
+}
+
+// streamTool runs a long tool with its progress as SSE events, then one
+// result event, or an error event in the contract's error shape.
+func (s *Server) streamTool(c echo.Context, name string, call app.Call) error {
+	sse := newSSE(c)
+	var mu sync.Mutex
+	call.Progress = func(p app.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = sse.event("progress", "", p)
+	}
+	out, err := s.deps.Registry.Call(c.Request().Context(), name, call)
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil {
+		e := toPetalError(err)
+		return sse.event("error", "", ErrorDetail{Code: e.Code, Message: e.Message, Hint: e.Hint, RetryAfterS: e.RetryAfterS})
+	}
+	return sse.event("result", "", out)
+}
+
+// sseWriter writes Server-Sent Events, flushing each one.
+type sseWriter struct {
+	c       echo.Context
+	rc      *http.ResponseController
+	started bool
+}
+
+func newSSE(c echo.Context) *sseWriter {
+	return &sseWriter{c: c, rc: http.NewResponseController(c.Response().Writer)}
+}
+
+func (w *sseWriter) start() {
+	if w.started {
+		return
+	}
+	w.started = true
+	h := w.c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	// A stream outlives any write deadline the server sets for plain answers.
+	_ = w.rc.SetWriteDeadline(time.Time{})
+	w.c.Response().WriteHeader(http.StatusOK)
+}
+
+// event writes one event; id is omitted when empty. JSON data carries
+// tools_version like every other JSON answer.
+func (w *sseWriter) event(name, id string, data any) error {
+	w.start()
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	return w.raw(name, id, withToolsVersion(b))
+}
+
+func (w *sseWriter) raw(name, id string, data []byte) error {
+	w.start()
+	var buf bytes.Buffer
+	if id != "" {
+		fmt.Fprintf(&buf, "id: %s\n", id)
+	}
+	if name != "" {
+		fmt.Fprintf(&buf, "event: %s\n", name)
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		buf.WriteString("data: ")
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	buf.WriteByte('\n')
+	if _, err := w.c.Response().Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return w.rc.Flush()
+}

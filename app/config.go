@@ -1,0 +1,207 @@
+package app
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/petal-near/petal/domain/credit"
+)
+
+// Config is everything petal reads from its environment. docs/operations.md and
+// .env.example list every variable with its default; keep the three in step.
+type Config struct {
+	Addr           string // PETAL_ADDR
+	DatabaseURL    string // DATABASE_URL; empty means find or start a local PostgreSQL
+	DataDir        string // PETAL_DATA_DIR: where a private PostgreSQL cluster lives
+	PublicURL      string // PETAL_API: the site's public address; decides recipient, Origin and cookie
+	AgentAccess    string // PETAL_AGENT_ACCESS: "gated" or "open"
+	Public         bool   // PETAL_PUBLIC
+	Migrate        bool   // PETAL_MIGRATE (off skips migrations at start)
+	LogFormat      string // PETAL_LOG_FORMAT: "json", "text" or "" (json unless a terminal)
+	WalletKey      string // PETAL_WALLET_KEY: 32 bytes, hex or base64
+	ModelKey       string // NEAR_AI_API_KEY
+	ModelBaseURL   string // NEAR_AI_BASE_URL
+	NearRPCMainnet string // PETAL_NEAR_RPC_MAINNET
+	NearRPCTestnet string // PETAL_NEAR_RPC_TESTNET
+	NearUSD        string // PETAL_NEAR_USD: fixes the NEAR price when set
+
+	ToolCallsPerMinute    int           // PETAL_TOOL_CALLS_PER_MIN
+	NewChatsPerHour       int           // PETAL_NEW_CHATS_PER_HOUR
+	FollowUpsPerHour      int           // PETAL_FOLLOWUPS_PER_HOUR
+	FreshReadsAtOnce      int           // PETAL_FRESH_READS
+	FreshReadTimeout      time.Duration // PETAL_FRESH_READ_TIMEOUT_S
+	RunMax                time.Duration // PETAL_RUN_MAX_S
+	LLMDailyCap           credit.Micros // PETAL_LLM_DAILY_USD
+	PersonPerChat         credit.Micros // PETAL_PERSON_USD_PER_CHAT
+	PostedSnapshotsPerDay int           // PETAL_POSTED_SNAPSHOTS_PER_DAY
+	ShutdownDrain         time.Duration // PETAL_SHUTDOWN_DRAIN_S
+}
+
+// Variable is one environment variable petal reads, with its default and meaning.
+type Variable struct {
+	Name, Default, Meaning string
+}
+
+// Variables lists every setting, in the order docs present them.
+var Variables = []Variable{
+	{"PETAL_ADDR", "localhost:8787", "listen address"},
+	{"DATABASE_URL", "", "PostgreSQL URL; empty finds a local server or starts a private one"},
+	{"PETAL_DATA_DIR", ".petal", "folder for petal's private PostgreSQL cluster, when one is started"},
+	{"PETAL_API", "", "the site's public address (https://… makes the cookie __Host- and Secure)"},
+	{"PETAL_AGENT_ACCESS", "gated", "gated (an invite or credit is needed for the agent) or open"},
+	{"PETAL_PUBLIC", "0", "1: a public site that reads nothing from outside for visitors"},
+	{"PETAL_MIGRATE", "on", "off: do not apply migrations at start"},
+	{"PETAL_LOG_FORMAT", "", "json or text; empty: json unless stdout is a terminal"},
+	{"PETAL_WALLET_KEY", "", "32 bytes (hex or base64) sealing wallet addresses"},
+	{"NEAR_AI_API_KEY", "", "model key; empty uses the recorded model"},
+	{"NEAR_AI_BASE_URL", "https://cloud-api.near.ai/v1", "NEAR AI's OpenAI-compatible base URL"},
+	{"PETAL_NEAR_RPC_MAINNET", "https://rpc.mainnet.near.org", "NEAR RPC for mainnet"},
+	{"PETAL_NEAR_RPC_TESTNET", "https://rpc.testnet.near.org", "NEAR RPC for testnet"},
+	{"PETAL_NEAR_USD", "", "fixes dollars per NEAR; empty reads it from a price feed"},
+	{"PETAL_TOOL_CALLS_PER_MIN", "60", "tool calls per address per minute"},
+	{"PETAL_NEW_CHATS_PER_HOUR", "10", "new agent chats per address per hour"},
+	{"PETAL_FOLLOWUPS_PER_HOUR", "60", "follow-ups on an existing run per address per hour"},
+	{"PETAL_FRESH_READS", "2", "fresh chain reads at once in one process"},
+	{"PETAL_FRESH_READ_TIMEOUT_S", "60", "seconds before a fresh read answers source_failed"},
+	{"PETAL_RUN_MAX_S", "300", "wall time of one agent chat, in seconds"},
+	{"PETAL_LLM_DAILY_USD", "3", "daily cap on unpaid model spend, in dollars"},
+	{"PETAL_PERSON_USD_PER_CHAT", "0.50", "most a person's own credit pays for one chat, in dollars"},
+	{"PETAL_POSTED_SNAPSHOTS_PER_DAY", "200", "new posted readings accepted a day"},
+	{"PETAL_SHUTDOWN_DRAIN_S", "10", "seconds to drain requests at shutdown"},
+}
+
+// LoadConfig reads the configuration through getenv (os.Getenv in production).
+// A bad value stops the start with an error naming the variable.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	get := func(name string) string {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			return v
+		}
+		for _, v := range Variables {
+			if v.Name == name {
+				return v.Default
+			}
+		}
+		return ""
+	}
+	var problems []string
+	bad := func(name, why string) { problems = append(problems, fmt.Sprintf("%s: %s", name, why)) }
+	posInt := func(name string) int {
+		n, err := strconv.Atoi(get(name))
+		if err != nil || n <= 0 {
+			bad(name, fmt.Sprintf("%q is not a positive whole number", get(name)))
+		}
+		return n
+	}
+	usd := func(name string) credit.Micros {
+		m, err := credit.ParseUSD(get(name))
+		if err != nil || m < 0 {
+			bad(name, fmt.Sprintf("%q is not a dollar amount (like 0.50)", get(name)))
+		}
+		return m
+	}
+	boolean := func(name string) bool {
+		switch strings.ToLower(get(name)) {
+		case "1", "true", "yes", "on":
+			return true
+		case "0", "false", "no", "off", "":
+			return false
+		}
+		bad(name, fmt.Sprintf("%q is not on/off (1 or 0)", get(name)))
+		return false
+	}
+
+	c := Config{
+		Addr:           get("PETAL_ADDR"),
+		DatabaseURL:    get("DATABASE_URL"),
+		DataDir:        get("PETAL_DATA_DIR"),
+		PublicURL:      strings.TrimRight(get("PETAL_API"), "/"),
+		AgentAccess:    "gated",
+		Public:         boolean("PETAL_PUBLIC"),
+		Migrate:        boolean("PETAL_MIGRATE"),
+		LogFormat:      get("PETAL_LOG_FORMAT"),
+		WalletKey:      get("PETAL_WALLET_KEY"),
+		ModelKey:       get("NEAR_AI_API_KEY"),
+		ModelBaseURL:   strings.TrimRight(get("NEAR_AI_BASE_URL"), "/"),
+		NearRPCMainnet: get("PETAL_NEAR_RPC_MAINNET"),
+		NearRPCTestnet: get("PETAL_NEAR_RPC_TESTNET"),
+		NearUSD:        get("PETAL_NEAR_USD"),
+
+		ToolCallsPerMinute:    posInt("PETAL_TOOL_CALLS_PER_MIN"),
+		NewChatsPerHour:       posInt("PETAL_NEW_CHATS_PER_HOUR"),
+		FollowUpsPerHour:      posInt("PETAL_FOLLOWUPS_PER_HOUR"),
+		FreshReadsAtOnce:      posInt("PETAL_FRESH_READS"),
+		FreshReadTimeout:      time.Duration(posInt("PETAL_FRESH_READ_TIMEOUT_S")) * time.Second,
+		RunMax:                time.Duration(posInt("PETAL_RUN_MAX_S")) * time.Second,
+		LLMDailyCap:           usd("PETAL_LLM_DAILY_USD"),
+		PersonPerChat:         usd("PETAL_PERSON_USD_PER_CHAT"),
+		PostedSnapshotsPerDay: posInt("PETAL_POSTED_SNAPSHOTS_PER_DAY"),
+		ShutdownDrain:         time.Duration(posInt("PETAL_SHUTDOWN_DRAIN_S")) * time.Second,
+	}
+	// Anything unrecognised means gated: access is only ever opened on purpose.
+	if strings.EqualFold(get("PETAL_AGENT_ACCESS"), "open") {
+		c.AgentAccess = "open"
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		bad("PETAL_ADDR", fmt.Sprintf("%q is not host:port", c.Addr))
+	}
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("PETAL_API", fmt.Sprintf("%q is not an http(s) address", c.PublicURL))
+		}
+	}
+	for _, name := range []string{"NEAR_AI_BASE_URL", "PETAL_NEAR_RPC_MAINNET", "PETAL_NEAR_RPC_TESTNET"} {
+		u, err := url.Parse(get(name))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad(name, fmt.Sprintf("%q is not an http(s) address", get(name)))
+		}
+	}
+	switch c.LogFormat {
+	case "", "json", "text":
+	default:
+		bad("PETAL_LOG_FORMAT", fmt.Sprintf("%q is not json or text", c.LogFormat))
+	}
+	if c.NearUSD != "" {
+		if m, err := credit.ParseUSD(c.NearUSD); err != nil || m <= 0 {
+			bad("PETAL_NEAR_USD", fmt.Sprintf("%q is not a positive dollar amount", c.NearUSD))
+		}
+	}
+	if c.Public {
+		// A public site never loads the model key (contract, Public mode).
+		c.ModelKey = ""
+	}
+	if len(problems) > 0 {
+		return c, fmt.Errorf("bad configuration: %s", strings.Join(problems, "; "))
+	}
+	return c, nil
+}
+
+// Secure reports whether the site is served over https, which makes the session
+// cookie __Host- and Secure.
+func (c Config) Secure() bool { return strings.HasPrefix(c.PublicURL, "https://") }
+
+// LLM names the model door health reports: "none" on a public site, "near-ai"
+// with a key, "recorded" without.
+func (c Config) LLM() string {
+	switch {
+	case c.Public:
+		return "none"
+	case c.ModelKey != "":
+		return "near-ai"
+	default:
+		return "recorded"
+	}
+}
+
+// AgentAccessReported is agent_access as health says it.
+func (c Config) AgentAccessReported() string {
+	if c.Public {
+		return "none"
+	}
+	return c.AgentAccess
+}

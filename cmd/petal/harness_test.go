@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/app"
+)
+
+// testPetal is the real service, wired by Wire exactly as `petal serve` wires
+// it, on a fresh database and a real loopback listener.
+type testPetal struct {
+	URL string
+	DB  *pgtest.DB
+	Cfg app.Config
+}
+
+// startPetal serves petal for one test. env overrides the configuration.
+func startPetal(t *testing.T, env map[string]string) *testPetal {
+	t.Helper()
+	db := pgtest.New(t)
+	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	cfg.DatabaseURL = db.URL
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(testWriter{t}, nil))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, cleanup, err := buildServer(ctx, cfg, log, db.DB)
+	if err != nil {
+		cancel()
+		t.Fatalf("wire: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln, 2*time.Second) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		cleanup()
+	})
+	return &testPetal{URL: "http://" + ln.Addr().String(), DB: db, Cfg: cfg}
+}
+
+// do sends one request and returns the response with its body read.
+func (p *testPetal) do(t *testing.T, method, path, body string, headers ...string) (*http.Response, string) {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), method, p.URL+path, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, string(b)
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

@@ -1,0 +1,74 @@
+// Command petal is the whole service in one binary: serve, migrate, version,
+// and the operator's tools.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/petal-near/petal/app"
+)
+
+const usage = `petal: who holds power on NEAR, as a flower.
+
+Usage:
+  petal serve                      run the HTTP server (configuration from the environment)
+  petal migrate up|down [N]|version|force V
+                                   manage the database schema
+  petal version                    print the build id
+
+Configuration: see .env.example and docs/operations.md.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serve(ctx, stdout)
+	case "migrate":
+		err = migrateCmd(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, app.BuildID)
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "petal: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "petal %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+// newLogger writes JSON unless the output is a terminal (or PETAL_LOG_FORMAT says).
+func newLogger(w io.Writer, format string) *slog.Logger {
+	if format == "" {
+		format = "json"
+		if f, ok := w.(*os.File); ok {
+			if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+				format = "text"
+			}
+		}
+	}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, nil))
+	}
+	return slog.New(slog.NewJSONHandler(w, nil))
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"github.com/google/wire"
+
+	httpapi "github.com/petal-near/petal/adapters/http"
+	"github.com/petal-near/petal/adapters/memory"
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/ports"
+)
+
+// Provider sets, one per layer, that wire.go composes.
+var (
+	adapterSet = wire.NewSet(
+		newClock,
+		memory.NewRateLimiter,
+		wire.Bind(new(ports.RateLimiter), new(*memory.RateLimiter)),
+	)
+	appSet = wire.NewSet(
+		app.NewHealthService,
+		toolSets,
+		app.NewRegistry,
+	)
+	httpSet = wire.NewSet(
+		wire.Struct(new(httpapi.Deps), "*"),
+		httpapi.New,
+	)
+	serverSet = wire.NewSet(adapterSet, appSet, httpSet)
+	// databaseBinding is used in the injector, where the open database (owned
+	// by serve, which closes it) is an argument.
+	databaseBinding = wire.Bind(new(ports.Database), new(*postgres.DB))
+)
+
+func newClock() ports.Clock { return memory.SystemClock{} }
+
+// toolSets lists every service that brings tools to the registry.
+func toolSets() []app.ToolSet {
+	return []app.ToolSet{}
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/app"
+)
+
+func serve(ctx context.Context, stdout io.Writer) error {
+	cfg, err := app.LoadConfig(os.Getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(stdout, cfg.LogFormat)
+	located, err := postgres.Locate(ctx, cfg.DatabaseURL, cfg.DataDir, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := located.Stop(); err != nil {
+			log.Error("stopping the private PostgreSQL cluster", "err", err)
+		}
+	}()
+	if cfg.Migrate {
+		if err := postgres.MigrateUp(located.URL); err != nil {
+			return fmt.Errorf("applying migrations: %w (PETAL_MIGRATE=off skips this)", err)
+		}
+		log.Info("migrations applied")
+	}
+	db, err := postgres.Connect(ctx, located.URL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	srv, cleanup, err := buildServer(ctx, cfg, log, db)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("PETAL_ADDR %s: %w", cfg.Addr, err)
+	}
+	log.Info("petal is serving", "addr", "http://"+ln.Addr().String(), "build_id", app.BuildID,
+		"database", located.How, "llm", cfg.LLM(), "agent_access", cfg.AgentAccessReported(), "public", cfg.Public)
+	if err := srv.Serve(ctx, ln, cfg.ShutdownDrain); err != nil {
+		return err
+	}
+	log.Info("petal stopped")
+	return nil
+}

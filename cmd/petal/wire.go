@@ -1,0 +1,20 @@
+//go:build wireinject
+
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/google/wire"
+
+	httpapi "github.com/petal-near/petal/adapters/http"
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/app"
+)
+
+// buildServer wires the HTTP door over the real adapters.
+func buildServer(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*httpapi.Server, func(), error) {
+	wire.Build(serverSet, databaseBinding)
+	return nil, nil, nil
+}
