@@ -44,7 +44,6 @@ func NewMigrator(url string) (*Migrator, error) {
 	return &Migrator{m: m}, nil
 }
 
-
 // Up applies every pending migration. Nothing pending is not an error.
 func (g *Migrator) Up() error { return ignoreNoChange(g.m.Up()) }
 
