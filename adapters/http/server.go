@@ -50,6 +50,7 @@ type Deps struct {
 	Log      *slog.Logger
 	Registry *app.Registry
 	Health   *app.HealthService
+	Sessions *app.SessionService
 }
 
 // Server is the HTTP door.
@@ -77,6 +78,7 @@ func New(deps Deps) *Server {
 func (s *Server) routeTable() []Route {
 	var rs []Route
 	rs = append(rs, s.healthRoutes()...)
+	rs = append(rs, s.authRoutes()...)
 	return rs
 }
 

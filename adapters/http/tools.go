@@ -19,9 +19,14 @@ import (
 	"github.com/petal-near/petal/domain/errs"
 )
 
-// caller is who is calling through HTTP.
+// caller is who is calling through HTTP. Subject and Session are filled when
+// the request carries a valid session cookie (see session.go).
 func (s *Server) caller(c echo.Context) app.Caller {
-	return app.Caller{Door: app.DoorHTTP, Address: ClientAddress(c.Request(), s.deps.Config.Public)}
+	caller := app.Caller{Door: app.DoorHTTP, Address: ClientAddress(c.Request(), s.deps.Config.Public)}
+	if sess, ok := s.session(c); ok {
+		caller.Subject, caller.Session = sess.Subject, sess.ID
+	}
+	return caller
 }
 
 // toolHandler is the thin door from a route onto its tool: the input is the

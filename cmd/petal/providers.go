@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/rand"
+
 	"github.com/google/wire"
 
 	httpapi "github.com/petal-near/petal/adapters/http"
@@ -16,9 +18,13 @@ var (
 		newClock,
 		memory.NewRateLimiter,
 		wire.Bind(new(ports.RateLimiter), new(*memory.RateLimiter)),
+		newRandom,
+		postgres.NewSessionRepository,
+		wire.Bind(new(ports.SessionStore), new(*postgres.SessionRepository)),
 	)
 	appSet = wire.NewSet(
 		app.NewHealthService,
+		app.NewSessionService,
 		toolSets,
 		app.NewRegistry,
 	)
@@ -33,6 +39,8 @@ var (
 )
 
 func newClock() ports.Clock { return memory.SystemClock{} }
+
+func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
 func toolSets() []app.ToolSet {

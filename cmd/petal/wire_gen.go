@@ -24,11 +24,15 @@ func buildServer(ctx context.Context, cfg app.Config, log *slog.Logger, db *post
 	v := toolSets()
 	registry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db)
+	sessionRepository := postgres.NewSessionRepository(db)
+	random := newRandom()
+	sessionService := app.NewSessionService(sessionRepository, clock, random)
 	deps := httpapi.Deps{
 		Config:   cfg,
 		Log:      log,
 		Registry: registry,
 		Health:   healthService,
+		Sessions: sessionService,
 	}
 	server := httpapi.New(deps)
 	return server, func() {

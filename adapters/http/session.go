@@ -1,0 +1,139 @@
+package httpapi
+
+// Sessions at the HTTP door. Other areas' handlers use these helpers:
+//
+//   - s.caller(c) is the app.Caller of a request; Subject and Session are
+//     filled when the request carries a valid session cookie.
+//   - s.session(c) is the request's session, if any (read once per request).
+//   - s.ensureSession(c) returns the request's session, opening an anonymous
+//     one and setting its cookie when there is none (a chat on a real model,
+//     redeeming an invite).
+//   - s.checkOrigin(c) refuses a browser request from another site with 401
+//     unauthorised, per the contract's "Origin" paragraph. Call it first in
+//     POST handlers of auth routes, a chat on a real model and stop.
+//
+// The cookie: HttpOnly, SameSite=Lax, Path=/, lasting as long as the session;
+// __Host-petal_session and Secure when PETAL_API is https://, else
+// petal_session. PETAL_API alone decides the cookie's name and the allowed
+// Origin; request headers never do.
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/people"
+)
+
+const sessionContextKey = "petal.session"
+
+type requestSession struct {
+	s  people.Session
+	ok bool
+}
+
+// session is the request's valid session, read from the cookie once per
+// request. A store failure is logged and reads as no session, so a tool that
+// needs none still answers.
+func (s *Server) session(c echo.Context) (people.Session, bool) {
+	if v, ok := c.Get(sessionContextKey).(requestSession); ok {
+		return v.s, v.ok
+	}
+	var rs requestSession
+	if s.deps.Sessions != nil {
+		if ck, err := c.Cookie(s.deps.Config.SessionCookieName()); err == nil && ck.Value != "" {
+			sess, ok, err := s.deps.Sessions.Resolve(c.Request().Context(), ck.Value)
+			if err != nil {
+				s.deps.Log.Error("reading the session", "err", err,
+					"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
+			}
+			rs = requestSession{s: sess, ok: ok}
+		}
+	}
+	c.Set(sessionContextKey, rs)
+	return rs.s, rs.ok
+}
+
+// rememberSession makes sess the request's session from here on.
+func (s *Server) rememberSession(c echo.Context, sess people.Session) {
+	c.Set(sessionContextKey, requestSession{s: sess, ok: true})
+}
+
+// ensureSession is the request's session, opening an anonymous one (and
+// setting its cookie) when the request has none.
+func (s *Server) ensureSession(c echo.Context) (people.Session, error) {
+	if sess, ok := s.session(c); ok {
+		return sess, nil
+	}
+	token, sess, err := s.deps.Sessions.OpenAnonymous(c.Request().Context())
+	if err != nil {
+		return people.Session{}, errs.New(errs.Internal, "a session could not be opened").WithCause(err)
+	}
+	s.setSessionCookie(c, token, sess)
+	s.rememberSession(c, sess)
+	return sess, nil
+}
+
+// setSessionCookie hands the token to the browser, once.
+func (s *Server) setSessionCookie(c echo.Context, token string, sess people.Session) {
+	c.SetCookie(&http.Cookie{
+		Name:     s.deps.Config.SessionCookieName(),
+		Value:    token,
+		Path:     "/",
+		Expires:  sess.ExpiresAt,
+		MaxAge:   int(sess.ExpiresAt.Sub(sess.CreatedAt).Seconds()),
+		HttpOnly: true,
+		Secure:   s.deps.Config.Secure(),
+		SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// clearSessionCookie tells the browser to forget the session.
+func (s *Server) clearSessionCookie(c echo.Context) {
+	c.SetCookie(&http.Cookie{
+		Name:     s.deps.Config.SessionCookieName(),
+		Value:    "",
+		Path:     "/",
+		MaxAge:   -1,
+		HttpOnly: true,
+		Secure:   s.deps.Config.Secure(),
+		SameSite: http.SameSiteLaxMode,
+	})
+	c.Set(sessionContextKey, requestSession{})
+}
+
+// checkOrigin answers 401 unauthorised for a request a browser sent from
+// another site. The site's origin is PETAL_API's. On a local site (no
+// PETAL_API, or one on localhost, 127.0.0.1 or ::1), a local page whose origin
+// matches the Host the request asked is the site too. A request with no Origin
+// and no "Sec-Fetch-Site: cross-site" is not from a browser page, and passes.
+func (s *Server) checkOrigin(c echo.Context) error {
+	if originAllowed(s.deps.Config.SiteOrigin(), s.deps.Config.LocalSite(), c.Request()) {
+		return nil
+	}
+	return errs.New(errs.Unauthorised, "this request came from another site",
+		"send it from the site's own pages, or from a client that is not a browser")
+}
+
+func originAllowed(siteOrigin string, localSite bool, r *http.Request) bool {
+	origin := strings.TrimSpace(r.Header.Get("Origin"))
+	if origin == "" {
+		return !strings.EqualFold(strings.TrimSpace(r.Header.Get("Sec-Fetch-Site")), "cross-site")
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.User != nil {
+		return false // "null" and anything that is not an origin
+	}
+	got := strings.ToLower(u.Scheme + "://" + u.Host)
+	if siteOrigin != "" && got == siteOrigin {
+		return true
+	}
+	if localSite && app.IsLocalHost(u.Hostname()) && strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	return false
+}

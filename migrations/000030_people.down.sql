@@ -1,0 +1,4 @@
+DROP TABLE IF EXISTS auth_challenges;
+DROP TABLE IF EXISTS sessions;
+DROP TABLE IF EXISTS wallets;
+DROP TABLE IF EXISTS people;
