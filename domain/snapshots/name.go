@@ -1,0 +1,84 @@
+package snapshots
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/petal-near/petal/domain/canon"
+	"github.com/petal-near/petal/domain/errs"
+)
+
+// Name is a snapshot's name, the lower-case hex SHA-256 of its canonical JSON
+// (RFC 8785), with those canonical bytes. The same reading always gets the
+// same name, whoever made it.
+func Name(s Snapshot) (sha256 string, canonical []byte, err error) {
+	return canon.SHA256Hex(s)
+}
+
+// Parse reads a snapshot posted as JSON: strictly (an unknown field is an
+// error, since it would be dropped and change the name), validated, and named
+// by the canonical form of the bytes as sent. Every error is bad_input.
+func Parse(raw []byte) (s Snapshot, sha256 string, canonical []byte, err error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return s, "", nil, errs.Newf(errs.BadInput, "the snapshot could not be read: %s", plainJSONError(err)).
+			WithHint("send one snapshot/v1 object; see /docs/schemas/snapshot-v1.schema.json")
+	}
+	if dec.More() {
+		return s, "", nil, errs.New(errs.BadInput, "the snapshot has data after its JSON object")
+	}
+	if problems := Validate(s); len(problems) > 0 {
+		return s, "", nil, Invalid(problems)
+	}
+	canonical, err = canon.Transform(raw)
+	if err != nil {
+		return s, "", nil, errs.Newf(errs.BadInput, "the snapshot is not canonicalisable JSON: %s", err.Error())
+	}
+	return s, canon.Sum(canonical), canonical, nil
+}
+
+// Invalid is the bad_input error carrying a snapshot's problems.
+func Invalid(problems []Problem) *errs.Error {
+	msg := fmt.Sprintf("the snapshot is not valid snapshot/v1: %s: %s", problems[0].Path, problems[0].Message)
+	if len(problems) > 1 {
+		msg += fmt.Sprintf(" (and %d more problems)", len(problems)-1)
+	}
+	e := errs.New(errs.BadInput, msg, "see /docs/schemas/snapshot-v1.schema.json")
+	e.Problems = problems
+	return e
+}
+
+func plainJSONError(err error) string {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case asErr(err, &typ):
+		if typ.Field != "" {
+			return fmt.Sprintf("field %s has the wrong type (%s)", typ.Field, typ.Value)
+		}
+		return fmt.Sprintf("expected an object, got %s", typ.Value)
+	case asErr(err, &syn):
+		return fmt.Sprintf("invalid JSON at byte %d", syn.Offset)
+	}
+	return err.Error()
+}
+
+// TargetKey names what a reading reads, so the newest stored reading of a
+// target can be found: the network, plus its params in canonical form when
+// it has any (near-dao-members{"chain":"near:mainnet","dao":"x.sputnik-dao.near"}).
+func TargetKey(network string, params json.RawMessage) (string, error) {
+	p := bytes.TrimSpace(params)
+	if len(p) == 0 || string(p) == "null" {
+		return network, nil
+	}
+	c, err := canon.Transform(p)
+	if err != nil {
+		return "", errs.New(errs.BadInput, "params are not valid JSON").WithCause(err)
+	}
+	if string(c) == "{}" {
+		return network, nil
+	}
+	return network + string(c), nil
+}
