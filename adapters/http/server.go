@@ -51,6 +51,7 @@ type Deps struct {
 	Registry *app.Registry
 	Health   *app.HealthService
 	Sessions *app.SessionService
+	MCP      MCPDoor
 }
 
 // Server is the HTTP door.
@@ -79,6 +80,7 @@ func (s *Server) routeTable() []Route {
 	var rs []Route
 	rs = append(rs, s.healthRoutes()...)
 	rs = append(rs, s.authRoutes()...)
+	rs = append(rs, s.mcpRoutes()...)
 	return rs
 }
 
@@ -101,7 +103,11 @@ func (s *Server) add(r Route) {
 	if h == nil {
 		panic("httpapi: route " + r.Method + " " + r.Path + " has no handler")
 	}
-	s.echo.Add(r.Method, r.Path, h, mws...)
+	if r.Method == MethodAll {
+		s.echo.Any(r.Path, h, mws...)
+	} else {
+		s.echo.Add(r.Method, r.Path, h, mws...)
+	}
 	if r.Access == AccessOpen {
 		s.echo.Add(http.MethodOptions, r.Path, func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }, openCORS)
 	}

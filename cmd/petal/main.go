@@ -20,6 +20,8 @@ Usage:
   petal serve                      run the HTTP server (configuration from the environment)
   petal migrate up|down [N]|version|force V
                                    manage the database schema
+  petal mcp                        serve the tools over MCP on stdio, for a local agent
+                                   (claude mcp add petal -- go -C <clone> run ./cmd/petal mcp)
   petal version                    print the build id
 
 Configuration: see .env.example and docs/operations.md.
@@ -42,6 +44,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = serve(ctx, stdout)
 	case "migrate":
 		err = migrateCmd(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		err = mcpStdio(ctx, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, app.BuildID)
 	case "help", "--help", "-h":

@@ -6,6 +6,7 @@ import (
 	"github.com/google/wire"
 
 	httpapi "github.com/petal-near/petal/adapters/http"
+	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
@@ -22,17 +23,25 @@ var (
 		postgres.NewSessionRepository,
 		wire.Bind(new(ports.SessionStore), new(*postgres.SessionRepository)),
 	)
+	// registrySet is every tool; the stdio MCP door needs only this.
+	registrySet = wire.NewSet(
+		toolSets,
+		app.NewRegistry,
+	)
 	appSet = wire.NewSet(
 		app.NewHealthService,
 		app.NewSessionService,
-		toolSets,
-		app.NewRegistry,
+		registrySet,
+	)
+	mcpSet = wire.NewSet(
+		mcpdoor.New,
 	)
 	httpSet = wire.NewSet(
 		wire.Struct(new(httpapi.Deps), "*"),
 		httpapi.New,
 	)
-	serverSet = wire.NewSet(adapterSet, appSet, httpSet)
+	serverSet = wire.NewSet(adapterSet, appSet, mcpSet, httpSet,
+		wire.Bind(new(httpapi.MCPDoor), new(*mcpdoor.Server)))
 	// databaseBinding is used in the injector, where the open database (owned
 	// by serve, which closes it) is an argument.
 	databaseBinding = wire.Bind(new(ports.Database), new(*postgres.DB))

@@ -9,6 +9,7 @@ import (
 	"github.com/google/wire"
 
 	httpapi "github.com/petal-near/petal/adapters/http"
+	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 )
@@ -16,5 +17,11 @@ import (
 // buildServer wires the HTTP door over the real adapters.
 func buildServer(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*httpapi.Server, func(), error) {
 	wire.Build(serverSet, databaseBinding)
+	return nil, nil, nil
+}
+
+// buildMCP wires the MCP door alone, for `petal mcp` over stdio.
+func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*mcpdoor.Server, func(), error) {
+	wire.Build(adapterSet, registrySet, mcpSet)
 	return nil, nil, nil
 }

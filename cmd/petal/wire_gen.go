@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"github.com/petal-near/petal/adapters/http"
+	"github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
@@ -27,14 +28,27 @@ func buildServer(ctx context.Context, cfg app.Config, log *slog.Logger, db *post
 	sessionRepository := postgres.NewSessionRepository(db)
 	random := newRandom()
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
+	server := mcp.New(registry, log)
 	deps := httpapi.Deps{
 		Config:   cfg,
 		Log:      log,
 		Registry: registry,
 		Health:   healthService,
 		Sessions: sessionService,
+		MCP:      server,
 	}
-	server := httpapi.New(deps)
+	httpapiServer := httpapi.New(deps)
+	return httpapiServer, func() {
+	}, nil
+}
+
+// buildMCP wires the MCP door alone, for `petal mcp` over stdio.
+func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*mcp.Server, func(), error) {
+	clock := newClock()
+	rateLimiter := memory.NewRateLimiter(clock)
+	v := toolSets()
+	registry := app.NewRegistry(cfg, rateLimiter, v)
+	server := mcp.New(registry, log)
 	return server, func() {
 	}, nil
 }

@@ -1,0 +1,170 @@
+// Package mcp is petal's MCP door, on the official Go SDK: the tool registry
+// served over Streamable HTTP (stateless, mounted by the HTTP door at /mcp) and
+// over stdio (`petal mcp`, for agents on the person's own machine). Tool names,
+// input schemas and outputs are the registry's, unchanged; calls go through
+// Registry.Call, so public mode and the rate limit hold here as on HTTP.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+)
+
+// StdioAddress is the rate-limit key of calls over stdio: one local agent.
+const StdioAddress = "stdio"
+
+// Server is the MCP door over one registry.
+type Server struct {
+	reg  *app.Registry
+	log  *slog.Logger
+	sdk  *sdk.Server
+	http http.Handler
+}
+
+// New builds the MCP server: one SDK tool per tool this site offers.
+func New(reg *app.Registry, log *slog.Logger) *Server {
+	s := &Server{reg: reg, log: log}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "petal", Title: "petal", Version: app.ToolsVersion},
+		&sdk.ServerOptions{Logger: log})
+	for _, t := range reg.Offered() {
+		s.sdk.AddTool(&sdk.Tool{
+			Name:         t.Name,
+			Description:  t.Description,
+			InputSchema:  t.Input,
+			OutputSchema: t.Output,
+		}, s.handler(t.Name))
+	}
+	// A tool this site does not offer (public mode) is not listed; calling it by
+	// name anyway gets the same refusal as the other doors, not "unknown tool".
+	s.sdk.AddReceivingMiddleware(s.refuseUnoffered)
+	s.http = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
+		Stateless: true,
+		Logger:    log,
+		// The tool routes are open to every site (open CORS, no credentials), so
+		// the SDK's DNS-rebinding guard protects nothing here, and it would
+		// refuse every request behind a reverse proxy on the same host.
+		DisableLocalhostProtection: true,
+	})
+	return s
+}
+
+// ServeHTTP answers one Streamable HTTP request. The HTTP door mounts it at
+// /mcp, after refusing batches and putting the caller in the context.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.http.ServeHTTP(w, r) }
+
+// ServeStdio serves one client on stdin and stdout until it hangs up or ctx
+// ends. Nothing but protocol messages may go to stdout: logs go to stderr.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	return s.sdk.Run(ctx, &sdk.StdioTransport{})
+}
+
+// Serve serves one client on any transport (tests use in-memory ones).
+func (s *Server) Serve(ctx context.Context, t sdk.Transport) error { return s.sdk.Run(ctx, t) }
+
+func (s *Server) handler(name string) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		caller, ok := app.CallerFrom(ctx)
+		if !ok {
+			caller = app.Caller{Address: StdioAddress}
+		}
+		caller.Door = app.DoorMCP
+		call := app.Call{Input: req.Params.Arguments, Caller: caller}
+		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+			call.Progress = progressSender(ctx, req.Session, tok)
+		}
+		out, err := s.reg.Call(ctx, name, call)
+		if err != nil {
+			return s.errorResult(err), nil
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return s.errorResult(errs.New(errs.Internal, "the answer could not be encoded").WithCause(err)), nil
+		}
+		return &sdk.CallToolResult{
+			Content:           []sdk.Content{&sdk.TextContent{Text: string(b)}},
+			StructuredContent: json.RawMessage(b),
+		}, nil
+	}
+}
+
+// progressSender forwards a long tool's progress as notifications/progress.
+// progress must grow with every notification, so a step without its own
+// count is numbered.
+func progressSender(ctx context.Context, ss *sdk.ServerSession, token any) func(app.Progress) {
+	var mu sync.Mutex
+	var n float64
+	return func(p app.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		params := &sdk.ProgressNotificationParams{ProgressToken: token, Message: p.Message, Progress: n}
+		if p.Done != nil && float64(*p.Done) > n {
+			n = float64(*p.Done)
+			params.Progress = n
+		}
+		if p.Total != nil {
+			params.Total = float64(*p.Total)
+		}
+		if params.Message == "" {
+			params.Message = p.Stage
+		}
+		_ = ss.NotifyProgress(ctx, params)
+	}
+}
+
+// ErrorBody is a tool error as MCP carries it: the contract's error shape, as
+// the text of an isError result.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the inside of ErrorBody, as on HTTP.
+type ErrorDetail struct {
+	Code        errs.Code      `json:"code"`
+	Message     string         `json:"message"`
+	Hint        string         `json:"hint"`
+	RetryAfterS int            `json:"retry_after_s,omitempty"`
+	Problems    []errs.Problem `json:"problems,omitempty"`
+}
+
+func (s *Server) errorResult(err error) *sdk.CallToolResult {
+	e, ok := errs.As(err)
+	if !ok {
+		e = errs.New(errs.Internal, "something went wrong on our side", "try again").WithCause(err)
+	}
+	if e.Code == errs.Internal {
+		s.log.Error("mcp tool call failed", "err", err)
+	}
+	b, _ := json.Marshal(ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message, Hint: e.Hint, RetryAfterS: e.RetryAfterS, Problems: e.Problems}})
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}
+}
+
+func (s *Server) refuseUnoffered(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method == "tools/call" {
+			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && !s.offers(p.Name) {
+				if _, known := s.reg.Get(p.Name); known {
+					return s.errorResult(app.NotOnThisSite(p.Name)), nil
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (s *Server) offers(name string) bool {
+	for _, t := range s.reg.Offered() {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}

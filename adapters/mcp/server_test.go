@@ -1,0 +1,260 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/mcp"
+	"github.com/petal-near/petal/adapters/memory"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+)
+
+// sampleTools is a small tool set of the shapes the registry holds: a plain
+// tool, a long one with progress, one that fails, and one that runs on the
+// person's own machine.
+type sampleTools struct{}
+
+func (sampleTools) Tools() []app.Tool {
+	return []app.Tool{
+		{
+			Name: "echo", Description: "says back what it is given",
+			Input:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`),
+			Output: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+			Run: func(_ context.Context, call app.Call) (any, error) {
+				var in struct {
+					Text string `json:"text"`
+				}
+				if err := app.DecodeInput(call.Input, &in); err != nil {
+					return nil, err
+				}
+				return map[string]string{"text": in.Text}, nil
+			},
+		},
+		{
+			Name: "count", Description: "counts to three, saying each step", Long: true,
+			Output: json.RawMessage(`{"type":"object","properties":{"counted":{"type":"integer"}}}`),
+			Run: func(_ context.Context, call app.Call) (any, error) {
+				total := 3
+				for i := 1; i <= total; i++ {
+					call.Progress(app.Progress{Stage: "counting", Message: "step", Done: &i, Total: &total})
+				}
+				return map[string]int{"counted": total}, nil
+			},
+		},
+		{
+			Name: "fails", Description: "always refuses its input",
+			Run: func(context.Context, app.Call) (any, error) {
+				return nil, errs.New(errs.BadInput, "field x: expected a number", "send a number")
+			},
+		},
+		{
+			Name: "outside", Description: "reads the chain", OnTheirMachine: true,
+			Run: func(context.Context, app.Call) (any, error) { return map[string]bool{"read": true}, nil },
+		},
+	}
+}
+
+func newRegistry(t *testing.T, public bool, perMin int) *app.Registry {
+	t.Helper()
+	cfg, err := app.LoadConfig(func(string) string { return "" })
+	require.NoError(t, err)
+	cfg.Public = public
+	cfg.ToolCallsPerMinute = perMin
+	return app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), []app.ToolSet{sampleTools{}})
+}
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// connect serves door on in-memory transports and returns a Go SDK client on it.
+func connect(t *testing.T, door *mcp.Server, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	ct, st := sdk.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = door.Serve(ctx, st) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close(); cancel(); <-done })
+	return cs
+}
+
+// connectHTTP serves door's Streamable HTTP handler on a real listener.
+func connectHTTP(t *testing.T, door *mcp.Server, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	srv := httptest.NewServer(door)
+	t.Cleanup(srv.Close)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts).
+		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: srv.URL, DisableStandaloneSSE: true}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func errorOf(t *testing.T, res *sdk.CallToolResult) mcp.ErrorDetail {
+	t.Helper()
+	require.True(t, res.IsError, "expected a tool error")
+	require.Len(t, res.Content, 1)
+	text, ok := res.Content[0].(*sdk.TextContent)
+	require.True(t, ok)
+	var body mcp.ErrorBody
+	require.NoError(t, json.Unmarshal([]byte(text.Text), &body))
+	return body.Error
+}
+
+func TestToolsListIsTheRegistry(t *testing.T) {
+	for name, public := range map[string]bool{"local site": false, "public site": true} {
+		t.Run(name, func(t *testing.T) {
+			reg := newRegistry(t, public, 60)
+			cs := connect(t, mcp.New(reg, quietLog()), nil)
+			res, err := cs.ListTools(t.Context(), nil)
+			require.NoError(t, err)
+			offered := reg.Offered()
+			require.Len(t, res.Tools, len(offered))
+			for i, tool := range res.Tools {
+				assert.Equal(t, offered[i].Name, tool.Name)
+				assert.Equal(t, offered[i].Description, tool.Description)
+				in, _ := json.Marshal(tool.InputSchema)
+				assert.JSONEq(t, string(offered[i].Input), string(in), tool.Name)
+				out, _ := json.Marshal(tool.OutputSchema)
+				assert.JSONEq(t, string(offered[i].Output), string(out), tool.Name)
+			}
+			names := []string{}
+			for _, tool := range res.Tools {
+				names = append(names, tool.Name)
+			}
+			assert.Equal(t, !public, contains(names, "outside"), "a public site does not list tools that reach outside")
+		})
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCallsGoThroughTheRegistry(t *testing.T) {
+	reg := newRegistry(t, false, 60)
+	for name, cs := range map[string]*sdk.ClientSession{
+		"memory": connect(t, mcp.New(reg, quietLog()), nil),
+		"http":   connectHTTP(t, mcp.New(reg, quietLog()), nil),
+	} {
+		t.Run(name, func(t *testing.T) {
+			res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}})
+			require.NoError(t, err)
+			require.False(t, res.IsError)
+			b, _ := json.Marshal(res.StructuredContent)
+			assert.JSONEq(t, `{"text":"hello"}`, string(b))
+
+			res, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x", "extra": 1}})
+			require.NoError(t, err)
+			e := errorOf(t, res)
+			assert.Equal(t, errs.BadInput, e.Code)
+			assert.Contains(t, e.Message, "extra")
+
+			res, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "fails", Arguments: map[string]any{}})
+			require.NoError(t, err)
+			e = errorOf(t, res)
+			assert.Equal(t, mcp.ErrorDetail{Code: errs.BadInput, Message: "field x: expected a number", Hint: "send a number"}, e)
+		})
+	}
+}
+
+func TestLongToolsSendProgress(t *testing.T) {
+	reg := newRegistry(t, false, 60)
+	for _, door := range []string{"memory", "http"} {
+		t.Run(door, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []sdk.ProgressNotificationParams
+			opts := &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+				mu.Lock()
+				defer mu.Unlock()
+				got = append(got, *r.Params)
+			}}
+			var cs *sdk.ClientSession
+			if door == "memory" {
+				cs = connect(t, mcp.New(reg, quietLog()), opts)
+			} else {
+				cs = connectHTTP(t, mcp.New(reg, quietLog()), opts)
+			}
+			params := &sdk.CallToolParams{Name: "count", Arguments: map[string]any{}}
+			params.SetProgressToken("tok-1")
+			res, err := cs.CallTool(t.Context(), params)
+			require.NoError(t, err)
+			require.False(t, res.IsError)
+			// Notifications travel before the result on the same stream, but the
+			// client hands them to its handler on its own goroutine.
+			require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 3 }, 10*time.Second, time.Millisecond)
+			mu.Lock()
+			defer mu.Unlock()
+			for i, p := range got {
+				assert.Equal(t, "tok-1", p.ProgressToken)
+				assert.Equal(t, float64(i+1), p.Progress)
+				assert.Equal(t, float64(3), p.Total)
+			}
+		})
+	}
+}
+
+func TestPublicSiteRefusesToolsThatReachOutside(t *testing.T) {
+	reg := newRegistry(t, true, 60)
+	cs := connect(t, mcp.New(reg, quietLog()), nil)
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "outside", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	e := errorOf(t, res)
+	assert.Equal(t, errs.NotOnThisSite, e.Code)
+	assert.Contains(t, e.Hint, "/connect")
+}
+
+func TestMCPCallsShareTheToolCallLimit(t *testing.T) {
+	reg := newRegistry(t, false, 2)
+	cs := connect(t, mcp.New(reg, quietLog()), nil)
+	for range 2 {
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+		require.NoError(t, err)
+		require.False(t, res.IsError)
+	}
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+	require.NoError(t, err)
+	e := errorOf(t, res)
+	assert.Equal(t, errs.RateLimited, e.Code)
+	assert.Positive(t, e.RetryAfterS)
+}
+
+// The HTTP door puts each request's address in its context; the limit then
+// counts per address, as on the tool routes.
+func TestHTTPCallerAddressReachesTheRegistry(t *testing.T) {
+	reg := newRegistry(t, false, 1)
+	door := mcp.New(reg, quietLog())
+	call := func(addr string) *sdk.CallToolResult {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			door.ServeHTTP(w, r.WithContext(app.WithCaller(r.Context(), app.Caller{Address: addr})))
+		}))
+		defer srv.Close()
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
+			Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: srv.URL, DisableStandaloneSSE: true}, nil)
+		require.NoError(t, err)
+		defer cs.Close()
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+		require.NoError(t, err)
+		return res
+	}
+	assert.False(t, call("192.0.2.1").IsError)
+	assert.Equal(t, errs.RateLimited, errorOf(t, call("192.0.2.1")).Code)
+	assert.False(t, call("192.0.2.2").IsError, "another address has its own allowance")
+}
