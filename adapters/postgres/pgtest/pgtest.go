@@ -79,6 +79,19 @@ func NewURL(t testing.TB) (string, string) {
 	if templateErr != nil {
 		t.Fatalf("pgtest: template: %v", templateErr)
 	}
+	return createDatabase(t, admin, templateName)
+}
+
+// NewEmptyURL makes a fresh database with no migrations applied, dropped when
+// t ends, for tests of the migrations themselves.
+func NewEmptyURL(t testing.TB) string {
+	t.Helper()
+	url, _ := createDatabase(t, AdminURL(t), "template0")
+	return url
+}
+
+func createDatabase(t testing.TB, admin, template string) (string, string) {
+	t.Helper()
 	name := "petal_t_" + randomHex(8)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -89,7 +102,7 @@ func NewURL(t testing.TB) (string, string) {
 	defer conn.Close(context.Background())
 	// Two creates from one template at once can collide briefly; try again.
 	for attempt := 0; ; attempt++ {
-		_, err = conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, templateName))
+		_, err = conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template))
 		if err == nil || attempt == 20 || !strings.Contains(err.Error(), "being accessed by other users") {
 			break
 		}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/petal-near/petal"
+
+// TestImportRule holds the layers to the rule in docs/architecture.md: imports
+// point inward (cmd → adapters → app → ports → domain), an adapter never
+// imports another adapter, and the domain does no I/O.
+func TestImportRule(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").CombinedOutput()
+	require.NoError(t, err, "go list: %s", out)
+	var broken []string
+	packages := 0
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		fields := strings.Fields(line)
+		pkg, imports := fields[0], fields[1:]
+		packages++
+		for _, imp := range imports {
+			if why := importBreaksRule(pkg, imp); why != "" {
+				broken = append(broken, pkg+" imports "+imp+": "+why)
+			}
+		}
+	}
+	require.Greater(t, packages, 5, "go list found too few packages: %s", out)
+	require.Empty(t, broken, "the import rule (docs/architecture.md) is broken")
+}
+
+// ioInDomain are imports that mean I/O; the domain takes what it needs through
+// ports instead.
+var ioInDomain = []string{"net", "net/http", "database/sql", "os/exec", "github.com/jackc/", "github.com/labstack/", "github.com/golang-migrate/"}
+
+func importBreaksRule(pkg, imp string) string {
+	from, to := layer(pkg), layer(imp)
+	if from == "domain" {
+		for _, bad := range ioInDomain {
+			if imp == bad || (strings.HasSuffix(bad, "/") && strings.HasPrefix(imp, bad)) {
+				return "the domain does no I/O"
+			}
+		}
+	}
+	if to == "" { // outside the module
+		return ""
+	}
+	allowed := map[string][]string{
+		"domain":     {"domain"},
+		"ports":      {"domain"},
+		"app":        {"app", "ports", "domain"},
+		"migrations": {},
+		"cmd":        {"cmd", "adapters", "app", "ports", "domain", "migrations"},
+	}
+	if strings.HasPrefix(from, "adapters/") {
+		if strings.HasPrefix(to, "adapters/") && to != from {
+			return "an adapter never imports another adapter"
+		}
+		allowed[from] = []string{from, "app", "ports", "domain", "migrations"}
+	}
+	for _, ok := range allowed[from] {
+		if to == ok || (ok == "adapters" && strings.HasPrefix(to, "adapters/")) {
+			return ""
+		}
+	}
+	return "imports point inward only: cmd → adapters → app → ports → domain"
+}
+
+// layer names a package's layer: domain, ports, app, adapters/<name>, cmd or
+// migrations; "" for packages outside the module.
+func layer(pkg string) string {
+	rest, ok := strings.CutPrefix(pkg, module+"/")
+	if !ok {
+		return ""
+	}
+	parts := strings.Split(rest, "/")
+	if parts[0] == "adapters" && len(parts) > 1 {
+		return "adapters/" + parts[1]
+	}
+	return parts[0]
+}
+
+func TestImportRuleCatchesBreaks(t *testing.T) {
+	cases := []struct{ pkg, imp string }{
+		{module + "/domain/credit", module + "/ports"},
+		{module + "/domain/credit", "net/http"},
+		{module + "/ports", module + "/app"},
+		{module + "/app", module + "/adapters/postgres"},
+		{module + "/adapters/http", module + "/adapters/postgres"},
+		{module + "/adapters/http", module + "/adapters/postgres/pgtest"},
+		{module + "/adapters/postgres", module + "/cmd/petal"},
+	}
+	for _, c := range cases {
+		require.NotEmpty(t, importBreaksRule(c.pkg, c.imp), "%s → %s should break the rule", c.pkg, c.imp)
+	}
+	fine := []struct{ pkg, imp string }{
+		{module + "/adapters/postgres/pgtest", module + "/adapters/postgres"},
+		{module + "/adapters/postgres", module + "/migrations"},
+		{module + "/cmd/petal", module + "/adapters/http"},
+		{module + "/app", module + "/domain/errs"},
+		{module + "/domain/snapshots", "encoding/json"},
+	}
+	for _, c := range fine {
+		require.Empty(t, importBreaksRule(c.pkg, c.imp), "%s → %s is allowed", c.pkg, c.imp)
+	}
+}
