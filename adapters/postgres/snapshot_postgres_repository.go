@@ -1,0 +1,75 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/ports"
+)
+
+// SnapshotRepository keeps snapshots in the snapshots table (migration 10).
+type SnapshotRepository struct{ db *DB }
+
+var _ ports.SnapshotStore = (*SnapshotRepository)(nil)
+
+// NewSnapshotRepository makes the snapshot store over db.
+func NewSnapshotRepository(db *DB) *SnapshotRepository { return &SnapshotRepository{db: db} }
+
+// Put implements ports.SnapshotStore. The name is the primary key, so a
+// second write of the same snapshot, even a concurrent one, changes nothing.
+func (r *SnapshotRepository) Put(ctx context.Context, s ports.StoredSnapshot) (bool, error) {
+	blockTime, err := time.Parse(time.RFC3339Nano, s.Block.Time)
+	if err != nil {
+		return false, errs.New(errs.BadInput, "block time is not an RFC 3339 time").WithCause(err)
+	}
+	var storedAt any
+	if !s.StoredAt.IsZero() {
+		storedAt = s.StoredAt
+	}
+	tag, err := r.db.Pool.Exec(ctx, `INSERT INTO snapshots
+  (sha256, network, target_key, block_height, block_hash, block_time, origin, account_count, title, about, body_gzip, stored_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, coalesce($12::timestamptz, now()))
+ON CONFLICT (sha256) DO NOTHING`,
+		s.SHA256, s.Network, s.TargetKey, int64(s.Block.Height), s.Block.Hash, blockTime, s.Origin, s.Count,
+		s.Title, s.About, s.Gzipped, storedAt)
+	if err != nil {
+		return false, fmt.Errorf("postgres: put snapshot: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+const snapshotColumns = `sha256, network, target_key, block_height, block_hash, block_time, origin, account_count, title, about, body_gzip, stored_at`
+
+// Get implements ports.SnapshotStore.
+func (r *SnapshotRepository) Get(ctx context.Context, sha256 string) (ports.StoredSnapshot, error) {
+	return scanSnapshot(r.db.Pool.QueryRow(ctx, `SELECT `+snapshotColumns+` FROM snapshots WHERE sha256 = $1`, sha256))
+}
+
+// Latest implements ports.SnapshotStore: the reading at the highest block,
+// the latest stored among equals.
+func (r *SnapshotRepository) Latest(ctx context.Context, targetKey string) (ports.StoredSnapshot, error) {
+	return scanSnapshot(r.db.Pool.QueryRow(ctx, `SELECT `+snapshotColumns+` FROM snapshots
+WHERE target_key = $1 ORDER BY block_height DESC, stored_at DESC LIMIT 1`, targetKey))
+}
+
+func scanSnapshot(row pgx.Row) (ports.StoredSnapshot, error) {
+	var s ports.StoredSnapshot
+	var height int64
+	var blockTime time.Time
+	err := row.Scan(&s.SHA256, &s.Network, &s.TargetKey, &height, &s.Block.Hash, &blockTime, &s.Origin, &s.Count,
+		&s.Title, &s.About, &s.Gzipped, &s.StoredAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ports.StoredSnapshot{}, errs.New(errs.NotFound, "no such snapshot")
+	}
+	if err != nil {
+		return ports.StoredSnapshot{}, fmt.Errorf("postgres: read snapshot: %w", err)
+	}
+	s.Block.Height = uint64(height)
+	s.Block.Time = blockTime.UTC().Format(time.RFC3339Nano)
+	return s, nil
+}

@@ -1,0 +1,80 @@
+package app_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/snapshots"
+)
+
+func testSnapshot() snapshots.Snapshot {
+	return snapshots.Snapshot{
+		Schema: snapshots.Schema, Network: "near-dao-members",
+		Params: json.RawMessage(`{"chain":"near:mainnet","dao":"marketing.sputnik-dao.near"}`),
+		Chain:  snapshots.Mainnet,
+		Block:  snapshots.Block{Height: 1, Hash: "h", Time: "2026-11-01T12:00:00Z"},
+		Title:  "Members of marketing.sputnik-dao.near", About: "roles",
+		Groups: []snapshots.Group{{ID: "council", Label: "Council"}},
+		Accounts: []snapshots.Account{
+			{ID: "near:mainnet:alice.near", Label: "alice.near", Weight: "1", Groups: []string{"council"}, Attrs: map[string]any{"role": "council"}},
+		},
+		Source: snapshots.Source{Calls: []snapshots.Call{{Contract: "marketing.sputnik-dao.near", Method: "get_policy"}}},
+	}
+}
+
+func TestStoreAndLoadSnapshot(t *testing.T) {
+	db := pgtest.New(t)
+	store := postgres.NewSnapshotRepository(db.DB)
+	in := testSnapshot()
+	sha, stored, err := app.StoreSnapshot(t.Context(), store, in, app.OriginThisSite)
+	if err != nil || !stored {
+		t.Fatalf("store: %v %v", stored, err)
+	}
+	wantSHA, _, _ := snapshots.Name(in)
+	if sha != wantSHA {
+		t.Fatalf("name %s, want %s", sha, wantSHA)
+	}
+	if _, again, err := app.StoreSnapshot(t.Context(), store, in, app.OriginThisSite); err != nil || again {
+		t.Fatalf("second store: stored=%v err=%v", again, err)
+	}
+	got, err := app.LoadSnapshot(t.Context(), store, sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, in) {
+		t.Fatalf("loaded snapshot differs:\n%+v\n%+v", got, in)
+	}
+	row, _ := store.Get(t.Context(), sha)
+	if row.TargetKey != `near-dao-members{"chain":"near:mainnet","dao":"marketing.sputnik-dao.near"}` || row.Count != 1 {
+		t.Fatalf("row facts: %+v", row)
+	}
+
+	// A body that no longer matches its name is never handed out.
+	other := testSnapshot()
+	other.Title = "tampered"
+	_, canonical, _ := snapshots.Name(other)
+	gz, _ := app.Gzip(canonical)
+	if _, err := db.Pool.Exec(t.Context(), `UPDATE snapshots SET body_gzip = $1 WHERE sha256 = $2`, gz, sha); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.LoadSnapshot(t.Context(), store, sha); !errs.Is(err, errs.Internal) {
+		t.Fatalf("tampered body: %v", err)
+	}
+
+	if _, err := app.LoadSnapshot(t.Context(), store, "0000000000000000000000000000000000000000000000000000000000000000"); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("unknown: %v", err)
+	}
+	if _, err := app.LoadSnapshot(t.Context(), store, "ABC"); !errs.Is(err, errs.BadInput) {
+		t.Fatalf("bad name: %v", err)
+	}
+	bad := testSnapshot()
+	bad.Accounts[0].Weight = "1.5e3"
+	if _, _, err := app.StoreSnapshot(t.Context(), store, bad, app.OriginThisSite); !errs.Is(err, errs.BadInput) {
+		t.Fatalf("invalid snapshot stored: %v", err)
+	}
+}

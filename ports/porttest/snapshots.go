@@ -1,0 +1,133 @@
+// Package porttest holds one contract suite per port, which every adapter
+// implementing the port runs in its own tests (go-cloud's drivertest shape).
+package porttest
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/ports"
+)
+
+// SnapshotStoreContract runs the SnapshotStore contract against the stores
+// newStore makes (a fresh, empty one per call).
+func SnapshotStoreContract(t *testing.T, newStore func(t *testing.T) ports.SnapshotStore) {
+	sample := func(n int, target string, height uint64) ports.StoredSnapshot {
+		return ports.StoredSnapshot{
+			SHA256:    fmt.Sprintf("%064x", n),
+			Network:   "near-dao-members",
+			TargetKey: target,
+			Block:     snapshots.Block{Height: height, Hash: fmt.Sprintf("hash%d", n), Time: "2026-11-01T12:00:00Z"},
+			Origin:    "this_site",
+			Count:     n,
+			Title:     fmt.Sprintf("Reading %d", n),
+			About:     "a test reading",
+			Gzipped:   []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, byte(n)},
+		}
+	}
+
+	t.Run("put then get gives back the same bytes and facts", func(t *testing.T) {
+		store := newStore(t)
+		in := sample(1, "t1", 100)
+		in.Origin = "their_machine"
+		stored, err := store.Put(t.Context(), in)
+		if err != nil || !stored {
+			t.Fatalf("first put: stored=%v err=%v", stored, err)
+		}
+		got, err := store.Get(t.Context(), in.SHA256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Gzipped, in.Gzipped) {
+			t.Fatalf("body changed: %x vs %x", got.Gzipped, in.Gzipped)
+		}
+		if got.Network != in.Network || got.TargetKey != in.TargetKey || got.Block != in.Block ||
+			got.Origin != in.Origin || got.Count != in.Count || got.Title != in.Title || got.About != in.About {
+			t.Fatalf("facts changed:\n got %+v\nwant %+v", got, in)
+		}
+		if got.StoredAt.IsZero() {
+			t.Fatal("stored_at is not set")
+		}
+	})
+
+	t.Run("the same snapshot twice is stored once", func(t *testing.T) {
+		store := newStore(t)
+		in := sample(2, "t2", 100)
+		if stored, err := store.Put(t.Context(), in); err != nil || !stored {
+			t.Fatalf("first put: %v %v", stored, err)
+		}
+		again := in
+		again.Title = "a different title must not overwrite"
+		if stored, err := store.Put(t.Context(), again); err != nil || stored {
+			t.Fatalf("second put: stored=%v err=%v", stored, err)
+		}
+		got, _ := store.Get(t.Context(), in.SHA256)
+		if got.Title != in.Title {
+			t.Fatalf("second put changed the row: %q", got.Title)
+		}
+	})
+
+	t.Run("twenty writers of one snapshot at once: exactly one stores it", func(t *testing.T) {
+		store := newStore(t)
+		in := sample(3, "t3", 100)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		storedCount := 0
+		for range 20 {
+			wg.Go(func() {
+				stored, err := store.Put(t.Context(), in)
+				if err != nil {
+					t.Error(err)
+				}
+				if stored {
+					mu.Lock()
+					storedCount++
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if storedCount != 1 {
+			t.Fatalf("stored %d times", storedCount)
+		}
+	})
+
+	t.Run("unknown names are not_found", func(t *testing.T) {
+		store := newStore(t)
+		if _, err := store.Get(t.Context(), fmt.Sprintf("%064x", 999)); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("get: %v", err)
+		}
+		if _, err := store.Latest(t.Context(), "nothing-here"); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("latest: %v", err)
+		}
+	})
+
+	t.Run("latest is the highest block of that target, then the latest stored", func(t *testing.T) {
+		store := newStore(t)
+		base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+		for i, s := range []ports.StoredSnapshot{
+			sample(10, "dao", 100),
+			sample(11, "dao", 300),
+			sample(12, "dao", 200),
+			sample(13, "other", 900),
+			sample(14, "dao", 300),
+		} {
+			s.StoredAt = base.Add(time.Duration(i) * time.Minute)
+			if _, err := store.Put(t.Context(), s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := store.Latest(t.Context(), "dao")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.SHA256 != sample(14, "", 0).SHA256 {
+			t.Fatalf("latest is %s (count %d)", got.SHA256, got.Count)
+		}
+	})
+}
