@@ -22,6 +22,8 @@ var (
 		newRandom,
 		postgres.NewSessionRepository,
 		wire.Bind(new(ports.SessionStore), new(*postgres.SessionRepository)),
+		postgres.NewSnapshotRepository,
+		wire.Bind(new(ports.SnapshotStore), new(*postgres.SnapshotRepository)),
 	)
 	// registrySet is every tool; the stdio MCP door needs only this.
 	registrySet = wire.NewSet(
