@@ -15,15 +15,23 @@ import (
 	"github.com/petal-near/petal/domain/errs"
 )
 
-// gzipOf compresses n bytes of zeros, the classic bomb shape.
+// gzipOfZeros compresses n bytes of zeros, the classic bomb shape.
 func gzipOfZeros(t testing.TB, n int) []byte {
+	t.Helper()
+	return gzipOfRepeats(t, "", 0, n)
+}
+
+// gzipOfRepeats compresses prefix and then n bytes of b.
+func gzipOfRepeats(t testing.TB, prefix string, b byte, n int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	require.NoError(t, err)
-	zero := make([]byte, 1<<20)
-	for left := n; left > 0; left -= len(zero) {
-		_, err := zw.Write(zero[:min(left, len(zero))])
+	_, err = zw.Write([]byte(prefix))
+	require.NoError(t, err)
+	chunk := bytes.Repeat([]byte{b}, 1<<20)
+	for left := n; left > 0; left -= len(chunk) {
+		_, err := zw.Write(chunk[:min(left, len(chunk))])
 		require.NoError(t, err)
 	}
 	require.NoError(t, zw.Close())
@@ -35,10 +43,11 @@ var (
 	bomb     []byte
 )
 
-// gzipBomb is 256 MiB of zeros in about a quarter of a MiB: well under the
-// 2 MiB wire limit, eight times the 32 MiB inflated limit.
+// gzipBomb is a JSON string of 256 MiB in about a quarter of a MiB: well
+// under the 2 MiB wire limit, eight times the 32 MiB inflated limit. It starts
+// as valid JSON, so a decoder reads on until a cap stops it.
 func gzipBomb(t testing.TB) []byte {
-	bombOnce.Do(func() { bomb = gzipOfZeros(t, 256<<20) })
+	bombOnce.Do(func() { bomb = gzipOfRepeats(t, `{"text":"`, 'x', 256<<20) })
 	return bomb
 }
 
