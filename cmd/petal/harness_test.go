@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
 )
@@ -26,6 +27,13 @@ type testPetal struct {
 func startPetal(t *testing.T, env map[string]string) *testPetal {
 	t.Helper()
 	db := pgtest.New(t)
+	return startPetalOn(t, env, db, db.DB)
+}
+
+// startPetalOn serves petal over serving, a pool on db (or on a way to it the
+// test controls, like a proxy it can cut).
+func startPetalOn(t *testing.T, env map[string]string, db *pgtest.DB, serving *postgres.DB) *testPetal {
+	t.Helper()
 	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatalf("config: %v", err)
@@ -36,7 +44,7 @@ func startPetal(t *testing.T, env map[string]string) *testPetal {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, cleanup, err := buildServer(ctx, cfg, log, db.DB)
+	srv, cleanup, err := buildServer(ctx, cfg, log, serving)
 	if err != nil {
 		cancel()
 		t.Fatalf("wire: %v", err)

@@ -3,10 +3,15 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
 )
 
 func TestHealthAndInfo(t *testing.T) {
@@ -26,4 +31,84 @@ func TestHealthAndInfo(t *testing.T) {
 	res, body = p.do(t, http.MethodGet, "/api/v1/info", "")
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	assert.JSONEq(t, `{"tools_version":"1.0.0","build_id":"dev","server_implementation":"petal"}`, body)
+}
+
+// Health is 503 with ok:false while the database does not answer, the process
+// keeps serving meanwhile, and health is 200 again when the database is back.
+func TestHealthFollowsTheDatabase(t *testing.T) {
+	db := pgtest.New(t)
+	u, err := url.Parse(db.URL)
+	require.NoError(t, err)
+	proxy := newTCPProxy(t, u.Host)
+	u.Host = proxy.addr
+	serving, err := postgres.Connect(t.Context(), u.String())
+	require.NoError(t, err)
+	t.Cleanup(serving.Close)
+	p := startPetalOn(t, nil, db, serving)
+
+	health := func() (int, map[string]any) {
+		res, body := p.do(t, http.MethodGet, "/api/v1/health", "")
+		var h map[string]any
+		require.NoError(t, json.Unmarshal([]byte(body), &h), body)
+		assert.Equal(t, "no-store", res.Header.Get("Cache-Control"))
+		return res.StatusCode, h
+	}
+	status, h := health()
+	require.Equal(t, http.StatusOK, status, "%v", h)
+	assert.Equal(t, true, h["ok"])
+
+	proxy.cut()
+	status, h = health()
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.Equal(t, false, h["ok"])
+	assert.Equal(t, "down", h["db"])
+	assert.Equal(t, "1.0.0", h["tools_version"])
+	for _, key := range []string{"map", "llm", "agent_access", "public", "build_id"} {
+		assert.Contains(t, h, key)
+	}
+	// Still serving what needs no database.
+	res, body := p.do(t, http.MethodGet, "/api/v1/info", "")
+	assert.Equal(t, http.StatusOK, res.StatusCode, body)
+	res, _ = p.do(t, http.MethodGet, "/api/v1/nope", "")
+	assert.Equal(t, http.StatusNotFound, res.StatusCode)
+
+	proxy.restore()
+	// The pool reconnects by itself on the next use.
+	require.Eventually(t, func() bool {
+		status, h = health()
+		return status == http.StatusOK
+	}, 30*time.Second, 50*time.Millisecond, "health recovers when the database is back")
+	assert.Equal(t, true, h["ok"])
+	assert.Equal(t, "up", h["db"])
+}
+
+func TestInfoRevealsNothingElse(t *testing.T) {
+	p := startPetal(t, map[string]string{"PETAL_AGENT_ACCESS": "open", "NEAR_AI_API_KEY": "sk-secret"})
+	res, body := p.do(t, http.MethodGet, "/api/v1/info", "")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	var info map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &info))
+	assert.Equal(t, map[string]any{"tools_version": "1.0.0", "build_id": "dev", "server_implementation": "petal"}, info)
+	assert.NotEmpty(t, res.Header.Get("X-Request-Id"))
+
+	res, body = p.do(t, http.MethodGet, "/api/v1/health", "")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.NotContains(t, body, "sk-secret")
+	assert.Contains(t, body, `"agent_access":"open"`)
+	assert.Contains(t, body, `"llm":"near-ai"`)
+}
+
+// The real wiring answers unknown routes and wrong methods in the contract's
+// shape, with tools_version and a request id.
+func TestWiredServiceRefusesInTheContractsShape(t *testing.T) {
+	p := startPetal(t, nil)
+	res, body := p.do(t, http.MethodGet, "/api/v1/no-such-thing", "", "X-Request-Id", "wired-404")
+	assert.Equal(t, http.StatusNotFound, res.StatusCode)
+	assert.JSONEq(t, `{"tools_version":"1.0.0","error":{"code":"not_found","message":"no such route","hint":"see /api/v1/openapi.json for the routes"}}`, body)
+	assert.Equal(t, "wired-404", res.Header.Get("X-Request-Id"))
+
+	res, body = p.do(t, http.MethodPost, "/api/v1/health", `{}`)
+	assert.Equal(t, http.StatusMethodNotAllowed, res.StatusCode)
+	assert.Contains(t, body, `"code":"method_not_allowed"`)
+	assert.Contains(t, body, `"tools_version":"1.0.0"`)
 }
