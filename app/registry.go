@@ -50,6 +50,9 @@ type Call struct {
 	Input    json.RawMessage
 	Caller   Caller
 	Progress func(Progress) // never nil inside Run
+	// IdempotencyKey is the HTTP Idempotency-Key header of a create, empty
+	// otherwise; the tools that create honour it.
+	IdempotencyKey string
 }
 
 // Tool is one of petal's tools, registered once and reached through every door.

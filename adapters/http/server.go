@@ -52,6 +52,9 @@ type Deps struct {
 	Health   *app.HealthService
 	Sessions *app.SessionService
 	MCP      MCPDoor
+	// Explorations is the service behind the exploration routes that are not
+	// tools (links, claims, /s/:token, posted readings).
+	Explorations *app.ExplorationService
 }
 
 // Server is the HTTP door.
@@ -81,6 +84,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.healthRoutes()...)
 	rs = append(rs, s.authRoutes()...)
 	rs = append(rs, s.mcpRoutes()...)
+	rs = append(rs, s.explorationRoutes()...)
 	return rs
 }
 

@@ -24,9 +24,12 @@ var (
 		wire.Bind(new(ports.SessionStore), new(*postgres.SessionRepository)),
 		postgres.NewSnapshotRepository,
 		wire.Bind(new(ports.SnapshotStore), new(*postgres.SnapshotRepository)),
+		postgres.NewExplorationRepository,
+		wire.Bind(new(ports.ExplorationStore), new(*postgres.ExplorationRepository)),
 	)
 	// registrySet is every tool; the stdio MCP door needs only this.
 	registrySet = wire.NewSet(
+		app.NewExplorationService,
 		toolSets,
 		app.NewRegistry,
 	)
@@ -54,6 +57,6 @@ func newClock() ports.Clock { return memory.SystemClock{} }
 func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
-func toolSets() []app.ToolSet {
-	return []app.ToolSet{}
+func toolSets(explorations *app.ExplorationService) []app.ToolSet {
+	return []app.ToolSet{explorations}
 }

@@ -22,20 +22,23 @@ import (
 func buildServer(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*httpapi.Server, func(), error) {
 	clock := newClock()
 	rateLimiter := memory.NewRateLimiter(clock)
-	v := toolSets()
+	explorationRepository := postgres.NewExplorationRepository(db)
+	random := newRandom()
+	explorationService := app.NewExplorationService(cfg, explorationRepository, clock, random)
+	v := toolSets(explorationService)
 	registry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db)
 	sessionRepository := postgres.NewSessionRepository(db)
-	random := newRandom()
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
 	server := mcp.New(registry, log)
 	deps := httpapi.Deps{
-		Config:   cfg,
-		Log:      log,
-		Registry: registry,
-		Health:   healthService,
-		Sessions: sessionService,
-		MCP:      server,
+		Config:       cfg,
+		Log:          log,
+		Registry:     registry,
+		Health:       healthService,
+		Sessions:     sessionService,
+		MCP:          server,
+		Explorations: explorationService,
 	}
 	httpapiServer := httpapi.New(deps)
 	return httpapiServer, func() {
@@ -46,7 +49,10 @@ func buildServer(ctx context.Context, cfg app.Config, log *slog.Logger, db *post
 func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*mcp.Server, func(), error) {
 	clock := newClock()
 	rateLimiter := memory.NewRateLimiter(clock)
-	v := toolSets()
+	explorationRepository := postgres.NewExplorationRepository(db)
+	random := newRandom()
+	explorationService := app.NewExplorationService(cfg, explorationRepository, clock, random)
+	v := toolSets(explorationService)
 	registry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(registry, log)
 	return server, func() {

@@ -1,0 +1,186 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+)
+
+// Exploration routes read the session cookie: no CORS headers, never cached,
+// and a POST from another site is unauthorised. :ref is an exploration's id
+// or a link's token; link management takes the id and the owner's session.
+func (s *Server) explorationRoutes() []Route {
+	if s.deps.Explorations == nil {
+		return nil
+	}
+	const base = "/api/v1/explorations"
+	return []Route{
+		{Method: http.MethodGet, Path: base, Tool: "list_explorations", Access: AccessSession, Handler: s.explorationTool("list_explorations", false)},
+		{Method: http.MethodPost, Path: base, Tool: "start_exploration", Access: AccessSession, Handler: s.explorationTool("start_exploration", true)},
+		{Method: http.MethodGet, Path: base + "/:ref", Tool: "get_exploration", Access: AccessSession, Handler: s.explorationTool("get_exploration", false)},
+		{Method: http.MethodPost, Path: base + "/:ref/steps", Tool: "save_step", Access: AccessSession, Handler: s.explorationTool("save_step", true)},
+		{Method: http.MethodPost, Path: base + "/:ref/notes", Tool: "add_note", Access: AccessSession, Handler: s.explorationTool("add_note", true)},
+		{Method: http.MethodPost, Path: base + "/:ref/claim", Access: AccessSession, Handler: s.claimExploration,
+			Summary: "a session takes an unowned exploration with its continue link: { exploration, claimed }"},
+		{Method: http.MethodGet, Path: base + "/:ref/links", Access: AccessSession, Handler: s.listLinks,
+			Summary: "owner only: { links: [{ id, scope, created_at, revoked_at }] }, with no tokens"},
+		{Method: http.MethodPost, Path: base + "/:ref/links", Access: AccessSession, Handler: s.createLink,
+			Summary: `owner only, body { scope: "read" | "continue" }: { id, scope, url, created_at }, its token shown this once`},
+		{Method: http.MethodPost, Path: base + "/:ref/links/:link/revoke", Access: AccessSession, Handler: s.revokeLink,
+			Summary: "owner only: { id, scope, created_at, revoked_at }; the link stops working at once"},
+		{Method: http.MethodGet, Path: "/s/:token", Access: AccessPlain, Handler: s.resumePacket,
+			Summary: "a link's resume packet as markdown (text/plain, no-store), for an agent that can only fetch a URL; plain-text 404 for anything else"},
+	}
+}
+
+// explorationTool is the door onto an exploration tool. A write checks the
+// Origin and opens an anonymous session for a caller without one, so the
+// exploration it makes has an owner who can share it later.
+func (s *Server) explorationTool(tool string, write bool) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if write {
+			if err := s.checkOrigin(c); err != nil {
+				return err
+			}
+			if _, err := s.ensureSession(c); err != nil {
+				return err
+			}
+		}
+		t, ok := s.deps.Registry.Get(tool)
+		if !ok {
+			return errs.Newf(errs.Internal, "no tool %s", tool)
+		}
+		raw, err := s.toolInput(c, t, Route{})
+		if err != nil {
+			return err
+		}
+		var input map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &input); err != nil {
+			return errs.New(errs.BadInput, "the body must be a JSON object")
+		}
+		if ref, ok := input["ref"]; ok {
+			if _, inBody := input["exploration"]; inBody {
+				return errs.New(errs.BadInput, "unknown field exploration", "the exploration comes from the path")
+			}
+			delete(input, "ref")
+			input["exploration"] = ref
+		}
+		raw, _ = json.Marshal(input)
+		call := app.Call{Input: raw, Caller: s.caller(c), IdempotencyKey: c.Request().Header.Get("Idempotency-Key")}
+		out, err := s.deps.Registry.Call(c.Request().Context(), tool, call)
+		if err != nil {
+			return err
+		}
+		return writeJSON(c, http.StatusOK, out)
+	}
+}
+
+func (s *Server) claimExploration(c echo.Context) error {
+	if err := s.checkOrigin(c); err != nil {
+		return err
+	}
+	if _, err := s.ensureSession(c); err != nil {
+		return err
+	}
+	if err := s.emptyBody(c); err != nil {
+		return err
+	}
+	out, err := s.deps.Explorations.Claim(c.Request().Context(), s.caller(c), c.Param("ref"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, out)
+}
+
+func (s *Server) listLinks(c echo.Context) error {
+	links, err := s.deps.Explorations.Links(c.Request().Context(), s.caller(c), c.Param("ref"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, struct {
+		Links []app.LinkView `json:"links"`
+	}{links})
+}
+
+func (s *Server) createLink(c echo.Context) error {
+	if err := s.checkOrigin(c); err != nil {
+		return err
+	}
+	var in struct {
+		Scope string `json:"scope"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return err
+	}
+	out, err := s.deps.Explorations.CreateLink(c.Request().Context(), s.caller(c), c.Param("ref"), in.Scope, s.siteBase(c))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, out)
+}
+
+func (s *Server) revokeLink(c echo.Context) error {
+	if err := s.checkOrigin(c); err != nil {
+		return err
+	}
+	if err := s.emptyBody(c); err != nil {
+		return err
+	}
+	out, err := s.deps.Explorations.RevokeLink(c.Request().Context(), s.caller(c), c.Param("ref"), c.Param("link"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, out)
+}
+
+// resumePacket answers /s/:token in plain text whatever happens, since what
+// fetches it may read nothing else.
+func (s *Server) resumePacket(c echo.Context) error {
+	h := c.Response().Header()
+	h.Set("Cache-Control", "no-store")
+	md, err := s.deps.Explorations.ResumePacket(c.Request().Context(), c.Param("token"), s.siteBase(c))
+	if err != nil {
+		e := toPetalError(err)
+		if e.Code != errs.NotFound {
+			s.deps.Log.Error("resume packet", "err", err, "request_id", h.Get(echo.HeaderXRequestID))
+			return c.String(StatusOf(e.Code), e.Message+"\n")
+		}
+		return c.String(http.StatusNotFound, "not found\n")
+	}
+	return c.Blob(http.StatusOK, echo.MIMETextPlainCharsetUTF8, []byte(md))
+}
+
+// emptyBody refuses a body on a route that takes none (an empty object is fine).
+func (s *Server) emptyBody(c echo.Context) error {
+	var in struct{}
+	b := c.Request().Body
+	if b == nil || b == http.NoBody {
+		return nil
+	}
+	var raw json.RawMessage
+	if err := decodeBody(c, &raw); err != nil {
+		if e, ok := errs.As(err); ok && strings.Contains(e.Message, "empty") {
+			return nil
+		}
+		return err
+	}
+	return app.DecodeInput(raw, &in)
+}
+
+// siteBase is the site's address for links: PETAL_API, else the address the
+// request came to (a local site).
+func (s *Server) siteBase(c echo.Context) string {
+	if s.deps.Config.PublicURL != "" {
+		return s.deps.Config.PublicURL
+	}
+	scheme := "http"
+	if c.Request().TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + c.Request().Host
+}
