@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 
@@ -33,6 +34,9 @@ func (s *Server) explorationRoutes() []Route {
 			Summary: `owner only, body { scope: "read" | "continue" }: { id, scope, url, created_at }, its token shown this once`},
 		{Method: http.MethodPost, Path: base + "/:ref/links/:link/revoke", Access: AccessSession, Handler: s.revokeLink,
 			Summary: "owner only: { id, scope, created_at, revoked_at }; the link stops working at once"},
+		{Method: http.MethodPut, Path: base + "/:ref/snapshots/:sha256", Access: AccessSession, Handler: s.postReading, BodyLimit: PostedReadingWireLimit,
+			Summary: "a reading made on the person's own machine (owner or continue link): the snapshot JSON, Content-Encoding: gzip allowed, " +
+				"2 MiB on the wire and 32 MiB inflated, named by the SHA-256 of its canonical JSON: { exploration, sha256, stored, origin }"},
 		{Method: http.MethodGet, Path: "/s/:token", Access: AccessPlain, Handler: s.resumePacket,
 			Summary: "a link's resume packet as markdown (text/plain, no-store), for an agent that can only fetch a URL; plain-text 404 for anything else"},
 	}
@@ -136,6 +140,44 @@ func (s *Server) revokeLink(c echo.Context) error {
 		return err
 	}
 	return writeJSON(c, http.StatusOK, out)
+}
+
+func (s *Server) postReading(c echo.Context) error {
+	if err := s.checkOrigin(c); err != nil {
+		return err
+	}
+	// The body is opened on first read, after the access check, so a caller
+	// without access learns nothing from how its body is refused.
+	body := &lazyBody{open: func() (io.ReadCloser, error) { return RequestBodyReader(c, PostedReadingInflatedLimit) }}
+	defer body.Close()
+	out, err := s.deps.Explorations.PostReading(c.Request().Context(), s.caller(c), c.Param("ref"), c.Param("sha256"), body)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, out)
+}
+
+type lazyBody struct {
+	open func() (io.ReadCloser, error)
+	rc   io.ReadCloser
+	err  error
+}
+
+func (b *lazyBody) Read(p []byte) (int, error) {
+	if b.rc == nil && b.err == nil {
+		b.rc, b.err = b.open()
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.rc.Read(p)
+}
+
+func (b *lazyBody) Close() error {
+	if b.rc != nil {
+		return b.rc.Close()
+	}
+	return nil
 }
 
 // resumePacket answers /s/:token in plain text whatever happens, since what
