@@ -20,7 +20,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	if err != nil {
 		return err
 	}
-	located, err := postgres.Locate(ctx, cfg.DatabaseURL, cfg.DataDir, newLogger(stderr, cfg.LogFormat))
+	located, err := postgres.LocateIn(ctx, cfg.DatabaseURL, cfg.DataDir, databasePlaces, newLogger(stderr, cfg.LogFormat))
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func serve(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	log := newLogger(stdout, cfg.LogFormat)
-	located, err := postgres.Locate(ctx, cfg.DatabaseURL, cfg.DataDir, log)
+	located, err := postgres.LocateIn(ctx, cfg.DatabaseURL, cfg.DataDir, databasePlaces, log)
 	if err != nil {
 		return err
 	}
@@ -54,3 +54,7 @@ func serve(ctx context.Context, stdout io.Writer) error {
 	log.Info("petal stopped")
 	return nil
 }
+
+// databasePlaces are where serve and migrate look for a database without
+// DATABASE_URL: the defaults, except in tests.
+var databasePlaces postgres.Places

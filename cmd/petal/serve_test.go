@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/postgres"
+)
+
+// lockedBuffer collects a command's output while it runs.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// logRecord finds the first JSON log line with msg.
+func (b *lockedBuffer) logRecord(msg string) map[string]any {
+	sc := bufio.NewScanner(strings.NewReader(b.String()))
+	for sc.Scan() {
+		var rec map[string]any
+		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec["msg"] == msg {
+			return rec
+		}
+	}
+	return nil
+}
+
+// TestServeWithAPrivateClusterStopsOnSignals runs `petal serve` in this
+// process, where no local server answers, so it starts a private cluster;
+// SIGTERM (then, on a second start, SIGINT) stops the server, which drains and
+// then stops the cluster.
+func TestServeWithAPrivateClusterStopsOnSignals(t *testing.T) {
+	dataDir := t.TempDir()
+	// The cluster's unprivileged user must be able to enter the folder.
+	require.NoError(t, os.Chmod(dataDir, 0o755))
+	require.NoError(t, os.Chmod(filepath.Dir(dataDir), 0o755))
+	t.Setenv("DATABASE_URL", "")
+	t.Setenv("PETAL_DATA_DIR", dataDir)
+	t.Setenv("PETAL_ADDR", "127.0.0.1:0")
+	t.Setenv("PETAL_LOG_FORMAT", "json")
+	databasePlaces = postgres.Places{LocalServers: []string{"postgres://nobody@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=2"}}
+	t.Cleanup(func() { databasePlaces = postgres.Places{} })
+	pgdata := filepath.Join(dataDir, "pg")
+
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := &lockedBuffer{}
+			exit := make(chan int, 1)
+			go func() { exit <- run([]string{"serve"}, out, out) }()
+			var serving map[string]any
+			require.Eventually(t, func() bool {
+				select {
+				case code := <-exit:
+					t.Fatalf("petal serve exited with %d:\n%s", code, out)
+				default:
+				}
+				serving = out.logRecord("petal is serving")
+				return serving != nil
+			}, 120*time.Second, 20*time.Millisecond, "petal serve starts")
+			assert.Equal(t, "private cluster", serving["database"])
+			addr := strings.TrimPrefix(serving["addr"].(string), "http://")
+
+			res, err := http.Get("http://" + addr + "/api/v1/health")
+			require.NoError(t, err)
+			var h map[string]any
+			require.NoError(t, json.NewDecoder(res.Body).Decode(&h))
+			res.Body.Close()
+			assert.Equal(t, http.StatusOK, res.StatusCode)
+			assert.Equal(t, "up", h["db"])
+			pid := clusterPID(t, pgdata)
+			require.NotZero(t, pid, "the private cluster runs")
+
+			require.NoError(t, syscall.Kill(os.Getpid(), sig))
+			select {
+			case code := <-exit:
+				require.Equal(t, 0, code, "%s", out)
+			case <-time.After(90 * time.Second):
+				t.Fatalf("petal serve did not stop on %s:\n%s", sig, out)
+			}
+			assert.NotNil(t, out.logRecord("shutting down: draining requests"))
+			assert.NotNil(t, out.logRecord("petal stopped"))
+			assert.NotNil(t, out.logRecord("database: stopped the private cluster"))
+			assert.Zero(t, clusterPID(t, pgdata), "the cluster is stopped on exit")
+			_, err = net.DialTimeout("tcp", addr, time.Second)
+			assert.Error(t, err, "nothing listens after exit")
+		})
+	}
+}
+
+// clusterPID is the pid of the server running on pgdata, 0 when none runs.
+func clusterPID(t *testing.T, pgdata string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(pgdata, "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	require.NoError(t, err)
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+		return 0
+	}
+	return pid
+}
