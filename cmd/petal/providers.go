@@ -8,8 +8,10 @@ import (
 	httpapi "github.com/petal-near/petal/adapters/http"
 	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/memory"
+	"github.com/petal-near/petal/adapters/nearrpc"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -26,6 +28,8 @@ var (
 		wire.Bind(new(ports.SnapshotStore), new(*postgres.SnapshotRepository)),
 		postgres.NewExplorationRepository,
 		wire.Bind(new(ports.ExplorationStore), new(*postgres.ExplorationRepository)),
+		newChain,
+		wire.Bind(new(ports.Chain), new(*nearrpc.Client)),
 	)
 	// registrySet is every tool; the stdio MCP door needs only this.
 	registrySet = wire.NewSet(
@@ -53,6 +57,14 @@ var (
 )
 
 func newClock() ports.Clock { return memory.SystemClock{} }
+
+// newChain is the NEAR RPC client over the configured endpoints.
+func newChain(cfg app.Config) *nearrpc.Client {
+	return nearrpc.New(nearrpc.Options{URLs: map[string]string{
+		snapshots.Mainnet: cfg.NearRPCMainnet,
+		snapshots.Testnet: cfg.NearRPCTestnet,
+	}})
+}
 
 func newRandom() ports.Random { return rand.Reader }
 

@@ -1,0 +1,345 @@
+// Package nearrpc is petal's NEAR JSON-RPC client: JSON-RPC 2.0 over HTTP,
+// a timeout per call, a bounded retry with backoff on transport errors and
+// 5xx answers, and NEAR's errors mapped to petal's codes (errs.NotFound,
+// errs.CannotRead, errs.SourceFailed) with a *ports.ChainError as cause.
+//
+// Adding a method: write it in a file of its own (view_account.go, tx.go …)
+// on *Client, build its params as a map or struct, and call
+//
+//	var out T
+//	err := c.call(ctx, chain, "query", params, &out)
+//
+// call does the envelope, retries and error mapping, including the quirk of
+// a query answering with a result that carries an `error` string instead of
+// a JSON-RPC error (use resultError on the raw result to catch it, as
+// CallFunction does). Then add recordings for its tests to the fake server
+// (package nearrpctest; its comment says how).
+package nearrpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/ports"
+)
+
+// Options configure a Client. Zero values take the defaults.
+type Options struct {
+	// URLs maps a chain (near:mainnet, near:testnet) to its RPC endpoint.
+	URLs map[string]string
+	// CallTimeout bounds one HTTP attempt (default 10 s).
+	CallTimeout time.Duration
+	// Attempts is how many times a call is tried on transport errors and 5xx
+	// (default 3).
+	Attempts int
+	// Backoff is the wait before the second attempt, doubled after each
+	// further one (default 250 ms).
+	Backoff    time.Duration
+	HTTPClient *http.Client
+}
+
+// Client talks to NEAR's RPC.
+type Client struct {
+	urls     map[string]string
+	timeout  time.Duration
+	attempts int
+	backoff  time.Duration
+	http     *http.Client
+}
+
+var _ ports.Chain = (*Client)(nil)
+
+// New makes a client.
+func New(o Options) *Client {
+	c := &Client{urls: o.URLs, timeout: o.CallTimeout, attempts: o.Attempts, backoff: o.Backoff, http: o.HTTPClient}
+	if c.timeout <= 0 {
+		c.timeout = 10 * time.Second
+	}
+	if c.attempts <= 0 {
+		c.attempts = 3
+	}
+	if c.backoff <= 0 {
+		c.backoff = 250 * time.Millisecond
+	}
+	if c.http == nil {
+		c.http = &http.Client{Transport: http.DefaultTransport}
+	}
+	return c
+}
+
+type request struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      string `json:"id"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+type response struct {
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+}
+
+// rpcError is NEAR's structured error (the verror shape); code, message and
+// data are the legacy fields, read only when there is no cause.
+type rpcError struct {
+	Name  string `json:"name"`
+	Cause *struct {
+		Name string          `json:"name"`
+		Info json.RawMessage `json:"info"`
+	} `json:"cause"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// call sends one JSON-RPC request and decodes its result into out.
+func (c *Client) call(ctx context.Context, chain, method string, params, out any) error {
+	url, ok := c.urls[chain]
+	if !ok || url == "" {
+		return errs.Newf(errs.BadInput, "chain must be near:mainnet or near:testnet, not %q", chain)
+	}
+	body, err := json.Marshal(request{JSONRPC: "2.0", ID: "petal", Method: method, Params: params})
+	if err != nil {
+		return errs.New(errs.Internal, "a chain request could not be encoded").WithCause(err)
+	}
+	var last error
+	wait := c.backoff
+	for attempt := 1; attempt <= c.attempts; attempt++ {
+		if attempt > 1 {
+			select {
+			case <-ctx.Done():
+				return sourceFailed(ctx.Err(), "TIMEOUT", "the chain did not answer in time")
+			case <-time.After(wait):
+			}
+			wait *= 2
+		}
+		raw, retry, err := c.post(ctx, url, body)
+		if err == nil {
+			return decode(raw, out)
+		}
+		last = err
+		if !retry || ctx.Err() != nil {
+			break
+		}
+	}
+	return last
+}
+
+// post makes one attempt. retry says whether another attempt may help.
+func (c *Client) post(ctx context.Context, url string, body []byte) (json.RawMessage, bool, error) {
+	actx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, false, errs.New(errs.Internal, "a chain request could not be made").WithCause(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.http.Do(req)
+	if err != nil {
+		var ne net.Error
+		if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+			return nil, true, sourceFailed(err, "TIMEOUT", "the chain did not answer in time")
+		}
+		return nil, true, sourceFailed(err, "TRANSPORT", "the chain could not be reached")
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
+	if err != nil {
+		return nil, true, sourceFailed(err, "TRANSPORT", "the chain's answer was cut off")
+	}
+	var r response
+	jsonErr := json.Unmarshal(raw, &r)
+	// NEAR answers some errors with 4xx/5xx and a structured body: read the
+	// body first when it parses, the status otherwise.
+	if jsonErr == nil && r.Error != nil {
+		e := mapRPCError(r.Error)
+		return nil, res.StatusCode >= 500 && errs.Is(e, errs.SourceFailed), e
+	}
+	if res.StatusCode >= 500 {
+		return nil, true, sourceFailed(fmt.Errorf("HTTP %d", res.StatusCode), "HTTP_5XX", "the chain's RPC failed")
+	}
+	if res.StatusCode != http.StatusOK || jsonErr != nil {
+		return nil, false, sourceFailed(fmt.Errorf("HTTP %d: %v", res.StatusCode, jsonErr), "BAD_ANSWER", "the chain's RPC gave an answer petal can't read")
+	}
+	if len(r.Result) == 0 || string(r.Result) == "null" {
+		return nil, false, sourceFailed(errors.New("no result"), "BAD_ANSWER", "the chain's RPC gave an empty answer")
+	}
+	return r.Result, false, nil
+}
+
+func decode(raw json.RawMessage, out any) error {
+	if out == nil {
+		return nil
+	}
+	if p, ok := out.(*json.RawMessage); ok {
+		*p = raw
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return sourceFailed(err, "BAD_ANSWER", "the chain's RPC gave an answer petal can't read")
+	}
+	return nil
+}
+
+func chainErr(code errs.Code, cause, message string, detail string) *errs.Error {
+	return errs.New(code, message).WithCause(&ports.ChainError{Cause: cause, Message: detail})
+}
+
+func sourceFailed(err error, cause, message string) *errs.Error {
+	return chainErr(errs.SourceFailed, cause, message, err.Error()).
+		WithHint("NEAR's RPC may be busy; try again in a little while")
+}
+
+// mapRPCError maps NEAR's error causes onto petal's codes.
+func mapRPCError(e *rpcError) *errs.Error {
+	cause := e.Name
+	if e.Cause != nil && e.Cause.Name != "" {
+		cause = e.Cause.Name
+	}
+	detail := strings.Trim(string(e.Data), `"`)
+	if detail == "" {
+		detail = e.Message
+	}
+	switch cause {
+	case "UNKNOWN_ACCOUNT", "INVALID_ACCOUNT", "NO_CONTRACT_CODE", "UNKNOWN_ACCESS_KEY", "UNKNOWN_TRANSACTION":
+		return chainErr(errs.NotFound, cause, notFoundMessage(cause), detail)
+	case "CONTRACT_EXECUTION_ERROR", "TOO_LARGE_CONTRACT_STATE":
+		return chainErr(errs.CannotRead, cause, "the contract could not be read: its view call failed", detail).
+			WithHint("check that the account is the kind of contract this reader reads")
+	case "INVALID_TRANSACTION":
+		return chainErr(errs.BadInput, cause, "the chain refused the transaction", detail)
+	case "UNKNOWN_BLOCK", "UNAVAILABLE_SHARD", "NO_SYNCED_BLOCKS", "NOT_SYNCED_YET", "INTERNAL_ERROR", "TIMEOUT_ERROR":
+		return chainErr(errs.SourceFailed, cause, "the chain's RPC could not answer", detail).
+			WithHint("NEAR's RPC may be busy; try again in a little while")
+	}
+	// REQUEST_VALIDATION_ERROR, PARSE_ERROR and anything new: the request
+	// itself was refused, so it's ours to fix, and retrying won't help.
+	return chainErr(errs.SourceFailed, cause, "the chain's RPC refused the request", detail)
+}
+
+func notFoundMessage(cause string) string {
+	switch cause {
+	case "NO_CONTRACT_CODE":
+		return "that account has no contract on this chain"
+	case "INVALID_ACCOUNT":
+		return "that is not a valid account id on this chain"
+	case "UNKNOWN_ACCESS_KEY":
+		return "that access key does not exist on the account"
+	case "UNKNOWN_TRANSACTION":
+		return "the chain has no such transaction"
+	}
+	return "that account does not exist on this chain"
+}
+
+// resultError catches the older shape of a failed query: a result carrying
+// an `error` string (and logs) instead of a JSON-RPC error. It maps the
+// string as mapRPCError maps the newer structured causes.
+func resultError(raw json.RawMessage) error {
+	var probe struct {
+		Error *string `json:"error"`
+	}
+	if json.Unmarshal(raw, &probe) != nil || probe.Error == nil {
+		return nil
+	}
+	msg := *probe.Error
+	switch {
+	case strings.Contains(msg, "does not exist while viewing") && strings.Contains(msg, "access key"):
+		return chainErr(errs.NotFound, "UNKNOWN_ACCESS_KEY", notFoundMessage("UNKNOWN_ACCESS_KEY"), msg)
+	case strings.Contains(msg, "does not exist while viewing"), strings.Contains(msg, "AccountDoesNotExist"):
+		return chainErr(errs.NotFound, "UNKNOWN_ACCOUNT", notFoundMessage("UNKNOWN_ACCOUNT"), msg)
+	case strings.Contains(msg, "CodeDoesNotExist"):
+		return chainErr(errs.NotFound, "NO_CONTRACT_CODE", notFoundMessage("NO_CONTRACT_CODE"), msg)
+	case strings.Contains(msg, "MethodNotFound"):
+		return chainErr(errs.CannotRead, "CONTRACT_EXECUTION_ERROR", "the contract has no such view method: it is not the kind this reader reads", msg)
+	}
+	return chainErr(errs.CannotRead, "CONTRACT_EXECUTION_ERROR", "the contract could not be read: its view call failed", msg).
+		WithHint("check that the account is the kind of contract this reader reads")
+}
+
+// blockResult is the part of `block` petal reads.
+type blockResult struct {
+	Header struct {
+		Height           uint64 `json:"height"`
+		Hash             string `json:"hash"`
+		TimestampNanosec string `json:"timestamp_nanosec"`
+	} `json:"header"`
+}
+
+// FinalBlock implements ports.Chain.
+func (c *Client) FinalBlock(ctx context.Context, chain string) (snapshots.Block, error) {
+	var b blockResult
+	if err := c.call(ctx, chain, "block", map[string]string{"finality": "final"}, &b); err != nil {
+		return snapshots.Block{}, err
+	}
+	var ns int64
+	if _, err := fmt.Sscan(b.Header.TimestampNanosec, &ns); err != nil || b.Header.Hash == "" {
+		return snapshots.Block{}, sourceFailed(fmt.Errorf("block header %+v", b.Header), "BAD_ANSWER", "the chain's RPC gave a block petal can't read")
+	}
+	return snapshots.Block{
+		Height: b.Header.Height,
+		Hash:   b.Header.Hash,
+		Time:   time.Unix(0, ns).UTC().Format(time.RFC3339Nano),
+	}, nil
+}
+
+// callResult is a call_function answer: the method's result as an array of
+// byte values, with the logs and the block it was read at.
+type callResult struct {
+	ResultBytes []int    `json:"result"`
+	Logs        []string `json:"logs"`
+	BlockHeight uint64   `json:"block_height"`
+	BlockHash   string   `json:"block_hash"`
+}
+
+// CallFunction implements ports.Chain.
+func (c *Client) CallFunction(ctx context.Context, chain string, at uint64, contract, method string, args any) ([]byte, error) {
+	argBytes := []byte("{}")
+	if args != nil {
+		b, err := json.Marshal(args)
+		if err != nil {
+			return nil, errs.New(errs.Internal, "call arguments could not be encoded").WithCause(err)
+		}
+		argBytes = b
+	}
+	params := map[string]any{
+		"request_type": "call_function",
+		"account_id":   contract,
+		"method_name":  method,
+		"args_base64":  base64.StdEncoding.EncodeToString(argBytes),
+	}
+	if at > 0 {
+		params["block_id"] = at
+	} else {
+		params["finality"] = "final"
+	}
+	var raw json.RawMessage
+	if err := c.call(ctx, chain, "query", params, &raw); err != nil {
+		return nil, err
+	}
+	if err := resultError(raw); err != nil {
+		return nil, err
+	}
+	var r callResult
+	if err := json.Unmarshal(raw, &r); err != nil || r.ResultBytes == nil {
+		return nil, sourceFailed(fmt.Errorf("call_function result: %v", err), "BAD_ANSWER", "the chain's RPC gave an answer petal can't read")
+	}
+	out := make([]byte, len(r.ResultBytes))
+	for i, v := range r.ResultBytes {
+		if v < 0 || v > 255 {
+			return nil, sourceFailed(fmt.Errorf("byte %d out of range", v), "BAD_ANSWER", "the chain's RPC gave an answer petal can't read")
+		}
+		out[i] = byte(v)
+	}
+	return out, nil
+}

@@ -1,0 +1,171 @@
+package nearrpc
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/ports"
+)
+
+func newClient(t *testing.T) (*Client, *nearrpctest.Server) {
+	fake := nearrpctest.New(t)
+	c := New(Options{
+		URLs:        map[string]string{"near:mainnet": fake.URL},
+		CallTimeout: 200 * time.Millisecond,
+		Attempts:    3,
+		Backoff:     time.Millisecond,
+	})
+	return c, fake
+}
+
+func chainCause(t *testing.T, err error) string {
+	t.Helper()
+	ce, ok := errors.AsType[*ports.ChainError](err)
+	if !ok {
+		t.Fatalf("error %v carries no ChainError", err)
+	}
+	return ce.Cause
+}
+
+func TestFinalBlock(t *testing.T) {
+	c, _ := newClient(t)
+	b, err := c.FinalBlock(t.Context(), "near:mainnet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Height != nearrpctest.RecordedHeight || b.Hash != nearrpctest.RecordedHash || b.Time != nearrpctest.RecordedTime {
+		t.Fatalf("block %+v", b)
+	}
+}
+
+func TestCallFunctionDecodesTheResultBytes(t *testing.T) {
+	c, fake := newClient(t)
+	out, err := c.CallFunction(t.Context(), "near:mainnet", nearrpctest.RecordedHeight, "marketing.sputnik-dao.near", "get_config", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct{ Name, Purpose string }
+	if err := json.Unmarshal(out, &cfg); err != nil || cfg.Name != "marketing" {
+		t.Fatalf("config %s: %v", out, err)
+	}
+	// Arguments match whatever order the client writes them in.
+	out, err = c.CallFunction(t.Context(), "near:mainnet", 0, "usdt.tether-token.near", "ft_balance_of", map[string]string{"account_id": "alice.near"})
+	if err != nil || string(out) != `"1250000000"` {
+		t.Fatalf("balance %s: %v", out, err)
+	}
+	calls := fake.Calls()
+	if len(calls) != 2 || calls[1].Args != `{"account_id":"alice.near"}` {
+		t.Fatalf("calls %+v", calls)
+	}
+}
+
+func TestErrorsAreMappedToPetalCodes(t *testing.T) {
+	cases := []struct {
+		name, contract, method string
+		code                   errs.Code
+		cause                  string
+	}{
+		{"unknown account, structured error", "nope.sputnik-dao.near", "get_config", errs.NotFound, "UNKNOWN_ACCOUNT"},
+		{"no contract, old result-with-error quirk", "alice.near", "get_config", errs.NotFound, "NO_CONTRACT_CODE"},
+		{"contract panics, old quirk", "broken.sputnik-dao.near", "get_policy", errs.CannotRead, "CONTRACT_EXECUTION_ERROR"},
+		{"contract panics, structured error", "broken.sputnik-dao.near", "get_last_proposal_id", errs.CannotRead, "CONTRACT_EXECUTION_ERROR"},
+		{"method not found, structured error", "broken.poolv1.near", "get_number_of_accounts", errs.CannotRead, "CONTRACT_EXECUTION_ERROR"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, fake := newClient(t)
+			_, err := c.CallFunction(t.Context(), "near:mainnet", 0, tc.contract, tc.method, nil)
+			if !errs.Is(err, tc.code) {
+				t.Fatalf("want %s, got %v", tc.code, err)
+			}
+			if got := chainCause(t, err); got != tc.cause {
+				t.Fatalf("cause %s, want %s", got, tc.cause)
+			}
+			if e, _ := errs.As(err); e.Message == "" || containsAny(e.Message, "wasm", "panicked", "HANDLER_ERROR") {
+				t.Fatalf("message must be plain, without upstream detail: %q", e.Message)
+			}
+			if n := len(fake.Calls()); n != 1 {
+				t.Fatalf("a chain answer is not retried: %d calls", n)
+			}
+		})
+	}
+}
+
+func TestRetriesOn5xxThenSucceeds(t *testing.T) {
+	c, fake := newClient(t)
+	fake.Inject(nearrpctest.Fault{Method: "block", Times: 2, Status: http.StatusBadGateway})
+	if _, err := c.FinalBlock(t.Context(), "near:mainnet"); err != nil {
+		t.Fatalf("third attempt should succeed: %v", err)
+	}
+	if n := fake.CountCalls("block"); n != 3 {
+		t.Fatalf("%d calls, want 3", n)
+	}
+}
+
+func TestRetriesAreBounded(t *testing.T) {
+	c, fake := newClient(t)
+	fake.Inject(nearrpctest.Fault{Method: "block", Status: http.StatusServiceUnavailable})
+	_, err := c.FinalBlock(t.Context(), "near:mainnet")
+	if !errs.Is(err, errs.SourceFailed) || chainCause(t, err) != "HTTP_5XX" {
+		t.Fatalf("want source_failed HTTP_5XX, got %v", err)
+	}
+	if n := fake.CountCalls("block"); n != 3 {
+		t.Fatalf("%d calls, want 3 attempts", n)
+	}
+}
+
+func TestATimeoutIsSourceFailed(t *testing.T) {
+	c, fake := newClient(t)
+	fake.Inject(nearrpctest.Fault{Function: "get_policy", Hang: true})
+	_, err := c.CallFunction(t.Context(), "near:mainnet", 0, "marketing.sputnik-dao.near", "get_policy", nil)
+	if !errs.Is(err, errs.SourceFailed) || chainCause(t, err) != "TIMEOUT" {
+		t.Fatalf("want source_failed TIMEOUT, got %v", err)
+	}
+	if n := fake.CountCalls("get_policy"); n != 3 {
+		t.Fatalf("a timed-out call is retried: %d calls, want 3", n)
+	}
+}
+
+func TestUnknownChainIsBadInput(t *testing.T) {
+	c, _ := newClient(t)
+	if _, err := c.FinalBlock(t.Context(), "near:betanet"); !errs.Is(err, errs.BadInput) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// Both shapes of the unknown-key quirk: a result carrying an error string
+// (older nodes) and a structured UNKNOWN_ACCESS_KEY error (newer ones).
+func TestUnknownAccessKeyBothShapes(t *testing.T) {
+	c, fake := newClient(t)
+	params := json.RawMessage(`{"request_type":"view_access_key","account_id":"alice.near","public_key":"ed25519:DcA2MzgpJbrUATQLLceocVckhhAqrkingax4oJ9kZ847"}`)
+	fake.Add(nearrpctest.Recording{Method: "query", Params: params, Response: json.RawMessage(`{"jsonrpc":"2.0","id":"dontcare","result":{"error":"access key ed25519:DcA2MzgpJbrUATQLLceocVckhhAqrkingax4oJ9kZ847 does not exist while viewing","logs":[],"block_height":131000000,"block_hash":"4kbcD3NeZ7Gf8VQ5cFmLQAk1VtUTXK6wzCZnhZqK1nUj"}}`)})
+	var raw json.RawMessage
+	if err := c.call(t.Context(), "near:mainnet", "query", params, &raw); err != nil {
+		t.Fatal(err)
+	}
+	err := resultError(raw)
+	if !errs.Is(err, errs.NotFound) || chainCause(t, err) != "UNKNOWN_ACCESS_KEY" {
+		t.Fatalf("old shape: %v", err)
+	}
+
+	fake.Add(nearrpctest.Recording{Method: "query", Params: params, Response: json.RawMessage(`{"jsonrpc":"2.0","id":"dontcare","error":{"name":"HANDLER_ERROR","cause":{"name":"UNKNOWN_ACCESS_KEY","info":{"public_key":"ed25519:DcA2MzgpJbrUATQLLceocVckhhAqrkingax4oJ9kZ847","block_height":131000000,"block_hash":"4kbcD3NeZ7Gf8VQ5cFmLQAk1VtUTXK6wzCZnhZqK1nUj"}},"code":-32000,"message":"Server error","data":"Access key for public key ed25519:DcA2MzgpJbrUATQLLceocVckhhAqrkingax4oJ9kZ847 has never been observed on the node"}}`)})
+	err = c.call(t.Context(), "near:mainnet", "query", params, &raw)
+	if !errs.Is(err, errs.NotFound) || chainCause(t, err) != "UNKNOWN_ACCESS_KEY" {
+		t.Fatalf("structured shape: %v", err)
+	}
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
