@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
 )
 
 // lockedBuffer collects a command's output while it runs.
@@ -126,4 +127,54 @@ func clusterPID(t *testing.T, pgdata string) int {
 		return 0
 	}
 	return pid
+}
+
+func TestServeRefusesABadValueNamingIt(t *testing.T) {
+	t.Setenv("PETAL_TOOL_CALLS_PER_MIN", "lots")
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 1, run([]string{"serve"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), `PETAL_TOOL_CALLS_PER_MIN: "lots" is not a positive whole number`)
+	assert.Empty(t, stdout.String(), "nothing started")
+}
+
+// On SIGTERM petal serve drains and then closes its pool: no connection of
+// its stays open on the database.
+func TestServeClosesItsPoolOnExit(t *testing.T) {
+	db := pgtest.New(t)
+	t.Setenv("DATABASE_URL", db.URL)
+	t.Setenv("PETAL_ADDR", "127.0.0.1:0")
+	t.Setenv("PETAL_LOG_FORMAT", "json")
+	out := &lockedBuffer{}
+	exit := make(chan int, 1)
+	go func() { exit <- run([]string{"serve"}, out, out) }()
+	var serving map[string]any
+	require.Eventually(t, func() bool {
+		serving = out.logRecord("petal is serving")
+		return serving != nil
+	}, 60*time.Second, 20*time.Millisecond, "petal serve starts: %s", out)
+	assert.Equal(t, "DATABASE_URL", serving["database"])
+	assert.NotNil(t, out.logRecord("migrations applied"))
+	res, err := http.Get(serving["addr"].(string) + "/api/v1/health")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+
+	connections := func() int {
+		var n int
+		require.NoError(t, db.Pool.QueryRow(t.Context(),
+			`SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, db.Name).Scan(&n))
+		return n
+	}
+	// The test's own pool holds one; petal's pool holds at least one more.
+	require.Positive(t, connections())
+
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+	select {
+	case code := <-exit:
+		require.Equal(t, 0, code, "%s", out)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("petal serve did not stop:\n%s", out)
+	}
+	require.Eventually(t, func() bool { return connections() == 0 }, 10*time.Second, 20*time.Millisecond,
+		"petal's connections are closed on exit")
 }

@@ -1,0 +1,112 @@
+package app_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/credit"
+)
+
+func load(env map[string]string) (app.Config, error) {
+	return app.LoadConfig(func(k string) string { return env[k] })
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c, err := load(nil)
+	require.NoError(t, err)
+	assert.Equal(t, "localhost:8787", c.Addr)
+	assert.Equal(t, "", c.DatabaseURL)
+	assert.Equal(t, ".petal", c.DataDir)
+	assert.Equal(t, "gated", c.AgentAccess)
+	assert.False(t, c.Public)
+	assert.True(t, c.Migrate)
+	assert.Equal(t, 60, c.ToolCallsPerMinute)
+	assert.Equal(t, 10, c.NewChatsPerHour)
+	assert.Equal(t, 60, c.FollowUpsPerHour)
+	assert.Equal(t, 10*time.Second, c.ShutdownDrain)
+	assert.Equal(t, credit.Micros(3_000_000), c.LLMDailyCap)
+	assert.Equal(t, credit.Micros(500_000), c.PersonPerChat)
+	assert.Equal(t, "recorded", c.LLM())
+}
+
+// A bad value stops the start with a message naming the variable.
+func TestABadValueNamesTheVariable(t *testing.T) {
+	cases := map[string][]string{
+		"PETAL_ADDR":                     {"8787", "nohostport"},
+		"PETAL_API":                      {"petal.example", "ftp://petal.example", "https://"},
+		"PETAL_PUBLIC":                   {"maybe", "2"},
+		"PETAL_MIGRATE":                  {"later"},
+		"PETAL_LOG_FORMAT":               {"xml"},
+		"NEAR_AI_BASE_URL":               {"not a url"},
+		"PETAL_NEAR_RPC_MAINNET":         {"rpc.mainnet.near.org"},
+		"PETAL_NEAR_RPC_TESTNET":         {"file:///etc/passwd"},
+		"PETAL_NEAR_USD":                 {"cheap", "0", "-1"},
+		"PETAL_TOOL_CALLS_PER_MIN":       {"many", "0", "-5", "1.5"},
+		"PETAL_NEW_CHATS_PER_HOUR":       {"x"},
+		"PETAL_FOLLOWUPS_PER_HOUR":       {"0"},
+		"PETAL_FRESH_READS":              {"two"},
+		"PETAL_FRESH_READ_TIMEOUT_S":     {"60s"},
+		"PETAL_RUN_MAX_S":                {"-1"},
+		"PETAL_LLM_DAILY_USD":            {"three", "-3", "1e3"},
+		"PETAL_PERSON_USD_PER_CHAT":      {"0,50"},
+		"PETAL_POSTED_SNAPSHOTS_PER_DAY": {"lots"},
+		"PETAL_SHUTDOWN_DRAIN_S":         {"10s", "0"},
+	}
+	for name, values := range cases {
+		for _, v := range values {
+			_, err := load(map[string]string{name: v})
+			if assert.Error(t, err, "%s=%q", name, v) {
+				assert.Contains(t, err.Error(), name+":", "%s=%q", name, v)
+			}
+		}
+	}
+	// Several at once are all named, so one start tells everything.
+	_, err := load(map[string]string{"PETAL_ADDR": "x", "PETAL_RUN_MAX_S": "y"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "PETAL_ADDR:")
+	assert.Contains(t, err.Error(), "PETAL_RUN_MAX_S:")
+}
+
+// Only the word open opens the agent: anything unrecognised means gated.
+func TestAgentAccessIsGatedUnlessOpen(t *testing.T) {
+	for value, want := range map[string]string{
+		"open": "open", "OPEN": "open", " open ": "open",
+		"": "gated", "gated": "gated", "opne": "gated", "opened": "gated", "true": "gated", "1": "gated", "closed": "gated",
+	} {
+		c, err := load(map[string]string{"PETAL_AGENT_ACCESS": value})
+		require.NoError(t, err, "%q is never an error", value)
+		assert.Equal(t, want, c.AgentAccess, "PETAL_AGENT_ACCESS=%q", value)
+	}
+}
+
+func TestPublicSiteNeverLoadsTheModelKey(t *testing.T) {
+	c, err := load(map[string]string{"PETAL_PUBLIC": "1", "NEAR_AI_API_KEY": "sk-x", "PETAL_AGENT_ACCESS": "open"})
+	require.NoError(t, err)
+	assert.True(t, c.Public)
+	assert.Empty(t, c.ModelKey)
+	assert.Equal(t, "none", c.LLM())
+	assert.Equal(t, "none", c.AgentAccessReported())
+
+	c, err = load(map[string]string{"NEAR_AI_API_KEY": "sk-x", "PETAL_API": "https://petal.example/"})
+	require.NoError(t, err)
+	assert.Equal(t, "near-ai", c.LLM())
+	assert.Equal(t, "https://petal.example", c.PublicURL, "a trailing slash is dropped")
+	assert.True(t, c.Secure())
+}
+
+func TestBooleansAcceptTheUsualWords(t *testing.T) {
+	for _, on := range []string{"1", "true", "yes", "on", "ON"} {
+		c, err := load(map[string]string{"PETAL_PUBLIC": on, "PETAL_MIGRATE": on})
+		require.NoError(t, err)
+		assert.True(t, c.Public && c.Migrate, on)
+	}
+	for _, off := range []string{"0", "false", "no", "off", "Off"} {
+		c, err := load(map[string]string{"PETAL_PUBLIC": off, "PETAL_MIGRATE": off})
+		require.NoError(t, err)
+		assert.False(t, c.Public || c.Migrate, off)
+	}
+}
