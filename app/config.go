@@ -39,6 +39,7 @@ type Config struct {
 	PersonPerChat         credit.Micros // PETAL_PERSON_USD_PER_CHAT
 	PostedSnapshotsPerDay int           // PETAL_POSTED_SNAPSHOTS_PER_DAY
 	ShutdownDrain         time.Duration // PETAL_SHUTDOWN_DRAIN_S
+	RecordedPace          time.Duration // PETAL_RECORDED_PACE_MS
 }
 
 // Variable is one environment variable petal reads, with its default and meaning.
@@ -72,6 +73,7 @@ var Variables = []Variable{
 	{"PETAL_PERSON_USD_PER_CHAT", "0.50", "most a person's own credit pays for one chat, in dollars"},
 	{"PETAL_POSTED_SNAPSHOTS_PER_DAY", "200", "new posted readings accepted a day"},
 	{"PETAL_SHUTDOWN_DRAIN_S", "10", "seconds to drain requests at shutdown"},
+	{"PETAL_RECORDED_PACE_MS", "0", "pause before each answer of the recorded model, in milliseconds (0: none)"},
 }
 
 // LoadConfig reads the configuration through getenv (os.Getenv in production).
@@ -94,6 +96,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		n, err := strconv.Atoi(get(name))
 		if err != nil || n <= 0 {
 			bad(name, fmt.Sprintf("%q is not a positive whole number", get(name)))
+		}
+		return n
+	}
+	nonNegInt := func(name string) int {
+		n, err := strconv.Atoi(get(name))
+		if err != nil || n < 0 {
+			bad(name, fmt.Sprintf("%q is not a whole number, 0 or more", get(name)))
 		}
 		return n
 	}
@@ -141,6 +150,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		PersonPerChat:         usd("PETAL_PERSON_USD_PER_CHAT"),
 		PostedSnapshotsPerDay: posInt("PETAL_POSTED_SNAPSHOTS_PER_DAY"),
 		ShutdownDrain:         time.Duration(posInt("PETAL_SHUTDOWN_DRAIN_S")) * time.Second,
+		RecordedPace:          time.Duration(nonNegInt("PETAL_RECORDED_PACE_MS")) * time.Millisecond,
 	}
 	// Anything unrecognised means gated: access is only ever opened on purpose.
 	if strings.EqualFold(get("PETAL_AGENT_ACCESS"), "open") {

@@ -55,6 +55,7 @@ type Deps struct {
 	// Explorations is the service behind the exploration routes that are not
 	// tools (links, claims, /s/:token, posted readings).
 	Explorations *app.ExplorationService
+	Agent        *app.AgentService
 }
 
 // Server is the HTTP door.
@@ -85,6 +86,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.authRoutes()...)
 	rs = append(rs, s.mcpRoutes()...)
 	rs = append(rs, s.explorationRoutes()...)
+	rs = append(rs, s.agentRoutes()...)
 	return rs
 }
 

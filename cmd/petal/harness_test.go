@@ -21,6 +21,7 @@ type testPetal struct {
 	URL string
 	DB  *pgtest.DB
 	Cfg app.Config
+	Svc *service
 }
 
 // startPetal serves petal for one test. env overrides the configuration.
@@ -44,23 +45,30 @@ func startPetalOn(t *testing.T, env map[string]string, db *pgtest.DB, serving *p
 		log = slog.New(slog.NewTextHandler(testWriter{t}, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, cleanup, err := buildServer(ctx, cfg, log, serving)
+	svc, cleanup, err := buildService(ctx, cfg, log, serving)
 	if err != nil {
 		cancel()
 		t.Fatalf("wire: %v", err)
+	}
+	stopJobs, err := svc.start(ctx)
+	if err != nil {
+		cancel()
+		cleanup()
+		t.Fatalf("start: %v", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln, 2*time.Second) }()
+	go func() { done <- svc.Server.Serve(ctx, ln, 2*time.Second) }()
 	t.Cleanup(func() {
 		cancel()
+		stopJobs()
 		<-done
 		cleanup()
 	})
-	return &testPetal{URL: "http://" + ln.Addr().String(), DB: db, Cfg: cfg}
+	return &testPetal{URL: "http://" + ln.Addr().String(), DB: db, Cfg: cfg, Svc: svc}
 }
 
 // do sends one request and returns the response with its body read.

@@ -22,6 +22,15 @@ var (
 		memory.NewRateLimiter,
 		wire.Bind(new(ports.RateLimiter), new(*memory.RateLimiter)),
 		newRandom,
+		postgres.NewRunStore,
+		wire.Bind(new(ports.RunStore), new(*postgres.RunStore)),
+		postgres.NewEventBus,
+		wire.Bind(new(ports.EventBus), new(*postgres.EventBus)),
+		postgres.NewLeases,
+		wire.Bind(new(ports.Leases), new(*postgres.Leases)),
+		postgres.NewAttestations,
+		wire.Bind(new(ports.Attestations), new(*postgres.Attestations)),
+		newModelProvider,
 		postgres.NewSessionRepository,
 		wire.Bind(new(ports.SessionStore), new(*postgres.SessionRepository)),
 		postgres.NewSnapshotRepository,
@@ -40,6 +49,8 @@ var (
 	appSet = wire.NewSet(
 		app.NewHealthService,
 		app.NewSessionService,
+		app.NewProcessID,
+		app.NewAgentService,
 		registrySet,
 	)
 	mcpSet = wire.NewSet(
@@ -50,6 +61,7 @@ var (
 		httpapi.New,
 	)
 	serverSet = wire.NewSet(adapterSet, appSet, mcpSet, httpSet,
+		wire.Struct(new(service), "*"),
 		wire.Bind(new(httpapi.MCPDoor), new(*mcpdoor.Server)))
 	// databaseBinding is used in the injector, where the open database (owned
 	// by serve, which closes it) is an argument.

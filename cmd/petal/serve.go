@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
@@ -37,11 +38,22 @@ func serve(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	srv, cleanup, err := buildServer(ctx, cfg, log, db)
+	svc, cleanup, err := buildService(ctx, cfg, log, db)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
+	stopJobs, err := svc.start(ctx)
+	if err != nil {
+		return err
+	}
+	// At shutdown the runs of this process end (interrupted) while requests
+	// drain, so their viewers see the end instead of waiting out the drain.
+	var stopOnce sync.Once
+	stop := func() { stopOnce.Do(stopJobs) }
+	defer stop()
+	go func() { <-ctx.Done(); stop() }()
+	srv := svc.Server
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("PETAL_ADDR %s: %w", cfg.Addr, err)

@@ -8,14 +8,14 @@ import (
 
 	"github.com/google/wire"
 
-	httpapi "github.com/petal-near/petal/adapters/http"
 	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 )
 
-// buildServer wires the HTTP door over the real adapters.
-func buildServer(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*httpapi.Server, func(), error) {
+// buildService wires the HTTP door and its background jobs over the real
+// adapters.
+func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*service, func(), error) {
 	wire.Build(serverSet, databaseBinding)
 	return nil, nil, nil
 }

@@ -18,8 +18,9 @@ import (
 
 // Injectors from wire.go:
 
-// buildServer wires the HTTP door over the real adapters.
-func buildServer(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*httpapi.Server, func(), error) {
+// buildService wires the HTTP door and its background jobs over the real
+// adapters.
+func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*service, func(), error) {
 	clock := newClock()
 	rateLimiter := memory.NewRateLimiter(clock)
 	explorationRepository := postgres.NewExplorationRepository(db)
@@ -32,6 +33,13 @@ func buildServer(ctx context.Context, cfg app.Config, log *slog.Logger, db *post
 	sessionRepository := postgres.NewSessionRepository(db)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
 	server := mcp.New(registry, log)
+	runStore := postgres.NewRunStore(db)
+	eventBus := postgres.NewEventBus(db, log)
+	leases := postgres.NewLeases(db)
+	modelProvider := newModelProvider(cfg)
+	attestations := postgres.NewAttestations(db)
+	processID := app.NewProcessID()
+	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, rateLimiter, log, processID)
 	deps := httpapi.Deps{
 		Config:       cfg,
 		Log:          log,
@@ -40,9 +48,18 @@ func buildServer(ctx context.Context, cfg app.Config, log *slog.Logger, db *post
 		Sessions:     sessionService,
 		MCP:          server,
 		Explorations: explorationService,
+		Agent:        agentService,
 	}
 	httpapiServer := httpapi.New(deps)
-	return httpapiServer, func() {
+	mainService := &service{
+		Server:  httpapiServer,
+		Agent:   agentService,
+		Bus:     eventBus,
+		Leases:  leases,
+		Process: processID,
+		Log:     log,
+	}
+	return mainService, func() {
 	}, nil
 }
 

@@ -1,0 +1,203 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/runs"
+)
+
+// agentRoutes are Petals' agent's routes: chat, runs, stop and attestation
+// reports. Open CORS, like the tools: a browser never carries a session
+// across origins, since no credentials are allowed.
+func (s *Server) agentRoutes() []Route {
+	return []Route{
+		{Method: http.MethodPost, Path: "/api/v1/agent/chat", Access: AccessOpen, BodyLimit: ChatBodyLimit, Handler: s.chat,
+			Summary: "Petals' agent: a chat is a run; SSE of its events, or 202 { run_id, status } with Accept: application/json alone"},
+		{Method: http.MethodGet, Path: "/api/v1/agent/runs/:id", Access: AccessOpen, Handler: s.getRun,
+			Summary: "a stored run; with Accept: text/event-stream, its events from the cursor (Last-Event-ID or ?from=), a live marker, then live events until it ends"},
+		{Method: http.MethodPost, Path: "/api/v1/agent/runs/:id/stop", Access: AccessOpen, Handler: s.stopRun,
+			Summary: "stops a run and answers once it has ended: { run_id, status, stopped, already_finished }"},
+		{Method: http.MethodGet, Path: "/api/v1/attestations/:sha256", Access: AccessOpen, Handler: s.attestation,
+			Summary: "a NEAR AI attestation report Petal stored, byte for byte, by its SHA-256"},
+	}
+}
+
+func (s *Server) chat(c echo.Context) error {
+	agent := s.deps.Agent
+	real := !agent.Recorded()
+	if real {
+		if err := s.checkOrigin(c); err != nil {
+			return err
+		}
+	}
+	var req app.ChatRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	caller := s.caller(c)
+	if real && !s.deps.Config.Public {
+		// A chat on a real model is owned by the session's subject.
+		sess, err := s.ensureSession(c)
+		if err != nil {
+			return err
+		}
+		caller.Subject, caller.Session = sess.Subject, sess.ID
+	}
+	started, err := agent.Chat(c.Request().Context(), caller, req)
+	if err != nil {
+		return err
+	}
+	if acceptsJSONOnly(c.Request()) {
+		return writeJSON(c, http.StatusAccepted, started)
+	}
+	v := &sseViewer{w: newSSE(c)}
+	// The chat's own stream starts at its first event and has no live marker.
+	return agent.Follow(c.Request().Context(), started.RunID, started.FirstSeq, v)
+}
+
+// runBody is GET /api/v1/agent/runs/:id as JSON.
+type runBody struct {
+	RunID       string          `json:"run_id"`
+	Status      runs.Status     `json:"status"`
+	Messages    []runs.Message  `json:"messages"`
+	Events      []runs.Event    `json:"events"`
+	Flower      json.RawMessage `json:"flower,omitempty"`
+	Exploration json.RawMessage `json:"exploration,omitempty"`
+}
+
+func (s *Server) getRun(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := c.Param("id")
+	stream := acceptsEventStream(c.Request())
+	var from int64
+	if stream {
+		var err error
+		if from, err = runCursor(c); err != nil {
+			return err
+		}
+	} else if len(c.QueryParams()) > 0 {
+		for name := range c.QueryParams() {
+			if name != "from" {
+				return errs.Newf(errs.BadInput, "unknown query parameter %s", name)
+			}
+		}
+	}
+	caller := s.caller(c)
+	run, err := s.deps.Agent.Run(ctx, caller, id)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	if stream {
+		v := &sseViewer{w: newSSE(c), marker: true, next: from}
+		v.w.start()
+		return s.deps.Agent.Follow(ctx, run.ID, from, v)
+	}
+	events, err := s.deps.Agent.AllEvents(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	body := runBody{RunID: run.ID, Status: run.Status, Messages: runs.Conversation(run.Thread), Events: events}
+	if len(run.Flower) > 0 {
+		body.Flower = run.Flower
+	}
+	return writeJSON(c, http.StatusOK, body)
+}
+
+// runCursor reads where a replay starts: Last-Event-ID n starts after n,
+// ?from=n starts at n, and the header wins. Anything malformed is 400 before
+// the stream starts.
+func runCursor(c echo.Context) (int64, error) {
+	for name := range c.QueryParams() {
+		if name != "from" {
+			return 0, errs.Newf(errs.BadInput, "unknown query parameter %s", name).WithHint("the cursor is ?from=<seq> or Last-Event-ID")
+		}
+	}
+	if h, ok := c.Request().Header["Last-Event-Id"]; ok {
+		v := strings.TrimSpace(strings.Join(h, ","))
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return 0, errs.Newf(errs.BadInput, "Last-Event-ID must be an event's seq (a whole number, 0 or more), not %q", v)
+		}
+		return n + 1, nil
+	}
+	if vs, ok := c.QueryParams()["from"]; ok {
+		if len(vs) != 1 {
+			return 0, errs.New(errs.BadInput, "query parameter from is given more than once")
+		}
+		n, err := strconv.ParseInt(vs[0], 10, 64)
+		if err != nil || n < 0 {
+			return 0, errs.Newf(errs.BadInput, "query parameter from must be a seq (a whole number, 0 or more), not %q", vs[0])
+		}
+		return n, nil
+	}
+	return 0, nil
+}
+
+func (s *Server) stopRun(c echo.Context) error {
+	if err := s.checkOrigin(c); err != nil {
+		return err
+	}
+	res, err := s.deps.Agent.Stop(c.Request().Context(), s.caller(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, res)
+}
+
+func (s *Server) attestation(c echo.Context) error {
+	sha := c.Param("sha256")
+	body, err := s.deps.Agent.Attestation(c.Request().Context(), sha)
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("ETag", `"`+sha+`"`)
+	if match := c.Request().Header.Get("If-None-Match"); match == `"`+sha+`"` {
+		return c.NoContent(http.StatusNotModified)
+	}
+	return c.Blob(http.StatusOK, "application/json", body)
+}
+
+// acceptsJSONOnly is Accept: application/json alone.
+func acceptsJSONOnly(r *http.Request) bool {
+	accept := strings.TrimSpace(r.Header.Get(echo.HeaderAccept))
+	if accept == "" || strings.Contains(accept, ",") {
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(accept)
+	return err == nil && mt == "application/json"
+}
+
+// sseViewer writes a run's events as SSE: each stored event with its seq as
+// id, heartbeats and the live marker with none.
+type sseViewer struct {
+	w      *sseWriter
+	marker bool // send the live marker after the replay
+	next   int64
+}
+
+func (v *sseViewer) Event(e runs.Event) error {
+	v.next = e.Seq + 1
+	return v.w.raw(string(e.Kind), strconv.FormatInt(e.Seq, 10), withToolsVersion(e.Data))
+}
+
+func (v *sseViewer) CaughtUp() error {
+	if !v.marker {
+		return nil
+	}
+	return v.w.event("live", "", map[string]int64{"next_seq": v.next})
+}
+
+func (v *sseViewer) Heartbeat() error {
+	return v.w.event(string(runs.KindHeartbeat), "", struct{}{})
+}

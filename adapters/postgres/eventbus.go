@@ -1,0 +1,176 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/petal-near/petal/ports"
+)
+
+// EventBus is the event bus on LISTEN/NOTIFY. One connection per process
+// listens on notifyChannel and hands each notification to the watchers of its
+// run in this process. Notifications carry ids only, and are sent inside the
+// appending transaction, so they arrive once the events are readable.
+type EventBus struct {
+	db  *DB
+	log *slog.Logger
+
+	mu       sync.Mutex
+	watchers map[string]map[*watcher]struct{}
+	onStop   func(runID string)
+	ready    chan struct{} // closed once the first LISTEN is in place
+	readyOne sync.Once
+}
+
+type watcher struct {
+	ch chan int64
+}
+
+var _ ports.EventBus = (*EventBus)(nil)
+
+// NewEventBus makes the bus; Run must be running for it to deliver.
+func NewEventBus(db *DB, log *slog.Logger) *EventBus {
+	return &EventBus{db: db, log: log, watchers: map[string]map[*watcher]struct{}{}, ready: make(chan struct{})}
+}
+
+// Ready is closed once the bus listens.
+func (b *EventBus) Ready() <-chan struct{} { return b.ready }
+
+// Watch implements ports.EventBus.
+func (b *EventBus) Watch(runID string) (<-chan int64, func()) {
+	w := &watcher{ch: make(chan int64, 1)}
+	b.mu.Lock()
+	set := b.watchers[runID]
+	if set == nil {
+		set = map[*watcher]struct{}{}
+		b.watchers[runID] = set
+	}
+	set[w] = struct{}{}
+	b.mu.Unlock()
+	var once sync.Once
+	return w.ch, func() {
+		once.Do(func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			delete(set, w)
+			if len(set) == 0 {
+				delete(b.watchers, runID)
+			}
+		})
+	}
+}
+
+// offer gives v to a watcher, replacing an unread older value, so a slow
+// watcher only ever finds the newest.
+func (w *watcher) offer(v int64) {
+	for {
+		select {
+		case w.ch <- v:
+			return
+		default:
+		}
+		select {
+		case old := <-w.ch:
+			// -1 (look again) wins; else the newer seq.
+			if old < 0 || (v >= 0 && old > v) {
+				v = old
+			}
+		default:
+		}
+	}
+}
+
+// RequestStop implements ports.EventBus.
+func (b *EventBus) RequestStop(ctx context.Context, runID string) error {
+	_, err := b.db.Pool.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, "s "+runID)
+	return err
+}
+
+// OnStop implements ports.EventBus.
+func (b *EventBus) OnStop(f func(runID string)) {
+	b.mu.Lock()
+	b.onStop = f
+	b.mu.Unlock()
+}
+
+// Run listens until ctx ends, reconnecting after a failure. After each
+// (re)connect every watcher is told to look again, since notifications sent
+// while nobody listened are lost.
+func (b *EventBus) Run(ctx context.Context) error {
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		err := b.listen(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		b.log.Warn("event bus: listening failed; reconnecting", "err", err, "in", backoff.String())
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+	return nil
+}
+
+func (b *EventBus) listen(ctx context.Context) error {
+	conn, err := pgx.ConnectConfig(ctx, b.db.Pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	b.readyOne.Do(func() { close(b.ready) })
+	b.wakeAll()
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		b.dispatch(n.Payload)
+	}
+}
+
+func (b *EventBus) dispatch(payload string) {
+	kind, rest, _ := strings.Cut(payload, " ")
+	switch kind {
+	case "e":
+		runID, seqText, _ := strings.Cut(rest, " ")
+		seq, err := strconv.ParseInt(seqText, 10, 64)
+		if err != nil {
+			return
+		}
+		b.mu.Lock()
+		for w := range b.watchers[runID] {
+			w.offer(seq)
+		}
+		b.mu.Unlock()
+	case "s":
+		b.mu.Lock()
+		f := b.onStop
+		b.mu.Unlock()
+		if f != nil {
+			go f(rest)
+		}
+	}
+}
+
+func (b *EventBus) wakeAll() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, set := range b.watchers {
+		for w := range set {
+			w.offer(-1)
+		}
+	}
+}

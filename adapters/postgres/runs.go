@@ -1,0 +1,278 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/runs"
+	"github.com/petal-near/petal/ports"
+)
+
+// notifyChannel carries run notifications between processes: "e <run> <seq>"
+// when a run's log grew, "s <run>" when someone asked it to stop. Ids only:
+// a payload is capped at 8000 bytes and readers read the store anyway.
+const notifyChannel = "petal_runs"
+
+// RunStore is the run store and event log on PostgreSQL.
+type RunStore struct {
+	db *DB
+}
+
+var _ ports.RunStore = (*RunStore)(nil)
+
+// NewRunStore makes the run store over db.
+func NewRunStore(db *DB) *RunStore { return &RunStore{db: db} }
+
+// Create implements ports.RunStore.
+func (s *RunStore) Create(ctx context.Context, run runs.Run, first ...runs.NewEvent) (runs.Run, error) {
+	thread, err := json.Marshal(nonNilThread(run.Thread))
+	if err != nil {
+		return run, err
+	}
+	err = pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO runs (id, owner, status, model, process_id, thread, draft)
+			VALUES ($1, NULLIF($2, ''), 'running', $3, NULLIF($4, ''), $5, $6)`,
+			run.ID, run.Owner, run.Model, run.ProcessID, thread, nullJSON(run.Draft))
+		if err != nil {
+			return fmt.Errorf("create run: %w", err)
+		}
+		_, err = appendTx(ctx, tx, run.ID, first)
+		return err
+	})
+	if err != nil {
+		return run, err
+	}
+	return s.Get(ctx, run.ID)
+}
+
+// Get implements ports.RunStore.
+func (s *RunStore) Get(ctx context.Context, id string) (runs.Run, error) {
+	var r runs.Run
+	var owner, process *string
+	var thread, draft, flower []byte
+	err := s.db.Pool.QueryRow(ctx, `SELECT id, owner, status, model, process_id, thread, draft, flower, next_seq, created_at, updated_at
+		FROM runs WHERE id = $1`, id).Scan(&r.ID, &owner, &r.Status, &r.Model, &process, &thread, &draft, &flower, &r.NextSeq, &r.CreatedAt, &r.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	if err != nil {
+		return r, fmt.Errorf("get run: %w", err)
+	}
+	if owner != nil {
+		r.Owner = *owner
+	}
+	if process != nil {
+		r.ProcessID = *process
+	}
+	if err := json.Unmarshal(thread, &r.Thread); err != nil {
+		return r, fmt.Errorf("run %s thread: %w", id, err)
+	}
+	r.Draft, r.Flower = draft, flower
+	return r, nil
+}
+
+// Resume implements ports.RunStore.
+func (s *RunStore) Resume(ctx context.Context, id, processID string, thread []runs.Message, first ...runs.NewEvent) (runs.Run, error) {
+	b, err := json.Marshal(nonNilThread(thread))
+	if err != nil {
+		return runs.Run{}, err
+	}
+	err = pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		var status runs.Status
+		err := tx.QueryRow(ctx, `SELECT status FROM runs WHERE id = $1 FOR UPDATE`, id).Scan(&status)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errs.Newf(errs.NotFound, "no run %s", id)
+		}
+		if err != nil {
+			return fmt.Errorf("resume run: %w", err)
+		}
+		if status == runs.Running {
+			return errs.New(errs.Conflict, "this run is still going", "follow it at GET /api/v1/agent/runs/"+id+", or stop it first")
+		}
+		if _, err := tx.Exec(ctx, `UPDATE runs SET status = 'running', process_id = NULLIF($2, ''), thread = $3, updated_at = now() WHERE id = $1`,
+			id, processID, b); err != nil {
+			return fmt.Errorf("resume run: %w", err)
+		}
+		_, err = appendTx(ctx, tx, id, first)
+		return err
+	})
+	if err != nil {
+		return runs.Run{}, err
+	}
+	return s.Get(ctx, id)
+}
+
+// SaveThread implements ports.RunStore.
+func (s *RunStore) SaveThread(ctx context.Context, id string, thread []runs.Message) error {
+	b, err := json.Marshal(nonNilThread(thread))
+	if err != nil {
+		return err
+	}
+	tag, err := s.db.Pool.Exec(ctx, `UPDATE runs SET thread = $2, updated_at = now() WHERE id = $1`, id, b)
+	if err != nil {
+		return fmt.Errorf("save thread: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	return nil
+}
+
+// Append implements ports.RunStore.
+func (s *RunStore) Append(ctx context.Context, id string, events ...runs.NewEvent) (int64, error) {
+	var last int64
+	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		var err error
+		last, err = appendTx(ctx, tx, id, events)
+		return err
+	})
+	return last, err
+}
+
+// End implements ports.RunStore.
+func (s *RunStore) End(ctx context.Context, id string, status runs.Status, events ...runs.NewEvent) (int64, error) {
+	if !status.Ended() {
+		return 0, fmt.Errorf("end run %s: %q is not an ending status", id, status)
+	}
+	var last int64
+	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		var err error
+		if last, err = appendTx(ctx, tx, id, events); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE runs SET status = $2, updated_at = now() WHERE id = $1`, id, status)
+		return err
+	})
+	return last, err
+}
+
+// appendTx numbers and inserts events under the run row's lock, keeps the
+// last flower on the run, and notifies (delivered when tx commits). It returns
+// the last seq, or next_seq-1 when there are no events.
+func appendTx(ctx context.Context, tx pgx.Tx, id string, events []runs.NewEvent) (int64, error) {
+	n := int64(len(events))
+	var first int64
+	// The UPDATE takes the row lock that orders concurrent appenders.
+	err := tx.QueryRow(ctx, `UPDATE runs SET next_seq = next_seq + $2, updated_at = now() WHERE id = $1 RETURNING next_seq - $2`, id, n).Scan(&first)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("append to run: %w", err)
+	}
+	if n == 0 {
+		return first - 1, nil
+	}
+	seqs := make([]int64, n)
+	kinds := make([]string, n)
+	datas := make([]string, n)
+	var flower []byte
+	for i, e := range events {
+		if !e.Kind.Stored() {
+			return 0, fmt.Errorf("append to run: %s events are not stored", e.Kind)
+		}
+		seqs[i] = first + int64(i)
+		kinds[i] = string(e.Kind)
+		datas[i] = string(e.Data)
+		if e.Kind == runs.KindFlower {
+			flower = e.Data
+		}
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO run_events (run_id, seq, kind, data)
+		SELECT $1, s, k, d::json FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(s, k, d)`, id, seqs, kinds, datas); err != nil {
+		return 0, fmt.Errorf("append to run: %w", err)
+	}
+	if flower != nil {
+		if _, err := tx.Exec(ctx, `UPDATE runs SET flower = $2 WHERE id = $1`, id, flower); err != nil {
+			return 0, fmt.Errorf("append to run: %w", err)
+		}
+	}
+	last := first + n - 1
+	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, fmt.Sprintf("e %s %d", id, last)); err != nil {
+		return 0, fmt.Errorf("append to run: notify: %w", err)
+	}
+	return last, nil
+}
+
+// Events implements ports.RunStore.
+func (s *RunStore) Events(ctx context.Context, id string, from int64, limit int) ([]runs.Event, error) {
+	rows, err := s.db.Pool.Query(ctx, `SELECT seq, kind, data FROM run_events WHERE run_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`, id, from, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	out := []runs.Event{}
+	for rows.Next() {
+		var e runs.Event
+		var data []byte
+		if err := rows.Scan(&e.Seq, &e.Kind, &data); err != nil {
+			return nil, fmt.Errorf("read events: %w", err)
+		}
+		e.Data = data
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// InterruptOrphans implements ports.RunStore.
+func (s *RunStore) InterruptOrphans(ctx context.Context, staleAfter time.Duration) ([]string, error) {
+	rows, err := s.db.Pool.Query(ctx, `SELECT r.id FROM runs r
+		WHERE r.status = 'running' AND NOT EXISTS (
+			SELECT 1 FROM processes p WHERE p.id = r.process_id AND p.heartbeat_at > now() - make_interval(secs => $1))`,
+		staleAfter.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("find orphaned runs: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("find orphaned runs: %w", err)
+	}
+	ev := runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted,
+		Message: "the server restarted while this run was going, so it ended here",
+		Hint:    "send a message with this run_id to carry on from where it was"})
+	var done []string
+	for _, id := range ids {
+		err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+			// Look again under the lock: the run may have ended, or its
+			// process come back, since the scan.
+			var orphan bool
+			err := tx.QueryRow(ctx, `SELECT r.status = 'running' AND NOT EXISTS (
+					SELECT 1 FROM processes p WHERE p.id = r.process_id AND p.heartbeat_at > now() - make_interval(secs => $2))
+				FROM runs r WHERE r.id = $1 FOR UPDATE`, id, staleAfter.Seconds()).Scan(&orphan)
+			if err != nil || !orphan {
+				return err
+			}
+			if _, err := appendTx(ctx, tx, id, []runs.NewEvent{ev}); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE runs SET status = 'interrupted', updated_at = now() WHERE id = $1`, id); err != nil {
+				return err
+			}
+			done = append(done, id)
+			return nil
+		})
+		if err != nil {
+			return done, fmt.Errorf("interrupt run %s: %w", id, err)
+		}
+	}
+	return done, nil
+}
+
+func nonNilThread(t []runs.Message) []runs.Message {
+	if t == nil {
+		return []runs.Message{}
+	}
+	return t
+}
+
+func nullJSON(b json.RawMessage) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return []byte(b)
+}

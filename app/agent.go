@@ -1,0 +1,386 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/runs"
+	"github.com/petal-near/petal/ports"
+)
+
+// LeaseStale is how old a process's heartbeat may be before the process is
+// taken for gone; leases beat every LeaseEvery. The ledger releases holds by
+// the same rule.
+const (
+	LeaseStale = 30 * time.Second
+	LeaseEvery = 5 * time.Second
+)
+
+// ProcessID names this serving process: its lease, and the runs its jobs hold.
+type ProcessID string
+
+// NewProcessID makes a fresh process id.
+func NewProcessID() ProcessID { return ProcessID("proc_" + randomHex(12)) }
+
+// Why a run's job was cancelled.
+var (
+	errStopped  = errors.New("stopped")
+	errShutdown = errors.New("the process is shutting down")
+	errTimeout  = errors.New("the chat ran out of time")
+)
+
+// AgentService runs Petals' agent: a chat is a run, a job in this process
+// whose events go to the run's log; viewers only read the log.
+type AgentService struct {
+	cfg      Config
+	store    ports.RunStore
+	bus      ports.EventBus
+	leases   ports.Leases
+	model    ports.ModelProvider
+	attest   ports.Attestations
+	registry *Registry
+	limiter  ports.RateLimiter
+	log      *slog.Logger
+	process  ProcessID
+	tails    *tailCache
+
+	life     context.Context
+	shutdown context.CancelCauseFunc
+
+	mu   sync.Mutex
+	jobs map[string]*job
+	wg   sync.WaitGroup
+}
+
+type job struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+}
+
+// NewAgentService makes the agent over its ports. Stop requests from other
+// processes reach it through the bus.
+func NewAgentService(cfg Config, store ports.RunStore, bus ports.EventBus, leases ports.Leases, model ports.ModelProvider,
+	attest ports.Attestations, registry *Registry, limiter ports.RateLimiter, log *slog.Logger, process ProcessID) *AgentService {
+	life, shutdown := context.WithCancelCause(context.Background())
+	a := &AgentService{cfg: cfg, store: store, bus: bus, leases: leases, model: model, attest: attest, registry: registry, limiter: limiter,
+		log: log, process: process, tails: newTailCache(store), life: life, shutdown: shutdown, jobs: map[string]*job{}}
+	bus.OnStop(func(runID string) { a.cancelLocal(runID, errStopped) })
+	return a
+}
+
+// Process is this process's id.
+func (a *AgentService) Process() ProcessID { return a.process }
+
+// Recorded reports whether chats run on the recorded transcript.
+func (a *AgentService) Recorded() bool { return a.model.Name() == runs.RecordedModel }
+
+// ChatRequest is POST /api/v1/agent/chat's body.
+type ChatRequest struct {
+	Messages []ChatMessage   `json:"messages"`
+	Draft    json.RawMessage `json:"draft,omitempty"`
+	RunID    string          `json:"run_id,omitempty"`
+}
+
+// ChatMessage is one message a client sends.
+type ChatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ChatStarted says which run a chat runs in and where its events start.
+type ChatStarted struct {
+	RunID    string `json:"run_id"`
+	Status   string `json:"status"`
+	FirstSeq int64  `json:"-"`
+}
+
+// Chat starts a chat: a new run, or the next chat of a stored one. The job
+// goes on in this process whoever watches it.
+func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest) (ChatStarted, error) {
+	if a.cfg.Public {
+		return ChatStarted{}, NotOnThisSite("Petals' agent")
+	}
+	if len(req.Messages) == 0 {
+		return ChatStarted{}, errs.New(errs.BadInput, "messages is empty", "send at least one user message")
+	}
+	for i, m := range req.Messages {
+		if m.Role != runs.RoleUser && m.Role != runs.RoleAssistant {
+			return ChatStarted{}, errs.Newf(errs.BadInput, "messages[%d].role must be user or assistant, not %q", i, m.Role)
+		}
+		if strings.TrimSpace(m.Content) == "" {
+			return ChatStarted{}, errs.Newf(errs.BadInput, "messages[%d].content is empty", i)
+		}
+	}
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role != runs.RoleUser {
+		return ChatStarted{}, errs.New(errs.BadInput, "the last message must be the person's (role user)")
+	}
+	if len(req.Draft) > 0 && !json.Valid(req.Draft) {
+		return ChatStarted{}, errs.New(errs.BadInput, "draft is not JSON")
+	}
+	if req.RunID != "" {
+		return a.continueRun(ctx, caller, req, last)
+	}
+	if err := a.limit(ctx, "chats:", caller.Address, a.cfg.NewChatsPerHour, "new chats"); err != nil {
+		return ChatStarted{}, err
+	}
+	run := runs.Run{
+		ID:        "run_" + randomHex(16),
+		Status:    runs.Running,
+		Model:     a.model.Name(),
+		ProcessID: string(a.process),
+		Draft:     req.Draft,
+	}
+	if !a.Recorded() {
+		// A recorded run opens no session and has no owner.
+		run.Owner = caller.Subject
+	}
+	for _, m := range req.Messages {
+		run.Thread = append(run.Thread, runs.Message{Role: m.Role, Content: m.Content})
+	}
+	first := a.openingEvents(run.ID)
+	created, err := a.store.Create(ctx, run, first...)
+	if err != nil {
+		return ChatStarted{}, err
+	}
+	a.start(created, caller)
+	return ChatStarted{RunID: run.ID, Status: string(runs.Running), FirstSeq: 0}, nil
+}
+
+func (a *AgentService) continueRun(ctx context.Context, caller Caller, req ChatRequest, last ChatMessage) (ChatStarted, error) {
+	run, err := a.Run(ctx, caller, req.RunID)
+	if err != nil {
+		return ChatStarted{}, err
+	}
+	if err := a.limit(ctx, "followups:", caller.Address, a.cfg.FollowUpsPerHour, "follow-ups"); err != nil {
+		return ChatStarted{}, err
+	}
+	if run.Status == runs.Running {
+		return ChatStarted{}, errs.New(errs.Conflict, "this run is still going", "follow it at GET /api/v1/agent/runs/"+run.ID+", or stop it first")
+	}
+	thread := append(run.Thread, runs.Message{Role: runs.RoleUser, Content: last.Content})
+	firstSeq := run.NextSeq
+	resumed, err := a.store.Resume(ctx, run.ID, string(a.process), thread, a.openingEvents(run.ID)...)
+	if err != nil {
+		return ChatStarted{}, err
+	}
+	a.start(resumed, caller)
+	return ChatStarted{RunID: run.ID, Status: string(runs.Running), FirstSeq: firstSeq}, nil
+}
+
+func (a *AgentService) openingEvents(runID string) []runs.NewEvent {
+	evs := []runs.NewEvent{runs.Make(runs.KindRun, runs.RunData{RunID: runID, ResumeURL: runs.ResumeURL(runID)})}
+	if a.Recorded() {
+		evs = append(evs, runs.Make(runs.KindStage, runs.StageData{Stage: runs.StageRecorded,
+			Message: "no model key here: this is a recorded conversation, and its tools run for real"}))
+	}
+	return evs
+}
+
+func (a *AgentService) limit(ctx context.Context, prefix, address string, n int, what string) error {
+	if a.limiter == nil {
+		return nil
+	}
+	ok, wait, err := a.limiter.Allow(ctx, prefix+address, n, time.Hour)
+	if err != nil {
+		return errs.New(errs.Internal, "the rate limiter failed").WithCause(err)
+	}
+	if !ok {
+		return RateLimited(fmt.Sprintf("more than %d %s an hour from this address", n, what), wait)
+	}
+	return nil
+}
+
+// Run reads a run as caller may see it: a run owned by someone else answers
+// exactly as one that never existed.
+func (a *AgentService) Run(ctx context.Context, caller Caller, id string) (runs.Run, error) {
+	run, err := a.store.Get(ctx, id)
+	if err != nil {
+		if errs.Is(err, errs.NotFound) {
+			return run, noRun(id)
+		}
+		return run, err
+	}
+	if run.Owner != "" && run.Owner != caller.Subject {
+		return runs.Run{}, noRun(id)
+	}
+	return run, nil
+}
+
+func noRun(id string) *errs.Error { return errs.Newf(errs.NotFound, "no run %s", id) }
+
+// start runs the chat's job in the background, under the process's life.
+func (a *AgentService) start(run runs.Run, caller Caller) {
+	ctx, cancel := context.WithCancelCause(a.life)
+	j := &job{cancel: cancel, done: make(chan struct{})}
+	a.mu.Lock()
+	a.jobs[run.ID] = j
+	a.mu.Unlock()
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		defer close(j.done)
+		defer func() {
+			a.mu.Lock()
+			if a.jobs[run.ID] == j {
+				delete(a.jobs, run.ID)
+			}
+			a.mu.Unlock()
+			cancel(nil)
+		}()
+		a.execute(ctx, run, caller)
+	}()
+}
+
+// cancelLocal cancels run's job if this process holds it, and returns its
+// done channel.
+func (a *AgentService) cancelLocal(runID string, cause error) <-chan struct{} {
+	a.mu.Lock()
+	j := a.jobs[runID]
+	a.mu.Unlock()
+	if j == nil {
+		return nil
+	}
+	j.cancel(cause)
+	return j.done
+}
+
+// StopResult is what POST …/stop answers.
+type StopResult struct {
+	RunID           string      `json:"run_id"`
+	Status          runs.Status `json:"status"`
+	Stopped         bool        `json:"stopped"`
+	AlreadyFinished bool        `json:"already_finished"`
+}
+
+// stopWait bounds how long a stop waits for another process to end the run.
+const stopWait = 30 * time.Second
+
+// Stop ends a running run as stopped and answers once it has ended, saying
+// what it witnessed.
+func (a *AgentService) Stop(ctx context.Context, caller Caller, id string) (StopResult, error) {
+	run, err := a.Run(ctx, caller, id)
+	if err != nil {
+		return StopResult{}, err
+	}
+	if run.Status.Ended() {
+		return StopResult{RunID: id, Status: run.Status, AlreadyFinished: true}, nil
+	}
+	if done := a.cancelLocal(id, errStopped); done != nil {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return StopResult{}, ctx.Err()
+		}
+		return a.witnessed(ctx, id)
+	}
+	// Another process holds it, or nobody does.
+	alive := false
+	if run.ProcessID != "" && a.leases != nil {
+		if alive, err = a.leases.Alive(ctx, run.ProcessID, LeaseStale); err != nil {
+			return StopResult{}, err
+		}
+	}
+	if !alive {
+		return StopResult{RunID: id, Status: runs.Running}, nil
+	}
+	updates, cancel := a.bus.Watch(id)
+	defer cancel()
+	if err := a.bus.RequestStop(ctx, id); err != nil {
+		return StopResult{}, fmt.Errorf("ask for a stop: %w", err)
+	}
+	deadline := time.NewTimer(stopWait)
+	defer deadline.Stop()
+	poll := time.NewTicker(time.Second)
+	defer poll.Stop()
+	for {
+		select {
+		case <-updates:
+		case <-poll.C:
+		case <-deadline.C:
+			return StopResult{RunID: id, Status: runs.Running}, nil
+		case <-ctx.Done():
+			return StopResult{}, ctx.Err()
+		}
+		cur, err := a.store.Get(ctx, id)
+		if err != nil {
+			return StopResult{}, err
+		}
+		if cur.Status.Ended() {
+			return a.witnessed(ctx, id)
+		}
+	}
+}
+
+func (a *AgentService) witnessed(ctx context.Context, id string) (StopResult, error) {
+	run, err := a.store.Get(ctx, id)
+	if err != nil {
+		return StopResult{}, err
+	}
+	if run.Status == runs.Stopped {
+		return StopResult{RunID: id, Status: runs.Stopped, Stopped: true}, nil
+	}
+	if run.Status.Ended() {
+		return StopResult{RunID: id, Status: run.Status, AlreadyFinished: true}, nil
+	}
+	return StopResult{RunID: id, Status: run.Status}, nil
+}
+
+// Shutdown ends this process's jobs as interrupted and waits for them.
+func (a *AgentService) Shutdown(ctx context.Context) {
+	a.shutdown(errShutdown)
+	done := make(chan struct{})
+	go func() { a.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// Recover ends as interrupted the runs whose process is gone. Runs of live
+// processes are left alone.
+func (a *AgentService) Recover(ctx context.Context) ([]string, error) {
+	ids, err := a.store.InterruptOrphans(ctx, LeaseStale)
+	if len(ids) > 0 {
+		a.log.Info("runs interrupted by a restart", "runs", len(ids))
+	}
+	return ids, err
+}
+
+// Attestation is a stored attestation report, byte for byte.
+func (a *AgentService) Attestation(ctx context.Context, sha string) ([]byte, error) {
+	if len(sha) != 64 || strings.Trim(sha, "0123456789abcdef") != "" {
+		return nil, errs.Newf(errs.NotFound, "no attestation report %s", sha)
+	}
+	return a.attest.Get(ctx, sha)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// AllEvents is a run's whole log, in order.
+func (a *AgentService) AllEvents(ctx context.Context, id string) ([]runs.Event, error) {
+	out := []runs.Event{}
+	for {
+		page, err := a.store.Events(ctx, id, int64(len(out)), replayPage)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < replayPage {
+			return out, nil
+		}
+	}
+}

@@ -1,0 +1,276 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/runs"
+	"github.com/petal-near/petal/ports"
+)
+
+// toolResultMax bounds what one tool result puts in the model's thread.
+const toolResultMax = 24 << 10
+
+// maxAnswerTokens is what one model call may write.
+const maxAnswerTokens = 2048
+
+// systemMessage is the agent's brief, sent first on every model call (not
+// stored in the thread, so it may change between chats).
+const systemMessage = `You are Petals' agent. Petal reads who holds power in a NEAR network (a DAO's members, a token's holders, a validator's delegators) into a snapshot, and draws it as a flower: one petal per account, sized by weight and coloured by group.
+Work with the tools: find the network, read its snapshot (get_snapshot), propose a spec (propose_spec), check it (validate_spec) and draw it (render_flower). Say briefly what you found and what the flower shows. Never invent figures: every number comes from a tool.
+Before reading a new network fresh, make sure the person asked for it; ask one clear question when unsure.`
+
+// chat is one chat's state while its job runs.
+type chat struct {
+	run      runs.Run
+	caller   Caller
+	thread   []runs.Message
+	turns    int
+	tokens   runs.Tokens
+	model    string
+	fallback bool
+	cost     credit.Micros
+	last     *ports.ModelAnswer // the completion that wrote the answer
+	proposed *ports.ModelAnswer // the completion that proposed the spec
+	flower   json.RawMessage
+	wctx     context.Context // for writes that must land even after a stop
+}
+
+// execute runs one chat to its end, and ends the run with the events the way
+// it ended calls for.
+func (a *AgentService) execute(ctx context.Context, run runs.Run, caller Caller) {
+	ctx, cancel := context.WithTimeoutCause(ctx, a.cfg.RunMax, errTimeout)
+	defer cancel()
+	c := &chat{run: run, caller: caller, thread: run.Thread, model: run.Model, wctx: context.WithoutCancel(ctx)}
+	err := a.loop(ctx, c)
+	a.finish(ctx, c, err)
+}
+
+func (a *AgentService) finish(ctx context.Context, c *chat, err error) {
+	cause := context.Cause(ctx)
+	if ctx.Err() == nil {
+		cause = nil
+	}
+	var status runs.Status
+	var evs []runs.NewEvent
+	switch {
+	case errors.Is(cause, errShutdown):
+		status = runs.Interrupted
+		evs = append(evs, runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted,
+			Message: "the server stopped while this run was going, so it ended here",
+			Hint:    "send a message with this run_id to carry on from where it was"}))
+		_, werr := a.store.End(c.wctx, c.run.ID, status, evs...)
+		a.logEnd(c, status, werr)
+		return
+	case errors.Is(cause, errStopped):
+		status = runs.Stopped
+		evs = append(evs, runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeStopped, Message: "stopped, as asked",
+			Hint: "send a message with this run_id to carry on"}))
+	case errors.Is(cause, errTimeout):
+		status = runs.Failed
+		evs = append(evs, runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeTimeout,
+			Message: fmt.Sprintf("this chat took more than %d s, the most one chat may take", int(a.cfg.RunMax.Seconds())),
+			Hint:    "ask for something smaller, or carry on with this run_id"}))
+	case err != nil:
+		status = runs.Failed
+		e, ok := errs.As(err)
+		if !ok {
+			a.log.Error("agent run failed", "run", c.run.ID, "err", err)
+			e = errs.New(errs.Internal, "something went wrong on our side", "try again with this run_id")
+		}
+		evs = append(evs, runs.Make(runs.KindError, runs.ErrorData{Code: string(e.Code), Message: e.Message, Hint: e.Hint}))
+	default:
+		status = runs.Done
+		if c.flower != nil {
+			evs = append(evs, runs.NewEvent{Kind: runs.KindFlower, Data: c.flower})
+		}
+		if c.proposed != nil {
+			if sig := a.sign(c.wctx, c.proposed); sig != nil {
+				evs = append(evs, runs.Make(runs.KindSignature, sig))
+			}
+		}
+	}
+	done := runs.DoneData{Turns: c.turns, Model: c.model, FallbackUsed: c.fallback, Tokens: c.tokens, CostUSD: c.cost.USD()}
+	if c.last != nil && status == runs.Done {
+		// The completion that wrote the answer; null when it has none (T168).
+		done.Signature = a.sign(c.wctx, c.last)
+	}
+	evs = append(evs, runs.Make(runs.KindDone, done))
+	_, werr := a.store.End(c.wctx, c.run.ID, status, evs...)
+	a.logEnd(c, status, werr)
+}
+
+func (a *AgentService) logEnd(c *chat, status runs.Status, err error) {
+	if err != nil {
+		a.log.Error("agent run: could not store its end", "run", c.run.ID, "status", status, "err", err)
+		return
+	}
+	a.log.Info("agent run ended", "run", c.run.ID, "status", status, "turns", c.turns)
+}
+
+// sign fetches a completion's signature; a failure leaves it null (T168).
+func (a *AgentService) sign(ctx context.Context, ans *ports.ModelAnswer) *runs.Signature {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	sig, err := a.model.Sign(ctx, *ans)
+	if err != nil {
+		a.log.Warn("agent: no signature for a completion", "chat_id", ans.ChatID, "err", err)
+		return nil
+	}
+	return sig
+}
+
+// loop is the chat: model, tools, model … until the model answers in words,
+// or the rounds run out.
+func (a *AgentService) loop(ctx context.Context, c *chat) error {
+	tools := a.modelTools()
+	for round := 0; ; round++ {
+		offer := tools
+		if round >= runs.MaxToolRounds {
+			// Out of rounds: one call with no tools, so it has to speak.
+			offer = nil
+		}
+		if !a.Recorded() {
+			if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindStage, runs.StageData{Stage: runs.StageThinking, Message: "thinking"})); err != nil {
+				return err
+			}
+		}
+		ans, err := a.complete(ctx, c, offer)
+		if err != nil {
+			return err
+		}
+		c.thread = append(c.thread, ans.Message)
+		if err := a.store.SaveThread(c.wctx, c.run.ID, c.thread); err != nil {
+			return err
+		}
+		if ans.Message.Content != "" {
+			if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindMessage, runs.MessageData{Text: ans.Message.Content})); err != nil {
+				return err
+			}
+		}
+		if len(ans.Message.ToolCalls) == 0 || offer == nil {
+			return nil
+		}
+		for _, tc := range ans.Message.ToolCalls {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := a.runTool(ctx, c, tc, &ans); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// complete makes one model call and counts it.
+func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.ModelTool) (ports.ModelAnswer, error) {
+	msgs := append([]runs.Message{{Role: runs.RoleSystem, Content: systemMessage}}, c.thread...)
+	ans, err := a.model.Complete(ctx, ports.ModelRequest{Messages: msgs, Tools: tools, MaxTokens: maxAnswerTokens})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ans, ctx.Err()
+		}
+		return ans, err
+	}
+	c.turns++
+	c.tokens.Add(ans.Tokens)
+	if ans.Model != "" {
+		c.model = ans.Model
+	}
+	c.fallback = c.fallback || ans.FallbackUsed
+	ans.Message.Role = runs.RoleAssistant
+	c.last = &ans
+	return ans, nil
+}
+
+// runTool runs one tool call through the registry, as the agent's door, and
+// stores its call, progress and result.
+func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, ans *ports.ModelAnswer) error {
+	args := tc.Args
+	if len(args) == 0 || !json.Valid(args) {
+		args = json.RawMessage(`{}`)
+	}
+	if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolCall, runs.ToolCallData{ID: tc.ID, Name: tc.Name, Args: args})); err != nil {
+		return err
+	}
+	start := time.Now()
+	call := Call{Input: args, Caller: Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.caller.Subject, Session: c.caller.Session},
+		Progress: func(p Progress) {
+			_, _ = a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindProgress, runs.ProgressData{Stage: p.Stage, Message: p.Message, Done: p.Done, Total: p.Total}))
+		}}
+	out, err := a.registry.Call(ctx, tc.Name, call)
+	if ctx.Err() != nil {
+		// Stopped or out of time: the tool's answer doesn't count.
+		return ctx.Err()
+	}
+	ms := time.Since(start).Milliseconds()
+	var content []byte
+	result := runs.ToolResultData{ID: tc.ID, Name: tc.Name, MS: ms}
+	if err != nil {
+		e, ok := errs.As(err)
+		if !ok {
+			a.log.Error("agent tool failed", "run", c.run.ID, "tool", tc.Name, "err", err)
+			e = errs.New(errs.Internal, "the tool failed on our side")
+		}
+		result.Summary = string(e.Code) + ": " + e.Message
+		content, _ = json.Marshal(map[string]any{"error": map[string]string{"code": string(e.Code), "message": e.Message, "hint": e.Hint}})
+	} else {
+		content, err = json.Marshal(out)
+		if err != nil {
+			return fmt.Errorf("encode %s's answer: %w", tc.Name, err)
+		}
+		result.OK = true
+		result.Summary = runs.Summarize(content)
+		switch tc.Name {
+		case "propose_spec":
+			c.proposed = ans
+		case "render_flower":
+			if f := flowerData(content); f != nil {
+				c.flower = f
+				if c.proposed == nil {
+					c.proposed = ans
+				}
+			}
+		}
+	}
+	if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolResult, result)); err != nil {
+		return err
+	}
+	if len(content) > toolResultMax {
+		content, _ = json.Marshal(map[string]any{"summary": result.Summary, "note": "the full answer was too long to show here"})
+	}
+	c.thread = append(c.thread, runs.Message{Role: runs.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: string(content)})
+	return a.store.SaveThread(c.wctx, c.run.ID, c.thread)
+}
+
+// flowerData picks the flower event's fields out of render_flower's answer.
+func flowerData(out []byte) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(out, &obj) != nil || obj["spec"] == nil {
+		return nil
+	}
+	f := map[string]json.RawMessage{}
+	for _, k := range []string{"spec", "spec_sha256", "render_sha256", "view_url", "legend", "interpretation", "validation"} {
+		if v, ok := obj[k]; ok {
+			f[k] = v
+		} else {
+			f[k] = json.RawMessage("null")
+		}
+	}
+	b, _ := json.Marshal(f)
+	return b
+}
+
+// modelTools is what the model may call: the registry's tools this site runs.
+func (a *AgentService) modelTools() []ports.ModelTool {
+	out := []ports.ModelTool{} // never nil: nil means "no tools this call"
+	for _, t := range a.registry.Offered() {
+		out = append(out, ports.ModelTool{Name: t.Name, Description: t.Description, Parameters: t.Input})
+	}
+	return out
+}

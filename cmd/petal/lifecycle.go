@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	httpapi "github.com/petal-near/petal/adapters/http"
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/recorded"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/ports"
+)
+
+// service is the wired HTTP door with the background jobs a serving process
+// runs beside it: the process lease, the event bus listener and the recovery
+// of runs whose process is gone.
+type service struct {
+	Server  *httpapi.Server
+	Agent   *app.AgentService
+	Bus     *postgres.EventBus
+	Leases  ports.Leases
+	Process app.ProcessID
+	Log     *slog.Logger
+}
+
+// start takes this process's lease, listens on the event bus, ends the runs
+// of processes that are gone, and keeps the lease beating until ctx ends. The
+// returned stop ends this process's runs as interrupted and gives the lease
+// back. Only serving does this: building the app (a test, migrate) touches
+// no run.
+func (s *service) start(ctx context.Context) (stop func(), err error) {
+	host, _ := os.Hostname()
+	p := ports.Process{ID: string(s.Process), Hostname: host, PID: os.Getpid(), BuildID: app.BuildID}
+	if err := s.Leases.Register(ctx, p); err != nil {
+		return nil, fmt.Errorf("taking the process lease: %w", err)
+	}
+	jobs, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = s.Bus.Run(jobs) })
+	wg.Go(func() { s.keepLease(jobs) })
+	select {
+	case <-s.Bus.Ready():
+	case <-time.After(10 * time.Second):
+		cancel()
+		wg.Wait()
+		return nil, errors.New("the event bus could not listen within 10 s")
+	case <-ctx.Done():
+		cancel()
+		wg.Wait()
+		return nil, ctx.Err()
+	}
+	if _, err := s.Agent.Recover(ctx); err != nil {
+		s.Log.Error("recovering runs of processes that are gone", "err", err)
+	}
+	return func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer scancel()
+		s.Agent.Shutdown(sctx)
+		cancel()
+		wg.Wait()
+		if err := s.Leases.Remove(sctx, string(s.Process)); err != nil {
+			s.Log.Warn("giving the process lease back", "err", err)
+		}
+	}, nil
+}
+
+// keepLease beats the lease every app.LeaseEvery. A lease found missing (taken
+// for gone after a long pause) is taken again.
+func (s *service) keepLease(ctx context.Context) {
+	t := time.NewTicker(app.LeaseEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := s.Leases.Heartbeat(ctx, string(s.Process))
+		if err != nil && ctx.Err() == nil {
+			s.Log.Warn("process lease heartbeat failed", "err", err)
+			host, _ := os.Hostname()
+			_ = s.Leases.Register(ctx, ports.Process{ID: string(s.Process), Hostname: host, PID: os.Getpid(), BuildID: app.BuildID})
+		}
+	}
+}
+
+// newModelProvider is NEAR AI with a model key, the recorded conversation
+// without one.
+func newModelProvider(cfg app.Config) ports.ModelProvider {
+	return recorded.New(cfg.RecordedPace)
+}

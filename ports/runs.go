@@ -1,0 +1,113 @@
+package ports
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/petal-near/petal/domain/runs"
+)
+
+// RunStore keeps runs and their event logs. Every event of a run gets the next
+// seq (0, 1, 2 …) across all the run's chats, with no gaps and no duplicates
+// however many appenders race.
+type RunStore interface {
+	// Create stores a new running run held by run.ProcessID and appends its
+	// first events.
+	Create(ctx context.Context, run runs.Run, first ...runs.NewEvent) (runs.Run, error)
+	// Get reads a run, or errs.NotFound.
+	Get(ctx context.Context, id string) (runs.Run, error)
+	// Resume marks an ended run running again under processID and appends
+	// events; it fails with errs.Conflict when the run is already running.
+	Resume(ctx context.Context, id, processID string, thread []runs.Message, first ...runs.NewEvent) (runs.Run, error)
+	// SaveThread saves the run's thread (after each model answer and tool).
+	SaveThread(ctx context.Context, id string, thread []runs.Message) error
+	// Append adds events to the log and returns the seq of the last one.
+	Append(ctx context.Context, id string, events ...runs.NewEvent) (int64, error)
+	// End appends the last events and sets the final status, in one step, so a
+	// reader who sees the last event also sees the run ended.
+	End(ctx context.Context, id string, status runs.Status, events ...runs.NewEvent) (int64, error)
+	// Events reads up to limit stored events with seq >= from, in order.
+	Events(ctx context.Context, id string, from int64, limit int) ([]runs.Event, error)
+	// InterruptOrphans ends as interrupted every running run whose process's
+	// lease has lapsed (no row, or a heartbeat older than staleAfter), with an
+	// interrupted error as its last event. It returns their ids.
+	InterruptOrphans(ctx context.Context, staleAfter time.Duration) ([]string, error)
+}
+
+// EventBus carries "something happened" across processes: a run's log grew, or
+// someone asked a run to stop. It carries ids, never data; readers read the
+// store.
+type EventBus interface {
+	// Watch delivers the latest appended seq of runID (coalesced: a slow reader
+	// sees the newest) until cancel is called. A value of -1 means "look again":
+	// the bus may have missed notifications (it reconnected).
+	Watch(runID string) (updates <-chan int64, cancel func())
+	// RequestStop asks whichever process holds runID to stop it.
+	RequestStop(ctx context.Context, runID string) error
+	// OnStop registers the handler of stop requests for this process.
+	OnStop(func(runID string))
+}
+
+// Process is a serving process's lease.
+type Process struct {
+	ID       string
+	Hostname string
+	PID      int
+	BuildID  string
+}
+
+// Leases keeps serving processes' leases: a heartbeat row each. A process is
+// gone when its row is missing or its heartbeat is older than the stale time.
+type Leases interface {
+	Register(ctx context.Context, p Process) error
+	Heartbeat(ctx context.Context, id string) error
+	Remove(ctx context.Context, id string) error
+	// Alive reports whether id's lease is current.
+	Alive(ctx context.Context, id string, staleAfter time.Duration) (bool, error)
+}
+
+// Attestations keeps the model's attestation reports by the SHA-256 of their
+// exact bytes.
+type Attestations interface {
+	// Put stores a report and returns its SHA-256 (hex); storing it twice is one.
+	Put(ctx context.Context, body []byte) (string, error)
+	// Get returns the exact bytes stored, or errs.NotFound.
+	Get(ctx context.Context, sha256 string) ([]byte, error)
+}
+
+// ModelTool is a tool offered to the model.
+type ModelTool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+// ModelRequest is one completion asked of the model.
+type ModelRequest struct {
+	Model     string // empty: the provider's default
+	Messages  []runs.Message
+	Tools     []ModelTool
+	MaxTokens int
+}
+
+// ModelAnswer is one completion.
+type ModelAnswer struct {
+	Message      runs.Message // the assistant's message: words and tool calls
+	Model        string       // the model that answered
+	FallbackUsed bool
+	ChatID       string // the completion's id
+	InferenceID  string // the Inference-Id header
+	Tokens       runs.Tokens
+}
+
+// ModelProvider answers completions (NEAR AI, or the recorded transcript).
+type ModelProvider interface {
+	// Name is "recorded" for the recorded provider, else the provider's name.
+	Name() string
+	// Complete asks for one non-streamed completion with tool calls.
+	Complete(ctx context.Context, req ModelRequest) (ModelAnswer, error)
+	// Sign fetches the completion's signature (and stores the attestation
+	// report it points to); nil when the provider gives none.
+	Sign(ctx context.Context, answer ModelAnswer) (*runs.Signature, error)
+}
