@@ -23,9 +23,9 @@ func (s *Server) explorationRoutes() []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: base, Tool: "list_explorations", Access: AccessSession, Handler: s.explorationTool("list_explorations", false)},
 		{Method: http.MethodPost, Path: base, Tool: "start_exploration", Access: AccessSession, Handler: s.explorationTool("start_exploration", true)},
-		{Method: http.MethodGet, Path: base + "/:ref", Tool: "get_exploration", Access: AccessSession, Handler: s.explorationTool("get_exploration", false)},
-		{Method: http.MethodPost, Path: base + "/:ref/steps", Tool: "save_step", Access: AccessSession, Handler: s.explorationTool("save_step", true)},
-		{Method: http.MethodPost, Path: base + "/:ref/notes", Tool: "add_note", Access: AccessSession, Handler: s.explorationTool("add_note", true)},
+		{Method: http.MethodGet, Path: base + "/:ref", Tool: "get_exploration", Access: AccessSession, PathAs: refIsExploration, Handler: s.explorationTool("get_exploration", false)},
+		{Method: http.MethodPost, Path: base + "/:ref/steps", Tool: "save_step", Access: AccessSession, PathAs: refIsExploration, Handler: s.explorationTool("save_step", true)},
+		{Method: http.MethodPost, Path: base + "/:ref/notes", Tool: "add_note", Access: AccessSession, PathAs: refIsExploration, Handler: s.explorationTool("add_note", true)},
 		{Method: http.MethodPost, Path: base + "/:ref/claim", Access: AccessSession, Handler: s.claimExploration,
 			Summary: "a session takes an unowned exploration with its continue link: { exploration, claimed }"},
 		{Method: http.MethodGet, Path: base + "/:ref/links", Access: AccessSession, Handler: s.listLinks,
@@ -41,6 +41,9 @@ func (s *Server) explorationRoutes() []Route {
 			Summary: "a link's resume packet as markdown (text/plain, no-store), for an agent that can only fetch a URL; plain-text 404 for anything else"},
 	}
 }
+
+// refIsExploration: the path's :ref is the tools' exploration field.
+var refIsExploration = map[string]string{"ref": "exploration"}
 
 // explorationTool is the door onto an exploration tool. A write checks the
 // Origin and opens an anonymous session for a caller without one, so the

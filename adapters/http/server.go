@@ -32,6 +32,9 @@ type Route struct {
 	// Query names query parameters the door reads itself (like render's
 	// ?format), which are not part of the tool's input.
 	Query []string
+	// PathAs names the tool input field a path parameter fills, when the two
+	// names differ (:ref fills exploration).
+	PathAs map[string]string
 }
 
 // Access is a route's CORS and caching class.
@@ -63,6 +66,7 @@ type Server struct {
 	deps   Deps
 	echo   *echo.Echo
 	routes []Route
+	doc    openapiDoc
 }
 
 // New builds the Echo app with every route and middleware.
@@ -87,6 +91,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.mcpRoutes()...)
 	rs = append(rs, s.explorationRoutes()...)
 	rs = append(rs, s.agentRoutes()...)
+	rs = append(rs, s.openapiRoutes()...)
 	return rs
 }
 
