@@ -17,7 +17,7 @@ type View struct {
 // Palettes, each distinguishable by readers with the common colour-vision
 // deficiencies (Okabe & Ito 2008; Paul Tol's qualitative schemes).
 const (
-	PaletteOkabeIto = "okabe-ito"
+	PaletteOkabeIto  = "okabe-ito"
 	PaletteTolBright = "tol-bright"
 	PaletteTolMuted  = "tol-muted"
 )
