@@ -54,6 +54,7 @@ type Deps struct {
 	Registry *app.Registry
 	Health   *app.HealthService
 	Sessions *app.SessionService
+	Flowers  *app.FlowerService
 	MCP      MCPDoor
 	// Explorations is the service behind the exploration routes that are not
 	// tools (links, claims, /s/:token, posted readings).
@@ -91,6 +92,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.mcpRoutes()...)
 	rs = append(rs, s.explorationRoutes()...)
 	rs = append(rs, s.agentRoutes()...)
+	rs = append(rs, s.flowerRoutes()...)
 	rs = append(rs, s.openapiRoutes()...)
 	return rs
 }

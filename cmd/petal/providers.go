@@ -37,12 +37,15 @@ var (
 		wire.Bind(new(ports.SnapshotStore), new(*postgres.SnapshotRepository)),
 		postgres.NewExplorationRepository,
 		wire.Bind(new(ports.ExplorationStore), new(*postgres.ExplorationRepository)),
+		postgres.NewSpecRepository,
+		wire.Bind(new(ports.SpecStore), new(*postgres.SpecRepository)),
 		newChain,
 		wire.Bind(new(ports.Chain), new(*nearrpc.Client)),
 	)
 	// registrySet is every tool; the stdio MCP door needs only this.
 	registrySet = wire.NewSet(
 		app.NewExplorationService,
+		app.NewFlowerService,
 		toolSets,
 		app.NewRegistry,
 	)
@@ -81,6 +84,6 @@ func newChain(cfg app.Config) *nearrpc.Client {
 func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
-func toolSets(explorations *app.ExplorationService) []app.ToolSet {
-	return []app.ToolSet{explorations}
+func toolSets(explorations *app.ExplorationService, flowers *app.FlowerService) []app.ToolSet {
+	return []app.ToolSet{explorations, flowers}
 }

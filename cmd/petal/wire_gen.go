@@ -27,7 +27,9 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	random := newRandom()
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, clock, random)
-	v := toolSets(explorationService)
+	specRepository := postgres.NewSpecRepository(db)
+	flowerService := app.NewFlowerService(snapshotRepository, specRepository)
+	v := toolSets(explorationService, flowerService)
 	registry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db)
 	sessionRepository := postgres.NewSessionRepository(db)
@@ -46,6 +48,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Registry:     registry,
 		Health:       healthService,
 		Sessions:     sessionService,
+		Flowers:      flowerService,
 		MCP:          server,
 		Explorations: explorationService,
 		Agent:        agentService,
@@ -71,7 +74,9 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	random := newRandom()
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, clock, random)
-	v := toolSets(explorationService)
+	specRepository := postgres.NewSpecRepository(db)
+	flowerService := app.NewFlowerService(snapshotRepository, specRepository)
+	v := toolSets(explorationService, flowerService)
 	registry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(registry, log)
 	return server, func() {

@@ -1,0 +1,75 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+)
+
+func (s *Server) flowerRoutes() []Route {
+	render := Route{Method: http.MethodPost, Path: "/api/v1/render", Tool: app.ToolRenderFlower, Query: []string{"format"}}
+	render.Handler = s.renderFlower(render)
+	return []Route{
+		{Method: http.MethodPost, Path: "/api/v1/figures", Tool: app.ToolComputeFigures},
+		{Method: http.MethodPost, Path: "/api/v1/specs/propose", Tool: app.ToolProposeSpec},
+		{Method: http.MethodPost, Path: "/api/v1/specs/validate", Tool: app.ToolValidateSpec},
+		render,
+		{Method: http.MethodGet, Path: "/d/:hash", Access: AccessPlain, Handler: s.draft,
+			Summary: "a short draft link: 302 to /draft?spec=<the spec's canonical JSON>, hashed again on read; 404 in plain text for an unknown hash"},
+	}
+}
+
+// renderFlower is render_flower's door: the tool's JSON, or with
+// ?format=svg the picture alone as image/svg+xml.
+func (s *Server) renderFlower(r Route) echo.HandlerFunc {
+	generic := s.toolHandler(r)
+	return func(c echo.Context) error {
+		switch c.QueryParam("format") {
+		case "", "json":
+			return generic(c)
+		case "svg":
+		default:
+			return errs.New(errs.BadInput, "format must be svg or json", "leave it out for JSON")
+		}
+		tool, _ := s.deps.Registry.Get(r.Tool)
+		input, err := s.toolInput(c, tool, r)
+		if err != nil {
+			return err
+		}
+		out, err := s.deps.Registry.Call(c.Request().Context(), r.Tool, app.Call{Input: input, Caller: s.caller(c)})
+		if err != nil {
+			return err
+		}
+		rendered, ok := out.(app.Rendered)
+		if !ok {
+			return errs.New(errs.Internal, "render_flower answered something other than a rendering")
+		}
+		h := c.Response().Header()
+		h.Set("ETag", `"`+rendered.RenderSHA256+`"`)
+		h.Set("X-Spec-Sha256", rendered.SpecSHA256)
+		h.Set("X-Content-Type-Options", "nosniff")
+		// The picture is data, never a page: nothing in it may run, even opened alone.
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+		return c.Blob(http.StatusOK, "image/svg+xml; charset=utf-8", []byte(rendered.SVG))
+	}
+}
+
+// draft is /d/:hash: 302 to the draft page with the kept spec, or 404 in
+// plain text.
+func (s *Server) draft(c echo.Context) error {
+	body, err := s.deps.Flowers.Draft(c.Request().Context(), c.Param("hash"))
+	if err != nil {
+		if errs.Is(err, errs.NotFound) {
+			c.Response().Header().Set("Cache-Control", "no-store")
+			return c.String(http.StatusNotFound, "not found: no draft has that hash\n")
+		}
+		return err
+	}
+	// The spec is named by its content, so the link never changes what it opens.
+	c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	return c.Redirect(http.StatusFound, "/draft?spec="+url.QueryEscape(string(body)))
+}
