@@ -22,7 +22,7 @@ import (
 
 // daoSnapshot is a stored reading with three groups, weights 6/2/2 and one
 // hostile label.
-func daoSnapshot() snapshots.Snapshot {
+func flowerDAOSnapshot() snapshots.Snapshot {
 	acc := func(name, label, weight string, groups ...string) snapshots.Account {
 		return snapshots.Account{ID: "near:mainnet:" + name, Label: label, Weight: weight, Groups: groups}
 	}
@@ -42,14 +42,14 @@ func daoSnapshot() snapshots.Snapshot {
 	}
 }
 
-func storeSnapshot(t *testing.T, p *testPetal, s snapshots.Snapshot) string {
+func storeFlowerSnapshot(t *testing.T, p *testPetal, s snapshots.Snapshot) string {
 	t.Helper()
 	sha, _, err := app.StoreSnapshot(t.Context(), postgres.NewSnapshotRepository(p.DB.DB), s, app.OriginThisSite)
 	require.NoError(t, err)
 	return sha
 }
 
-func decode(t *testing.T, body string) map[string]any {
+func decodeFlower(t *testing.T, body string) map[string]any {
 	t.Helper()
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(body), &m), body)
@@ -58,8 +58,8 @@ func decode(t *testing.T, body string) map[string]any {
 
 func TestFiguresRoute(t *testing.T) {
 	p := startPetal(t, nil)
-	snap := daoSnapshot()
-	sha := storeSnapshot(t, p, snap)
+	snap := flowerDAOSnapshot()
+	sha := storeFlowerSnapshot(t, p, snap)
 
 	res, body := p.do(t, http.MethodPost, "/api/v1/figures", `{"sha256":"`+sha+`"}`)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
@@ -77,7 +77,7 @@ func TestFiguresRoute(t *testing.T) {
 	require.NoError(t, err)
 	res, body = p.do(t, http.MethodPost, "/api/v1/figures", string(inline))
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
-	m := decode(t, body)
+	m := decodeFlower(t, body)
 	assert.Equal(t, sha, m["sha256"])
 	assert.Equal(t, 0.266667, m["gini"])
 	require.Len(t, m["groups"], 1)
@@ -97,13 +97,13 @@ func TestFiguresRoute(t *testing.T) {
 	} {
 		res, body := p.do(t, http.MethodPost, "/api/v1/figures", c.body)
 		assert.Equal(t, c.status, res.StatusCode, "%s → %s", c.body, body)
-		assert.Equal(t, c.code, decode(t, body)["error"].(map[string]any)["code"], c.body)
+		assert.Equal(t, c.code, decodeFlower(t, body)["error"].(map[string]any)["code"], c.body)
 	}
 }
 
 func TestProposeValidateRenderAndDraft(t *testing.T) {
 	p := startPetal(t, nil)
-	sha := storeSnapshot(t, p, daoSnapshot())
+	sha := storeFlowerSnapshot(t, p, flowerDAOSnapshot())
 
 	// Propose.
 	res, body := p.do(t, http.MethodPost, "/api/v1/specs/propose", `{"sha256":"`+sha+`","intent":"a picture of who holds power"}`)
@@ -130,26 +130,26 @@ func TestProposeValidateRenderAndDraft(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.JSONEq(t, `{"tools_version":"1.0.0","valid":true,"problems":[],"spec_sha256":"`+proposal.SpecSHA256+`"}`, body)
 
-	broken := copySpec(spec)
+	broken := copyFlowerSpec(spec)
 	broken["petals"] = map[string]any{"top": 61, "groups": []any{"council", "ghosts"}}
 	broken["colour"] = "rainbow"
 	broken["extra"] = true
-	res, body = p.do(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+mustJSON(t, broken)+`}`)
+	res, body = p.do(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+flowerJSON(t, broken)+`}`)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.JSONEq(t, `{"tools_version":"1.0.0","valid":false,"problems":[
 		{"path":"/extra","message":"unknown field \"extra\""},
 		{"path":"/petals/top","message":"must be from 1 to 60"},
 		{"path":"/colour","message":"must be one of group, band, not \"rainbow\""}]}`, body)
 
-	unknownGroup := copySpec(spec)
+	unknownGroup := copyFlowerSpec(spec)
 	unknownGroup["petals"] = map[string]any{"top": 3, "groups": []any{"council", "ghosts"}}
-	res, body = p.do(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+mustJSON(t, unknownGroup)+`}`)
+	res, body = p.do(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+flowerJSON(t, unknownGroup)+`}`)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.JSONEq(t, `{"tools_version":"1.0.0","valid":false,"problems":[{"path":"/petals/groups/1","message":"\"ghosts\" is not one of the snapshot's groups"}]}`, body)
 
-	notStored := copySpec(spec)
+	notStored := copyFlowerSpec(spec)
 	notStored["snapshot"] = strings.Repeat("a", 64)
-	res, body = p.do(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+mustJSON(t, notStored)+`}`)
+	res, body = p.do(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+flowerJSON(t, notStored)+`}`)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.JSONEq(t, `{"tools_version":"1.0.0","valid":false,"problems":[{"path":"/snapshot","message":"no snapshot `+strings.Repeat("a", 64)+` is stored here"}]}`, body)
 
@@ -188,7 +188,7 @@ func TestProposeValidateRenderAndDraft(t *testing.T) {
 	// A view changes the drawing, not the spec.
 	res, body = p.do(t, http.MethodPost, "/api/v1/render", `{"spec":`+string(proposal.Spec)+`,"view":{"schema":"view/v1","palette":"tol-bright","labels":"none"}}`)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
-	viewed := decode(t, body)
+	viewed := decodeFlower(t, body)
 	assert.Equal(t, rendered.SpecSHA256, viewed["spec_sha256"])
 	assert.NotEqual(t, rendered.RenderSHA256, viewed["render_sha256"])
 	res, body = p.do(t, http.MethodPost, "/api/v1/render", `{"spec":`+string(proposal.Spec)+`,"view":{"schema":"view/v1","palette":"neon"}}`)
@@ -200,9 +200,9 @@ func TestProposeValidateRenderAndDraft(t *testing.T) {
 
 	// Anywhere but validate, an invalid spec is 422 invalid_spec with the same problems.
 	for _, path := range []string{"/api/v1/render", "/api/v1/render?format=svg"} {
-		res, body = p.do(t, http.MethodPost, path, `{"spec":`+mustJSON(t, unknownGroup)+`}`)
+		res, body = p.do(t, http.MethodPost, path, `{"spec":`+flowerJSON(t, unknownGroup)+`}`)
 		assert.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, body)
-		e := decode(t, body)["error"].(map[string]any)
+		e := decodeFlower(t, body)["error"].(map[string]any)
 		assert.Equal(t, "invalid_spec", e["code"])
 		assert.Equal(t, []any{map[string]any{"path": "/petals/groups/1", "message": `"ghosts" is not one of the snapshot's groups`}}, e["problems"])
 	}
@@ -220,11 +220,11 @@ func TestProposeValidateRenderAndDraft(t *testing.T) {
 	assert.Equal(t, string(canonical), q.Get("spec"))
 
 	// Validated and rendered specs are kept too.
-	viewless := copySpec(spec)
+	viewless := copyFlowerSpec(spec)
 	viewless["labels"] = "none"
-	res, body = p.do(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+mustJSON(t, viewless)+`}`)
+	res, body = p.do(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+flowerJSON(t, viewless)+`}`)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
-	res, err = noFollow.Get(p.URL + "/d/" + decode(t, body)["spec_sha256"].(string))
+	res, err = noFollow.Get(p.URL + "/d/" + decodeFlower(t, body)["spec_sha256"].(string))
 	require.NoError(t, err)
 	res.Body.Close()
 	assert.Equal(t, http.StatusFound, res.StatusCode)
@@ -243,7 +243,7 @@ func TestProposeValidateRenderAndDraft(t *testing.T) {
 // Every door gives the same answer: the registry through MCP equals the HTTP route.
 func TestFlowerToolsThroughMCP(t *testing.T) {
 	p := startPetal(t, nil)
-	sha := storeSnapshot(t, p, daoSnapshot())
+	sha := storeFlowerSnapshot(t, p, flowerDAOSnapshot())
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
 		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: p.URL + "/mcp", DisableStandaloneSSE: true}, nil)
 	require.NoError(t, err)
@@ -272,7 +272,7 @@ func TestFlowerToolsThroughMCP(t *testing.T) {
 	assert.Equal(t, a, b)
 }
 
-func copySpec(s map[string]any) map[string]any {
+func copyFlowerSpec(s map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range s {
 		out[k] = v
@@ -280,7 +280,7 @@ func copySpec(s map[string]any) map[string]any {
 	return out
 }
 
-func mustJSON(t *testing.T, v any) string {
+func flowerJSON(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
