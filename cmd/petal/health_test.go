@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,4 +113,26 @@ func TestWiredServiceRefusesInTheContractsShape(t *testing.T) {
 	assert.Equal(t, http.StatusMethodNotAllowed, res.StatusCode)
 	assert.Contains(t, body, `"code":"method_not_allowed"`)
 	assert.Contains(t, body, `"tools_version":"1.0.0"`)
+}
+
+// petal health is what container health checks run: 0 for a healthy petal, 1
+// for one whose database is down or that does not answer.
+func TestHealthCommand(t *testing.T) {
+	p := startPetal(t, nil)
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"health", p.URL + "/api/v1/health"}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), `"ok":true`)
+
+	// By default it asks PETAL_ADDR, on loopback when that is a wildcard.
+	t.Setenv("PETAL_ADDR", "0.0.0.0:"+strings.TrimPrefix(p.URL, "http://127.0.0.1:"))
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"health"}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), `"ok":true`)
+
+	stderr.Reset()
+	assert.Equal(t, 1, run([]string{"health", p.URL + "/api/v1/no-such"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "answered 404")
+	stderr.Reset()
+	assert.Equal(t, 1, run([]string{"health", "http://127.0.0.1:1/api/v1/health"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "petal health:")
 }

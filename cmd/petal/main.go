@@ -23,6 +23,8 @@ Usage:
   petal mcp                        serve the tools over MCP on stdio, for a local agent
                                    (claude mcp add petal -- go -C <clone> run ./cmd/petal mcp)
   petal version                    print the build id
+  petal health [URL]               exit 0 when a running petal's /api/v1/health is 200
+                                   (default: the one at PETAL_ADDR); for container health checks
 
 Configuration: see .env.example and docs/operations.md.
 `
@@ -46,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = migrateCmd(ctx, args[1:], stdout, stderr)
 	case "mcp":
 		err = mcpStdio(ctx, stderr)
+	case "health":
+		err = healthCmd(ctx, args[1:], stdout)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, app.BuildID)
 	case "help", "--help", "-h":

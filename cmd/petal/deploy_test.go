@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/petal-near/petal/app"
+)
+
+// No Docker engine nor Kubernetes runs where petal is built, so these tests
+// check what can be checked without one: every file under deploy/ parses, and
+// the facts the docs promise hold. .ci/run builds the binary with the
+// Dockerfile's exact go build line.
+
+const deployDir = "../../deploy"
+
+type doc = map[string]any
+
+// yamlDocs parses every document of a YAML file.
+func yamlDocs(t *testing.T, path string) []doc {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var docs []doc
+	for {
+		var d doc
+		err := dec.Decode(&d)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err, "%s parses", path)
+		if d != nil {
+			docs = append(docs, d)
+		}
+	}
+	return docs
+}
+
+// dig walks a parsed document by keys and list indexes.
+func dig(t *testing.T, v any, path ...any) any {
+	t.Helper()
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(doc)
+			require.True(t, ok, "%v: expected a map at %q", path, k)
+			v = m[k]
+		case int:
+			l, ok := v.([]any)
+			require.True(t, ok && k < len(l), "%v: expected a list with item %d", path, k)
+			v = l[k]
+		}
+	}
+	return v
+}
+
+func k8sObjects(t *testing.T) map[string][]doc {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(deployDir, "k8s", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	byKind := map[string][]doc{}
+	for _, f := range files {
+		for _, d := range yamlDocs(t, f) {
+			kind, _ := d["kind"].(string)
+			require.NotEmpty(t, kind, "%s: every object has a kind", f)
+			require.NotEmpty(t, d["apiVersion"], "%s: every object has an apiVersion", f)
+			byKind[kind] = append(byKind[kind], d)
+		}
+	}
+	return byKind
+}
+
+func knownVariable(name string) bool {
+	return slices.ContainsFunc(app.Variables, func(v app.Variable) bool { return v.Name == name })
+}
+
+func TestKubernetesManifests(t *testing.T) {
+	objs := k8sObjects(t)
+	for _, kind := range []string{"Deployment", "Service", "Job", "Secret", "ConfigMap"} {
+		require.Len(t, objs[kind], 1, "one %s", kind)
+	}
+	dep := objs["Deployment"][0]
+	assert.Equal(t, 3, dig(t, dep, "spec", "replicas"))
+	podLabels := dig(t, dep, "spec", "template", "metadata", "labels").(doc)
+	assert.Equal(t, podLabels, dig(t, dep, "spec", "selector", "matchLabels"))
+	c := dig(t, dep, "spec", "template", "spec", "containers", 0)
+	assert.Equal(t, []any{"serve"}, dig(t, c, "args"))
+	assert.Equal(t, "/api/v1/health", dig(t, c, "readinessProbe", "httpGet", "path"))
+	assert.Equal(t, "/api/v1/info", dig(t, c, "livenessProbe", "httpGet", "path"), "liveness needs no database")
+	assert.Equal(t, true, dig(t, dep, "spec", "template", "spec", "securityContext", "runAsNonRoot"))
+	grace := dig(t, dep, "spec", "template", "spec", "terminationGracePeriodSeconds").(int)
+
+	port := dig(t, c, "ports", 0)
+	assert.Equal(t, "http", dig(t, port, "name"))
+	svc := objs["Service"][0]
+	assert.Equal(t, podLabels, dig(t, svc, "spec", "selector"), "the Service selects the Deployment's pods")
+	assert.Equal(t, "http", dig(t, svc, "spec", "ports", 0, "targetPort"))
+
+	job := objs["Job"][0]
+	jc := dig(t, job, "spec", "template", "spec", "containers", 0)
+	assert.Equal(t, []any{"migrate", "up"}, dig(t, jc, "args"))
+	assert.Equal(t, dig(t, c, "image"), dig(t, jc, "image"), "the Job migrates with the served image")
+	assert.Equal(t, "Never", dig(t, job, "spec", "template", "spec", "restartPolicy"))
+	for _, container := range []any{c, jc} {
+		assert.Equal(t, "petal", dig(t, container, "envFrom", 0, "configMapRef", "name"))
+		assert.Equal(t, "petal", dig(t, container, "envFrom", 1, "secretRef", "name"))
+	}
+
+	cm := dig(t, objs["ConfigMap"][0], "data").(doc)
+	sec := dig(t, objs["Secret"][0], "stringData").(doc)
+	for _, m := range []doc{cm, sec} {
+		for name := range m {
+			assert.True(t, knownVariable(name), "%s is not a variable petal reads (app.Variables)", name)
+		}
+	}
+	_, cfgErr := app.LoadConfig(func(k string) string { s, _ := cm[k].(string); return s })
+	require.NoError(t, cfgErr, "the ConfigMap is a valid configuration")
+	assert.Equal(t, "off", cm["PETAL_MIGRATE"], "replicas leave migrating to the Job")
+	_, addrPort, err := net.SplitHostPort(cm["PETAL_ADDR"].(string))
+	require.NoError(t, err)
+	assert.Equal(t, addrPort, itoa(dig(t, port, "containerPort").(int)), "the container port is where petal listens")
+	drain := cm["PETAL_SHUTDOWN_DRAIN_S"].(string)
+	assert.Greater(t, grace, atoi(t, drain), "the grace period outlasts the drain")
+	assert.Contains(t, sec, "DATABASE_URL")
+}
+
+func TestComposeFile(t *testing.T) {
+	docs := yamlDocs(t, filepath.Join(deployDir, "compose.yaml"))
+	require.Len(t, docs, 1)
+	services := dig(t, docs[0], "services").(doc)
+	require.Contains(t, services, "postgres")
+	require.Contains(t, services, "petal")
+	for name, s := range services {
+		assert.NotEmpty(t, dig(t, s, "healthcheck", "test"), "%s has a health check", name)
+	}
+	petal := services["petal"]
+	assert.Equal(t, []any{"CMD", "/usr/local/bin/petal", "health"}, dig(t, petal, "healthcheck", "test"))
+	assert.Equal(t, "service_healthy", dig(t, petal, "depends_on", "postgres", "condition"))
+	assert.Equal(t, "deploy/Dockerfile", dig(t, petal, "build", "dockerfile"))
+	assert.Equal(t, "..", dig(t, petal, "build", "context"))
+	env := dig(t, petal, "environment").(doc)
+	for name := range env {
+		assert.True(t, knownVariable(name), "%s is not a variable petal reads", name)
+	}
+	assert.Contains(t, env["DATABASE_URL"], "@postgres:5432/")
+	assert.Equal(t, "0.0.0.0:8787", env["PETAL_ADDR"])
+	assert.Contains(t, dig(t, petal, "ports"), "8787:8787")
+}
+
+func TestDockerfile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(deployDir, "Dockerfile"))
+	require.NoError(t, err)
+	df := string(b)
+	froms := regexp.MustCompile(`(?m)^FROM `).FindAllStringIndex(df, -1)
+	assert.GreaterOrEqual(t, len(froms), 2, "multi-stage")
+	assert.Regexp(t, `(?m)^RUN CGO_ENABLED=0 go build .*-X github.com/petal-near/petal/app.BuildID=\$\{BUILD_ID\}.* ./cmd/petal$`, df,
+		"a static binary with its build id stamped (the line .ci/run builds with)")
+	user := regexp.MustCompile(`(?m)^USER (\S+)`).FindStringSubmatch(df)
+	require.NotNil(t, user, "a USER line")
+	assert.NotContains(t, []string{"root", "0", "0:0"}, user[1], "runs as a non-root user")
+	assert.Regexp(t, `(?m)^EXPOSE 8787$`, df)
+	assert.Regexp(t, `(?m)^HEALTHCHECK .*"health"\]$`, df)
+	assert.True(t, strings.Contains(df, `ENTRYPOINT ["/usr/local/bin/petal"]`))
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	return n
+}
