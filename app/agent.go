@@ -48,6 +48,7 @@ type AgentService struct {
 	model    ports.ModelProvider
 	attest   ports.Attestations
 	registry *Registry
+	flowers  FlowerDrawer
 	limiter  ports.RateLimiter
 	log      *slog.Logger
 	process  ProcessID
@@ -69,12 +70,17 @@ type job struct {
 // NewAgentService makes the agent over its ports. Stop requests from other
 // processes reach it through the bus.
 func NewAgentService(cfg Config, store ports.RunStore, bus ports.EventBus, leases ports.Leases, model ports.ModelProvider,
-	attest ports.Attestations, registry *Registry, limiter ports.RateLimiter, log *slog.Logger, process ProcessID) *AgentService {
+	attest ports.Attestations, registry *Registry, flowers FlowerDrawer, limiter ports.RateLimiter, log *slog.Logger, process ProcessID) *AgentService {
 	life, shutdown := context.WithCancelCause(context.Background())
-	a := &AgentService{cfg: cfg, store: store, bus: bus, leases: leases, model: model, attest: attest, registry: registry, limiter: limiter,
+	a := &AgentService{cfg: cfg, store: store, bus: bus, leases: leases, model: model, attest: attest, registry: registry, flowers: flowers, limiter: limiter,
 		log: log, process: process, tails: newTailCache(store), life: life, shutdown: shutdown, jobs: map[string]*job{}}
 	bus.OnStop(func(runID string) { a.cancelLocal(runID, errStopped) })
 	return a
+}
+
+// FlowerDrawer draws a spec as the agent's flower event (the flower service).
+type FlowerDrawer interface {
+	Flower(ctx context.Context, rawSpec, rawView json.RawMessage) (FlowerEvent, error)
 }
 
 // Process is this process's id.

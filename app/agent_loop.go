@@ -230,7 +230,7 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 		case "propose_spec":
 			c.proposed = ans
 		case "render_flower":
-			if f := flowerData(content); f != nil {
+			if f := a.flowerEvent(ctx, args); f != nil {
 				c.flower = f
 				if c.proposed == nil {
 					c.proposed = ans
@@ -248,21 +248,24 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 	return a.store.SaveThread(c.wctx, c.run.ID, c.thread)
 }
 
-// flowerData picks the flower event's fields out of render_flower's answer.
-func flowerData(out []byte) json.RawMessage {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(out, &obj) != nil || obj["spec"] == nil {
+// flowerEvent is the flower event's data for a render_flower call that
+// succeeded: the spec drawn, its hashes, legend, interpretation and validation.
+func (a *AgentService) flowerEvent(ctx context.Context, args json.RawMessage) json.RawMessage {
+	var in struct {
+		Spec json.RawMessage `json:"spec"`
+		View json.RawMessage `json:"view"`
+	}
+	if json.Unmarshal(args, &in) != nil || a.flowers == nil {
 		return nil
 	}
-	f := map[string]json.RawMessage{}
-	for _, k := range []string{"spec", "spec_sha256", "render_sha256", "view_url", "legend", "interpretation", "validation"} {
-		if v, ok := obj[k]; ok {
-			f[k] = v
-		} else {
-			f[k] = json.RawMessage("null")
-		}
+	f, err := a.flowers.Flower(ctx, in.Spec, in.View)
+	if err != nil {
+		return nil
 	}
-	b, _ := json.Marshal(f)
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil
+	}
 	return b
 }
 

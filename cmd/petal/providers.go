@@ -54,6 +54,7 @@ var (
 		app.NewSessionService,
 		app.NewProcessID,
 		app.NewAgentService,
+		wire.Bind(new(app.FlowerDrawer), new(*app.FlowerService)),
 		registrySet,
 	)
 	mcpSet = wire.NewSet(

@@ -41,7 +41,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	modelProvider := newModelProvider(cfg)
 	attestations := postgres.NewAttestations(db)
 	processID := app.NewProcessID()
-	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, rateLimiter, log, processID)
+	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, rateLimiter, log, processID)
 	deps := httpapi.Deps{
 		Config:       cfg,
 		Log:          log,
