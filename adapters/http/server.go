@@ -60,6 +60,8 @@ type Deps struct {
 	// tools (links, claims, /s/:token, posted readings).
 	Explorations *app.ExplorationService
 	Agent        *app.AgentService
+	Invites      *app.InviteService
+	Ledger       *app.Ledger
 }
 
 // Server is the HTTP door.

@@ -25,6 +25,7 @@ type service struct {
 	Bus     *postgres.EventBus
 	Leases  ports.Leases
 	Process app.ProcessID
+	Ledger  *app.Ledger
 	Log     *slog.Logger
 }
 
@@ -56,6 +57,10 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 	}
 	if _, err := s.Agent.Recover(ctx); err != nil {
 		s.Log.Error("recovering runs of processes that are gone", "err", err)
+	}
+	// After the runs: every hold of a process that is gone goes back.
+	if _, err := s.Ledger.ReleaseOrphanHolds(ctx); err != nil {
+		s.Log.Error("releasing the ledger holds of processes that are gone", "err", err)
 	}
 	return func() {
 		sctx, scancel := context.WithTimeout(context.Background(), 15*time.Second)

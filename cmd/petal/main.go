@@ -22,6 +22,8 @@ Usage:
                                    manage the database schema
   petal mcp                        serve the tools over MCP on stdio, for a local agent
                                    (claude mcp add petal -- go -C <clone> run ./cmd/petal mcp)
+  petal invite mint <usd> [--days N] [--json] | revoke <id> | list
+                                   manage invites
   petal version                    print the build id
   petal health [URL]               exit 0 when a running petal's /api/v1/health is 200
                                    (default: the one at PETAL_ADDR); for container health checks
@@ -50,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = mcpStdio(ctx, stderr)
 	case "health":
 		err = healthCmd(ctx, args[1:], stdout)
+	case "invite":
+		err = inviteCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, app.BuildID)
 	case "help", "--help", "-h":

@@ -116,7 +116,8 @@ func TestSessionServiceResolveAndReplace(t *testing.T) {
 	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT id FROM sessions`).Scan(&stored))
 	assert.NotEqual(t, token, stored, "the token itself is never stored")
 
-	_, err = p.DB.Pool.Exec(ctx, `UPDATE sessions SET invite_id = 'inv_x'`)
+	inv := mintInvite(t, p, "1")
+	_, err = p.DB.Pool.Exec(ctx, `UPDATE sessions SET invite_id = $1`, inv.ID)
 	require.NoError(t, err)
 	got, _, _ = svc.Resolve(ctx, token)
 	person, _ := people.NewPersonID(rand.Reader)
@@ -124,7 +125,7 @@ func TestSessionServiceResolveAndReplace(t *testing.T) {
 	require.NoError(t, err)
 	newToken, replaced, err := svc.Replace(ctx, got, person, "")
 	require.NoError(t, err)
-	assert.Equal(t, "inv_x", replaced.InviteID, "the invite moves to the new session")
+	assert.Equal(t, inv.ID, replaced.InviteID, "the invite moves to the new session")
 	_, ok, _ = svc.Resolve(ctx, token)
 	assert.False(t, ok, "the old token no longer works")
 	got, ok, _ = svc.Resolve(ctx, newToken)

@@ -42,6 +42,10 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	attestations := postgres.NewAttestations(db)
 	processID := app.NewProcessID()
 	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, rateLimiter, log, processID)
+	inviteRepository := postgres.NewInviteRepository(db)
+	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
+	ledgerRepository := postgres.NewLedgerRepository(db)
+	ledger := app.NewLedger(ledgerRepository, clock, random, log)
 	deps := httpapi.Deps{
 		Config:       cfg,
 		Log:          log,
@@ -52,6 +56,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		MCP:          server,
 		Explorations: explorationService,
 		Agent:        agentService,
+		Invites:      inviteService,
+		Ledger:       ledger,
 	}
 	httpapiServer := httpapi.New(deps)
 	mainService := &service{
@@ -60,6 +66,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Bus:     eventBus,
 		Leases:  leases,
 		Process: processID,
+		Ledger:  ledger,
 		Log:     log,
 	}
 	return mainService, func() {

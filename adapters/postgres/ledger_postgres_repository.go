@@ -1,0 +1,262 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/ports"
+)
+
+// LedgerRepository keeps the ledger (migration 31). Every write locks the
+// accounts it touches with SELECT … FOR UPDATE in id order, so two
+// transactions never wait on each other in a circle.
+type LedgerRepository struct{ db *DB }
+
+var _ ports.LedgerStore = (*LedgerRepository)(nil)
+
+// NewLedgerRepository makes the ledger store over db.
+func NewLedgerRepository(db *DB) *LedgerRepository { return &LedgerRepository{db: db} }
+
+// lockAccounts locks the accounts named (in id order) and returns them by id.
+func lockAccounts(ctx context.Context, tx pgx.Tx, ids []string) (map[string]credit.Account, error) {
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	rows, err := tx.Query(ctx, `SELECT id, kind, limit_micros, spent_micros, held_micros, expires_at, revoked_at
+FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE`, sorted)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: lock accounts: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]credit.Account{}
+	for rows.Next() {
+		a, err := scanAccount(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[a.ID] = a
+	}
+	return out, rows.Err()
+}
+
+func scanAccount(row pgx.Row) (credit.Account, error) {
+	var a credit.Account
+	var kind string
+	var limit, spent, held int64
+	err := row.Scan(&a.ID, &kind, &limit, &spent, &held, &a.ExpiresAt, &a.RevokedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return credit.Account{}, errs.New(errs.NotFound, "no such account")
+	}
+	if err != nil {
+		return credit.Account{}, fmt.Errorf("postgres: read account: %w", err)
+	}
+	a.Kind, a.Limit, a.Spent, a.Held = credit.AccountKind(kind), credit.Micros(limit), credit.Micros(spent), credit.Micros(held)
+	return a, nil
+}
+
+// Reserve implements ports.LedgerStore.
+func (r *LedgerRepository) Reserve(ctx context.Context, hold credit.Hold, specs []credit.AccountSpec,
+	decide func([]credit.Account, credit.Micros) ([]credit.HoldLine, error)) (credit.Hold, error) {
+	payer, err := json.Marshal(hold.Payer)
+	if err != nil {
+		return credit.Hold{}, err
+	}
+	err = pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+		ids := make([]string, 0, len(specs))
+		for _, s := range specs {
+			ids = append(ids, s.ID)
+		}
+		specs := slices.Clone(specs)
+		slices.SortFunc(specs, func(a, b credit.AccountSpec) int { return strings.Compare(a.ID, b.ID) })
+		for _, s := range specs {
+			if !s.Create {
+				continue
+			}
+			// The day's cap account is made on first use; a changed cap applies at once.
+			if _, err := tx.Exec(ctx, `INSERT INTO credit_accounts (id, kind, limit_micros) VALUES ($1, $2, $3)
+ON CONFLICT (id) DO UPDATE SET limit_micros = EXCLUDED.limit_micros
+WHERE credit_accounts.limit_micros <> EXCLUDED.limit_micros`, s.ID, string(s.Kind), int64(s.Limit)); err != nil {
+				return fmt.Errorf("postgres: open account %s: %w", s.ID, err)
+			}
+		}
+		locked, err := lockAccounts(ctx, tx, ids)
+		if err != nil {
+			return err
+		}
+		accounts := make([]credit.Account, 0, len(ids))
+		for _, id := range ids {
+			if a, ok := locked[id]; ok {
+				accounts = append(accounts, a)
+			}
+		}
+		var runTaken int64
+		if len(ids) > 0 {
+			if err := tx.QueryRow(ctx, `SELECT coalesce(sum(CASE status WHEN 'held' THEN amount_micros ELSE charged_micros END), 0)
+FROM credit_holds WHERE run_id = $1 AND account_id = $2 AND status <> 'released'`, hold.RunID, ids[0]).Scan(&runTaken); err != nil {
+				return fmt.Errorf("postgres: read the run's spend: %w", err)
+			}
+		}
+		lines, err := decide(accounts, credit.Micros(runTaken))
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			if _, err := tx.Exec(ctx, `INSERT INTO credit_holds (reservation_id, account_id, run_id, process_id, payer, amount_micros)
+VALUES ($1, $2, $3, $4, $5, $6)`, hold.ID, l.Account, hold.RunID, hold.ProcessID, payer, int64(l.Amount)); err != nil {
+				return fmt.Errorf("postgres: write hold: %w", err)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE credit_accounts SET held_micros = held_micros + $2 WHERE id = $1`, l.Account, int64(l.Amount)); err != nil {
+				return fmt.Errorf("postgres: hold on account: %w", err)
+			}
+		}
+		hold.Lines = lines
+		return nil
+	})
+	if err != nil {
+		return credit.Hold{}, err
+	}
+	return hold, nil
+}
+
+// lockReservation locks a reservation's hold rows, then its accounts.
+func lockReservation(ctx context.Context, tx pgx.Tx, reservationID string) (credit.Hold, string, error) {
+	rows, err := tx.Query(ctx, `SELECT h.account_id, a.kind, h.amount_micros, h.run_id, h.process_id, h.payer, h.status
+FROM credit_holds h JOIN credit_accounts a ON a.id = h.account_id
+WHERE h.reservation_id = $1 ORDER BY h.account_id FOR UPDATE OF h`, reservationID)
+	if err != nil {
+		return credit.Hold{}, "", fmt.Errorf("postgres: lock hold: %w", err)
+	}
+	defer rows.Close()
+	h := credit.Hold{ID: reservationID}
+	status := ""
+	var ids []string
+	for rows.Next() {
+		var l credit.HoldLine
+		var kind string
+		var amount int64
+		var payer []byte
+		if err := rows.Scan(&l.Account, &kind, &amount, &h.RunID, &h.ProcessID, &payer, &status); err != nil {
+			return credit.Hold{}, "", fmt.Errorf("postgres: read hold: %w", err)
+		}
+		l.Kind, l.Amount = credit.AccountKind(kind), credit.Micros(amount)
+		if err := json.Unmarshal(payer, &h.Payer); err != nil {
+			return credit.Hold{}, "", fmt.Errorf("postgres: read hold's payer: %w", err)
+		}
+		h.Lines = append(h.Lines, l)
+		ids = append(ids, l.Account)
+	}
+	if err := rows.Err(); err != nil {
+		return credit.Hold{}, "", err
+	}
+	if len(h.Lines) == 0 {
+		return credit.Hold{}, "", errs.Newf(errs.NotFound, "no hold %s", reservationID)
+	}
+	// The first line is the one the per-chat cap counts on, as Payer.Accounts
+	// orders them: the daily cap always comes last.
+	slices.SortStableFunc(h.Lines, func(a, b credit.HoldLine) int {
+		return boolRank(a.Kind == credit.KindDaily) - boolRank(b.Kind == credit.KindDaily)
+	})
+	if _, err := lockAccounts(ctx, tx, ids); err != nil {
+		return credit.Hold{}, "", err
+	}
+	return h, status, nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Settle implements ports.LedgerStore.
+func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, decide func(credit.Hold) ([]credit.Charge, error)) (bool, error) {
+	done := false
+	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+		h, status, err := lockReservation(ctx, tx, reservationID)
+		if err != nil || status != "held" {
+			return err
+		}
+		charges, err := decide(h)
+		if err != nil {
+			return err
+		}
+		perAccount := map[string]int64{}
+		for _, c := range charges {
+			if c.Amount < 0 {
+				return fmt.Errorf("postgres: a charge is never negative (%s on %s)", c.Amount, c.Account)
+			}
+			if !slices.ContainsFunc(h.Lines, func(l credit.HoldLine) bool { return l.Account == c.Account }) {
+				return fmt.Errorf("postgres: charge on %s, which the hold is not on", c.Account)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO credit_entries (account_id, kind, amount_micros, reservation_id, run_id, note)
+VALUES ($1, $2, $3, $4, $5, $6)`, c.Account, string(c.Kind), int64(c.Amount), reservationID, h.RunID, c.Note); err != nil {
+				return fmt.Errorf("postgres: write charge: %w", err)
+			}
+			perAccount[c.Account] += int64(c.Amount)
+		}
+		for _, l := range h.Lines {
+			charged := perAccount[l.Account]
+			if _, err := tx.Exec(ctx, `UPDATE credit_accounts SET held_micros = held_micros - $2, spent_micros = spent_micros + $3 WHERE id = $1`,
+				l.Account, int64(l.Amount), charged); err != nil {
+				return fmt.Errorf("postgres: settle on account: %w", err)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE credit_holds SET status = 'settled', charged_micros = $3, closed_at = now()
+WHERE reservation_id = $1 AND account_id = $2`, reservationID, l.Account, charged); err != nil {
+				return fmt.Errorf("postgres: settle hold: %w", err)
+			}
+		}
+		done = true
+		return nil
+	})
+	return done, err
+}
+
+// Release implements ports.LedgerStore.
+func (r *LedgerRepository) Release(ctx context.Context, reservationID string) (bool, error) {
+	done := false
+	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+		h, status, err := lockReservation(ctx, tx, reservationID)
+		if err != nil || status != "held" {
+			return err
+		}
+		for _, l := range h.Lines {
+			if _, err := tx.Exec(ctx, `UPDATE credit_accounts SET held_micros = held_micros - $2 WHERE id = $1`, l.Account, int64(l.Amount)); err != nil {
+				return fmt.Errorf("postgres: release on account: %w", err)
+			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE credit_holds SET status = 'released', closed_at = now() WHERE reservation_id = $1`, reservationID); err != nil {
+			return fmt.Errorf("postgres: release hold: %w", err)
+		}
+		done = true
+		return nil
+	})
+	return done, err
+}
+
+// OrphanReservations implements ports.LedgerStore.
+func (r *LedgerRepository) OrphanReservations(ctx context.Context, staleAfter time.Duration) ([]string, error) {
+	rows, err := r.db.Pool.Query(ctx, `SELECT DISTINCT h.reservation_id FROM credit_holds h
+WHERE h.status = 'held' AND NOT EXISTS (
+    SELECT 1 FROM processes p WHERE p.id = h.process_id AND p.heartbeat_at > now() - make_interval(secs => $1))`,
+		staleAfter.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("postgres: find orphan holds: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// Account implements ports.LedgerStore.
+func (r *LedgerRepository) Account(ctx context.Context, id string) (credit.Account, error) {
+	return scanAccount(r.db.Pool.QueryRow(ctx, `SELECT id, kind, limit_micros, spent_micros, held_micros, expires_at, revoked_at
+FROM credit_accounts WHERE id = $1`, id))
+}

@@ -1,0 +1,244 @@
+package postgres_test
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/memory"
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/domain/errs"
+)
+
+type ledgerFixture struct {
+	db      *pgtest.DB
+	ledger  *app.Ledger
+	invites *app.InviteService
+	store   *postgres.LedgerRepository
+}
+
+func newLedgerFixture(t testing.TB) *ledgerFixture {
+	db := pgtest.New(t)
+	store := postgres.NewLedgerRepository(db.DB)
+	clock := memory.SystemClock{}
+	return &ledgerFixture{
+		db:      db,
+		store:   store,
+		ledger:  app.NewLedger(store, clock, rand.Reader, nil),
+		invites: app.NewInviteService(postgres.NewInviteRepository(db.DB), postgres.NewSessionRepository(db.DB), clock, rand.Reader),
+	}
+}
+
+func (f *ledgerFixture) invitePayer(t testing.TB, budget credit.Micros) credit.Payer {
+	m, err := f.invites.Mint(context.Background(), budget, 14)
+	require.NoError(t, err)
+	return credit.Payer{Kind: credit.PayInvite, InviteID: m.ID, PerChat: credit.InvitePerChat, DailyCap: 1000 * credit.MicrosPerUSD}
+}
+
+func (f *ledgerFixture) account(t testing.TB, id string) credit.Account {
+	a, err := f.store.Account(context.Background(), id)
+	require.NoError(t, err)
+	return a
+}
+
+// TestConcurrentReservationsNeverOverspend: 50 callers share one $0.05 invite,
+// each reserving and settling until refused. The holds are counted in the same
+// locked transaction, so the invite passes its budget by at most one call.
+func TestConcurrentReservationsNeverOverspend(t *testing.T) {
+	f := newLedgerFixture(t)
+	const budget = 50_000 // $0.05
+	const worst = 4_000   // $0.004 a call at worst
+	payer := f.invitePayer(t, budget)
+	ctx := t.Context()
+	var admitted, refused atomic.Int64
+	var inFlight, maxInFlight atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range 50 {
+		wg.Go(func() {
+			<-start
+			for call := 0; ; call++ {
+				hold, err := f.ledger.Reserve(ctx, payer, fmt.Sprintf("run_%d", i), "proc_test", worst)
+				if err != nil {
+					assert.True(t, errs.Is(err, errs.BudgetExhausted), "refusal: %v", err)
+					refused.Add(1)
+					return
+				}
+				admitted.Add(1)
+				n := inFlight.Add(1)
+				for m := maxInFlight.Load(); n > m && !maxInFlight.CompareAndSwap(m, n); m = maxInFlight.Load() {
+				}
+				actual := credit.Micros(worst/2 + (i*131+call*17)%(worst/2+1)) // between half and all of the worst case
+				inFlight.Add(-1)
+				require.NoError(t, f.ledger.Settle(ctx, hold, actual))
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+
+	inv := f.account(t, credit.InviteAccount(payer.InviteID))
+	assert.EqualValues(t, 50, refused.Load(), "every caller ends refused")
+	assert.Zero(t, inv.Held, "nothing is left held")
+	assert.GreaterOrEqual(t, int64(inv.Spent), int64(budget), "the budget is used up")
+	// The bound the contract asks for: past the budget by at most the calls in flight…
+	assert.LessOrEqual(t, int64(inv.Spent), int64(budget)+maxInFlight.Load()*worst)
+	// …and, since holds count, by at most one call's worst case.
+	assert.LessOrEqual(t, int64(inv.Spent), int64(budget+worst))
+	daily := f.account(t, credit.DailyAccount(time.Now()))
+	assert.Equal(t, inv.Spent, daily.Spent, "the daily cap counts every invite call too")
+	assert.Zero(t, daily.Held)
+
+	var entries, sum int64
+	require.NoError(t, f.db.Pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(amount_micros),0) FROM credit_entries WHERE account_id = $1`,
+		credit.InviteAccount(payer.InviteID)).Scan(&entries, &sum))
+	assert.Equal(t, admitted.Load(), entries, "one charge per settled call")
+	assert.EqualValues(t, inv.Spent, sum, "the entries add up to what the account says it spent")
+}
+
+func TestReserveRefusals(t *testing.T) {
+	f := newLedgerFixture(t)
+	ctx := t.Context()
+
+	t.Run("a spent invite", func(t *testing.T) {
+		payer := f.invitePayer(t, 10_000)
+		h, err := f.ledger.Reserve(ctx, payer, "run_a", "p", 20_000)
+		require.NoError(t, err, "the first call goes ahead while something is left")
+		require.NoError(t, f.ledger.Settle(ctx, h, 15_000))
+		_, err = f.ledger.Reserve(ctx, payer, "run_b", "p", 1)
+		assert.True(t, errs.Is(err, errs.BudgetExhausted), "%v", err)
+	})
+	t.Run("holds count before they settle", func(t *testing.T) {
+		payer := f.invitePayer(t, 10_000)
+		_, err := f.ledger.Reserve(ctx, payer, "run_a", "p", 10_000)
+		require.NoError(t, err)
+		_, err = f.ledger.Reserve(ctx, payer, "run_b", "p", 1)
+		assert.True(t, errs.Is(err, errs.BudgetExhausted), "%v", err)
+	})
+	t.Run("a revoked invite mid-chat", func(t *testing.T) {
+		payer := f.invitePayer(t, 1_000_000)
+		_, err := f.invites.Revoke(ctx, payer.InviteID)
+		require.NoError(t, err)
+		_, err = f.ledger.Reserve(ctx, payer, "run_a", "p", 1)
+		assert.True(t, errs.Is(err, errs.BudgetExhausted), "%v", err)
+	})
+	t.Run("the chat's own cap", func(t *testing.T) {
+		payer := f.invitePayer(t, 1_000_000)
+		h, err := f.ledger.Reserve(ctx, payer, "run_cap", "p", 40_000)
+		require.NoError(t, err)
+		require.NoError(t, f.ledger.Settle(ctx, h, 40_000))
+		h, err = f.ledger.Reserve(ctx, payer, "run_cap", "p", 40_000)
+		require.NoError(t, err, "$0.04 of $0.05 used: one more call")
+		require.NoError(t, f.ledger.Settle(ctx, h, 30_000))
+		_, err = f.ledger.Reserve(ctx, payer, "run_cap", "p", 1)
+		assert.True(t, errs.Is(err, errs.BudgetExhausted), "%v", err)
+		_, err = f.ledger.Reserve(ctx, payer, "run_other", "p", 1)
+		assert.NoError(t, err, "another chat on the same invite goes on")
+	})
+	t.Run("the daily cap", func(t *testing.T) {
+		payer := f.invitePayer(t, 1_000_000)
+		payer.DailyCap = 0
+		_, err := f.ledger.Reserve(ctx, payer, "run_a", "p", 1)
+		e, ok := errs.As(err)
+		require.True(t, ok, "%v", err)
+		assert.Equal(t, errs.BudgetExhausted, e.Code)
+		assert.Positive(t, e.RetryAfterS, "until midnight UTC")
+	})
+	t.Run("a person with no credit", func(t *testing.T) {
+		_, err := f.ledger.Reserve(ctx, credit.Payer{Kind: credit.PayPerson, PersonID: "prs_00000000000000000000000000000000"}, "run_a", "p", 1)
+		assert.True(t, errs.Is(err, errs.PaymentRequired), "%v", err)
+	})
+	t.Run("nothing changes on a refusal", func(t *testing.T) {
+		var holds int
+		require.NoError(t, f.db.Pool.QueryRow(ctx, `SELECT count(*) FROM credit_holds WHERE run_id = 'run_b' AND status = 'held'`).Scan(&holds))
+		assert.Zero(t, holds)
+	})
+}
+
+func TestSettleAndReleaseAreOnce(t *testing.T) {
+	f := newLedgerFixture(t)
+	ctx := t.Context()
+	payer := f.invitePayer(t, 1_000_000)
+	h, err := f.ledger.Reserve(ctx, payer, "run_a", "p", 5_000)
+	require.NoError(t, err)
+	assert.EqualValues(t, 5_000, f.account(t, credit.InviteAccount(payer.InviteID)).Held)
+	require.NoError(t, f.ledger.Settle(ctx, h, 3_000))
+	require.NoError(t, f.ledger.Settle(ctx, h, 3_000), "settling twice changes nothing")
+	require.NoError(t, f.ledger.Release(ctx, h), "a deferred release after settling changes nothing")
+	inv := f.account(t, credit.InviteAccount(payer.InviteID))
+	assert.EqualValues(t, 3_000, inv.Spent)
+	assert.Zero(t, inv.Held)
+
+	h, err = f.ledger.Reserve(ctx, payer, "run_a", "p", 5_000)
+	require.NoError(t, err)
+	require.NoError(t, f.ledger.Release(ctx, h))
+	require.NoError(t, f.ledger.Settle(ctx, h, 5_000), "a released hold is never charged")
+	inv = f.account(t, credit.InviteAccount(payer.InviteID))
+	assert.EqualValues(t, 3_000, inv.Spent)
+	assert.Zero(t, inv.Held)
+	assert.Error(t, f.ledger.Settle(ctx, h, -1), "a charge is never negative")
+}
+
+func TestConstraintsHoldAgainstABug(t *testing.T) {
+	f := newLedgerFixture(t)
+	ctx := t.Context()
+	payer := f.invitePayer(t, 1_000_000)
+	acct := credit.InviteAccount(payer.InviteID)
+	for name, sql := range map[string]string{
+		"a negative charge":          `INSERT INTO credit_entries (account_id, kind, amount_micros) VALUES ($1, 'call', -1)`,
+		"a hold on no account":       `INSERT INTO credit_holds (reservation_id, account_id, run_id, process_id, payer, amount_micros) VALUES ('h', 'invite:nope', 'r', 'p', '{}', 1)`,
+		"a hold of nothing":          `INSERT INTO credit_holds (reservation_id, account_id, run_id, process_id, payer, amount_micros) VALUES ('h', $1, 'r', 'p', '{}', 0)`,
+		"spending below zero":        `UPDATE credit_accounts SET spent_micros = -1 WHERE id = $1`,
+		"holding below zero":         `UPDATE credit_accounts SET held_micros = held_micros - 1 WHERE id = $1`,
+		"a settled hold with no sum": `INSERT INTO credit_holds (reservation_id, account_id, run_id, process_id, payer, amount_micros, status, closed_at) VALUES ('h', $1, 'r', 'p', '{}', 1, 'settled', now())`,
+	} {
+		args := []any{}
+		if strings.Contains(sql, "$1") {
+			args = append(args, acct)
+		}
+		_, err := f.db.Pool.Exec(ctx, sql, args...)
+		assert.Error(t, err, name)
+	}
+	h, err := f.ledger.Reserve(ctx, payer, "run_a", "p", 5_000)
+	require.NoError(t, err)
+	_, err = f.db.Pool.Exec(ctx, `INSERT INTO credit_holds (reservation_id, account_id, run_id, process_id, payer, amount_micros) VALUES ($1, $2, 'r', 'p', '{}', 1)`, h.ID, acct)
+	assert.Error(t, err, "a reservation holds once on an account")
+}
+
+func TestReleaseOrphanHolds(t *testing.T) {
+	f := newLedgerFixture(t)
+	ctx := t.Context()
+	payer := f.invitePayer(t, 1_000_000)
+	_, err := f.db.Pool.Exec(ctx, `INSERT INTO processes (id, hostname, pid, build_id, heartbeat_at) VALUES
+('proc_live', 'h', 1, 'dev', now()), ('proc_stale', 'h', 2, 'dev', now() - interval '31 seconds')`)
+	require.NoError(t, err)
+	for _, p := range []string{"proc_live", "proc_stale", "proc_missing"} {
+		_, err := f.ledger.Reserve(ctx, payer, "run_"+p, p, 1_000)
+		require.NoError(t, err)
+	}
+	n, err := f.ledger.ReleaseOrphanHolds(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n, "the stale and the missing process's holds")
+	var live []string
+	rows, err := f.db.Pool.Query(ctx, `SELECT DISTINCT process_id FROM credit_holds WHERE status = 'held'`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var p string
+		require.NoError(t, rows.Scan(&p))
+		live = append(live, p)
+	}
+	assert.Equal(t, []string{"proc_live"}, live, "a live process keeps its holds")
+	assert.EqualValues(t, 1_000, f.account(t, credit.InviteAccount(payer.InviteID)).Held)
+	assert.Zero(t, f.account(t, credit.InviteAccount(payer.InviteID)).Spent, "released holds are not counted as spent")
+}

@@ -1,0 +1,108 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/invites"
+	"github.com/petal-near/petal/domain/people"
+	"github.com/petal-near/petal/ports"
+)
+
+// Access decides who pays for a chat on a real model ("Who pays"):
+//
+//  1. a signed-in person's own credit, when it has anything left: capped per
+//     chat by PETAL_PERSON_USD_PER_CHAT and not held by the daily cap;
+//  2. otherwise, on an open server, the daily cap alone;
+//  3. otherwise the session's invite together with the daily cap, $0.05 a chat.
+//
+// Refusals, before any model call: gated with no credit and no invite → 403
+// invite_required (hint /connect); signed in with neither → 402
+// payment_required; an invite spent or the daily cap spent → 429
+// budget_exhausted; an invite revoked or expired → 403 invite_required.
+type Access struct {
+	cfg      Config
+	sessions ports.SessionStore
+	invites  ports.InviteStore
+	ledger   ports.LedgerStore
+	clock    ports.Clock
+}
+
+// NewAccess makes the gate.
+func NewAccess(cfg Config, sessions ports.SessionStore, invites ports.InviteStore, ledger ports.LedgerStore, clock ports.Clock) *Access {
+	return &Access{cfg: cfg, sessions: sessions, invites: invites, ledger: ledger, clock: clock}
+}
+
+// Gate says who pays for the caller's chat, or why nobody may.
+func (a *Access) Gate(ctx context.Context, caller Caller) (credit.Payer, error) {
+	now := a.clock.Now()
+	var sess people.Session
+	if caller.Session != "" {
+		s, err := a.sessions.Session(ctx, caller.Session)
+		if err != nil && !errs.Is(err, errs.NotFound) {
+			return credit.Payer{}, err
+		}
+		if err == nil && !s.Expired(now) {
+			sess = s
+		}
+	}
+	signed := sess.Signed()
+	if signed {
+		acct, err := a.ledger.Account(ctx, credit.PersonAccount(sess.Subject))
+		if err != nil && !errs.Is(err, errs.NotFound) {
+			return credit.Payer{}, err
+		}
+		if err == nil && acct.Left() > 0 {
+			return credit.Payer{Kind: credit.PayPerson, PersonID: sess.Subject, PerChat: a.cfg.PersonPerChat}, nil
+		}
+	}
+	if a.cfg.AgentAccess == "open" {
+		if err := a.dailyLeft(ctx, now); err != nil {
+			return credit.Payer{}, err
+		}
+		return credit.Payer{Kind: credit.PayOpen, DailyCap: a.cfg.LLMDailyCap}, nil
+	}
+	if sess.InviteID != "" {
+		inv, err := a.invites.Invite(ctx, sess.InviteID)
+		if err != nil {
+			return credit.Payer{}, err
+		}
+		switch inv.StatusAt(now) {
+		case invites.Active:
+			if err := a.dailyLeft(ctx, now); err != nil {
+				return credit.Payer{}, err
+			}
+			return credit.Payer{Kind: credit.PayInvite, InviteID: inv.ID, PerChat: credit.InvitePerChat, DailyCap: a.cfg.LLMDailyCap}, nil
+		case invites.Spent:
+			return credit.Payer{}, errs.New(errs.BudgetExhausted, "this invite's budget is spent",
+				"ask for a new invite, or bring your own agent: /skill.md")
+		}
+		// Revoked or expired: as if there were none.
+	}
+	if signed {
+		return credit.Payer{}, errs.New(errs.PaymentRequired, "Petal's agent needs credit of your own or an invite",
+			"add credit with NEAR: GET /api/v1/pay")
+	}
+	return credit.Payer{}, errs.New(errs.InviteRequired, "Petal's agent needs an invite", "/connect")
+}
+
+// dailyLeft refuses once today's cap on unpaid model spend is spent.
+func (a *Access) dailyLeft(ctx context.Context, now time.Time) error {
+	acct, err := a.ledger.Account(ctx, credit.DailyAccount(now))
+	if errs.Is(err, errs.NotFound) {
+		if a.cfg.LLMDailyCap > 0 {
+			return nil
+		}
+		acct = credit.Account{ID: credit.DailyAccount(now), Kind: credit.KindDaily}
+	} else if err != nil {
+		return err
+	}
+	acct.Limit = a.cfg.LLMDailyCap
+	if acct.Left() > 0 {
+		return nil
+	}
+	_, err = credit.PlanHold(credit.Payer{Kind: credit.PayOpen, DailyCap: a.cfg.LLMDailyCap}, []credit.Account{acct}, 0, 1, now)
+	return err
+}

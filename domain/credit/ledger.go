@@ -1,0 +1,232 @@
+package credit
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/petal-near/petal/domain/errs"
+)
+
+// The ledger. Every amount that can be spent lives in an account: one per
+// invite (its budget), one per person (what they funded), and one per UTC day
+// for the server's daily cap on unpaid model spend. An account keeps what it
+// may spend (Limit), what has been charged (Spent) and what calls in flight
+// hold (Held). A model call reserves a hold sized from its worst case on
+// every account that pays for it, in the same transaction that checks what is
+// left; it then settles (the hold becomes a charge) or releases.
+
+// AccountKind says what an account is for.
+type AccountKind string
+
+// Account kinds.
+const (
+	KindInvite AccountKind = "invite"
+	KindPerson AccountKind = "person"
+	KindDaily  AccountKind = "daily"
+)
+
+// InvitePerChat is the most one chat spends of an invite (contract: limits
+// per chat, $0.05 on an invite).
+const InvitePerChat Micros = 50_000
+
+// InviteAccount, PersonAccount and DailyAccount name accounts.
+func InviteAccount(inviteID string) string { return "invite:" + inviteID }
+
+// PersonAccount is the account of a person's own credit.
+func PersonAccount(personID string) string { return "person:" + personID }
+
+// DailyAccount is the daily cap's account for the UTC day of t: a new day is a
+// new account, which is how the cap resets at midnight UTC.
+func DailyAccount(t time.Time) string { return "daily:" + t.UTC().Format(time.DateOnly) }
+
+// NextMidnightUTC is when the daily cap of t's day resets.
+func NextMidnightUTC(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
+}
+
+// Account is one account's state.
+type Account struct {
+	ID        string
+	Kind      AccountKind
+	Limit     Micros // an invite's budget, a person's funded total, the day's cap
+	Spent     Micros
+	Held      Micros
+	ExpiresAt *time.Time // an invite's end
+	RevokedAt *time.Time // an invite revoked
+}
+
+// Left is what the account may still hold or spend; it can be negative when
+// the last call passed the budget.
+func (a Account) Left() Micros { return a.Limit - a.Spent - a.Held }
+
+// PayerKind says who pays for a chat.
+type PayerKind string
+
+// Payer kinds, in the order "Who pays" tries them.
+const (
+	PayPerson PayerKind = "person" // the person's own credit, not held by the daily cap
+	PayInvite PayerKind = "invite" // the session's invite and the daily cap together
+	PayOpen   PayerKind = "open"   // an open server: the daily cap alone
+)
+
+// Payer is who pays for one chat's model calls, as the gate decided.
+type Payer struct {
+	Kind     PayerKind
+	PersonID string // PayPerson
+	InviteID string // PayInvite
+	// PerChat caps what one chat (run) takes from the first account; 0 is no cap.
+	PerChat Micros
+	// DailyCap is the server's daily cap; it binds PayInvite and PayOpen.
+	DailyCap Micros
+}
+
+// AccountSpec names an account a reservation needs, and how to make it if it
+// is missing: the day's cap account is made on first use at the cap.
+type AccountSpec struct {
+	ID     string
+	Kind   AccountKind
+	Limit  Micros
+	Create bool // make it when missing (daily); otherwise missing means nothing to spend
+}
+
+// Accounts is the accounts that pay, first the one the per-chat cap counts on.
+func (p Payer) Accounts(now time.Time) []AccountSpec {
+	daily := AccountSpec{ID: DailyAccount(now), Kind: KindDaily, Limit: p.DailyCap, Create: true}
+	switch p.Kind {
+	case PayPerson:
+		return []AccountSpec{{ID: PersonAccount(p.PersonID), Kind: KindPerson}}
+	case PayInvite:
+		return []AccountSpec{{ID: InviteAccount(p.InviteID), Kind: KindInvite}, daily}
+	default:
+		return []AccountSpec{daily}
+	}
+}
+
+// HoldLine is what one reservation holds on one account. A hold belongs to
+// exactly one account.
+type HoldLine struct {
+	Account string
+	Kind    AccountKind
+	Amount  Micros
+}
+
+// Hold is one model call's reservation: a line per paying account.
+type Hold struct {
+	ID        string
+	RunID     string
+	ProcessID string
+	Payer     Payer
+	Lines     []HoldLine
+}
+
+// Total is what the hold holds on its first account.
+func (h Hold) Total() Micros {
+	if len(h.Lines) == 0 {
+		return 0
+	}
+	return h.Lines[0].Amount
+}
+
+// PlanHold decides a reservation: given the paying accounts (locked, in the
+// order Payer.Accounts gives), what this run has already taken from the first
+// (held or charged), and the call's worst case, it returns the lines to hold
+// or the refusal. A call goes ahead while every account has something left,
+// and holds its whole worst case: so concurrent calls pass a budget by at most
+// what the calls in flight cost.
+func PlanHold(p Payer, accounts []Account, runTaken, worstCase Micros, now time.Time) ([]HoldLine, error) {
+	if worstCase <= 0 {
+		return nil, fmt.Errorf("credit: a hold must be more than zero, not %s", worstCase)
+	}
+	specs := p.Accounts(now)
+	if len(accounts) != len(specs) {
+		return nil, refusalNoAccount(p)
+	}
+	lines := make([]HoldLine, 0, len(accounts))
+	for i, a := range accounts {
+		if a.ID != specs[i].ID {
+			return nil, fmt.Errorf("credit: account %s where %s was expected", a.ID, specs[i].ID)
+		}
+		if a.RevokedAt != nil || (a.ExpiresAt != nil && !now.Before(*a.ExpiresAt)) {
+			return nil, errs.New(errs.BudgetExhausted, "this invite has ended, so the chat stops here",
+				"ask for a new invite, or sign in and pay with NEAR: /connect")
+		}
+		if a.Left() <= 0 {
+			return nil, refusalSpent(a, now)
+		}
+		lines = append(lines, HoldLine{Account: a.ID, Kind: a.Kind, Amount: worstCase})
+	}
+	if p.PerChat > 0 && runTaken >= p.PerChat {
+		return nil, errs.Newf(errs.BudgetExhausted, "this chat has used the $%s one chat may spend", trimUSD(p.PerChat)).
+			WithHint("start a new chat to go on")
+	}
+	return lines, nil
+}
+
+func refusalNoAccount(p Payer) error {
+	if p.Kind == PayPerson {
+		return errs.New(errs.PaymentRequired, "you have no credit of your own", "add some with NEAR: GET /api/v1/pay")
+	}
+	return errs.New(errs.InviteRequired, "an invite is needed for Petal's agent", "/connect")
+}
+
+func refusalSpent(a Account, now time.Time) error {
+	switch a.Kind {
+	case KindPerson:
+		return errs.New(errs.PaymentRequired, "your credit is spent", "add more with NEAR: GET /api/v1/pay")
+	case KindInvite:
+		return errs.New(errs.BudgetExhausted, "this invite's budget is spent", "ask for a new invite, or bring your own agent: /skill.md")
+	default:
+		secs := int(NextMidnightUTC(now).Sub(now).Seconds()) + 1
+		return errs.New(errs.BudgetExhausted, "today's budget for Petal's own model is spent; it starts again at midnight UTC",
+			"bring your own agent: /skill.md").WithRetryAfter(secs)
+	}
+}
+
+func trimUSD(m Micros) string {
+	b, _ := m.USD().MarshalJSON()
+	return string(b)
+}
+
+// Charge is one entry settling puts on an account.
+type Charge struct {
+	Account string
+	Kind    EntryKind
+	Amount  Micros
+	Note    string
+}
+
+// EntryKind is what a ledger entry records.
+type EntryKind string
+
+// Entry kinds.
+const (
+	EntryCall      EntryKind = "call"      // the provider's bill for a model call
+	EntryFee       EntryKind = "fee"       // Petal's base fee
+	EntryTip       EntryKind = "tip"       // the person's tip
+	EntryTopUp     EntryKind = "top_up"    // credit added (NEAR transfer)
+	EntryReconcile EntryKind = "reconcile" // a difference with the provider's own bill
+)
+
+// PlanSettle is the charges that settle hold for a call that cost actual:
+// every account the hold was on is charged the call (an invite and the daily
+// cap both count it). A person's credit also carries the price's fee and
+// their tip, each its own entry (see Price).
+func PlanSettle(h Hold, actual Micros, price Price, tipPercent int) ([]Charge, error) {
+	if actual < 0 {
+		return nil, fmt.Errorf("credit: a charge is never negative, not %s", actual)
+	}
+	var out []Charge
+	for _, l := range h.Lines {
+		out = append(out, Charge{Account: l.Account, Kind: EntryCall, Amount: actual, Note: "model call"})
+		if l.Kind == KindPerson {
+			if fee := price.CallFee(actual); fee > 0 {
+				out = append(out, Charge{Account: l.Account, Kind: EntryFee, Amount: fee, Note: "Petals base fee (call)"})
+			}
+			if tip := TipOf(actual, tipPercent); tip > 0 {
+				out = append(out, Charge{Account: l.Account, Kind: EntryTip, Amount: tip, Note: "tip"})
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,103 @@
+package credit
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/domain/errs"
+)
+
+var noon = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func TestDailyAccountResetsAtMidnightUTC(t *testing.T) {
+	assert.Equal(t, "daily:2026-11-30", DailyAccount(time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC)))
+	assert.Equal(t, "daily:2026-12-01", DailyAccount(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)))
+	berlin := time.FixedZone("CET", 3600)
+	assert.Equal(t, "daily:2026-11-30", DailyAccount(time.Date(2026, 12, 1, 0, 30, 0, 0, berlin)), "the day is UTC's")
+	assert.Equal(t, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), NextMidnightUTC(noon))
+}
+
+func TestPayerAccounts(t *testing.T) {
+	inv := Payer{Kind: PayInvite, InviteID: "inv_1", DailyCap: 3}
+	specs := inv.Accounts(noon)
+	require.Len(t, specs, 2)
+	assert.Equal(t, "invite:inv_1", specs[0].ID, "the invite first: the per-chat cap counts on it")
+	assert.Equal(t, "daily:2026-11-30", specs[1].ID)
+	assert.True(t, specs[1].Create)
+	assert.EqualValues(t, 3, specs[1].Limit)
+
+	person := Payer{Kind: PayPerson, PersonID: "prs_1"}
+	assert.Equal(t, []AccountSpec{{ID: "person:prs_1", Kind: KindPerson}}, person.Accounts(noon), "no daily cap on a person's credit")
+	assert.Len(t, Payer{Kind: PayOpen}.Accounts(noon), 1)
+}
+
+func TestPlanHold(t *testing.T) {
+	payer := Payer{Kind: PayInvite, InviteID: "inv_1", PerChat: InvitePerChat, DailyCap: 3_000_000}
+	invite := Account{ID: "invite:inv_1", Kind: KindInvite, Limit: 50_000}
+	daily := Account{ID: "daily:2026-11-30", Kind: KindDaily, Limit: 3_000_000}
+	past := noon.Add(-time.Minute)
+
+	lines, err := PlanHold(payer, []Account{invite, daily}, 0, 8_000, noon)
+	require.NoError(t, err)
+	assert.Equal(t, []HoldLine{{"invite:inv_1", KindInvite, 8_000}, {"daily:2026-11-30", KindDaily, 8_000}}, lines)
+
+	almost := invite
+	almost.Spent, almost.Held = 30_000, 19_999
+	lines, err = PlanHold(payer, []Account{almost, daily}, 0, 8_000, noon)
+	require.NoError(t, err, "one micro-dollar left: the call goes ahead and holds its whole worst case")
+	assert.EqualValues(t, 8_000, lines[0].Amount)
+
+	cases := []struct {
+		name     string
+		payer    Payer
+		accounts []Account
+		runTaken Micros
+		code     errs.Code
+	}{
+		{"invite spent", payer, []Account{{ID: invite.ID, Kind: KindInvite, Limit: 50_000, Spent: 50_000}, daily}, 0, errs.BudgetExhausted},
+		{"invite held to its end", payer, []Account{{ID: invite.ID, Kind: KindInvite, Limit: 50_000, Held: 50_000}, daily}, 0, errs.BudgetExhausted},
+		{"invite revoked", payer, []Account{{ID: invite.ID, Kind: KindInvite, Limit: 50_000, RevokedAt: &past}, daily}, 0, errs.BudgetExhausted},
+		{"invite expired", payer, []Account{{ID: invite.ID, Kind: KindInvite, Limit: 50_000, ExpiresAt: &noon}, daily}, 0, errs.BudgetExhausted},
+		{"daily cap spent", payer, []Account{invite, {ID: daily.ID, Kind: KindDaily, Limit: 3_000_000, Spent: 3_000_001}}, 0, errs.BudgetExhausted},
+		{"chat's cap reached", payer, []Account{invite, daily}, InvitePerChat, errs.BudgetExhausted},
+		{"invite missing", payer, []Account{daily}, 0, errs.InviteRequired},
+		{"person spent", Payer{Kind: PayPerson, PersonID: "prs_1"}, []Account{{ID: "person:prs_1", Kind: KindPerson, Limit: 10, Spent: 10}}, 0, errs.PaymentRequired},
+		{"person has no account", Payer{Kind: PayPerson, PersonID: "prs_1"}, nil, 0, errs.PaymentRequired},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := PlanHold(tc.payer, tc.accounts, tc.runTaken, 1_000, noon)
+			assert.Equal(t, tc.code, errs.CodeOf(err), "%v", err)
+		})
+	}
+	_, err = PlanHold(payer, []Account{invite, daily}, 0, 0, noon)
+	assert.Error(t, err, "a hold must hold something")
+}
+
+func TestPlanSettle(t *testing.T) {
+	inviteHold := Hold{ID: "h", Lines: []HoldLine{{"invite:i", KindInvite, 9}, {"daily:d", KindDaily, 9}}}
+	charges, err := PlanSettle(inviteHold, 7, Price{CallFeeBps: 1000}, 10)
+	require.NoError(t, err)
+	assert.Equal(t, []Charge{
+		{Account: "invite:i", Kind: EntryCall, Amount: 7, Note: "model call"},
+		{Account: "daily:d", Kind: EntryCall, Amount: 7, Note: "model call"},
+	}, charges, "an invite pays the bill alone: fee and tip are a person's")
+
+	personHold := Hold{ID: "h", Lines: []HoldLine{{"person:p", KindPerson, 2_000}}}
+	charges, err = PlanSettle(personHold, 1_000, Price{CallFeeBps: 250}, 5)
+	require.NoError(t, err)
+	assert.Equal(t, []Charge{
+		{Account: "person:p", Kind: EntryCall, Amount: 1_000, Note: "model call"},
+		{Account: "person:p", Kind: EntryFee, Amount: 25, Note: "Petals base fee (call)"},
+		{Account: "person:p", Kind: EntryTip, Amount: 50, Note: "tip"},
+	}, charges, "bill, fee and tip are each their own entry")
+
+	charges, err = PlanSettle(personHold, 0, Price{CallFeeBps: 250}, 5)
+	require.NoError(t, err)
+	assert.Len(t, charges, 1, "a call that cost nothing charges nothing more")
+	_, err = PlanSettle(personHold, -1, Price{}, 0)
+	assert.Error(t, err)
+}

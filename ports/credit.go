@@ -1,0 +1,50 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/domain/invites"
+)
+
+// LedgerStore keeps accounts, holds and entries. Its writes follow the update
+// function pattern: the adapter opens the transaction and locks the rows, the
+// domain's function decides, the adapter writes what it decided.
+type LedgerStore interface {
+	// Reserve, in one transaction: makes the accounts marked Create when they
+	// are missing, locks the paying accounts (a missing one is left out),
+	// reads what hold.RunID has already taken from the first (held or
+	// charged), asks decide for the lines to hold, and writes them with
+	// hold's id, run and process.
+	Reserve(ctx context.Context, hold credit.Hold, specs []credit.AccountSpec,
+		decide func(accounts []credit.Account, runTaken credit.Micros) ([]credit.HoldLine, error)) (credit.Hold, error)
+	// Settle locks a reservation and its accounts; if it is still held, it
+	// asks decide for the charges and writes them, turning the holds into
+	// charges. A reservation already settled or released is left alone
+	// (done false). An unknown one is errs.NotFound.
+	Settle(ctx context.Context, reservationID string, decide func(h credit.Hold) ([]credit.Charge, error)) (done bool, err error)
+	// Release gives a still-held reservation back to its accounts; one
+	// already settled or released is left alone (done false).
+	Release(ctx context.Context, reservationID string) (done bool, err error)
+	// OrphanReservations are the held reservations of processes that are gone:
+	// their row in processes is missing or its heartbeat is older than staleAfter.
+	OrphanReservations(ctx context.Context, staleAfter time.Duration) ([]string, error)
+	// Account reads one account, or errs.NotFound.
+	Account(ctx context.Context, id string) (credit.Account, error)
+}
+
+// InviteStore keeps invites; an invite's budget, end and revocation live in
+// its ledger account.
+type InviteStore interface {
+	// CreateInvite stores an invite and opens its account at its budget.
+	CreateInvite(ctx context.Context, inv invites.Invite) error
+	// Invite reads one by id, or errs.NotFound.
+	Invite(ctx context.Context, id string) (invites.Invite, error)
+	// InviteByTokenHash reads one by its token's hash, or errs.NotFound.
+	InviteByTokenHash(ctx context.Context, hash string) (invites.Invite, error)
+	// RevokeInvite ends an invite at at (once: a second revoke keeps the first time).
+	RevokeInvite(ctx context.Context, id string, at time.Time) (invites.Invite, error)
+	// Invites lists every invite, newest first.
+	Invites(ctx context.Context) ([]invites.Invite, error)
+}
