@@ -211,3 +211,15 @@ func TestParseWeightsRefusesOtherForms(t *testing.T) {
 	assert.Equal(t, "0.001", FormatScaled(big.NewInt(1), 3))
 	assert.Equal(t, "0", FormatScaled(big.NewInt(0), 3))
 }
+
+func TestParseWeightsLongDecimals(t *testing.T) {
+	for _, s := range []string{"0", "7", "1234567890123456789", "12345678901234567890", "9999999999999999999999999999999999999999",
+		"1" + strings.Repeat("0", 57), "000123", "3.14159265358979323846264338327950288", "0.0000000000000000000000001"} {
+		w, err := ParseWeights(accountsOf(s))
+		require.NoError(t, err, s)
+		r, ok := new(big.Rat).SetString(s)
+		require.True(t, ok)
+		got := new(big.Rat).SetFrac(w.Values[0], new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(w.Scale)), nil))
+		assert.Equal(t, r.String(), got.String(), s)
+	}
+}

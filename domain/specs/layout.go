@@ -97,44 +97,47 @@ func Layout(s Spec, snap *snapshots.Snapshot) (*Flower, error) {
 		return best
 	}
 
-	// Candidates, largest first; ties by account id, then position, so the
-	// order never depends on anything but the snapshot.
+	// Candidates: the accounts the spec's groups select.
 	cands := make([]int, 0, len(snap.Accounts))
+	candWeight := new(big.Int)
 	for i := range snap.Accounts {
 		if len(wanted) == 0 || slices.ContainsFunc(snap.Accounts[i].Groups, func(g string) bool { return wanted[g] }) {
 			cands = append(cands, i)
+			candWeight.Add(candWeight, w.Values[i])
 		}
 	}
-	slices.SortFunc(cands, func(a, b int) int {
-		if c := w.Values[b].Cmp(w.Values[a]); c != 0 {
-			return c
+	f.Selected = len(cands)
+	f.Nakamoto = Nakamoto(w.Values, total)
+
+	// The largest Top candidates, largest first; ties by account id, then
+	// position, so the order depends on nothing but the snapshot. Only these
+	// are ever sorted, which keeps 100,000 accounts cheap.
+	top := largest(cands, s.Petals.Top, func(a, b int) bool {
+		if c := w.Values[a].Cmp(w.Values[b]); c != 0 {
+			return c > 0
 		}
 		if c := strings.Compare(snap.Accounts[a].ID, snap.Accounts[b].ID); c != 0 {
-			return c
+			return c < 0
 		}
-		return a - b
+		return a < b
 	})
-	f.Selected = len(cands)
-	if len(wanted) == 0 {
-		f.Nakamoto = nakamoto(cands, w.Values, total)
-	} else {
-		f.Nakamoto = nakamoto(allDescending(w.Values), w.Values, total)
-	}
 
-	// Petals are a prefix of the candidates: the first Top whose share is at
-	// least min_share (exactly: weight ≥ min_share × total) and, unless every
-	// petal is the same size, whose weight is not zero.
+	// Petals are a prefix of those: the ones whose share is at least
+	// min_share (exactly: weight ≥ min_share × total) and, unless every petal
+	// is the same size, whose weight is not zero.
 	minWeight := new(big.Rat).Mul(new(big.Rat).SetFloat64(s.Petals.MinShare), new(big.Rat).SetInt(total))
 	n := 0
-	for n < len(cands) && n < s.Petals.Top {
-		v := w.Values[cands[n]]
+	for n < len(top) {
+		v := w.Values[top[n]]
 		if new(big.Rat).SetInt(v).Cmp(minWeight) < 0 || (s.Size != SizeEqual && v.Sign() == 0) {
 			break
 		}
 		n++
 	}
-	for _, i := range cands[:n] {
+	restWeight := new(big.Int).Set(candWeight)
+	for _, i := range top[:n] {
 		a := &snap.Accounts[i]
+		restWeight.Sub(restWeight, w.Values[i])
 		f.Petals = append(f.Petals, Petal{
 			Account: a.ID,
 			Name:    displayName(a),
@@ -143,21 +146,16 @@ func Layout(s Spec, snap *snapshots.Snapshot) (*Flower, error) {
 			Key:     primary(a), // a group index until keys are made below
 		})
 	}
-	rest := cands[n:]
-	f.Folded = len(rest)
-	restWeight := new(big.Int)
-	for _, i := range rest {
-		restWeight.Add(restWeight, w.Values[i])
-	}
+	f.Folded = len(cands) - n
 	f.FoldedShare = snapshots.NewFraction(restWeight, total)
-	f.Hidden = len(rest) > 0 && s.Others == OthersHide
-	if len(rest) > 0 && s.Others == OthersFold && (s.Size == SizeEqual || restWeight.Sign() > 0) {
+	f.Hidden = f.Folded > 0 && s.Others == OthersHide
+	if f.Folded > 0 && s.Others == OthersFold && (s.Size == SizeEqual || restWeight.Sign() > 0) {
 		f.Petals = append(f.Petals, Petal{
-			Name:   groupDigits(len(rest)) + " others",
+			Name:   groupDigits(f.Folded) + " others",
 			Weight: restWeight,
 			Share:  f.FoldedShare,
 			Others: true,
-			Folded: len(rest),
+			Folded: f.Folded,
 		})
 	}
 
@@ -351,31 +349,95 @@ func (f *Flower) order() {
 	})
 }
 
-// nakamoto is the fewest of the accounts in desc (largest first) that hold
-// more than half of total, or nil when total is zero.
-func nakamoto(desc []int, values []*big.Int, total *big.Int) *int {
+// largest is the k first of items by before (a strict order), in order,
+// without sorting the rest: one comparison for most items.
+func largest(items []int, k int, before func(a, b int) bool) []int {
+	if k <= 0 {
+		return nil
+	}
+	top := make([]int, 0, min(k, len(items)))
+	for _, it := range items {
+		if len(top) == k && !before(it, top[k-1]) {
+			continue
+		}
+		pos, _ := slices.BinarySearchFunc(top, it, func(have, want int) int {
+			if before(want, have) {
+				return 1
+			}
+			return -1
+		})
+		if len(top) < k {
+			top = append(top, 0)
+		}
+		copy(top[pos+1:], top[pos:len(top)-1])
+		top[pos] = it
+	}
+	return top
+}
+
+// Nakamoto is the fewest of values that together hold more than half of
+// total, or nil when total is zero. Quickselect by three-way partition:
+// expected linear time, exact, and no full sort.
+func Nakamoto(values []*big.Int, total *big.Int) *int {
 	if total.Sign() == 0 {
 		return nil
 	}
-	run := new(big.Int)
+	v := slices.Clone(values)
+	acc, count := new(big.Int), 0
 	twice := new(big.Int)
-	for k, i := range desc {
-		run.Add(run, values[i])
-		if twice.Lsh(run, 1).Cmp(total) > 0 {
-			n := k + 1
-			return &n
+	over := func(x *big.Int) bool { return twice.Lsh(x, 1).Cmp(total) > 0 }
+	for len(v) > 0 {
+		pivot := medianOfThree(v[0], v[len(v)/2], v[len(v)-1])
+		// Greater first, then equal, then less.
+		var greater, equal, less []*big.Int
+		for _, x := range v {
+			switch x.Cmp(pivot) {
+			case 1:
+				greater = append(greater, x)
+			case 0:
+				equal = append(equal, x)
+			default:
+				less = append(less, x)
+			}
 		}
+		sumG := new(big.Int).Set(acc)
+		for _, x := range greater {
+			sumG.Add(sumG, x)
+		}
+		if over(sumG) {
+			v = greater // the answer lies among the greater ones
+			continue
+		}
+		acc, count = sumG, count+len(greater)
+		if pivot.Sign() > 0 {
+			withAll := new(big.Int).Mul(pivot, big.NewInt(int64(len(equal))))
+			withAll.Add(withAll, acc)
+			if over(withAll) {
+				// The fewest j with 2(acc + j·p) > total: j = ⌊(total − 2acc) / 2p⌋ + 1.
+				j := new(big.Int).Sub(total, new(big.Int).Lsh(acc, 1))
+				j.Quo(j, new(big.Int).Lsh(pivot, 1))
+				k := count + int(j.Int64()) + 1
+				return &k
+			}
+			acc = withAll
+		}
+		count += len(equal)
+		v = less
 	}
 	return nil
 }
 
-func allDescending(values []*big.Int) []int {
-	idx := make([]int, len(values))
-	for i := range idx {
-		idx[i] = i
+func medianOfThree(a, b, c *big.Int) *big.Int {
+	if a.Cmp(b) > 0 {
+		a, b = b, a
 	}
-	slices.SortFunc(idx, func(a, b int) int { return values[b].Cmp(values[a]) })
-	return idx
+	if b.Cmp(c) > 0 {
+		b = c
+	}
+	if a.Cmp(b) > 0 {
+		return a
+	}
+	return b
 }
 
 // displayName is what a petal is called: the account's label, else the

@@ -37,6 +37,7 @@ func goldenCases() []goldenCase {
 		{name: "dao", snap: daoSnapshot(), sha: daoSHA, view: DefaultView()},
 		{name: "dao-bands-tol-bright", snap: daoSnapshot(), sha: daoSHA, intent: "colour by band, by name", view: bright},
 		{name: "holders-1000", snap: holdersSnapshot(1000), sha: holdersSHA, view: DefaultView()},
+		{name: "holders-100000", snap: holdersSnapshot(100_000), sha: holdersSHA, view: DefaultView()},
 		{name: "equal", snap: equalSnapshot(), sha: equalSHA, view: DefaultView()},
 		{name: "whale", snap: whaleSnapshot(), sha: whaleSHA, view: DefaultView()},
 	}
