@@ -179,6 +179,7 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 	}
 	c.turns++
 	c.tokens.Add(ans.Tokens)
+	c.cost += ans.Cost
 	if ans.Model != "" {
 		c.model = ans.Model
 	}

@@ -25,6 +25,8 @@ type Config struct {
 	WalletKey      string // PETAL_WALLET_KEY: 32 bytes, hex or base64
 	ModelKey       string // NEAR_AI_API_KEY
 	ModelBaseURL   string // NEAR_AI_BASE_URL
+	Model          string // NEAR_AI_MODEL
+	FallbackModel  string // NEAR_AI_FALLBACK_MODEL
 	NearRPCMainnet string // PETAL_NEAR_RPC_MAINNET
 	NearRPCTestnet string // PETAL_NEAR_RPC_TESTNET
 	NearUSD        string // PETAL_NEAR_USD: fixes the NEAR price when set
@@ -60,6 +62,8 @@ var Variables = []Variable{
 	{"PETAL_WALLET_KEY", "", "32 bytes (hex or base64) sealing wallet addresses"},
 	{"NEAR_AI_API_KEY", "", "model key; empty uses the recorded model"},
 	{"NEAR_AI_BASE_URL", "https://cloud-api.near.ai/v1", "NEAR AI's OpenAI-compatible base URL"},
+	{"NEAR_AI_MODEL", "deepseek-ai/DeepSeek-V3.1", "the model Petals' agent runs on (one of the catalogue)"},
+	{"NEAR_AI_FALLBACK_MODEL", "openai/gpt-oss-120b", "the model tried once when the first fails on NEAR AI's side"},
 	{"PETAL_NEAR_RPC_MAINNET", "https://rpc.mainnet.near.org", "NEAR RPC for mainnet"},
 	{"PETAL_NEAR_RPC_TESTNET", "https://rpc.testnet.near.org", "NEAR RPC for testnet"},
 	{"PETAL_NEAR_USD", "", "fixes dollars per NEAR; empty reads it from a price feed"},
@@ -136,6 +140,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		WalletKey:      get("PETAL_WALLET_KEY"),
 		ModelKey:       get("NEAR_AI_API_KEY"),
 		ModelBaseURL:   strings.TrimRight(get("NEAR_AI_BASE_URL"), "/"),
+		Model:          get("NEAR_AI_MODEL"),
+		FallbackModel:  get("NEAR_AI_FALLBACK_MODEL"),
 		NearRPCMainnet: get("PETAL_NEAR_RPC_MAINNET"),
 		NearRPCTestnet: get("PETAL_NEAR_RPC_TESTNET"),
 		NearUSD:        get("PETAL_NEAR_USD"),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/runs"
 )
 
@@ -99,6 +100,7 @@ type ModelAnswer struct {
 	ChatID       string // the completion's id
 	InferenceID  string // the Inference-Id header
 	Tokens       runs.Tokens
+	Cost         credit.Micros // what the call cost at the model's list prices
 }
 
 // ModelProvider answers completions (NEAR AI, or the recorded transcript).

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync"
 	"time"
 
 	httpapi "github.com/petal-near/petal/adapters/http"
+	"github.com/petal-near/petal/adapters/nearai"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/recorded"
 	"github.com/petal-near/petal/app"
@@ -95,7 +97,15 @@ func (s *service) keepLease(ctx context.Context) {
 }
 
 // newModelProvider is NEAR AI with a model key, the recorded conversation
-// without one.
-func newModelProvider(cfg app.Config) ports.ModelProvider {
-	return recorded.New(cfg.RecordedPace)
+// without one (and always on a public site, which never loads the key).
+func newModelProvider(cfg app.Config, attest ports.Attestations) (ports.ModelProvider, error) {
+	if cfg.ModelKey == "" {
+		return recorded.New(cfg.RecordedPace), nil
+	}
+	c, err := nearai.New(nearai.Options{BaseURL: cfg.ModelBaseURL, Key: cfg.ModelKey, Model: cfg.Model, Fallback: cfg.FallbackModel,
+		HTTP: &http.Client{Timeout: 120 * time.Second}}, attest)
+	if err != nil {
+		return nil, fmt.Errorf("NEAR_AI_MODEL / NEAR_AI_FALLBACK_MODEL: %w", err)
+	}
+	return c, nil
 }

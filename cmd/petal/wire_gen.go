@@ -38,8 +38,11 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	runStore := postgres.NewRunStore(db)
 	eventBus := postgres.NewEventBus(db, log)
 	leases := postgres.NewLeases(db)
-	modelProvider := newModelProvider(cfg)
 	attestations := postgres.NewAttestations(db)
+	modelProvider, err := newModelProvider(cfg, attestations)
+	if err != nil {
+		return nil, nil, err
+	}
 	processID := app.NewProcessID()
 	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, rateLimiter, log, processID)
 	inviteRepository := postgres.NewInviteRepository(db)

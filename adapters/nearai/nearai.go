@@ -1,0 +1,350 @@
+// Package nearai is the model provider on NEAR AI's OpenAI-compatible API,
+// over plain net/http: non-streamed chat completions with tool calls (so each
+// can carry a TEE signature), the completion's signature, and the attestation
+// report behind it, stored by its SHA-256. A model catalogue is the
+// allow-list, with list prices for the ledger and one fallback model.
+package nearai
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/runs"
+	"github.com/petal-near/petal/ports"
+)
+
+// Model is one model of the catalogue, with its list prices in micro-dollars
+// per million tokens.
+type Model struct {
+	ID            string
+	InputPerMTok  credit.Micros
+	CachedPerMTok credit.Micros
+	OutputPerMTok credit.Micros
+}
+
+// Catalogue is the allow-list of models a chat may run on.
+var Catalogue = []Model{
+	{ID: "deepseek-ai/DeepSeek-V3.1", InputPerMTok: 1_000_000, CachedPerMTok: 250_000, OutputPerMTok: 2_500_000},
+	{ID: "openai/gpt-oss-120b", InputPerMTok: 200_000, CachedPerMTok: 50_000, OutputPerMTok: 600_000},
+	{ID: "Qwen/Qwen3-30B-A3B-Instruct-2507", InputPerMTok: 150_000, CachedPerMTok: 40_000, OutputPerMTok: 550_000},
+	{ID: "zai-org/GLM-4.6", InputPerMTok: 750_000, CachedPerMTok: 200_000, OutputPerMTok: 2_000_000},
+}
+
+// Find is a catalogue model by id.
+func Find(id string) (Model, bool) {
+	for _, m := range Catalogue {
+		if m.ID == id {
+			return m, true
+		}
+	}
+	return Model{}, false
+}
+
+// Cost is what tokens cost on m: cached input at the cache-read price, the
+// rest of the input and the output at theirs. Rounded up to a micro-dollar.
+func (m Model) Cost(t runs.Tokens) credit.Micros {
+	uncached := max(t.In-t.Cached, 0)
+	nano := int64(uncached)*int64(m.InputPerMTok) + int64(t.Cached)*int64(m.CachedPerMTok) + int64(t.Out)*int64(m.OutputPerMTok)
+	return credit.Micros((nano + 999_999) / 1_000_000)
+}
+
+// Options configure the client. Every option is explicit: nothing is read
+// from the environment here.
+type Options struct {
+	BaseURL  string // https://cloud-api.near.ai/v1
+	Key      string
+	Model    string // the default model; must be in the catalogue
+	Fallback string // tried once when the default fails on NEAR AI's side
+	HTTP     *http.Client
+}
+
+// Client is the NEAR AI model provider.
+type Client struct {
+	opt      Options
+	model    Model
+	fallback Model
+	attest   ports.Attestations
+}
+
+var _ ports.ModelProvider = (*Client)(nil)
+
+// New checks the options against the catalogue.
+func New(opt Options, attest ports.Attestations) (*Client, error) {
+	m, ok := Find(opt.Model)
+	if !ok {
+		return nil, fmt.Errorf("nearai: model %q is not in the catalogue", opt.Model)
+	}
+	f, ok := Find(opt.Fallback)
+	if !ok {
+		return nil, fmt.Errorf("nearai: fallback model %q is not in the catalogue", opt.Fallback)
+	}
+	if opt.HTTP == nil {
+		opt.HTTP = &http.Client{Timeout: 120 * time.Second}
+	}
+	opt.BaseURL = strings.TrimRight(opt.BaseURL, "/")
+	return &Client{opt: opt, model: m, fallback: f, attest: attest}, nil
+}
+
+// Name implements ports.ModelProvider.
+func (c *Client) Name() string { return c.model.ID }
+
+// wire shapes of the OpenAI-compatible API.
+type (
+	wireRequest struct {
+		Model     string        `json:"model"`
+		Messages  []wireMessage `json:"messages"`
+		Tools     []wireTool    `json:"tools,omitempty"`
+		MaxTokens int           `json:"max_tokens,omitempty"`
+		Stream    bool          `json:"stream"`
+	}
+	wireMessage struct {
+		Role       string         `json:"role"`
+		Content    *string        `json:"content"`
+		ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
+		ToolCallID string         `json:"tool_call_id,omitempty"`
+	}
+	wireToolCall struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	wireTool struct {
+		Type     string       `json:"type"`
+		Function wireFunction `json:"function"`
+	}
+	wireFunction struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	wireResponse struct {
+		ID      string `json:"id"`
+		Model   string `json:"model"`
+		Choices []struct {
+			Message struct {
+				Role      string         `json:"role"`
+				Content   *string        `json:"content"`
+				ToolCalls []wireToolCall `json:"tool_calls"`
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage struct {
+			PromptTokens        int64 `json:"prompt_tokens"`
+			CompletionTokens    int64 `json:"completion_tokens"`
+			PromptTokensDetails *struct {
+				CachedTokens int64 `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
+		} `json:"usage"`
+	}
+	wireError struct {
+		Error struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+			Code    any    `json:"code"`
+		} `json:"error"`
+	}
+)
+
+// Complete implements ports.ModelProvider: the default model, then once the
+// fallback when NEAR AI failed on its side. A 402 is never retried on another
+// model: the budget is the same whichever answers.
+func (c *Client) Complete(ctx context.Context, req ports.ModelRequest) (ports.ModelAnswer, error) {
+	primary := c.model
+	if req.Model != "" {
+		m, ok := Find(req.Model)
+		if !ok {
+			return ports.ModelAnswer{}, errs.Newf(errs.BadInput, "model %s is not offered here", req.Model)
+		}
+		primary = m
+	}
+	ans, err := c.complete(ctx, primary, req)
+	if err == nil || !retryable(err) || ctx.Err() != nil || c.fallback.ID == primary.ID {
+		return ans, err
+	}
+	ans, ferr := c.complete(ctx, c.fallback, req)
+	if ferr != nil {
+		return ans, ferr
+	}
+	ans.FallbackUsed = true
+	return ans, nil
+}
+
+// providerError is NEAR AI failing on its side (5xx, 429, no answer): the
+// fallback may answer instead.
+type providerError struct{ err error }
+
+func (e *providerError) Error() string { return e.err.Error() }
+func (e *providerError) Unwrap() error { return e.err }
+
+func retryable(err error) bool {
+	var pe *providerError
+	return errors.As(err, &pe)
+}
+
+func (c *Client) complete(ctx context.Context, m Model, req ports.ModelRequest) (ports.ModelAnswer, error) {
+	body := wireRequest{Model: m.ID, MaxTokens: req.MaxTokens, Stream: false}
+	for _, msg := range req.Messages {
+		wm := wireMessage{Role: msg.Role, ToolCallID: msg.ToolCallID}
+		content := msg.Content
+		wm.Content = &content
+		for _, tc := range msg.ToolCalls {
+			var w wireToolCall
+			w.ID, w.Type = tc.ID, "function"
+			w.Function.Name, w.Function.Arguments = tc.Name, string(tc.Args)
+			wm.ToolCalls = append(wm.ToolCalls, w)
+		}
+		if msg.Role == runs.RoleAssistant && len(wm.ToolCalls) > 0 && content == "" {
+			wm.Content = nil
+		}
+		body.Messages = append(body.Messages, wm)
+	}
+	for _, t := range req.Tools {
+		body.Tools = append(body.Tools, wireTool{Type: "function", Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return ports.ModelAnswer{}, err
+	}
+	res, b, err := c.do(ctx, http.MethodPost, "/chat/completions", raw)
+	if err != nil {
+		return ports.ModelAnswer{}, err
+	}
+	if res.StatusCode != http.StatusOK {
+		return ports.ModelAnswer{}, statusError(res.StatusCode, b)
+	}
+	var wr wireResponse
+	if err := json.Unmarshal(b, &wr); err != nil || len(wr.Choices) == 0 {
+		return ports.ModelAnswer{}, &providerError{errs.New(errs.SourceFailed, "the model's answer could not be read", "try again").WithCause(fmt.Errorf("decode completion: %v", err))}
+	}
+	ch := wr.Choices[0].Message
+	ans := ports.ModelAnswer{Model: m.ID, ChatID: wr.ID, InferenceID: res.Header.Get("Inference-Id")}
+	if wr.Model != "" {
+		ans.Model = wr.Model
+	}
+	ans.Message.Role = runs.RoleAssistant
+	if ch.Content != nil {
+		ans.Message.Content = strings.TrimSpace(*ch.Content)
+	}
+	for _, tc := range ch.ToolCalls {
+		args := json.RawMessage(tc.Function.Arguments)
+		if !json.Valid(args) {
+			args = json.RawMessage(`{}`)
+		}
+		ans.Message.ToolCalls = append(ans.Message.ToolCalls, runs.ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: args})
+	}
+	ans.Tokens = runs.Tokens{In: wr.Usage.PromptTokens, Out: wr.Usage.CompletionTokens}
+	if d := wr.Usage.PromptTokensDetails; d != nil {
+		ans.Tokens.Cached = d.CachedTokens
+	}
+	ans.Cost = m.Cost(ans.Tokens)
+	return ans, nil
+}
+
+// budgetMessages are the plain words for each 402 kind; NEAR AI's own message
+// (with its figures) stays out.
+var budgetMessages = map[string]string{
+	"api_key_limit_exceeded": "Petals' agent has used all that its model key may spend",
+	"insufficient_credits":   "Petals' agent's model account does not have enough credit left for this",
+	"no_credits":             "Petals' agent's model account has no credit left",
+	"no_limit_configured":    "Petals' agent's model sponsor has not set a spending limit, so it cannot spend",
+}
+
+// BudgetMessage is the plain message for a 402 kind.
+func BudgetMessage(kind string) string {
+	if m, ok := budgetMessages[kind]; ok {
+		return m
+	}
+	return "Petals' agent's model account refused to spend more, for a reason it did not name"
+}
+
+func statusError(status int, body []byte) error {
+	var we wireError
+	_ = json.Unmarshal(body, &we)
+	switch {
+	case status == http.StatusPaymentRequired:
+		return errs.New(errs.BudgetExhausted, BudgetMessage(we.Error.Type),
+			"bring your own agent: /skill.md and /connect").WithCause(fmt.Errorf("nearai 402 %s", we.Error.Type))
+	case status == http.StatusTooManyRequests || status >= 500:
+		return &providerError{errs.New(errs.SourceFailed, "the model did not answer", "try again in a moment").
+			WithCause(fmt.Errorf("nearai %d %s", status, we.Error.Type))}
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return errs.New(errs.SourceFailed, "the model refused this server's key", "tell the operator").WithCause(fmt.Errorf("nearai %d %s", status, we.Error.Type))
+	}
+	return errs.New(errs.SourceFailed, "the model could not take this request", "try again, perhaps with a shorter message").
+		WithCause(fmt.Errorf("nearai %d %s: %s", status, we.Error.Type, we.Error.Message))
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body []byte) (*http.Response, []byte, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.opt.BaseURL+path, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.opt.Key)
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := c.opt.HTTP.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, &providerError{errs.New(errs.SourceFailed, "the model did not answer", "try again in a moment").WithCause(err)}
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil {
+		return nil, nil, &providerError{errs.New(errs.SourceFailed, "the model's answer was cut off", "try again").WithCause(err)}
+	}
+	return res, b, nil
+}
+
+// Sign implements ports.ModelProvider: the completion's signature, and the
+// attestation report of the model's enclave stored by its SHA-256.
+func (c *Client) Sign(ctx context.Context, ans ports.ModelAnswer) (*runs.Signature, error) {
+	if ans.ChatID == "" {
+		return nil, errors.New("nearai: no completion id to sign")
+	}
+	q := url.Values{"model": {ans.Model}, "signing_algo": {"ecdsa"}}
+	res, b, err := c.do(ctx, http.MethodGet, "/signature/"+url.PathEscape(ans.ChatID)+"?"+q.Encode(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("nearai signature: %d", res.StatusCode)
+	}
+	var sig runs.Signature
+	if err := json.Unmarshal(b, &sig); err != nil || sig.Signature == "" {
+		return nil, fmt.Errorf("nearai signature: unreadable answer")
+	}
+	sig.ChatID, sig.Model = ans.ChatID, ans.Model
+	nonce := make([]byte, 32)
+	_, _ = rand.Read(nonce)
+	q = url.Values{"model": {ans.Model}, "signing_algo": {sig.SigningAlgo}, "nonce": {hex.EncodeToString(nonce)}}
+	res, report, err := c.do(ctx, http.MethodGet, "/attestation/report?"+q.Encode(), nil)
+	if err == nil && res.StatusCode == http.StatusOK && json.Valid(report) {
+		if sha, err := c.attest.Put(ctx, report); err == nil {
+			sig.ReportSHA256 = sha
+		}
+	}
+	return &sig, nil
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/nearai/nearaitest"
+)
+
+// modelEnv serves petal on a fake NEAR AI.
+func modelEnv(fake *nearaitest.Server) map[string]string {
+	return map[string]string{
+		"NEAR_AI_API_KEY":    "sk-test",
+		"NEAR_AI_BASE_URL":   fake.BaseURL(),
+		"PETAL_AGENT_ACCESS": "open",
+		"PETAL_WALLET_KEY":   strings.Repeat("ab", 32),
+	}
+}
+
+func sessionCookie(t *testing.T, res *http.Response) string {
+	t.Helper()
+	for _, c := range res.Cookies() {
+		if strings.HasSuffix(c.Name, "petal_session") {
+			return c.Name + "=" + c.Value
+		}
+	}
+	t.Fatal("no session cookie was set")
+	return ""
+}
+
+func TestChatOnARealModelIsOwnedSignedAndAttested(t *testing.T) {
+	fake := nearaitest.New(t,
+		nearaitest.Completion("a1", "deepseek-ai/DeepSeek-V3.1", "Let me look.", nearaitest.Call{Name: "no_such_tool", Args: `{}`}),
+		nearaitest.Completion("a2", "deepseek-ai/DeepSeek-V3.1", "I could not find that tool; ask me something else."),
+	)
+	p := startPetal(t, modelEnv(fake))
+
+	// From another site, a browser's chat is refused.
+	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Origin", "https://evil.example", "Accept", "application/json")
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, body)
+	assert.Empty(t, fake.Completions())
+
+	res, body = p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
+	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
+	cookie := sessionCookie(t, res)
+	var started map[string]string
+	require.NoError(t, json.Unmarshal([]byte(body), &started))
+	id := started["run_id"]
+
+	var evs []sseEvent
+	var kinds []string
+	for _, e := range p.openSSE(t, http.MethodGet, "/api/v1/agent/runs/"+id, "", "Cookie", cookie).rest(t) {
+		if e.Name != "live" {
+			evs = append(evs, e)
+			kinds = append(kinds, e.Name)
+		}
+	}
+	assert.Equal(t, []string{"run", "stage", "message", "tool_call", "tool_result", "stage", "message", "done"}, kinds)
+	assert.Equal(t, false, evs[4].json(t)["ok"])
+	done := evs[7].json(t)
+	assert.Equal(t, "deepseek-ai/DeepSeek-V3.1", done["model"])
+	assert.EqualValues(t, 2, done["turns"])
+	assert.Equal(t, map[string]any{"in": 2000.0, "out": 200.0, "cached": 400.0}, done["tokens"])
+	assert.NotZero(t, done["cost_usd"])
+	sig := done["signature"].(map[string]any)
+	assert.Equal(t, "chatcmpl-a2", sig["chat_id"])
+	reportSHA := sig["report_sha256"].(string)
+
+	// The attestation report the signature points to, byte for byte.
+	res, report := p.do(t, http.MethodGet, "/api/v1/attestations/"+reportSHA, "")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Equal(t, string(nearaitest.File("attestation_report.json")), report)
+	sum := sha256.Sum256([]byte(report))
+	assert.Equal(t, reportSHA, hex.EncodeToString(sum[:]))
+
+	// The run is its owner's alone.
+	res, _ = p.do(t, http.MethodGet, "/api/v1/agent/runs/"+id, "", "Cookie", cookie)
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+	want := `{"tools_version":"1.0.0","error":{"code":"not_found","message":"no run ` + id + `","hint":""}}`
+	res, body = p.do(t, http.MethodGet, "/api/v1/agent/runs/"+id, "")
+	assert.Equal(t, http.StatusNotFound, res.StatusCode)
+	assert.JSONEq(t, want, body)
+	res, body = p.do(t, http.MethodPost, "/api/v1/agent/runs/"+id+"/stop", "")
+	assert.Equal(t, http.StatusNotFound, res.StatusCode)
+	assert.JSONEq(t, want, body)
+
+	// The owner's stop from another site is refused.
+	res, _ = p.do(t, http.MethodPost, "/api/v1/agent/runs/"+id+"/stop", "", "Cookie", cookie, "Origin", "https://evil.example")
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode)
+}
+
+func TestStopCancelsTheModelCallInFlight(t *testing.T) {
+	fake := nearaitest.New(t)
+	fake.Hold = make(chan struct{}) // the model never answers on its own
+	p := startPetal(t, modelEnv(fake))
+	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
+	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
+	cookie := sessionCookie(t, res)
+	var started map[string]string
+	require.NoError(t, json.Unmarshal([]byte(body), &started))
+	id := started["run_id"]
+	view := p.openSSE(t, http.MethodGet, "/api/v1/agent/runs/"+id, "", "Cookie", cookie)
+	for {
+		ev, ok := view.next(t)
+		require.True(t, ok)
+		if ev.Name == "stage" {
+			break // the model call is in flight
+		}
+	}
+	res, body = p.do(t, http.MethodPost, "/api/v1/agent/runs/"+id+"/stop", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.JSONEq(t, `{"tools_version":"1.0.0","run_id":"`+id+`","status":"stopped","stopped":true,"already_finished":false}`, body)
+	rest := view.rest(t)
+	require.GreaterOrEqual(t, len(rest), 2)
+	assert.Equal(t, "error", rest[len(rest)-2].Name)
+	assert.Equal(t, "done", rest[len(rest)-1].Name)
+	assert.EqualValues(t, 0, rest[len(rest)-1].json(t)["turns"], "nothing answered")
+}
