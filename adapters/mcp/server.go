@@ -32,8 +32,10 @@ type Server struct {
 // New builds the MCP server: one SDK tool per tool this site offers.
 func New(reg *app.Registry, log *slog.Logger) *Server {
 	s := &Server{reg: reg, log: log}
+	// The SDK narrates every session at info; petal keeps its warnings only.
+	sdkLog := slog.New(minLevel{Handler: log.Handler(), min: slog.LevelWarn})
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "petal", Title: "petal", Version: app.ToolsVersion},
-		&sdk.ServerOptions{Logger: log})
+		&sdk.ServerOptions{Logger: sdkLog})
 	for _, t := range reg.Offered() {
 		s.sdk.AddTool(&sdk.Tool{
 			Name:         t.Name,
@@ -47,7 +49,7 @@ func New(reg *app.Registry, log *slog.Logger) *Server {
 	s.sdk.AddReceivingMiddleware(s.refuseUnoffered)
 	s.http = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		Stateless: true,
-		Logger:    log,
+		Logger:    sdkLog,
 		// The tool routes are open to every site (open CORS, no credentials), so
 		// the SDK's DNS-rebinding guard protects nothing here, and it would
 		// refuse every request behind a reverse proxy on the same host.
@@ -167,4 +169,22 @@ func (s *Server) offers(name string) bool {
 		}
 	}
 	return false
+}
+
+// minLevel drops records below min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{Handler: h.Handler.WithAttrs(as), min: h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
 }
