@@ -23,7 +23,8 @@ const SpecJSONSchema = `{
       "type": "string",
       "minLength": 1,
       "maxLength": 200,
-      "pattern": "\\S"
+      "description": "Not blank: at least one character that is not white space.",
+      "pattern": "[^\\t\\n\\v\\f\\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
     },
     "petals": {
       "description": "The top largest accounts (after the group filter) whose share of the snapshot's total is at least min_share are petals of their own. Unless size is equal, accounts of zero weight never are.",
