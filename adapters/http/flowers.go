@@ -11,7 +11,8 @@ import (
 )
 
 func (s *Server) flowerRoutes() []Route {
-	render := Route{Method: http.MethodPost, Path: "/api/v1/render", Tool: app.ToolRenderFlower, Query: []string{"format"}}
+	render := Route{Method: http.MethodPost, Path: "/api/v1/render", Tool: app.ToolRenderFlower, Query: []string{"format"},
+		Summary: "format=svg answers the SVG alone as image/svg+xml (ETag: its render_sha256); json or nothing, the tool's JSON"}
 	render.Handler = s.renderFlower(render)
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/v1/figures", Tool: app.ToolComputeFigures},

@@ -179,6 +179,12 @@ func operation(r Route, reg *app.Registry) map[string]any {
 			"content":  map[string]any{"application/json": map[string]any{"schema": body}},
 		}
 	}
+	// Door-only query parameters (like render's ?format) are not in the
+	// tool's input; the route's Summary says what they do.
+	for _, name := range r.Query {
+		params = append(params, map[string]any{"name": name, "in": "query", "required": false,
+			"schema": map[string]any{"type": "string"}, "description": r.Summary})
+	}
 	if len(params) > 0 {
 		op["parameters"] = params
 	}

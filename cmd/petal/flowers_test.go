@@ -286,3 +286,36 @@ func flowerJSON(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// A public site keeps the flower tools: they read only what is stored here.
+func TestFlowerToolsOnAPublicSite(t *testing.T) {
+	p := startPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
+	sha := storeFlowerSnapshot(t, p, flowerDAOSnapshot())
+	res, body := p.do(t, http.MethodPost, "/api/v1/figures", `{"sha256":"`+sha+`"}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	res, body = p.do(t, http.MethodPost, "/api/v1/specs/propose", `{"sha256":"`+sha+`","intent":"top 2, hide others"}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	spec := decodeFlower(t, body)["spec"]
+	assert.Equal(t, float64(2), spec.(map[string]any)["petals"].(map[string]any)["top"])
+	assert.Equal(t, "hide", spec.(map[string]any)["others"])
+	res, body = p.do(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+flowerJSON(t, spec)+`}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Equal(t, true, decodeFlower(t, body)["valid"])
+	res, body = p.do(t, http.MethodPost, "/api/v1/render?format=svg", `{"spec":`+flowerJSON(t, spec)+`}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.True(t, strings.HasPrefix(body, `<svg xmlns="http://www.w3.org/2000/svg"`))
+
+	// The door-only ?format is in the OpenAPI document.
+	res, body = p.do(t, http.MethodGet, "/api/v1/openapi.json", "")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct{ Name, In string }
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &doc))
+	params := doc.Paths["/api/v1/render"]["post"].Parameters
+	require.Len(t, params, 1)
+	assert.Equal(t, "format", params[0].Name)
+	assert.Equal(t, "query", params[0].In)
+}
