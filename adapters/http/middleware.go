@@ -172,7 +172,7 @@ func humanBytes(n int64) string {
 func decodeBody(c echo.Context, v any) error {
 	if ct := c.Request().Header.Get(echo.HeaderContentType); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return errs.Newf(errs.BadInput, "the body must be JSON, not %s", ct).WithHint("send Content-Type: application/json")
 		}
 	}

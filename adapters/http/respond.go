@@ -39,6 +39,10 @@ func StatusOf(code errs.Code) int {
 	return http.StatusInternalServerError
 }
 
+// jsonContentType names UTF-8 outright, as the contract's rules do, though
+// RFC 8259 makes it the only encoding of JSON.
+const jsonContentType = "application/json; charset=UTF-8"
+
 var toolsVersionPrefix = []byte(`{"tools_version":"` + app.ToolsVersion + `"`)
 
 // withToolsVersion splices tools_version into a JSON object's bytes, so every
@@ -65,7 +69,7 @@ func writeJSON(c echo.Context, status int, v any) error {
 }
 
 func writeJSONBytes(c echo.Context, status int, b []byte) error {
-	return c.Blob(status, echo.MIMEApplicationJSONCharsetUTF8, withToolsVersion(b))
+	return c.Blob(status, jsonContentType, withToolsVersion(b))
 }
 
 // ErrorBody is the contract's error shape.

@@ -254,6 +254,7 @@ func TestStrictDecodingRefusesWithTheFieldNamed(t *testing.T) {
 		{"not an object", `[1,2]`, "object"},
 		{"not JSON", `text=a`, "not valid JSON"},
 		{"cut short", `{"text":"a"`, "ends too soon"},
+		{"not UTF-8 (latin-1)", "{\"text\":\"caf\xe9\"}", "not valid UTF-8"},
 	}
 	for _, path := range []string{"/test/echo", "/test/session"} {
 		for _, tc := range cases {

@@ -35,7 +35,6 @@ var (
 	templateOnce sync.Once
 	templateName string
 	templateErr  error
-	adminURL     string
 )
 
 // AdminURL is the maintenance connection to the test server.
@@ -75,7 +74,7 @@ func New(t testing.TB) *DB {
 func NewURL(t testing.TB) (string, string) {
 	t.Helper()
 	admin := AdminURL(t)
-	templateOnce.Do(func() { adminURL = admin; templateName, templateErr = ensureTemplate(admin) })
+	templateOnce.Do(func() { templateName, templateErr = ensureTemplate(admin) })
 	if templateErr != nil {
 		t.Fatalf("pgtest: template: %v", templateErr)
 	}
@@ -170,7 +169,7 @@ func ensureTemplate(admin string) (string, error) {
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(74657374)`); err != nil {
 		return "", err
 	}
-	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock(74657374)`)
+	defer func() { _, _ = conn.Exec(context.Background(), `SELECT pg_advisory_unlock(74657374)`) }()
 	var ready bool
 	err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1 AND datistemplate)`, name).Scan(&ready)
 	if err != nil || ready {
