@@ -36,6 +36,7 @@ type Config struct {
 	FollowUpsPerHour      int           // PETAL_FOLLOWUPS_PER_HOUR
 	FreshReadsAtOnce      int           // PETAL_FRESH_READS
 	FreshReadTimeout      time.Duration // PETAL_FRESH_READ_TIMEOUT_S
+	NearPageSize          int           // PETAL_NEAR_PAGE_SIZE
 	RunMax                time.Duration // PETAL_RUN_MAX_S
 	LLMDailyCap           credit.Micros // PETAL_LLM_DAILY_USD
 	PersonPerChat         credit.Micros // PETAL_PERSON_USD_PER_CHAT
@@ -72,6 +73,7 @@ var Variables = []Variable{
 	{"PETAL_FOLLOWUPS_PER_HOUR", "60", "follow-ups on an existing run per address per hour"},
 	{"PETAL_FRESH_READS", "2", "fresh chain reads at once in one process"},
 	{"PETAL_FRESH_READ_TIMEOUT_S", "60", "seconds before a fresh read answers source_failed"},
+	{"PETAL_NEAR_PAGE_SIZE", "100", "items per page when a reader pages through a contract (proposals, delegators, DAOs)"},
 	{"PETAL_RUN_MAX_S", "300", "wall time of one agent chat, in seconds"},
 	{"PETAL_LLM_DAILY_USD", "3", "daily cap on unpaid model spend, in dollars"},
 	{"PETAL_PERSON_USD_PER_CHAT", "0.50", "most a person's own credit pays for one chat, in dollars"},
@@ -151,6 +153,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		FollowUpsPerHour:      posInt("PETAL_FOLLOWUPS_PER_HOUR"),
 		FreshReadsAtOnce:      posInt("PETAL_FRESH_READS"),
 		FreshReadTimeout:      time.Duration(posInt("PETAL_FRESH_READ_TIMEOUT_S")) * time.Second,
+		NearPageSize:          posInt("PETAL_NEAR_PAGE_SIZE"),
 		RunMax:                time.Duration(posInt("PETAL_RUN_MAX_S")) * time.Second,
 		LLMDailyCap:           usd("PETAL_LLM_DAILY_USD"),
 		PersonPerChat:         usd("PETAL_PERSON_USD_PER_CHAT"),

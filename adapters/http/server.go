@@ -62,6 +62,8 @@ type Deps struct {
 	Agent        *app.AgentService
 	Invites      *app.InviteService
 	Ledger       *app.Ledger
+	// Snapshots is the service behind the snapshot body route.
+	Snapshots *app.SnapshotService
 }
 
 // Server is the HTTP door.
@@ -96,6 +98,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.agentRoutes()...)
 	rs = append(rs, s.flowerRoutes()...)
 	rs = append(rs, s.openapiRoutes()...)
+	rs = append(rs, s.snapshotRoutes()...)
 	return rs
 }
 

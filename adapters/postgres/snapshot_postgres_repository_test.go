@@ -14,3 +14,9 @@ func TestSnapshotRepositoryContract(t *testing.T) {
 		return postgres.NewSnapshotRepository(pgtest.New(t).DB)
 	})
 }
+
+func TestDAODirectoryRepositoryContract(t *testing.T) {
+	porttest.DAODirectoryContract(t, func(t *testing.T) ports.DAODirectory {
+		return postgres.NewDAODirectoryRepository(pgtest.New(t).DB)
+	})
+}

@@ -45,11 +45,14 @@ var (
 		wire.Bind(new(ports.SpecStore), new(*postgres.SpecRepository)),
 		newChain,
 		wire.Bind(new(ports.Chain), new(*nearrpc.Client)),
+		postgres.NewDAODirectoryRepository,
+		wire.Bind(new(ports.DAODirectory), new(*postgres.DAODirectoryRepository)),
 	)
 	// registrySet is every tool; the stdio MCP door needs only this.
 	registrySet = wire.NewSet(
 		app.NewExplorationService,
 		app.NewFlowerService,
+		app.NewSnapshotService,
 		toolSets,
 		app.NewRegistry,
 	)
@@ -92,6 +95,6 @@ func newChain(cfg app.Config) *nearrpc.Client {
 func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
-func toolSets(explorations *app.ExplorationService, flowers *app.FlowerService) []app.ToolSet {
-	return []app.ToolSet{explorations, flowers}
+func toolSets(explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService) []app.ToolSet {
+	return []app.ToolSet{explorations, flowers, snapshots}
 }

@@ -29,7 +29,10 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, clock, random)
 	specRepository := postgres.NewSpecRepository(db)
 	flowerService := app.NewFlowerService(snapshotRepository, specRepository)
-	v := toolSets(explorationService, flowerService)
+	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
+	client := newChain(cfg)
+	snapshotService := app.NewSnapshotService(ctx, cfg, log, snapshotRepository, daoDirectoryRepository, client, clock)
+	v := toolSets(explorationService, flowerService, snapshotService)
 	registry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db)
 	sessionRepository := postgres.NewSessionRepository(db)
@@ -61,6 +64,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Agent:        agentService,
 		Invites:      inviteService,
 		Ledger:       ledger,
+		Snapshots:    snapshotService,
 	}
 	httpapiServer := httpapi.New(deps)
 	mainService := &service{
@@ -86,7 +90,10 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, clock, random)
 	specRepository := postgres.NewSpecRepository(db)
 	flowerService := app.NewFlowerService(snapshotRepository, specRepository)
-	v := toolSets(explorationService, flowerService)
+	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
+	client := newChain(cfg)
+	snapshotService := app.NewSnapshotService(ctx, cfg, log, snapshotRepository, daoDirectoryRepository, client, clock)
+	v := toolSets(explorationService, flowerService, snapshotService)
 	registry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(registry, log)
 	return server, func() {

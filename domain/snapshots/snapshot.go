@@ -24,6 +24,9 @@ type Snapshot struct {
 	Groups   []Group         `json:"groups"`
 	Accounts []Account       `json:"accounts"`
 	Source   Source          `json:"source"`
+	// Detail is what a reader keeps about the reading as a whole beyond its
+	// accounts, such as the proposals a DAO reading read.
+	Detail json.RawMessage `json:"detail,omitempty"`
 }
 
 // Block is where on the chain the reading was taken.

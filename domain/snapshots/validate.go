@@ -164,6 +164,9 @@ func Validate(s Snapshot) []Problem {
 			add(fmt.Sprintf("/source/calls/%d", i), "a call names its contract and method")
 		}
 	}
+	if d := strings.TrimSpace(string(s.Detail)); d != "" && d[0] != '{' {
+		add("/detail", "must be a JSON object when present")
+	}
 	if s.Source.Calls == nil {
 		add("/source/calls", "must be an array of the contract calls that made the reading")
 	}

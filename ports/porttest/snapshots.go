@@ -131,3 +131,36 @@ func SnapshotStoreContract(t *testing.T, newStore func(t *testing.T) ports.Snaps
 		}
 	})
 }
+
+// DAODirectoryContract runs the DAODirectory contract.
+func DAODirectoryContract(t *testing.T, newDirectory func(t *testing.T) ports.DAODirectory) {
+	t.Run("never read is empty", func(t *testing.T) {
+		d := newDirectory(t)
+		list, at, err := d.DAOs(t.Context(), "near:mainnet")
+		if err != nil || len(list) != 0 || !at.IsZero() {
+			t.Fatalf("got %v %v %v", list, at, err)
+		}
+	})
+	t.Run("replace swaps the whole list of one chain", func(t *testing.T) {
+		d := newDirectory(t)
+		t1 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+		if err := d.ReplaceDAOs(t.Context(), "near:mainnet", []string{"b.sputnik-dao.near", "a.sputnik-dao.near"}, t1); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.ReplaceDAOs(t.Context(), "near:testnet", []string{"x.sputnikv2.testnet"}, t1); err != nil {
+			t.Fatal(err)
+		}
+		t2 := t1.Add(25 * time.Hour)
+		if err := d.ReplaceDAOs(t.Context(), "near:mainnet", []string{"c.sputnik-dao.near", "a.sputnik-dao.near", "a.sputnik-dao.near"}, t2); err != nil {
+			t.Fatal(err)
+		}
+		list, at, err := d.DAOs(t.Context(), "near:mainnet")
+		if err != nil || !at.Equal(t2) || fmt.Sprint(list) != "[a.sputnik-dao.near c.sputnik-dao.near]" {
+			t.Fatalf("mainnet: %v %v %v", list, at, err)
+		}
+		list, _, _ = d.DAOs(t.Context(), "near:testnet")
+		if fmt.Sprint(list) != "[x.sputnikv2.testnet]" {
+			t.Fatalf("testnet: %v", list)
+		}
+	})
+}

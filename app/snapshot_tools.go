@@ -1,0 +1,409 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/ports"
+)
+
+// SnapshotService reads NEAR networks into snapshots and answers about them:
+// the tools list_networks, get_network, find_target, get_snapshot and
+// describe_snapshot, and the snapshot body route.
+type SnapshotService struct {
+	cfg      Config
+	log      *slog.Logger
+	store    ports.SnapshotStore
+	daos     ports.DAODirectory
+	chain    ports.Chain
+	clock    ports.Clock
+	fresh    chan struct{} // one token per fresh read running in this process
+	pageSize int
+}
+
+// NewSnapshotService makes the snapshot service and stores the snapshots
+// that ship inside petal (once; a database that is down only delays that to
+// the next start, and the body route serves them from memory meanwhile).
+func NewSnapshotService(ctx context.Context, cfg Config, log *slog.Logger, store ports.SnapshotStore, daos ports.DAODirectory, chain ports.Chain, clock ports.Clock) *SnapshotService {
+	s := &SnapshotService{cfg: cfg, log: log, store: store, daos: daos, chain: chain, clock: clock,
+		fresh: make(chan struct{}, max(cfg.FreshReadsAtOnce, 1)), pageSize: max(cfg.NearPageSize, 1)}
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for _, sh := range ShippedSnapshots() {
+		if _, err := StoreCanonical(sctx, store, sh.Snapshot, sh.SHA256, sh.Canonical, OriginThisSite); err != nil {
+			log.Warn("the snapshots shipped inside petal could not be stored yet", "err", err)
+			break
+		}
+	}
+	return s
+}
+
+// Tools implements ToolSet.
+func (s *SnapshotService) Tools() []Tool {
+	return []Tool{
+		{
+			Name:        "list_networks",
+			Description: "The networks petal can read (its readers): each with its id, title, chain, what it reads and the JSON Schema of its params. query filters by words.",
+			Input:       json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"words to filter by, such as dao or staking"}},"additionalProperties":false}`),
+			Output:      json.RawMessage(`{"type":"object","properties":{"networks":{"type":"array","items":` + networkSchema + `}},"required":["networks"]}`),
+			Run:         s.listNetworks,
+		},
+		{
+			Name:        "get_network",
+			Description: "One network (reader) by id. Given its params too, it also checks them and says the target they make and the newest snapshot stored for it.",
+			Input: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"the network's id, such as near-dao-members"},` +
+				`"dao":{"type":"string"},"pool":{"type":"string"},"token":{"type":"string"},"accounts":{"type":"array","items":{"type":"string"}},` +
+				`"snapshot":{"type":"string"},"chain":{"type":"string"}},"required":["id"],"additionalProperties":false}`),
+			Output: json.RawMessage(`{"type":"object","properties":{"network":` + networkSchema + `,"target":{"type":["object","null"],"properties":{` +
+				`"params":{"type":"object"},"target_key":{"type":"string"},"latest":{"type":["object","null"]}}}},"required":["network"]}`),
+			Run: s.getNetwork,
+		},
+		{
+			Name: "find_target",
+			Description: "Turn words (\"the marketing DAO\", \"astro stakers\") into candidate targets to read: Sputnik DAOs from the factory's list and known staking pools, " +
+				"each with its network and params. ambiguous is true when more than one fits about equally: ask which.",
+			Input: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200},` +
+				`"chain":{"type":"string","enum":["near:mainnet","near:testnet"]},"limit":{"type":"integer","minimum":1,"maximum":20}},"required":["query"],"additionalProperties":false}`),
+			Output: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"ambiguous":{"type":"boolean"},"candidates":{"type":"array","items":{"type":"object","properties":{` +
+				`"network":{"type":"string"},"params":{"type":"object"},"title":{"type":"string"},"about":{"type":"string"},"target_key":{"type":"string"},"score":{"type":"number"}},` +
+				`"required":["network","params","title","target_key","score"]}}},"required":["query","ambiguous","candidates"]}`),
+			OnTheirMachine: true,
+			Run:            s.findTarget,
+		},
+		{
+			Name: "get_snapshot",
+			Description: "A snapshot of a network's target: the newest stored one (or the one at names), marked stored_only, unless fresh is asked or none is stored; " +
+				"then it reads the chain now. Answers a summary, never the whole body (GET /api/v1/snapshots/:sha256 has it).",
+			Input: json.RawMessage(`{"type":"object","properties":{"network":{"type":"string","description":"a network id from list_networks"},` +
+				`"params":{"type":"object","description":"the network's params"},"fresh":{"type":"boolean","description":"read the chain now even if a snapshot is stored"},` +
+				`"at":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"a stored snapshot of this target, by its sha256"}},"required":["network","params"],"additionalProperties":false}`),
+			Output:         json.RawMessage(snapshotAnswerSchema),
+			OnTheirMachine: true,
+			Long:           true,
+			Run:            s.getSnapshot,
+		},
+		{
+			Name:        "describe_snapshot",
+			Description: "What a stored snapshot holds: its count, total weight, top accounts and groups, with shares as fractions from 0 to 1.",
+			Input: json.RawMessage(`{"type":"object","properties":{"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},` +
+				`"top":{"type":"integer","minimum":0,"maximum":100,"description":"how many top accounts (default 10)"}},"required":["sha256"],"additionalProperties":false}`),
+			Output: json.RawMessage(`{"type":"object","properties":{"sha256":{"type":"string"},"title":{"type":"string"},"about":{"type":"string"},"count":{"type":"integer"},` +
+				`"total_weight":{"type":"string"},"top":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"},"weight":{"type":"string"},"share":{"type":"number"}}}},` +
+				`"groups":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"},"count":{"type":"integer"},"weight":{"type":"string"},"share":{"type":"number"}}}}},` +
+				`"required":["sha256","title","about","count","total_weight","top","groups"]}`),
+			Run: s.describe,
+		},
+	}
+}
+
+const networkSchema = `{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"chain":{"type":"string"},` +
+	`"chains":{"type":"array","items":{"type":"string"}},"reads":{"type":"string"},"params":{"type":"object"}},"required":["id","title","chain","reads","params"]}`
+
+const snapshotAnswerSchema = `{"type":"object","properties":{"sha256":{"type":"string"},"network":{"type":"string"},"target_key":{"type":"string"},` +
+	`"as_of":{"type":"string","format":"date-time"},"stored_only":{"type":"boolean"},"title":{"type":"string"},"about":{"type":"string"},` +
+	`"count":{"type":"integer"},"summary":{"type":"string"}},"required":["sha256","network","target_key","as_of","stored_only","title","about","count","summary"]}`
+
+// Networks is list_networks' answer.
+type Networks struct {
+	Networks []Reader `json:"networks"`
+}
+
+func (s *SnapshotService) listNetworks(_ context.Context, call Call) (any, error) {
+	var in struct {
+		Query string `json:"query"`
+	}
+	if err := DecodeInput(call.Input, &in); err != nil {
+		return nil, err
+	}
+	words := strings.Fields(strings.ToLower(in.Query))
+	out := Networks{Networks: []Reader{}}
+	for _, r := range readers {
+		text := strings.ToLower(r.ID + " " + r.Title + " " + r.Reads)
+		all := true
+		for _, w := range words {
+			if !strings.Contains(text, w) {
+				all = false
+			}
+		}
+		if all {
+			out.Networks = append(out.Networks, r)
+		}
+	}
+	return out, nil
+}
+
+// NetworkAnswer is get_network's answer.
+type NetworkAnswer struct {
+	Network Reader       `json:"network"`
+	Target  *TargetState `json:"target"`
+}
+
+// TargetState is a target and the newest snapshot stored for it.
+type TargetState struct {
+	Params    json.RawMessage `json:"params"`
+	TargetKey string          `json:"target_key"`
+	Latest    *StoredSummary  `json:"latest"`
+}
+
+// StoredSummary names a stored snapshot.
+type StoredSummary struct {
+	SHA256   string `json:"sha256"`
+	AsOf     string `json:"as_of"`
+	Count    int    `json:"count"`
+	Title    string `json:"title"`
+	StoredAt string `json:"stored_at"`
+}
+
+func (s *SnapshotService) getNetwork(ctx context.Context, call Call) (any, error) {
+	var in map[string]json.RawMessage
+	if err := DecodeInput(call.Input, &in); err != nil {
+		return nil, err
+	}
+	var id string
+	if err := json.Unmarshal(in["id"], &id); err != nil || id == "" {
+		return nil, errs.New(errs.BadInput, "id is required: a network id such as near-dao-members", "see GET /api/v1/networks")
+	}
+	r, ok := ReaderByID(id)
+	if !ok {
+		return nil, errs.Newf(errs.NotFound, "no network %s", id).WithHint("see GET /api/v1/networks")
+	}
+	delete(in, "id")
+	out := NetworkAnswer{Network: r}
+	if len(in) == 0 {
+		return out, nil
+	}
+	params, _ := json.Marshal(in)
+	t, err := r.prepare(s, params)
+	if err != nil {
+		return nil, err
+	}
+	key, err := snapshots.TargetKey(t.network, t.params)
+	if err != nil {
+		return nil, err
+	}
+	out.Target = &TargetState{Params: t.params, TargetKey: key}
+	latest, err := s.store.Latest(ctx, key)
+	switch {
+	case err == nil:
+		out.Target.Latest = &StoredSummary{SHA256: latest.SHA256, AsOf: latest.Block.Time, Count: latest.Count, Title: latest.Title,
+			StoredAt: latest.StoredAt.UTC().Format(time.RFC3339)}
+	case !errs.Is(err, errs.NotFound):
+		return nil, err
+	}
+	return out, nil
+}
+
+// SnapshotAnswer is get_snapshot's answer: a summary, never the body.
+type SnapshotAnswer struct {
+	SHA256     string `json:"sha256"`
+	Network    string `json:"network"`
+	TargetKey  string `json:"target_key"`
+	AsOf       string `json:"as_of"`
+	StoredOnly bool   `json:"stored_only"`
+	Title      string `json:"title"`
+	About      string `json:"about"`
+	Count      int    `json:"count"`
+	Summary    string `json:"summary"`
+}
+
+func answerOf(sha, key string, snap snapshots.Snapshot, storedOnly bool) SnapshotAnswer {
+	return SnapshotAnswer{SHA256: sha, Network: snap.Network, TargetKey: key, AsOf: snap.Block.Time, StoredOnly: storedOnly,
+		Title: snap.Title, About: snap.About, Count: len(snap.Accounts), Summary: snapshots.Summary(snap)}
+}
+
+// freshRetryAfter is what a fresh read past its turn is told to wait.
+const freshRetryAfter = 5 * time.Second
+
+func (s *SnapshotService) getSnapshot(ctx context.Context, call Call) (any, error) {
+	var in struct {
+		Network string          `json:"network"`
+		Params  json.RawMessage `json:"params"`
+		Fresh   bool            `json:"fresh"`
+		At      string          `json:"at"`
+	}
+	if err := DecodeInput(call.Input, &in); err != nil {
+		return nil, err
+	}
+	if in.Network == "" {
+		return nil, errs.New(errs.BadInput, "network is required: a network id such as near-dao-members", "see GET /api/v1/networks")
+	}
+	r, ok := ReaderByID(in.Network)
+	if !ok {
+		return nil, errs.Newf(errs.BadInput, "network: no network %q", in.Network).WithHint("see GET /api/v1/networks")
+	}
+	if len(in.Params) == 0 {
+		return nil, errs.New(errs.BadInput, "params is required: the network's params as an object", "see GET /api/v1/networks/"+r.ID)
+	}
+	t, err := r.prepare(s, in.Params)
+	if err != nil {
+		return nil, err
+	}
+	key, err := snapshots.TargetKey(t.network, t.params)
+	if err != nil {
+		return nil, err
+	}
+	if in.At != "" {
+		if in.Fresh {
+			return nil, errs.New(errs.BadInput, "at and fresh can't go together: at names a stored snapshot, fresh reads a new one")
+		}
+		if err := CheckSHA256("at", in.At); err != nil {
+			return nil, err
+		}
+		snap, err := LoadSnapshot(ctx, s.store, in.At)
+		if err != nil {
+			return nil, err
+		}
+		if k, _ := snapshots.TargetKey(snap.Network, snap.Params); k != key {
+			return nil, errs.Newf(errs.BadInput, "at names a snapshot of %s, not of this target", k)
+		}
+		call.Progress(Progress{Stage: "stored", Message: "answering from the snapshot at names"})
+		return answerOf(in.At, key, snap, true), nil
+	}
+	if !in.Fresh {
+		latest, err := s.store.Latest(ctx, key)
+		switch {
+		case err == nil:
+			snap, err := LoadSnapshot(ctx, s.store, latest.SHA256)
+			if err != nil {
+				return nil, err
+			}
+			call.Progress(Progress{Stage: "stored", Message: "answering from the newest stored snapshot"})
+			return answerOf(latest.SHA256, key, snap, true), nil
+		case !errs.Is(err, errs.NotFound):
+			return nil, err
+		}
+	}
+	return s.readFresh(ctx, t, key, call.Progress)
+}
+
+// readFresh runs a reader now: at most cfg.FreshReadsAtOnce at a time in
+// this process, within cfg.FreshReadTimeout.
+func (s *SnapshotService) readFresh(ctx context.Context, t *target, key string, progress func(Progress)) (SnapshotAnswer, error) {
+	select {
+	case s.fresh <- struct{}{}:
+		defer func() { <-s.fresh }()
+	default:
+		return SnapshotAnswer{}, RateLimited(fmt.Sprintf("%d fresh reads are running already; this one waits its turn", cap(s.fresh)), freshRetryAfter)
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.cfg.FreshReadTimeout)
+	defer cancel()
+	snap, err := s.read(rctx, t, progress)
+	if err != nil {
+		if errors.Is(rctx.Err(), context.DeadlineExceeded) {
+			return SnapshotAnswer{}, errs.Newf(errs.SourceFailed, "the chain took longer than %d s to read", int(s.cfg.FreshReadTimeout.Seconds())).
+				WithHint("try again later, or ask for the stored snapshot (without fresh)").WithCause(err)
+		}
+		if _, ok := errs.As(err); ok {
+			return SnapshotAnswer{}, err
+		}
+		return SnapshotAnswer{}, errs.New(errs.SourceFailed, "the chain could not be read").WithCause(err)
+	}
+	progress(Progress{Stage: "storing", Message: fmt.Sprintf("keeping the snapshot of %d accounts", len(snap.Accounts))})
+	sha, _, err := StoreSnapshot(ctx, s.store, snap, OriginThisSite)
+	if err != nil {
+		return SnapshotAnswer{}, err
+	}
+	return answerOf(sha, key, snap, false), nil
+}
+
+// read runs a target's reader against the chain, pinned to the final block.
+func (s *SnapshotService) read(ctx context.Context, t *target, progress func(Progress)) (snapshots.Snapshot, error) {
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	rc := &readContext{chain: s.chain, network: t.chain, progress: progress, pageSize: s.pageSize}
+	rc.say("block", "reading the newest final block of "+t.chain, nil, nil)
+	block, err := s.chain.FinalBlock(ctx, t.chain)
+	if err != nil {
+		return snapshots.Snapshot{}, err
+	}
+	rc.block = block
+	snap, err := t.read(ctx, rc)
+	if err != nil {
+		return snapshots.Snapshot{}, err
+	}
+	if problems := snapshots.Validate(snap); len(problems) > 0 {
+		return snapshots.Snapshot{}, errs.New(errs.CannotRead, "the contract's answers don't make a valid snapshot").WithCause(snapshots.Invalid(problems))
+	}
+	return snap, nil
+}
+
+// Read runs a network's reader now, without storing: for tests and tools
+// that make a reading on a person's own machine.
+func (s *SnapshotService) Read(ctx context.Context, network string, params json.RawMessage, progress func(Progress)) (snapshots.Snapshot, error) {
+	r, ok := ReaderByID(network)
+	if !ok {
+		return snapshots.Snapshot{}, errs.Newf(errs.BadInput, "network: no network %q", network)
+	}
+	t, err := r.prepare(s, params)
+	if err != nil {
+		return snapshots.Snapshot{}, err
+	}
+	return s.read(ctx, t, progress)
+}
+
+func (s *SnapshotService) describe(ctx context.Context, call Call) (any, error) {
+	var in struct {
+		SHA256 string `json:"sha256"`
+		Top    *int   `json:"top"`
+	}
+	if err := DecodeInput(call.Input, &in); err != nil {
+		return nil, err
+	}
+	if err := CheckSHA256("sha256", in.SHA256); err != nil {
+		return nil, err
+	}
+	top := 10
+	if in.Top != nil {
+		if *in.Top < 0 || *in.Top > snapshots.MaxTop {
+			return nil, errs.Newf(errs.BadInput, "top must be from 0 to %d", snapshots.MaxTop)
+		}
+		top = *in.Top
+	}
+	snap, err := s.load(ctx, in.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	d, err := snapshots.Describe(in.SHA256, snap, top)
+	if err != nil {
+		return nil, errs.New(errs.Internal, "the snapshot could not be described").WithCause(err)
+	}
+	return d, nil
+}
+
+// load reads a stored snapshot, or one shipped inside petal.
+func (s *SnapshotService) load(ctx context.Context, sha string) (snapshots.Snapshot, error) {
+	snap, err := LoadSnapshot(ctx, s.store, sha)
+	if errs.Is(err, errs.NotFound) {
+		if sh, ok := shippedBySHA(sha); ok {
+			return sh.Snapshot, nil
+		}
+	}
+	return snap, err
+}
+
+// Body is a stored snapshot's canonical JSON, gzipped exactly as stored, for
+// the body route to serve without recompressing.
+func (s *SnapshotService) Body(ctx context.Context, sha string) ([]byte, error) {
+	if err := CheckSHA256("sha256", sha); err != nil {
+		return nil, err
+	}
+	stored, err := s.store.Get(ctx, sha)
+	if errs.Is(err, errs.NotFound) {
+		if sh, ok := shippedBySHA(sha); ok {
+			return sh.Gzipped, nil
+		}
+		return nil, errs.Newf(errs.NotFound, "no snapshot %s is stored here", sha)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return stored.Gzipped, nil
+}

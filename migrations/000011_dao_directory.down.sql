@@ -1,0 +1,2 @@
+DROP TABLE dao_directory;
+DROP TABLE dao_directory_reads;
