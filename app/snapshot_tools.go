@@ -263,7 +263,6 @@ func (s *SnapshotService) getSnapshot(ctx context.Context, call Call) (any, erro
 		if k, _ := snapshots.TargetKey(snap.Network, snap.Params); k != key {
 			return nil, errs.Newf(errs.BadInput, "at names a snapshot of %s, not of this target", k)
 		}
-		call.Progress(Progress{Stage: "stored", Message: "answering from the snapshot at names"})
 		return answerOf(in.At, key, snap, true), nil
 	}
 	if !in.Fresh {
@@ -274,7 +273,6 @@ func (s *SnapshotService) getSnapshot(ctx context.Context, call Call) (any, erro
 			if err != nil {
 				return nil, err
 			}
-			call.Progress(Progress{Stage: "stored", Message: "answering from the newest stored snapshot"})
 			return answerOf(latest.SHA256, key, snap, true), nil
 		case !errs.Is(err, errs.NotFound):
 			return nil, err
