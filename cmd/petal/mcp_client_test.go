@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	httpapi "github.com/petal-near/petal/adapters/http"
+	"github.com/petal-near/petal/app"
 )
 
 // TestMain lets this test binary stand in for petal itself: the stdio MCP
@@ -219,6 +220,10 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 		"get_exploration":   {"exploration": readTok},
 		"save_step":         {"exploration": writeTok, "spec": map[string]any{"b": 1, "a": []any{1, 2}}, "note": "saved"},
 		"add_note":          {"exploration": writeTok, "text": "noted"},
+		"list_networks":     {"query": "dao"},
+		"get_network":       {"id": "near-dao-members", "dao": "marketing"},
+		"get_snapshot":      {"network": "near-dao-members", "params": map[string]any{"dao": "marketing"}},
+		"describe_snapshot": {"sha256": app.ShippedSnapshots()[0].SHA256, "top": 3},
 	}
 	// Per tool, fields that differ by door for a reason: a create over HTTP
 	// opens a session and owns what it makes; over MCP it is unowned.
