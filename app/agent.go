@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
@@ -49,6 +50,8 @@ type AgentService struct {
 	attest   ports.Attestations
 	registry *Registry
 	flowers  FlowerDrawer
+	access   *Access
+	ledger   *Ledger
 	limiter  ports.RateLimiter
 	log      *slog.Logger
 	process  ProcessID
@@ -70,9 +73,9 @@ type job struct {
 // NewAgentService makes the agent over its ports. Stop requests from other
 // processes reach it through the bus.
 func NewAgentService(cfg Config, store ports.RunStore, bus ports.EventBus, leases ports.Leases, model ports.ModelProvider,
-	attest ports.Attestations, registry *Registry, flowers FlowerDrawer, limiter ports.RateLimiter, log *slog.Logger, process ProcessID) *AgentService {
+	attest ports.Attestations, registry *Registry, flowers FlowerDrawer, access *Access, ledger *Ledger, limiter ports.RateLimiter, log *slog.Logger, process ProcessID) *AgentService {
 	life, shutdown := context.WithCancelCause(context.Background())
-	a := &AgentService{cfg: cfg, store: store, bus: bus, leases: leases, model: model, attest: attest, registry: registry, flowers: flowers, limiter: limiter,
+	a := &AgentService{cfg: cfg, store: store, bus: bus, leases: leases, model: model, attest: attest, registry: registry, flowers: flowers, access: access, ledger: ledger, limiter: limiter,
 		log: log, process: process, tails: newTailCache(store), life: life, shutdown: shutdown, jobs: map[string]*job{}}
 	bus.OnStop(func(runID string) { a.cancelLocal(runID, errStopped) })
 	return a
@@ -139,6 +142,10 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 	if err := a.limit(ctx, "chats:", caller.Address, a.cfg.NewChatsPerHour, "new chats"); err != nil {
 		return ChatStarted{}, err
 	}
+	payer, err := a.gate(ctx, caller)
+	if err != nil {
+		return ChatStarted{}, err
+	}
 	run := runs.Run{
 		ID:        "run_" + randomHex(16),
 		Status:    runs.Running,
@@ -158,7 +165,7 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 	if err != nil {
 		return ChatStarted{}, err
 	}
-	a.start(created, caller)
+	a.start(created, caller, payer)
 	return ChatStarted{RunID: run.ID, Status: string(runs.Running), FirstSeq: 0}, nil
 }
 
@@ -173,13 +180,17 @@ func (a *AgentService) continueRun(ctx context.Context, caller Caller, req ChatR
 	if run.Status == runs.Running {
 		return ChatStarted{}, errs.New(errs.Conflict, "this run is still going", "follow it at GET /api/v1/agent/runs/"+run.ID+", or stop it first")
 	}
+	payer, err := a.gate(ctx, caller)
+	if err != nil {
+		return ChatStarted{}, err
+	}
 	thread := append(run.Thread, runs.Message{Role: runs.RoleUser, Content: last.Content})
 	firstSeq := run.NextSeq
 	resumed, err := a.store.Resume(ctx, run.ID, string(a.process), thread, a.openingEvents(run.ID)...)
 	if err != nil {
 		return ChatStarted{}, err
 	}
-	a.start(resumed, caller)
+	a.start(resumed, caller, payer)
 	return ChatStarted{RunID: run.ID, Status: string(runs.Running), FirstSeq: firstSeq}, nil
 }
 
@@ -225,7 +236,7 @@ func (a *AgentService) Run(ctx context.Context, caller Caller, id string) (runs.
 func noRun(id string) *errs.Error { return errs.Newf(errs.NotFound, "no run %s", id) }
 
 // start runs the chat's job in the background, under the process's life.
-func (a *AgentService) start(run runs.Run, caller Caller) {
+func (a *AgentService) start(run runs.Run, caller Caller, payer *credit.Payer) {
 	ctx, cancel := context.WithCancelCause(a.life)
 	j := &job{cancel: cancel, done: make(chan struct{})}
 	a.mu.Lock()
@@ -243,8 +254,21 @@ func (a *AgentService) start(run runs.Run, caller Caller) {
 			a.mu.Unlock()
 			cancel(nil)
 		}()
-		a.execute(ctx, run, caller)
+		a.execute(ctx, run, caller, payer)
 	}()
+}
+
+// gate says who pays for a chat on a real model, before any model call
+// (nil: nobody needs to, the recorded model spends nothing).
+func (a *AgentService) gate(ctx context.Context, caller Caller) (*credit.Payer, error) {
+	if a.Recorded() || a.access == nil || a.ledger == nil {
+		return nil, nil
+	}
+	p, err := a.access.Gate(ctx, caller)
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
 }
 
 // cancelLocal cancels run's job if this process holds it, and returns its

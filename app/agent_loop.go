@@ -38,15 +38,16 @@ type chat struct {
 	last     *ports.ModelAnswer // the completion that wrote the answer
 	proposed *ports.ModelAnswer // the completion that proposed the spec
 	flower   json.RawMessage
+	payer    *credit.Payer
 	wctx     context.Context // for writes that must land even after a stop
 }
 
 // execute runs one chat to its end, and ends the run with the events the way
 // it ended calls for.
-func (a *AgentService) execute(ctx context.Context, run runs.Run, caller Caller) {
+func (a *AgentService) execute(ctx context.Context, run runs.Run, caller Caller, payer *credit.Payer) {
 	ctx, cancel := context.WithTimeoutCause(ctx, a.cfg.RunMax, errTimeout)
 	defer cancel()
-	c := &chat{run: run, caller: caller, thread: run.Thread, model: run.Model, wctx: context.WithoutCancel(ctx)}
+	c := &chat{run: run, caller: caller, thread: run.Thread, model: run.Model, payer: payer, wctx: context.WithoutCancel(ctx)}
 	err := a.loop(ctx, c)
 	a.finish(ctx, c, err)
 }
@@ -170,12 +171,37 @@ func (a *AgentService) loop(ctx context.Context, c *chat) error {
 // complete makes one model call and counts it.
 func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.ModelTool) (ports.ModelAnswer, error) {
 	msgs := append([]runs.Message{{Role: runs.RoleSystem, Content: systemMessage}}, c.thread...)
-	ans, err := a.model.Complete(ctx, ports.ModelRequest{Messages: msgs, Tools: tools, MaxTokens: maxAnswerTokens})
+	req := ports.ModelRequest{Messages: msgs, Tools: tools, MaxTokens: maxAnswerTokens}
+	var hold credit.Hold
+	if c.payer != nil {
+		// Every model call is held on the ledger first, then settled; every
+		// other way out (an error, a stop, a timeout, a panic) releases it.
+		// Not cancelled by a stop half-way: a hold written but not seen would
+		// stay held until a restart.
+		h, err := a.ledger.Reserve(c.wctx, *c.payer, c.run.ID, string(a.process), a.model.WorstCase(req))
+		if err != nil {
+			return ports.ModelAnswer{}, err
+		}
+		hold = h
+		defer func() {
+			if err := a.ledger.Release(c.wctx, hold); err != nil {
+				a.log.Error("agent: releasing a hold", "run", c.run.ID, "err", err)
+			}
+		}()
+	}
+	ans, err := a.model.Complete(ctx, req)
 	if err != nil {
+		// An aborted or failed call counts only what it is known to have
+		// cost: nothing is known, so the hold goes back.
 		if ctx.Err() != nil {
 			return ans, ctx.Err()
 		}
 		return ans, err
+	}
+	if c.payer != nil {
+		if err := a.ledger.Settle(c.wctx, hold, ans.Cost); err != nil {
+			return ans, err
+		}
 	}
 	c.turns++
 	c.tokens.Add(ans.Tokens)

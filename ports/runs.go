@@ -109,6 +109,9 @@ type ModelProvider interface {
 	Name() string
 	// Complete asks for one non-streamed completion with tool calls.
 	Complete(ctx context.Context, req ModelRequest) (ModelAnswer, error)
+	// WorstCase is the most req can cost (its input and max_tokens at the
+	// model's prices), which the ledger holds before the call.
+	WorstCase(req ModelRequest) credit.Micros
 	// Sign fetches the completion's signature (and stores the attestation
 	// report it points to); nil when the provider gives none.
 	Sign(ctx context.Context, answer ModelAnswer) (*runs.Signature, error)

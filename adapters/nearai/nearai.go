@@ -184,6 +184,28 @@ func (c *Client) Complete(ctx context.Context, req ports.ModelRequest) (ports.Mo
 	return ans, nil
 }
 
+// WorstCase implements ports.ModelProvider: the input counted at one token
+// per three bytes (more than any tokenizer makes of text) uncached, plus
+// max_tokens of output, on the dearer of the model and its fallback.
+func (c *Client) WorstCase(req ports.ModelRequest) credit.Micros {
+	var n int64
+	for _, m := range req.Messages {
+		n += int64(len(m.Content)) + 16
+		for _, tc := range m.ToolCalls {
+			n += int64(len(tc.Name) + len(tc.Args))
+		}
+	}
+	for _, t := range req.Tools {
+		n += int64(len(t.Name) + len(t.Description) + len(t.Parameters))
+	}
+	out := int64(req.MaxTokens)
+	if out <= 0 {
+		out = 4096
+	}
+	tokens := runs.Tokens{In: n/3 + 1, Out: out}
+	return max(c.model.Cost(tokens), c.fallback.Cost(tokens))
+}
+
 // providerError is NEAR AI failing on its side (5xx, 429, no answer): the
 // fallback may answer instead.
 type providerError struct{ err error }

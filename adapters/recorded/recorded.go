@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
 )
@@ -102,6 +103,9 @@ func (p *Provider) Complete(ctx context.Context, req ports.ModelRequest) (ports.
 	}
 	return ans, nil
 }
+
+// WorstCase implements ports.ModelProvider: a recorded answer costs nothing.
+func (p *Provider) WorstCase(ports.ModelRequest) credit.Micros { return 0 }
 
 // Sign implements ports.ModelProvider: the recorded conversation's own
 // signature, marked as recorded.

@@ -122,4 +122,54 @@ func TestStopCancelsTheModelCallInFlight(t *testing.T) {
 	assert.Equal(t, "error", rest[len(rest)-2].Name)
 	assert.Equal(t, "done", rest[len(rest)-1].Name)
 	assert.EqualValues(t, 0, rest[len(rest)-1].json(t)["turns"], "nothing answered")
+	assert.Zero(t, heldOnLedger(t, p), "the aborted call's hold went back")
+}
+
+func heldOnLedger(t *testing.T, p *testPetal) int64 {
+	t.Helper()
+	var held int64
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT coalesce(sum(held_micros), 0) FROM credit_accounts`).Scan(&held))
+	return held
+}
+
+func TestAnInviteRunsOutMidChatThenTheNextChatIs429(t *testing.T) {
+	call := nearaitest.Call{Name: "no_such_tool", Args: `{}`}
+	fake := nearaitest.New(t,
+		nearaitest.Completion("b1", "deepseek-ai/DeepSeek-V3.1", "", call),
+		nearaitest.Completion("b2", "deepseek-ai/DeepSeek-V3.1", "", call),
+		nearaitest.Completion("b3", "deepseek-ai/DeepSeek-V3.1", "", call),
+		nearaitest.Completion("b4", "deepseek-ai/DeepSeek-V3.1", "", call),
+	)
+	env := modelEnv(fake)
+	env["PETAL_AGENT_ACCESS"] = "gated"
+	p := startPetal(t, env)
+
+	// Gated, and no invite: refused before any model call.
+	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
+	assert.Equal(t, http.StatusForbidden, res.StatusCode, body)
+	assert.Contains(t, body, "invite_required")
+	assert.Empty(t, fake.Completions())
+
+	// Each call costs $0.0011; three of them pass a $0.003 budget.
+	m := mintInvite(t, p, "0.003")
+	res, body = p.do(t, http.MethodPost, "/api/v1/auth/invite", `{"token":"`+m.Token+`"}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	cookie := sessionCookie(t, res)
+
+	evs := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Cookie", cookie).rest(t)
+	n := len(evs)
+	require.GreaterOrEqual(t, n, 2)
+	assert.Equal(t, "error", evs[n-2].Name)
+	assert.Equal(t, "budget_exhausted", evs[n-2].json(t)["code"])
+	assert.Equal(t, "done", evs[n-1].Name)
+	assert.EqualValues(t, 3, evs[n-1].json(t)["turns"])
+	assert.Equal(t, 0.0033, evs[n-1].json(t)["cost_usd"], "three calls at $0.0011")
+	assert.Len(t, fake.Completions(), 3)
+	assert.Zero(t, heldOnLedger(t, p), "nothing is left held")
+
+	// The next chat answers 429 before any model call.
+	res, body = p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Cookie", cookie, "Accept", "application/json")
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
+	assert.Contains(t, body, "budget_exhausted")
+	assert.Len(t, fake.Completions(), 3)
 }

@@ -46,12 +46,13 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	if err != nil {
 		return nil, nil, err
 	}
-	processID := app.NewProcessID()
-	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, rateLimiter, log, processID)
 	inviteRepository := postgres.NewInviteRepository(db)
-	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
 	ledgerRepository := postgres.NewLedgerRepository(db)
+	access := app.NewAccess(cfg, sessionRepository, inviteRepository, ledgerRepository, clock)
 	ledger := app.NewLedger(ledgerRepository, clock, random, log)
+	processID := app.NewProcessID()
+	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, access, ledger, rateLimiter, log, processID)
+	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
 	deps := httpapi.Deps{
 		Config:       cfg,
 		Log:          log,
