@@ -35,9 +35,26 @@ func assertRecordedOrder(t *testing.T, evs []sseEvent) {
 	assert.Equal(t, "recorded", evs[1].json(t)["stage"])
 	assert.Equal(t, "tool_call", evs[2].Name)
 	assert.Equal(t, "tool_result", evs[3].Name)
-	last := evs[len(evs)-1]
+	n := len(evs)
+	last := evs[n-1]
 	assert.Equal(t, "done", last.Name)
 	assert.Equal(t, "recorded", last.json(t)["model"])
+	// A real flower, drawn by the tools on the snapshot that ships inside petal.
+	require.Equal(t, "flower", evs[n-3].Name, names(evs))
+	flower := evs[n-3].json(t)
+	assert.Regexp(t, `^[0-9a-f]{64}$`, flower["spec_sha256"])
+	assert.Regexp(t, `^[0-9a-f]{64}$`, flower["render_sha256"])
+	assert.Equal(t, "/d/"+flower["spec_sha256"].(string), flower["view_url"])
+	assert.NotEmpty(t, flower["legend"])
+	assert.NotEmpty(t, flower["interpretation"])
+	assert.Equal(t, true, flower["validation"].(map[string]any)["valid"])
+	assert.Equal(t, "signature", evs[n-2].Name)
+	for _, e := range evs {
+		if e.Name == "tool_result" {
+			assert.Equal(t, true, e.json(t)["ok"], e.Data)
+			assert.NotContains(t, e.Data, "alice.near", "a summary, never a raw snapshot body")
+		}
+	}
 	// tool_calls and their results pair up, in order.
 	var open []string
 	for _, e := range evs {
@@ -125,6 +142,9 @@ func TestClientLeavingMidRunLaterReadsTheFinishedRun(t *testing.T) {
 	assert.Equal(t, "done", run["status"])
 	evs := run["events"].([]any)
 	assert.Equal(t, "done", evs[len(evs)-1].(map[string]any)["event"])
+	flower, ok := run["flower"].(map[string]any)
+	require.True(t, ok, "the finished run carries its flower")
+	assert.Regexp(t, `^/d/[0-9a-f]{64}$`, flower["view_url"])
 }
 
 func TestViewerReconnectingByCursorSeesEveryEventOnce(t *testing.T) {
