@@ -186,3 +186,36 @@ func atoi(t *testing.T, s string) int {
 	require.NoError(t, err)
 	return n
 }
+
+// The Taskfile parses and has the tasks the README promises; its test task
+// and CI run the README's test command.
+func TestTaskfileAndTheREADMEAgree(t *testing.T) {
+	docs := yamlDocs(t, "../../Taskfile.yml")
+	require.Len(t, docs, 1)
+	tasks := dig(t, docs[0], "tasks").(doc)
+	for _, name := range []string{"run", "test", "lint", "wire", "migrate", "bench"} {
+		require.Contains(t, tasks, name)
+		assert.NotEmpty(t, dig(t, tasks[name], "cmds"), name)
+		assert.NotEmpty(t, dig(t, tasks[name], "desc"), name)
+	}
+	for _, cmd := range dig(t, tasks["lint"], "cmds").([]any) {
+		_, isString := cmd.(string)
+		assert.True(t, isString, "lint commands are plain strings: %v", cmd)
+	}
+
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	// The first screen: two sentences, then the two commands as indented code.
+	firstScreen := string(readme[:min(len(readme), 1200)])
+	assert.Contains(t, firstScreen, "\n    go run ./cmd/petal serve\n")
+	testCmd := "go test ./..."
+	assert.Contains(t, firstScreen, "\n    "+testCmd+"\n")
+	assert.Contains(t, firstScreen, "docs/architecture.md")
+	assert.Contains(t, firstScreen, "docs/operations.md")
+
+	ci, err := os.ReadFile("../../.ci/run")
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(testCmd)+`$`, string(ci), ".ci/run runs the README's test command as it is")
+	assert.Contains(t, dig(t, tasks["test"], "cmds", 0), testCmd)
+	assert.Contains(t, dig(t, tasks["run"], "cmds", 0), "go run ./cmd/petal serve")
+}
