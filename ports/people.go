@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/petal-near/petal/domain/people"
 )
@@ -25,4 +26,60 @@ type SessionStore interface {
 	DeleteSession(ctx context.Context, id string) error
 	// SetSessionInvite makes the session hold inviteID.
 	SetSessionInvite(ctx context.Context, id, inviteID string) error
+}
+
+// SealedWallet is a wallet as stored: its account id sealed.
+type SealedWallet struct {
+	ID          string
+	PersonID    string
+	Network     string
+	AddressHash []byte // HMAC of near:<network>:<account>: how a binding is found
+	Sealed      []byte // AES-GCM of the account id
+	ProvedAt    time.Time
+}
+
+// SignIn is one successful NEP-413 sign-in, to be written in one transaction.
+type SignIn struct {
+	Nonce [32]byte
+	Now   time.Time
+	// NewPersonID is the person made when the wallet is bound to nobody yet.
+	NewPersonID string
+	// Wallet is the binding (ID used when it is new; PersonID is decided by the store).
+	Wallet SealedWallet
+	// OldSessionID is the session signing in ("" for none). An anonymous one
+	// gives its runs and explorations to the person; its invite moves to the
+	// new session.
+	OldSessionID string
+	// NewSession replaces it; the store sets its Subject, WalletID and InviteID.
+	NewSession people.Session
+}
+
+// SignedIn is what a sign-in did.
+type SignedIn struct {
+	PersonID            string
+	Session             people.Session
+	ClaimedRuns         int
+	ClaimedExplorations int
+}
+
+// PeopleStore keeps sign-in challenges, persons and their wallets.
+type PeopleStore interface {
+	// CreateChallenge stores a new NEP-413 challenge.
+	CreateChallenge(ctx context.Context, c people.Challenge) error
+	// Challenge reads a challenge by nonce, or errs.NotFound.
+	Challenge(ctx context.Context, nonce [32]byte) (people.Challenge, error)
+	// SignIn, in one transaction: uses the nonce up (errs.Unauthorised when it
+	// is unknown, used or expired by then), finds or makes the person the
+	// wallet is bound to, moves an anonymous old session's runs and
+	// explorations to them, and replaces the old session with the new one,
+	// keeping its invite.
+	SignIn(ctx context.Context, in SignIn) (SignedIn, error)
+	// Wallets are a person's wallets, oldest first.
+	Wallets(ctx context.Context, personID string) ([]SealedWallet, error)
+	// WalletByHash finds a binding by its keyed hash, or errs.NotFound.
+	WalletByHash(ctx context.Context, hash []byte) (SealedWallet, error)
+	// TipPercent is a person's tip, nil when they set none.
+	TipPercent(ctx context.Context, personID string) (*int, error)
+	// SetTipPercent sets (nil: clears) a person's tip.
+	SetTipPercent(ctx context.Context, personID string, percent *int) error
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -13,6 +14,8 @@ import (
 // answers unauthorised.
 func (s *Server) authRoutes() []Route {
 	return []Route{
+		{Method: http.MethodPost, Path: "/api/v1/auth/challenge", Access: AccessSession, Summary: "a NEP-413 sign-in challenge: { nonce, message, recipient, expires_at }; the nonce is good once, for 5 minutes", Handler: s.challenge},
+		{Method: http.MethodPost, Path: "/api/v1/auth/verify", Access: AccessSession, Summary: "body { network, proof }: signs in with a wallet's NEP-413 proof and sets the session: { person_id, network, wallets, claimed_runs, claimed_explorations }", Handler: s.verify},
 		{Method: http.MethodPost, Path: "/api/v1/auth/logout", Access: AccessSession, Summary: "ends this session and clears its cookie: { ok: true }", Handler: s.logout},
 		{Method: http.MethodPost, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "body { token }: holds the invite in this session, opening an anonymous one if needed: { invite }", Handler: s.redeemInvite},
 		{Method: http.MethodGet, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "the invite this session holds: { invite }, or { invite: null }", Handler: s.heldInvite},
@@ -42,15 +45,44 @@ func (s *Server) me(c echo.Context) error {
 	if !ok || !sess.Signed() {
 		return errs.New(errs.Unauthorised, "sign in first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify with your wallet's NEP-413 signature")
 	}
-	return writeJSON(c, http.StatusOK, meBody{PersonID: sess.Subject, Wallets: []any{}})
+	me, err := s.deps.SignIn.Me(c.Request().Context(), sess)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, me)
 }
 
-type meBody struct {
-	PersonID string  `json:"person_id"`
-	Network  *string `json:"network"`
-	Account  *string `json:"account"`
-	Wallets  []any   `json:"wallets"`
-	Credit   any     `json:"credit"`
+func (s *Server) challenge(c echo.Context) error {
+	if err := s.checkOrigin(c); err != nil {
+		return err
+	}
+	out, err := s.deps.SignIn.Challenge(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, out)
+}
+
+func (s *Server) verify(c echo.Context) error {
+	if err := s.checkOrigin(c); err != nil {
+		return err
+	}
+	var in app.VerifyInput
+	if err := decodeBody(c, &in); err != nil {
+		return err
+	}
+	old, _ := s.session(c)
+	token, out, err := s.deps.SignIn.Verify(c.Request().Context(), old, in)
+	if err != nil {
+		return err
+	}
+	sess, ok, err := s.deps.Sessions.Resolve(c.Request().Context(), token)
+	if err != nil || !ok {
+		return errs.New(errs.Internal, "the new session could not be read").WithCause(err)
+	}
+	s.setSessionCookie(c, token, sess)
+	s.rememberSession(c, sess)
+	return writeJSON(c, http.StatusOK, out)
 }
 
 type redeemBody struct {

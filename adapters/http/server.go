@@ -64,6 +64,7 @@ type Deps struct {
 	Ledger       *app.Ledger
 	// Snapshots is the service behind the snapshot body route.
 	Snapshots *app.SnapshotService
+	SignIn    *app.SignInService
 }
 
 // Server is the HTTP door.

@@ -53,6 +53,12 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	processID := app.NewProcessID()
 	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, access, ledger, rateLimiter, log, processID)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
+	peopleRepository := postgres.NewPeopleRepository(db)
+	walletKeys, err := app.NewWalletKeys(cfg, random, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random)
 	deps := httpapi.Deps{
 		Config:       cfg,
 		Log:          log,
@@ -66,6 +72,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Invites:      inviteService,
 		Ledger:       ledger,
 		Snapshots:    snapshotService,
+		SignIn:       signInService,
 	}
 	httpapiServer := httpapi.New(deps)
 	mainService := &service{
