@@ -277,7 +277,10 @@ func TestSignInRefusals(t *testing.T) {
 	}{
 		{"another message", fresh, alter(func(p map[string]string) { p["message"] = "Sign in to Evil at petal.example." })},
 		{"another recipient", func() { issue(t, p, v.NonceBase64, "evil.example", 5*time.Minute) },
-			alter(func(p map[string]string) { p["recipient"] = "evil.example"; p["message"] = people.ChallengeMessage("evil.example") })},
+			alter(func(p map[string]string) {
+				p["recipient"] = "evil.example"
+				p["message"] = people.ChallengeMessage("evil.example")
+			})},
 		{"another recipient than the challenge's", fresh, alter(func(p map[string]string) { p["recipient"] = "evil.example" })},
 		{"a bad signature", fresh, alter(func(p map[string]string) {
 			b, _ := base64.StdEncoding.DecodeString(v.SignatureBase64)
