@@ -13,6 +13,7 @@ import (
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/domain/specs"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -25,13 +26,15 @@ type ExplorationService struct {
 	cfg       Config
 	store     ports.ExplorationStore
 	snapshots ports.SnapshotStore
+	flowers   *FlowerService
 	clock     ports.Clock
 	random    ports.Random
 }
 
-// NewExplorationService makes the exploration service.
-func NewExplorationService(cfg Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, clock ports.Clock, random ports.Random) *ExplorationService {
-	return &ExplorationService{cfg: cfg, store: store, snapshots: snapshots, clock: clock, random: random}
+// NewExplorationService makes the exploration service. A step's inline spec
+// is checked against its snapshot by the flowers' own validation.
+func NewExplorationService(cfg Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *FlowerService, clock ports.Clock, random ports.Random) *ExplorationService {
+	return &ExplorationService{cfg: cfg, store: store, snapshots: snapshots, flowers: flowers, clock: clock, random: random}
 }
 
 // ExplorationView is an exploration as every door answers it.
@@ -282,19 +285,6 @@ func (s *ExplorationService) saveStep(ctx context.Context, call Call) (any, erro
 	hasSpec := len(in.Spec) > 0 && string(in.Spec) != "null"
 	switch {
 	case hasSpec:
-		if t := strings.TrimSpace(string(in.Spec)); !strings.HasPrefix(t, "{") {
-			return nil, errs.New(errs.BadInput, "spec must be a JSON object", "send the spec itself, or spec_sha256")
-		}
-		canonical, err := canon.Transform(in.Spec)
-		if err != nil {
-			return nil, errs.Newf(errs.BadInput, "spec is not valid JSON: %s", err.Error())
-		}
-		sum := canon.Sum(canonical)
-		if in.SpecSHA256 != "" && in.SpecSHA256 != sum {
-			return nil, errs.Newf(errs.BadInput, "spec_sha256 is not the SHA-256 of the spec's canonical JSON (%s)", sum).
-				WithHint("send the spec alone, or its right sha256")
-		}
-		step.Spec, step.SpecSHA256 = canonical, sum
 	case in.SpecSHA256 != "":
 		if !explorations.ValidSHA256(in.SpecSHA256) {
 			return nil, errs.New(errs.BadInput, "spec_sha256 must be 64 lower-case hex characters")
@@ -303,9 +293,19 @@ func (s *ExplorationService) saveStep(ctx context.Context, call Call) (any, erro
 	default:
 		return nil, errs.New(errs.BadInput, "a step needs spec or spec_sha256", "send the spec itself, or the sha256 of one")
 	}
+	// Access first: anyone without it learns nothing from how a spec fails.
 	e, _, err := s.resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
 	if err != nil {
 		return nil, err
+	}
+	if hasSpec {
+		if step.Spec, step.SpecSHA256, err = s.checkSpec(ctx, in.Spec); err != nil {
+			return nil, err
+		}
+		if in.SpecSHA256 != "" && in.SpecSHA256 != step.SpecSHA256 {
+			return nil, errs.Newf(errs.BadInput, "spec_sha256 is not the spec's name (%s)", step.SpecSHA256).
+				WithHint("send the spec alone, or its right sha256")
+		}
 	}
 	return s.once(ctx, call, "save_step", func() (any, error) {
 		id, err := explorations.NewID(s.random, "stp_")
@@ -348,6 +348,31 @@ func (s *ExplorationService) addNote(ctx context.Context, call Call) (any, error
 		}
 		return noteView(n), nil
 	})
+}
+
+// checkSpec checks an inline spec as validate_spec does (the schema, then
+// against its stored snapshot), which also keeps it by name; it answers the
+// spec's canonical JSON and name.
+func (s *ExplorationService) checkSpec(ctx context.Context, raw json.RawMessage) ([]byte, string, error) {
+	if t := strings.TrimSpace(string(raw)); !strings.HasPrefix(t, "{") {
+		return nil, "", errs.New(errs.BadInput, "spec must be a JSON object", "send the spec itself, or spec_sha256")
+	}
+	v, err := s.flowers.Validate(ctx, raw)
+	if err != nil {
+		return nil, "", err
+	}
+	if !v.Valid {
+		return nil, "", InvalidSpec(v.Problems)
+	}
+	spec, problems := specs.ParseSpec(raw)
+	if len(problems) > 0 {
+		return nil, "", InvalidSpec(problems)
+	}
+	name, canonical, err := specs.Name(spec)
+	if err != nil {
+		return nil, "", errs.New(errs.Internal, "the spec could not be named").WithCause(err)
+	}
+	return canonical, name, nil
 }
 
 // once runs a create at most once per caller and Idempotency-Key: the same

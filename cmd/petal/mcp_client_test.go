@@ -203,10 +203,11 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	p := startPetal(t, nil)
 	reg := p.Svc.Server.Registry()
 	owner := p.browser(t)
+	spec, _, snapshot := proposedSpec(t, p, 3)
 	// One exploration only read, one written to, each reached by a continue
 	// link that both doors can use without a session.
 	readID := owner.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"read by both doors"}`)["id"].(string)
-	owner.ok(t, http.MethodPost, "/api/v1/explorations/"+readID+"/steps", `{"spec":{"petal":"x"},"note":"a step"}`)
+	owner.ok(t, http.MethodPost, "/api/v1/explorations/"+readID+"/steps", `{"spec":`+mustJSON(t, spec)+`,"note":"a step"}`)
 	owner.ok(t, http.MethodPost, "/api/v1/explorations/"+readID+"/notes", `{"text":"a note"}`)
 	readTok := tokenOf(t, owner.ok(t, http.MethodPost, "/api/v1/explorations/"+readID+"/links", `{"scope":"continue"}`)["url"].(string))
 	writeID := owner.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"written by both doors"}`)["id"].(string)
@@ -218,12 +219,16 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 		"start_exploration": {"question": "asked through two doors", "title": "doors"},
 		"list_explorations": {"limit": 5},
 		"get_exploration":   {"exploration": readTok},
-		"save_step":         {"exploration": writeTok, "spec": map[string]any{"b": 1, "a": []any{1, 2}}, "note": "saved"},
+		"save_step":         {"exploration": writeTok, "spec": spec, "note": "saved"},
 		"add_note":          {"exploration": writeTok, "text": "noted"},
 		"list_networks":     {"query": "dao"},
 		"get_network":       {"id": "near-dao-members", "dao": "marketing"},
 		"get_snapshot":      {"network": "near-dao-members", "params": map[string]any{"dao": "marketing"}},
 		"describe_snapshot": {"sha256": app.ShippedSnapshots()[0].SHA256, "top": 3},
+		"compute_figures":   {"sha256": snapshot},
+		"propose_spec":      {"sha256": snapshot, "intent": "who sits on the council"},
+		"validate_spec":     {"spec": spec},
+		"render_flower":     {"spec": spec},
 	}
 	// Per tool, fields that differ by door for a reason: a create over HTTP
 	// opens a session and owns what it makes; over MCP it is unowned.

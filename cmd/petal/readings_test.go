@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"net/http"
+	"sort"
 	"strings"
 	"testing"
 
@@ -107,4 +108,43 @@ func TestPostedReadings(t *testing.T) {
 	assert.Contains(t, body, `"rate_limited"`)
 	assert.NotEmpty(t, res.Header.Get("Retry-After"))
 	assert.Equal(t, false, owner.ok(t, http.MethodPut, at(id, shaA), string(a))["stored"], "one already held still answers")
+}
+
+// proposedSpec posts a reading and has propose_spec draw a spec of it: a
+// spec valid against a snapshot this site holds.
+func proposedSpec(t *testing.T, p *testPetal, height uint64) (spec map[string]any, name, snapshot string) {
+	t.Helper()
+	b := p.browser(t)
+	id := b.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"a reading to draw"}`)["id"].(string)
+	sha, body := reading(t, height)
+	b.ok(t, http.MethodPut, "/api/v1/explorations/"+id+"/snapshots/"+sha, string(body))
+	got := b.ok(t, http.MethodPost, "/api/v1/specs/propose", `{"sha256":"`+sha+`"}`)
+	return got["spec"].(map[string]any), got["spec_sha256"].(string), sha
+}
+
+// reversedJSON writes v with every object's fields in reverse order, to show
+// that what is compared does not depend on field order.
+func reversedJSON(v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Sort(sort.Reverse(sort.StringSlice(keys)))
+		parts := make([]string, 0, len(keys))
+		for _, k := range keys {
+			kb, _ := json.Marshal(k)
+			parts = append(parts, string(kb)+":"+reversedJSON(x[k]))
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	case []any:
+		parts := make([]string, 0, len(x))
+		for _, e := range x {
+			parts = append(parts, reversedJSON(e))
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
