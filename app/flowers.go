@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/petal-near/petal/domain/canon"
@@ -32,13 +34,82 @@ const MaxIntent = 2000
 type FlowerService struct {
 	snapshots ports.SnapshotStore
 	specs     ports.SpecStore
+	decoded   *snapshotCache
 }
+
+// CachedAccounts bounds the decoded snapshots a flower service keeps in
+// memory, in accounts: three of the largest. A snapshot never changes under
+// its name, so a decoded one is good for as long as it is kept; reading and
+// decoding 100,000 accounts takes about 200 ms, and the agent draws each
+// flower twice (the tool, then its flower event).
+const CachedAccounts = 3 * snapshots.MaxAccounts
 
 var _ ToolSet = (*FlowerService)(nil)
 
 // NewFlowerService makes the flower service over the snapshot and spec stores.
 func NewFlowerService(snapshots ports.SnapshotStore, specs ports.SpecStore) *FlowerService {
-	return &FlowerService{snapshots: snapshots, specs: specs}
+	return &FlowerService{snapshots: snapshots, specs: specs, decoded: newSnapshotCache(CachedAccounts)}
+}
+
+// load reads a stored snapshot, decoded, from the cache when it holds it.
+// The snapshot it gives is shared: read it, never change it.
+func (s *FlowerService) load(ctx context.Context, sha string) (*snapshots.Snapshot, error) {
+	if snap, ok := s.decoded.get(sha); ok {
+		return snap, nil
+	}
+	snap, err := LoadSnapshot(ctx, s.snapshots, sha)
+	if err != nil {
+		return nil, err
+	}
+	s.decoded.put(sha, &snap)
+	return &snap, nil
+}
+
+// snapshotCache keeps the most recently used decoded snapshots, up to a
+// number of accounts in all.
+type snapshotCache struct {
+	mu     sync.Mutex
+	limit  int
+	held   int
+	recent []string // least recently used first
+	byName map[string]*snapshots.Snapshot
+}
+
+func newSnapshotCache(limit int) *snapshotCache {
+	return &snapshotCache{limit: limit, byName: map[string]*snapshots.Snapshot{}}
+}
+
+func (c *snapshotCache) get(sha string) (*snapshots.Snapshot, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	snap, ok := c.byName[sha]
+	if ok {
+		c.touch(sha)
+	}
+	return snap, ok
+}
+
+func (c *snapshotCache) put(sha string, snap *snapshots.Snapshot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byName[sha]; ok || len(snap.Accounts) > c.limit {
+		return
+	}
+	c.byName[sha] = snap
+	c.recent = append(c.recent, sha)
+	c.held += len(snap.Accounts)
+	for c.held > c.limit && len(c.recent) > 0 {
+		old := c.recent[0]
+		c.recent = c.recent[1:]
+		c.held -= len(c.byName[old].Accounts)
+		delete(c.byName, old)
+	}
+}
+
+func (c *snapshotCache) touch(sha string) {
+	if i := slices.Index(c.recent, sha); i >= 0 {
+		c.recent = append(append(c.recent[:i:i], c.recent[i+1:]...), sha)
+	}
 }
 
 // FiguresResult is what compute_figures answers.
@@ -88,7 +159,7 @@ type checked struct {
 	spec      specs.Spec
 	sha       string
 	canonical []byte
-	snap      snapshots.Snapshot
+	snap      *snapshots.Snapshot
 }
 
 // ComputeFigures is compute_figures over a stored snapshot (sha) or one given
@@ -99,10 +170,11 @@ func (s *FlowerService) ComputeFigures(ctx context.Context, sha string, raw json
 	case sha != "" && len(raw) > 0:
 		return FiguresResult{}, errs.New(errs.BadInput, "give sha256 or snapshot, not both")
 	case sha != "":
-		var err error
-		if snap, err = LoadSnapshot(ctx, s.snapshots, sha); err != nil {
+		loaded, err := s.load(ctx, sha)
+		if err != nil {
 			return FiguresResult{}, err
 		}
+		snap = *loaded
 	case len(raw) > 0:
 		var err error
 		if snap, sha, _, err = snapshots.Parse(raw); err != nil {
@@ -123,15 +195,15 @@ func (s *FlowerService) Propose(ctx context.Context, sha, intent string) (Propos
 	if n := utf8.RuneCountInString(intent); n > MaxIntent {
 		return Proposal{}, errs.Newf(errs.BadInput, "intent is %d characters; at most %d", n, MaxIntent)
 	}
-	snap, err := LoadSnapshot(ctx, s.snapshots, sha)
+	snap, err := s.load(ctx, sha)
 	if err != nil {
 		return Proposal{}, err
 	}
-	spec, err := specs.Propose(&snap, sha, intent)
+	spec, err := specs.Propose(snap, sha, intent)
 	if err != nil {
 		return Proposal{}, err
 	}
-	f, err := specs.Layout(spec, &snap)
+	f, err := specs.Layout(spec, snap)
 	if err != nil {
 		return Proposal{}, err
 	}
@@ -214,7 +286,7 @@ func (s *FlowerService) draw(ctx context.Context, rawSpec, rawView json.RawMessa
 	if len(problems) > 0 {
 		return nil, Rendered{}, InvalidSpec(problems)
 	}
-	f, err := specs.Layout(c.spec, &c.snap)
+	f, err := specs.Layout(c.spec, c.snap)
 	if err != nil {
 		return nil, Rendered{}, err
 	}
@@ -251,14 +323,14 @@ func (s *FlowerService) check(ctx context.Context, raw json.RawMessage) (checked
 	if len(problems) > 0 {
 		return checked{}, problems, nil
 	}
-	snap, err := LoadSnapshot(ctx, s.snapshots, spec.Snapshot)
+	snap, err := s.load(ctx, spec.Snapshot)
 	if errs.Is(err, errs.NotFound) {
 		return checked{}, []errs.Problem{{Path: "/snapshot", Message: "no snapshot " + spec.Snapshot + " is stored here"}}, nil
 	}
 	if err != nil {
 		return checked{}, nil, err
 	}
-	if problems := specs.CheckAgainst(spec, spec.Snapshot, &snap); len(problems) > 0 {
+	if problems := specs.CheckAgainst(spec, spec.Snapshot, snap); len(problems) > 0 {
 		return checked{}, problems, nil
 	}
 	name, canonical, err := specs.Name(spec)
