@@ -90,3 +90,51 @@ func MigrateUp(url string) (err error) {
 	defer func() { err = errors.Join(err, g.Close()) }()
 	return g.Up()
 }
+
+// EmbeddedVersion is the newest migration this binary carries.
+func EmbeddedVersion() (uint, error) {
+	src, err := iofs.New(migrations.FS, ".")
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close()
+	v, err := src.First()
+	if err != nil {
+		return 0, err
+	}
+	for {
+		next, err := src.Next(v)
+		if err != nil {
+			// fs.ErrNotExist: v is the last.
+			return v, nil
+		}
+		v = next
+	}
+}
+
+// CheckSchema fails unless the database at url holds every migration this
+// binary carries, cleanly: with PETAL_MIGRATE=off, a replica started before
+// its migrations were applied says so plainly instead of failing on a missing
+// table. A newer schema is fine (an older replica during a rollout).
+func CheckSchema(url string) (err error) {
+	want, err := EmbeddedVersion()
+	if err != nil {
+		return err
+	}
+	g, err := NewMigrator(url)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, g.Close()) }()
+	have, dirty, err := g.Version()
+	if err != nil {
+		return err
+	}
+	switch {
+	case dirty:
+		return fmt.Errorf("the database schema is dirty at version %d (a migration failed): fix it, then petal migrate force V", have)
+	case have < want:
+		return fmt.Errorf("the database schema is at version %d and this petal needs %d: run petal migrate up first, or start with PETAL_MIGRATE=on", have, want)
+	}
+	return nil
+}

@@ -32,6 +32,8 @@ func serve(ctx context.Context, stdout io.Writer) error {
 			return fmt.Errorf("applying migrations: %w (PETAL_MIGRATE=off skips this)", err)
 		}
 		log.Info("migrations applied")
+	} else if err := postgres.CheckSchema(located.URL); err != nil {
+		return fmt.Errorf("PETAL_MIGRATE=off: %w", err)
 	}
 	db, err := postgres.Connect(ctx, located.URL)
 	if err != nil {

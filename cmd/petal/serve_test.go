@@ -75,15 +75,17 @@ func TestServeWithAPrivateClusterStopsOnSignals(t *testing.T) {
 			exit := make(chan int, 1)
 			go func() { exit <- run([]string{"serve"}, out, out) }()
 			var serving map[string]any
+			exited := -1
 			require.Eventually(t, func() bool {
 				select {
-				case code := <-exit:
-					t.Fatalf("petal serve exited with %d:\n%s", code, out)
+				case exited = <-exit:
+					return true
 				default:
 				}
 				serving = out.logRecord("petal is serving")
 				return serving != nil
 			}, 120*time.Second, 20*time.Millisecond, "petal serve starts")
+			require.Equal(t, -1, exited, "petal serve exited:\n%s", out)
 			assert.Equal(t, "private cluster", serving["database"])
 			addr := strings.TrimPrefix(serving["addr"].(string), "http://")
 
@@ -177,4 +179,83 @@ func TestServeClosesItsPoolOnExit(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return connections() == 0 }, 10*time.Second, 20*time.Millisecond,
 		"petal's connections are closed on exit")
+}
+
+// servePetal runs `petal serve` in this process with the environment the test
+// set, waits until it serves, and returns its address and the log; stop sends
+// SIGTERM and waits for a clean exit.
+func servePetal(t *testing.T) (addr string, out *lockedBuffer, stop func()) {
+	t.Helper()
+	t.Setenv("PETAL_ADDR", "127.0.0.1:0")
+	t.Setenv("PETAL_LOG_FORMAT", "json")
+	out = &lockedBuffer{}
+	exit := make(chan int, 1)
+	go func() { exit <- run([]string{"serve"}, out, out) }()
+	var serving map[string]any
+	exited := -1
+	require.Eventually(t, func() bool {
+		select {
+		case exited = <-exit:
+			return true
+		default:
+		}
+		serving = out.logRecord("petal is serving")
+		return serving != nil
+	}, 60*time.Second, 20*time.Millisecond, "petal serve starts")
+	require.Equal(t, -1, exited, "petal serve exited:\n%s", out)
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+		select {
+		case code := <-exit:
+			require.Equal(t, 0, code, "%s", out)
+		case <-time.After(60 * time.Second):
+			t.Fatalf("petal serve did not stop:\n%s", out)
+		}
+	}
+	t.Cleanup(stop)
+	return serving["addr"].(string), out, stop
+}
+
+// petal serve applies pending migrations at start, unless PETAL_MIGRATE=off;
+// then it refuses to start on a schema older than it needs, saying what to
+// do, and leaves the schema alone.
+func TestServeMigratesAtStartUnlessOff(t *testing.T) {
+	schemaVersion := func(url string) int {
+		var stdout, stderr bytes.Buffer
+		t.Setenv("DATABASE_URL", url)
+		require.Equal(t, 0, run([]string{"migrate", "version"}, &stdout, &stderr), stderr.String())
+		v, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(stdout.String(), "version ")))
+		require.NoError(t, err, stdout.String())
+		return v
+	}
+
+	off := pgtest.NewEmptyURL(t)
+	t.Setenv("DATABASE_URL", off)
+	t.Setenv("PETAL_MIGRATE", "off")
+	t.Setenv("PETAL_ADDR", "127.0.0.1:0")
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 1, run([]string{"serve"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "PETAL_MIGRATE=off: the database schema is at version 0 and this petal needs "+strconv.Itoa(latestMigration(t)))
+	assert.Contains(t, stderr.String(), "run petal migrate up first")
+	assert.Equal(t, 0, schemaVersion(off), "PETAL_MIGRATE=off leaves the schema alone")
+
+	// Migrated by an operator first, it starts with PETAL_MIGRATE=off.
+	t.Setenv("DATABASE_URL", off)
+	require.Equal(t, 0, run([]string{"migrate", "up"}, &stdout, &stderr), stderr.String())
+	_, out, stop := servePetal(t)
+	stop()
+	assert.Nil(t, out.logRecord("migrations applied"))
+
+	on := pgtest.NewEmptyURL(t)
+	t.Setenv("DATABASE_URL", on)
+	t.Setenv("PETAL_MIGRATE", "")
+	_, out, stop = servePetal(t)
+	stop()
+	assert.NotNil(t, out.logRecord("migrations applied"))
+	assert.Equal(t, latestMigration(t), schemaVersion(on))
 }
