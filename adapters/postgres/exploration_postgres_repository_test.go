@@ -1,0 +1,16 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/ports"
+	"github.com/petal-near/petal/ports/porttest"
+)
+
+func TestExplorationRepositoryContract(t *testing.T) {
+	porttest.ExplorationStoreContract(t, func(t *testing.T) ports.ExplorationStore {
+		return postgres.NewExplorationRepository(pgtest.New(t).DB)
+	})
+}
