@@ -26,6 +26,7 @@ type SnapshotService struct {
 	clock    ports.Clock
 	fresh    chan struct{} // one token per fresh read running in this process
 	pageSize int
+	bodies   *bodyCache
 }
 
 // NewSnapshotService makes the snapshot service and stores the snapshots
@@ -33,7 +34,8 @@ type SnapshotService struct {
 // the next start, and the body route serves them from memory meanwhile).
 func NewSnapshotService(ctx context.Context, cfg Config, log *slog.Logger, store ports.SnapshotStore, daos ports.DAODirectory, chain ports.Chain, clock ports.Clock) *SnapshotService {
 	s := &SnapshotService{cfg: cfg, log: log, store: store, daos: daos, chain: chain, clock: clock,
-		fresh: make(chan struct{}, max(cfg.FreshReadsAtOnce, 1)), pageSize: max(cfg.NearPageSize, 1)}
+		fresh: make(chan struct{}, max(cfg.FreshReadsAtOnce, 1)), pageSize: max(cfg.NearPageSize, 1),
+		bodies: newBodyCache(bodyCacheBytes)}
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	for _, sh := range ShippedSnapshots() {
@@ -388,10 +390,14 @@ func (s *SnapshotService) load(ctx context.Context, sha string) (snapshots.Snaps
 }
 
 // Body is a stored snapshot's canonical JSON, gzipped exactly as stored, for
-// the body route to serve without recompressing.
+// the body route to serve without recompressing. Bodies are immutable, so
+// recent ones are kept in memory (bodyCacheBytes) and served from there.
 func (s *SnapshotService) Body(ctx context.Context, sha string) ([]byte, error) {
 	if err := CheckSHA256("sha256", sha); err != nil {
 		return nil, err
+	}
+	if gz, ok := s.bodies.get(sha); ok {
+		return gz, nil
 	}
 	stored, err := s.store.Get(ctx, sha)
 	if errs.Is(err, errs.NotFound) {
@@ -403,5 +409,6 @@ func (s *SnapshotService) Body(ctx context.Context, sha string) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
+	s.bodies.put(sha, stored.Gzipped)
 	return stored.Gzipped, nil
 }

@@ -564,3 +564,52 @@ func AppendNumber(out []byte, f float64) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// AppendString writes s as an RFC 8785 string. s must be valid UTF-8
+// (utf8.ValidString); encoding/json would have replaced invalid bytes.
+func AppendString(out []byte, s string) []byte {
+	out = append(out, '"')
+	last := 0
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b >= 0x20 && b != '"' && b != '\\' {
+			continue
+		}
+		out = append(out, s[last:i]...)
+		last = i + 1
+		switch b {
+		case '"':
+			out = append(out, '\\', '"')
+		case '\\':
+			out = append(out, '\\', '\\')
+		case '\b':
+			out = append(out, '\\', 'b')
+		case '\f':
+			out = append(out, '\\', 'f')
+		case '\n':
+			out = append(out, '\\', 'n')
+		case '\r':
+			out = append(out, '\\', 'r')
+		case '\t':
+			out = append(out, '\\', 't')
+		default:
+			out = append(out, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+		}
+	}
+	out = append(out, s[last:]...)
+	return append(out, '"')
+}
+
+// AppendInt writes an integer as RFC 8785 does: exactly up to 2^53, and as
+// the nearest double beyond (as ECMAScript would read it).
+func AppendInt(out []byte, v int64) []byte {
+	const exact = 1 << 53
+	if v > -exact && v < exact {
+		return strconv.AppendInt(out, v, 10)
+	}
+	out, _ = AppendNumber(out, float64(v))
+	return out
+}
+
+// CompareNames orders member names as RFC 8785 sorts them (UTF-16 code units).
+func CompareNames(a, b string) int { return compareNames([]byte(a), []byte(b)) }

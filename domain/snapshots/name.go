@@ -13,6 +13,9 @@ import (
 // (RFC 8785), with those canonical bytes. The same reading always gets the
 // same name, whoever made it.
 func Name(s Snapshot) (sha256 string, canonical []byte, err error) {
+	if out, ok := appendCanonical(make([]byte, 0, 256+len(s.Accounts)*200), s); ok {
+		return canon.Sum(out), out, nil
+	}
 	return canon.SHA256Hex(s)
 }
 
