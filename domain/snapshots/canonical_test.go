@@ -11,12 +11,16 @@ import (
 // The direct writer gives exactly canon.Marshal's bytes.
 func TestDirectCanonicalFormEqualsTheGeneralOne(t *testing.T) {
 	variants := map[string]func(*Snapshot){
-		"sample":        func(*Snapshot) {},
-		"nil slices":    func(s *Snapshot) { s.Groups, s.Accounts, s.Source.Calls = nil, nil, nil },
-		"nil params":    func(s *Snapshot) { s.Params = nil },
-		"escapes":       func(s *Snapshot) { s.Title = "a \"b\" \\ c\n\t\u0001 <&> \u2028 é 😀" },
-		"detail":        func(s *Snapshot) { s.Detail = json.RawMessage(` { "z" : [1.50, 2e3], "a": "\u00e9" } `) },
-		"cut and pages": func(s *Snapshot) { s.Source.Cut = &Cut{Total: 10, Kept: 2}; s.Source.Calls[0].Pages = 3; s.Source.Calls[0].Args = `{"x":1}` },
+		"sample":     func(*Snapshot) {},
+		"nil slices": func(s *Snapshot) { s.Groups, s.Accounts, s.Source.Calls = nil, nil, nil },
+		"nil params": func(s *Snapshot) { s.Params = nil },
+		"escapes":    func(s *Snapshot) { s.Title = "a \"b\" \\ c\n\t\u0001 <&> \u2028 é 😀" },
+		"detail":     func(s *Snapshot) { s.Detail = json.RawMessage(` { "z" : [1.50, 2e3], "a": "\u00e9" } `) },
+		"cut and pages": func(s *Snapshot) {
+			s.Source.Cut = &Cut{Total: 10, Kept: 2}
+			s.Source.Calls[0].Pages = 3
+			s.Source.Calls[0].Args = `{"x":1}`
+		},
 		"attrs of every common type": func(s *Snapshot) {
 			s.Accounts[0].Attrs = map[string]any{
 				"s": "x", "b": true, "n": nil, "i": 42, "big": int64(1) << 60, "f": 0.1, "f2": 1e21, "list": []string{"a"},
