@@ -126,13 +126,8 @@ func (s *RunStore) SaveThread(ctx context.Context, id string, thread []runs.Mess
 
 // Append implements ports.RunStore.
 func (s *RunStore) Append(ctx context.Context, id string, events ...runs.NewEvent) (int64, error) {
-	var last int64
-	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
-		var err error
-		last, err = appendTx(ctx, tx, id, events)
-		return err
-	})
-	return last, err
+	// One statement is its own transaction: no BEGIN/COMMIT round trips.
+	return appendTx(ctx, s.db.Pool, id, events)
 }
 
 // End implements ports.RunStore.
@@ -152,24 +147,37 @@ func (s *RunStore) End(ctx context.Context, id string, status runs.Status, event
 	return last, err
 }
 
-// appendTx numbers and inserts events under the run row's lock, keeps the
-// last flower on the run, and notifies (delivered when tx commits). It returns
-// the last seq, or next_seq-1 when there are no events.
-func appendTx(ctx context.Context, tx pgx.Tx, id string, events []runs.NewEvent) (int64, error) {
+// appendSQL numbers and inserts events under the run row's lock (the UPDATE
+// takes it, ordering concurrent appenders), keeps the last flower on the run
+// and notifies (delivered on commit), in one statement: one round trip, and
+// on its own it is its own transaction.
+const appendSQL = `WITH s AS (
+	UPDATE runs SET next_seq = next_seq + $2, updated_at = now(), flower = coalesce($5::json, flower)
+	WHERE id = $1 RETURNING next_seq - $2 AS first
+), ins AS (
+	INSERT INTO run_events (run_id, seq, kind, data)
+	SELECT $1, s.first + t.i - 1, t.k, t.d::json
+	FROM s, unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(k, d, i)
+)
+SELECT s.first + $2 - 1, pg_notify($6, 'e ' || $1 || ' ' || (s.first + $2 - 1)) FROM s`
+
+// querier is a pool or a transaction.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// appendTx appends events through q and returns the last seq. With no
+// events it returns next_seq-1 and changes nothing.
+func appendTx(ctx context.Context, q querier, id string, events []runs.NewEvent) (int64, error) {
 	n := int64(len(events))
-	var first int64
-	// The UPDATE takes the row lock that orders concurrent appenders.
-	err := tx.QueryRow(ctx, `UPDATE runs SET next_seq = next_seq + $2, updated_at = now() WHERE id = $1 RETURNING next_seq - $2`, id, n).Scan(&first)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, errs.Newf(errs.NotFound, "no run %s", id)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("append to run: %w", err)
-	}
 	if n == 0 {
-		return first - 1, nil
+		var next int64
+		err := q.QueryRow(ctx, `SELECT next_seq FROM runs WHERE id = $1`, id).Scan(&next)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return 0, errs.Newf(errs.NotFound, "no run %s", id)
+		}
+		return next - 1, err
 	}
-	seqs := make([]int64, n)
 	kinds := make([]string, n)
 	datas := make([]string, n)
 	var flower []byte
@@ -177,25 +185,20 @@ func appendTx(ctx context.Context, tx pgx.Tx, id string, events []runs.NewEvent)
 		if !e.Kind.Stored() {
 			return 0, fmt.Errorf("append to run: %s events are not stored", e.Kind)
 		}
-		seqs[i] = first + int64(i)
 		kinds[i] = string(e.Kind)
 		datas[i] = string(e.Data)
 		if e.Kind == runs.KindFlower {
 			flower = e.Data
 		}
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO run_events (run_id, seq, kind, data)
-		SELECT $1, s, k, d::json FROM unnest($2::bigint[], $3::text[], $4::text[]) AS t(s, k, d)`, id, seqs, kinds, datas); err != nil {
+	var last int64
+	var notified string
+	err := q.QueryRow(ctx, appendSQL, id, n, kinds, datas, nullJSON(flower), notifyChannel).Scan(&last, &notified)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	if err != nil {
 		return 0, fmt.Errorf("append to run: %w", err)
-	}
-	if flower != nil {
-		if _, err := tx.Exec(ctx, `UPDATE runs SET flower = $2 WHERE id = $1`, id, flower); err != nil {
-			return 0, fmt.Errorf("append to run: %w", err)
-		}
-	}
-	last := first + n - 1
-	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, fmt.Sprintf("e %s %d", id, last)); err != nil {
-		return 0, fmt.Errorf("append to run: notify: %w", err)
 	}
 	return last, nil
 }
