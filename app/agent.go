@@ -42,20 +42,21 @@ var (
 // AgentService runs Petals' agent: a chat is a run, a job in this process
 // whose events go to the run's log; viewers only read the log.
 type AgentService struct {
-	cfg      Config
-	store    ports.RunStore
-	bus      ports.EventBus
-	leases   ports.Leases
-	model    ports.ModelProvider
-	attest   ports.Attestations
-	registry *Registry
-	flowers  FlowerDrawer
-	access   *Access
-	ledger   *Ledger
-	limiter  ports.RateLimiter
-	log      *slog.Logger
-	process  ProcessID
-	tails    *tailCache
+	cfg       Config
+	store     ports.RunStore
+	bus       ports.EventBus
+	leases    ports.Leases
+	model     ports.ModelProvider
+	attest    ports.Attestations
+	registry  *Registry
+	flowers   FlowerDrawer
+	access    *Access
+	ledger    *Ledger
+	snapshots ports.SnapshotStore
+	limiter   ports.RateLimiter
+	log       *slog.Logger
+	process   ProcessID
+	tails     *tailCache
 
 	life     context.Context
 	shutdown context.CancelCauseFunc
@@ -73,9 +74,9 @@ type job struct {
 // NewAgentService makes the agent over its ports. Stop requests from other
 // processes reach it through the bus.
 func NewAgentService(cfg Config, store ports.RunStore, bus ports.EventBus, leases ports.Leases, model ports.ModelProvider,
-	attest ports.Attestations, registry *Registry, flowers FlowerDrawer, access *Access, ledger *Ledger, limiter ports.RateLimiter, log *slog.Logger, process ProcessID) *AgentService {
+	attest ports.Attestations, registry *Registry, flowers FlowerDrawer, access *Access, ledger *Ledger, snapshots ports.SnapshotStore, limiter ports.RateLimiter, log *slog.Logger, process ProcessID) *AgentService {
 	life, shutdown := context.WithCancelCause(context.Background())
-	a := &AgentService{cfg: cfg, store: store, bus: bus, leases: leases, model: model, attest: attest, registry: registry, flowers: flowers, access: access, ledger: ledger, limiter: limiter,
+	a := &AgentService{cfg: cfg, store: store, bus: bus, leases: leases, model: model, attest: attest, registry: registry, flowers: flowers, access: access, ledger: ledger, snapshots: snapshots, limiter: limiter,
 		log: log, process: process, tails: newTailCache(store), life: life, shutdown: shutdown, jobs: map[string]*job{}}
 	bus.OnStop(func(runID string) { a.cancelLocal(runID, errStopped) })
 	return a

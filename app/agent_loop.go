@@ -39,7 +39,12 @@ type chat struct {
 	proposed *ports.ModelAnswer // the completion that proposed the spec
 	flower   json.RawMessage
 	payer    *credit.Payer
-	wctx     context.Context // for writes that must land even after a stop
+	// The yes: targets refused this chat (approval_required goes out once
+	// per target), and whether anything was.
+	refused    map[string]bool
+	refusedAny bool
+	askedAgain bool            // this round asked again for something refused
+	wctx       context.Context // for writes that must land even after a stop
 }
 
 // execute runs one chat to its end, and ends the run with the events the way
@@ -47,7 +52,7 @@ type chat struct {
 func (a *AgentService) execute(ctx context.Context, run runs.Run, caller Caller, payer *credit.Payer) {
 	ctx, cancel := context.WithTimeoutCause(ctx, a.cfg.RunMax, errTimeout)
 	defer cancel()
-	c := &chat{run: run, caller: caller, thread: run.Thread, model: run.Model, payer: payer, wctx: context.WithoutCancel(ctx)}
+	c := &chat{run: run, caller: caller, thread: run.Thread, model: run.Model, payer: payer, refused: map[string]bool{}, wctx: context.WithoutCancel(ctx)}
 	err := a.loop(ctx, c)
 	a.finish(ctx, c, err)
 }
@@ -130,10 +135,16 @@ func (a *AgentService) sign(ctx context.Context, ans *ports.ModelAnswer) *runs.S
 // or the rounds run out.
 func (a *AgentService) loop(ctx context.Context, c *chat) error {
 	tools := a.modelTools()
+	speak := false
 	for round := 0; ; round++ {
 		offer := tools
-		if round >= runs.MaxToolRounds {
-			// Out of rounds: one call with no tools, so it has to speak.
+		if c.refusedAny && runs.ApprovedIn(c.thread, c.run.Flower, c.run.Draft).Empty() {
+			// After a refusal the chat keeps the tools that only read.
+			offer = withoutDrawing(tools)
+		}
+		if round >= runs.MaxToolRounds || speak {
+			// Out of rounds, or left with no words after a refusal: one
+			// call with no tools, so it has to speak.
 			offer = nil
 		}
 		if !a.Recorded() {
@@ -157,15 +168,75 @@ func (a *AgentService) loop(ctx context.Context, c *chat) error {
 		if len(ans.Message.ToolCalls) == 0 || offer == nil {
 			return nil
 		}
+		allRefused := true
+		c.askedAgain = false
 		for _, tc := range ans.Message.ToolCalls {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := a.runTool(ctx, c, tc, &ans); err != nil {
+			refused, err := a.runTool(ctx, c, tc, &ans)
+			if err != nil {
 				return err
+			}
+			allRefused = allRefused && refused
+		}
+		// Asking again for what was refused, with nothing to say: one call
+		// with no tools, so it has to speak to the person.
+		speak = allRefused && c.askedAgain && ans.Message.Content == ""
+	}
+}
+
+func withoutDrawing(tools []ports.ModelTool) []ports.ModelTool {
+	out := []ports.ModelTool{}
+	for _, t := range tools {
+		if !runs.Drawing(t.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// consent applies the yes to a held call on a real model. It answers the
+// approval to keep on the call's tool message (empty: none), or a refusal to
+// give the model instead of running the tool.
+func (a *AgentService) consent(ctx context.Context, c *chat, tc runs.ToolCall) (key, by string, refusal *errs.Error, err error) {
+	if a.Recorded() || !runs.Held(tc.Name) {
+		return "", "", nil, nil
+	}
+	approved := runs.ApprovedIn(c.thread, c.run.Flower, c.run.Draft)
+	d := runs.Decide(c.thread, approved, tc, runs.YesSpent(c.thread))
+	switch d.Verdict {
+	case runs.Allow:
+		return d.Target.Key, d.By, nil, nil
+	case runs.StoredOnly:
+		// Answered from storage, or not at all: it reaches no source.
+		if a.snapshots != nil {
+			var serr error
+			if d.Target.Snapshot != "" {
+				_, serr = a.snapshots.Get(ctx, d.Target.Snapshot)
+			} else {
+				_, serr = a.snapshots.Latest(ctx, d.Target.Key)
+			}
+			if serr == nil {
+				return "", "", nil, nil
+			}
+			if !errs.Is(serr, errs.NotFound) {
+				return "", "", nil, serr
 			}
 		}
 	}
+	c.refusedAny = true
+	c.askedAgain = c.askedAgain || c.refused[d.Target.Key]
+	if !c.refused[d.Target.Key] {
+		// At most once per target per chat.
+		c.refused[d.Target.Key] = true
+		if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindApprovalRequired, runs.ApprovalData(d.Target))); err != nil {
+			return "", "", nil, err
+		}
+	}
+	return "", "", errs.New(errs.Code(runs.CodeApprovalRequired),
+		"this is a new map, and the person has not said yes to it; the tool did not run",
+		"ask the person one plain question about this one map, then wait for their answer"), nil
 }
 
 // complete makes one model call and counts it.
@@ -217,13 +288,27 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 
 // runTool runs one tool call through the registry, as the agent's door, and
 // stores its call, progress and result.
-func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, ans *ports.ModelAnswer) error {
+func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, ans *ports.ModelAnswer) (refused bool, _ error) {
 	args := tc.Args
 	if len(args) == 0 || !json.Valid(args) {
 		args = json.RawMessage(`{}`)
+		tc.Args = args
 	}
 	if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolCall, runs.ToolCallData{ID: tc.ID, Name: tc.Name, Args: args})); err != nil {
-		return err
+		return false, err
+	}
+	key, by, refusal, err := a.consent(ctx, c, tc)
+	if err != nil {
+		return false, err
+	}
+	if refusal != nil {
+		content, _ := json.Marshal(map[string]any{"error": map[string]string{"code": string(refusal.Code), "message": refusal.Message, "hint": refusal.Hint}})
+		if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolResult, runs.ToolResultData{ID: tc.ID, Name: tc.Name,
+			Summary: string(refusal.Code) + ": " + refusal.Message})); err != nil {
+			return true, err
+		}
+		c.thread = append(c.thread, runs.Message{Role: runs.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: string(content)})
+		return true, a.store.SaveThread(c.wctx, c.run.ID, c.thread)
 	}
 	start := time.Now()
 	call := Call{Input: args, Caller: Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.caller.Subject, Session: c.caller.Session},
@@ -233,7 +318,7 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 	out, err := a.registry.Call(ctx, tc.Name, call)
 	if ctx.Err() != nil {
 		// Stopped or out of time: the tool's answer doesn't count.
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 	ms := time.Since(start).Milliseconds()
 	var content []byte
@@ -249,7 +334,7 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 	} else {
 		content, err = json.Marshal(out)
 		if err != nil {
-			return fmt.Errorf("encode %s's answer: %w", tc.Name, err)
+			return false, fmt.Errorf("encode %s's answer: %w", tc.Name, err)
 		}
 		result.OK = true
 		result.Summary = runs.Summarize(content)
@@ -266,13 +351,18 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 		}
 	}
 	if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolResult, result)); err != nil {
-		return err
+		return false, err
 	}
 	if len(content) > toolResultMax {
 		content, _ = json.Marshal(map[string]any{"summary": result.Summary, "note": "the full answer was too long to show here"})
 	}
-	c.thread = append(c.thread, runs.Message{Role: runs.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: string(content)})
-	return a.store.SaveThread(c.wctx, c.run.ID, c.thread)
+	msg := runs.Message{Role: runs.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: string(content)}
+	if result.OK && key != "" {
+		// What is approved is read back from the thread.
+		msg.Approved, msg.ApprovedBy = key, by
+	}
+	c.thread = append(c.thread, msg)
+	return false, a.store.SaveThread(c.wctx, c.run.ID, c.thread)
 }
 
 // flowerEvent is the flower event's data for a render_flower call that

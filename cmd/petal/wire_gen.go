@@ -51,7 +51,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	access := app.NewAccess(cfg, sessionRepository, inviteRepository, ledgerRepository, clock)
 	ledger := app.NewLedger(ledgerRepository, clock, random, log)
 	processID := app.NewProcessID()
-	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, access, ledger, rateLimiter, log, processID)
+	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, access, ledger, snapshotRepository, rateLimiter, log, processID)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
 	peopleRepository := postgres.NewPeopleRepository(db)
 	walletKeys, err := app.NewWalletKeys(cfg, random, log)

@@ -71,7 +71,8 @@ type Message struct {
 	Name       string     `json:"name,omitempty"` // a tool message's tool
 	// Approved is set on a tool message whose call the yes let through, so
 	// what is approved is read back from the thread (no new column).
-	Approved string `json:"approved,omitempty"`
+	Approved   string `json:"approved,omitempty"`
+	ApprovedBy string `json:"approved_by,omitempty"` // approved, name or yes
 }
 
 // Roles of a message.
