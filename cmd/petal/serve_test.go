@@ -68,6 +68,14 @@ func TestServeWithAPrivateClusterStopsOnSignals(t *testing.T) {
 	databasePlaces = postgres.Places{LocalServers: []string{"postgres://nobody@127.0.0.1:1/postgres?sslmode=disable&connect_timeout=2"}}
 	t.Cleanup(func() { databasePlaces = postgres.Places{} })
 	pgdata := filepath.Join(dataDir, "pg")
+	// Should the test fail half-way, stop the cluster anyway (SIGINT is
+	// PostgreSQL's fast shutdown): it runs in its own process group and would
+	// outlive the test.
+	t.Cleanup(func() {
+		if pid := clusterPID(t, pgdata); pid != 0 {
+			_ = syscall.Kill(pid, syscall.SIGINT)
+		}
+	})
 
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
