@@ -1,0 +1,93 @@
+package app_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/petal-near/petal/adapters/nearrpc"
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/snapshots"
+)
+
+// setClock is a clock the test moves by hand.
+type setClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *setClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *setClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
+	db := pgtest.New(t)
+	fake := nearrpctest.New(t)
+	cfg, err := app.LoadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &setClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: time.Second})
+	svc := app.NewSnapshotService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		postgres.NewSnapshotRepository(db.DB), postgres.NewDAODirectoryRepository(db.DB), chain, clock)
+	var find app.Tool
+	for _, tool := range svc.Tools() {
+		if tool.Name == "find_target" {
+			find = tool
+		}
+	}
+	ask := func() (app.FindAnswer, error) {
+		out, err := find.Run(t.Context(), app.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(app.Progress) {}})
+		if err != nil {
+			return app.FindAnswer{}, err
+		}
+		return out.(app.FindAnswer), nil
+	}
+
+	if _, err := ask(); err != nil {
+		t.Fatal(err)
+	}
+	if n := fake.CountCalls("get_daos"); n != 1 {
+		t.Fatalf("first ask reads the factory: %d calls", n)
+	}
+	clock.add(23 * time.Hour)
+	if _, err := ask(); err != nil || fake.CountCalls("get_daos") != 1 {
+		t.Fatalf("within a day the kept list answers: %v, %d calls", err, fake.CountCalls("get_daos"))
+	}
+	clock.add(2 * time.Hour)
+	if _, err := ask(); err != nil || fake.CountCalls("get_daos") != 2 {
+		t.Fatalf("after a day the factory is read again: %v, %d calls", err, fake.CountCalls("get_daos"))
+	}
+
+	// A failed refresh falls back on the kept list.
+	clock.add(25 * time.Hour)
+	fake.Inject(nearrpctest.Fault{Function: "get_number_daos", Status: http.StatusServiceUnavailable})
+	out, err := ask()
+	if err != nil || len(out.Candidates) == 0 || string(out.Candidates[0].Params) != `{"dao":"creatives.sputnik-dao.near","chain":"near:mainnet"}` {
+		t.Fatalf("kept list: %+v, %v", out, err)
+	}
+
+	// With no list kept and the factory unreachable, it says the source failed.
+	empty := app.NewSnapshotService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		postgres.NewSnapshotRepository(db.DB), postgres.NewDAODirectoryRepository(pgtest.New(t).DB), chain, clock)
+	for _, tool := range empty.Tools() {
+		if tool.Name == "find_target" {
+			_, err := tool.Run(t.Context(), app.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(app.Progress) {}})
+			if !errs.Is(err, errs.SourceFailed) {
+				t.Fatalf("no list, no factory: %v", err)
+			}
+		}
+	}
+}
