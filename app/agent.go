@@ -140,12 +140,16 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 	if req.RunID != "" {
 		return a.continueRun(ctx, caller, req, last)
 	}
-	if err := a.limit(ctx, "chats:", caller.Address, a.cfg.NewChatsPerHour, "new chats"); err != nil {
-		return ChatStarted{}, err
-	}
 	payer, err := a.gate(ctx, caller)
 	if err != nil {
 		return ChatStarted{}, err
+	}
+	// A person spending their own credit isn't held to the new chats'
+	// limit (T374); follow-ups still count.
+	if payer == nil || payer.Kind != credit.PayPerson {
+		if err := a.limit(ctx, "chats:", caller.Address, a.cfg.NewChatsPerHour, "new chats"); err != nil {
+			return ChatStarted{}, err
+		}
 	}
 	run := runs.Run{
 		ID:        "run_" + randomHex(16),

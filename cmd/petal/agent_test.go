@@ -301,3 +301,42 @@ func TestChatRefusesBadBodies(t *testing.T) {
 		assert.Contains(t, got, "bad_input")
 	}
 }
+
+func TestChatLimits(t *testing.T) {
+	p := startPetal(t, map[string]string{"PETAL_NEW_CHATS_PER_HOUR": "2", "PETAL_FOLLOWUPS_PER_HOUR": "1", "PETAL_RUN_MAX_S": "1", "PETAL_RECORDED_PACE_MS": "700"})
+	// The wall time of one chat: past it, an error then done.
+	evs := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt).rest(t)
+	n := len(evs)
+	require.GreaterOrEqual(t, n, 3)
+	assert.Equal(t, "error", evs[n-2].Name)
+	assert.Equal(t, "timeout", evs[n-2].json(t)["code"])
+	assert.Equal(t, "done", evs[n-1].Name)
+	id := evs[0].json(t)["run_id"].(string)
+	res, body := p.do(t, http.MethodGet, "/api/v1/agent/runs/"+id, "")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Contains(t, body, `"status":"failed"`)
+
+	// 2 new chats an hour per address, 1 follow-up.
+	res, body = p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
+	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
+	res, body = p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
+	assert.Contains(t, body, `"rate_limited"`)
+	assert.Contains(t, body, `"retry_after_s"`)
+	assert.NotEmpty(t, res.Header.Get("Retry-After"))
+
+	follow := `{"run_id":"` + id + `","messages":[{"role":"user","content":"again"}]}`
+	res, body = p.do(t, http.MethodPost, "/api/v1/agent/chat", follow, "Accept", "application/json")
+	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
+	// While it runs, another chat on it is refused; and the follow-ups are spent anyway.
+	res, body = p.do(t, http.MethodPost, "/api/v1/agent/chat", follow, "Accept", "application/json")
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
+}
+
+func TestPublicSiteRefusesTheAgent(t *testing.T) {
+	p := startPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
+	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt)
+	assert.Equal(t, http.StatusForbidden, res.StatusCode)
+	assert.Contains(t, body, "not_on_this_site")
+	assert.Contains(t, body, "/connect")
+}

@@ -29,7 +29,7 @@ var (
 )
 
 // petalBinary builds the real binary once per test run.
-func petalBinary(t *testing.T) string {
+func petalBinary(t testing.TB) string {
 	t.Helper()
 	binaryOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "petal-bin-")
@@ -58,7 +58,7 @@ type petalProcess struct {
 
 // startProcess runs `petal serve` on db as a separate process and waits for
 // its health to answer.
-func startProcess(t *testing.T, db *pgtest.DB, env map[string]string) *petalProcess {
+func startProcess(t testing.TB, db *pgtest.DB, env map[string]string) *petalProcess {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
