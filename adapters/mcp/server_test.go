@@ -66,7 +66,7 @@ func (sampleTools) Tools() []app.Tool {
 	}
 }
 
-func newRegistry(t *testing.T, public bool, perMin int) *app.Registry {
+func newRegistry(t testing.TB, public bool, perMin int) *app.Registry {
 	t.Helper()
 	cfg, err := app.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
