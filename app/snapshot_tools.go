@@ -306,7 +306,8 @@ func (s *SnapshotService) readFresh(ctx context.Context, t *target, key string, 
 		return SnapshotAnswer{}, errs.New(errs.SourceFailed, "the chain could not be read").WithCause(err)
 	}
 	progress(Progress{Stage: "storing", Message: fmt.Sprintf("keeping the snapshot of %d accounts", len(snap.Accounts))})
-	sha, _, err := StoreSnapshot(ctx, s.store, snap, OriginThisSite)
+	// A finished reading is kept even if the caller has gone meanwhile.
+	sha, _, err := StoreSnapshot(context.WithoutCancel(ctx), s.store, snap, OriginThisSite)
 	if err != nil {
 		return SnapshotAnswer{}, err
 	}
