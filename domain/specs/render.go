@@ -28,7 +28,7 @@ const (
 	legendX     = 1010
 	legendY     = 110
 	legendRow   = 24
-	legendChars = 34
+	legendChars = 30
 	// maxHalfAngle caps a petal's half-width for flowers of a few petals, so
 	// one or two petals still look like petals.
 	maxHalfAngle = math.Pi / 3
@@ -330,13 +330,40 @@ func num(x float64) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// cut shortens s to n characters, ending with "…" when it was longer.
+// cut shortens s to n columns, ending with "…" when it was longer. A wide
+// character (CJK, Hangul, fullwidth forms, most emoji) takes two columns, so
+// a cut label takes about the same room in any script.
 func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	w := 0
+	for _, r := range s {
+		w += runeWidth(r)
+	}
+	if w <= n {
 		return s
 	}
-	r := []rune(s)
-	return strings.TrimRight(string(r[:n-1]), " ") + "…"
+	var b strings.Builder
+	w = 0
+	for _, r := range s {
+		rw := runeWidth(r)
+		if w+rw > n-1 {
+			break
+		}
+		b.WriteRune(r)
+		w += rw
+	}
+	return strings.TrimRight(b.String(), " ") + "…"
+}
+
+// runeWidth is 2 for East Asian wide and fullwidth characters and emoji, 1
+// for the rest: enough to keep labels inside the canvas.
+func runeWidth(r rune) int {
+	switch {
+	case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0xA4CF, r >= 0xAC00 && r <= 0xD7A3,
+		r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F, r >= 0xFF00 && r <= 0xFF60,
+		r >= 0xFFE0 && r <= 0xFFE6, r >= 0x1F300 && r <= 0x1FAFF, r >= 0x20000 && r <= 0x3FFFD:
+		return 2
+	}
+	return 1
 }
 
 // abbreviate shortens a long decimal: 1234567890.5 → "1,234,567,890.5";

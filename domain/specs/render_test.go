@@ -243,3 +243,11 @@ func TestViewChangesOnlyTheDrawing(t *testing.T) {
 	two.MaxLabels = 2
 	assert.Equal(t, 2, strings.Count(string(Render(f, two).SVG), `dy="0.35em"`))
 }
+
+func TestCutCountsWideCharactersTwice(t *testing.T) {
+	assert.Equal(t, "alice.near", cut("alice.near", 22))
+	assert.Equal(t, "abcdefghi…", cut("abcdefghijklmnop", 10))
+	assert.Equal(t, "東京都渋…", cut("東京都渋谷区神南一丁目", 10), "four wide characters and the ellipsis fit ten columns")
+	assert.Equal(t, "🌸🌸🌸🌸…", cut("🌸🌸🌸🌸🌸🌸", 10))
+	assert.Equal(t, "ab…", cut("ab cdef", 4), "no space left before the ellipsis")
+}
