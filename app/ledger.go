@@ -30,28 +30,19 @@ import (
 // back the holds of processes that are gone.
 type Ledger struct {
 	store  ports.LedgerStore
+	people ports.PeopleStore
 	clock  ports.Clock
 	random ports.Random
-	tips   TipSource
 	price  credit.Price
 	log    *slog.Logger
 }
 
-// TipSource reads a person's tip percent (0 when they set none).
-type TipSource interface {
-	TipPercent(ctx context.Context, personID string) (int, error)
+// NewLedger makes the ledger service. people gives each person's tip, which
+// settling charges as its own entry; the price is Petal's (all base-fee
+// switches off).
+func NewLedger(store ports.LedgerStore, people ports.PeopleStore, clock ports.Clock, random ports.Random, log *slog.Logger) *Ledger {
+	return &Ledger{store: store, people: people, clock: clock, random: random, price: PetalPrice, log: log}
 }
-
-// NewLedger makes the ledger service.
-func NewLedger(store ports.LedgerStore, clock ports.Clock, random ports.Random, log *slog.Logger) *Ledger {
-	return &Ledger{store: store, clock: clock, random: random, log: log}
-}
-
-// WithTips makes settling charge a person's tip as its own entry.
-func (l *Ledger) WithTips(tips TipSource) *Ledger { l.tips = tips; return l }
-
-// WithPrice sets the base-fee switches settling applies to a person's credit.
-func (l *Ledger) WithPrice(p credit.Price) *Ledger { l.price = p; return l }
 
 // Reserve holds worstCase on every account that pays for payer, for one model
 // call of runID made by processID, in the same transaction that checks what
@@ -74,20 +65,41 @@ func (l *Ledger) Reserve(ctx context.Context, payer credit.Payer, runID, process
 // Settle turns hold into a charge of actual (what the call cost). Settling a
 // hold already settled or released changes nothing.
 func (l *Ledger) Settle(ctx context.Context, hold credit.Hold, actual credit.Micros) error {
+	return l.settle(ctx, hold, actual, nil)
+}
+
+// SettleCall is Settle with the call's usage, which a person's credit keeps
+// as a usage/v1 record (GET /api/v1/me/usage).
+func (l *Ledger) SettleCall(ctx context.Context, hold credit.Hold, actual credit.Micros, usage credit.Usage) error {
+	return l.settle(ctx, hold, actual, &usage)
+}
+
+func (l *Ledger) settle(ctx context.Context, hold credit.Hold, actual credit.Micros, usage *credit.Usage) error {
 	if actual < 0 {
 		return fmt.Errorf("ledger: a charge is never negative, not %s", actual)
 	}
 	tip := 0
-	if hold.Payer.Kind == credit.PayPerson && l.tips != nil {
-		var err error
-		if tip, err = l.tips.TipPercent(ctx, hold.Payer.PersonID); err != nil {
+	if hold.Payer.Kind == credit.PayPerson && l.people != nil {
+		p, err := l.people.TipPercent(ctx, hold.Payer.PersonID)
+		if err != nil {
 			return err
 		}
+		if p != nil {
+			tip = *p
+		}
 	}
-	_, err := l.store.Settle(ctx, hold.ID, func(h credit.Hold) ([]credit.Charge, error) {
-		return credit.PlanSettle(h, actual, l.price, tip)
+	now := l.clock.Now()
+	_, err := l.store.Settle(ctx, hold.ID, func(h credit.Hold) (credit.Settlement, error) {
+		return credit.PlanSettle(h, actual, l.price, tip, usage, now)
 	})
 	return err
+}
+
+// Reconcile records the provider's own bill for a call charged to a person
+// (POST /v1/billing/costs): the difference from the list price goes back, or
+// is charged, as its own entry, once.
+func (l *Ledger) Reconcile(ctx context.Context, hold credit.Hold, billed credit.Micros) error {
+	return l.store.Reconcile(ctx, hold.ID, billed)
 }
 
 // Release gives hold back, uncharged. Releasing a hold already settled or

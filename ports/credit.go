@@ -23,7 +23,7 @@ type LedgerStore interface {
 	// asks decide for the charges and writes them, turning the holds into
 	// charges. A reservation already settled or released is left alone
 	// (done false). An unknown one is errs.NotFound.
-	Settle(ctx context.Context, reservationID string, decide func(h credit.Hold) ([]credit.Charge, error)) (done bool, err error)
+	Settle(ctx context.Context, reservationID string, decide func(h credit.Hold) (credit.Settlement, error)) (done bool, err error)
 	// Release gives a still-held reservation back to its accounts; one
 	// already settled or released is left alone (done false).
 	Release(ctx context.Context, reservationID string) (done bool, err error)
@@ -32,6 +32,15 @@ type LedgerStore interface {
 	OrphanReservations(ctx context.Context, staleAfter time.Duration) ([]string, error)
 	// Account reads one account, or errs.NotFound.
 	Account(ctx context.Context, id string) (credit.Account, error)
+	// Usage lists an account's usage records, newest first.
+	Usage(ctx context.Context, account string, limit int) ([]credit.UsageRecord, error)
+	// Reconcile records the provider's bill for a call and puts the
+	// difference from what was charged on the account as its own entry, once.
+	Reconcile(ctx context.Context, reservationID string, billed credit.Micros) error
+	// TopUp, in one transaction, makes the person's account if needed and
+	// adds t's dollars to it, keyed by the transaction hash: added is false
+	// (and nothing changes) when that hash was counted before.
+	TopUp(ctx context.Context, t credit.TopUp) (added bool, err error)
 }
 
 // InviteStore keeps invites; an invite's budget, end and revocation live in

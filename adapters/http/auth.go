@@ -124,3 +124,12 @@ func (s *Server) heldInvite(c echo.Context) error {
 	}
 	return writeJSON(c, http.StatusOK, out)
 }
+
+// signedIn is the request's person, or 401 unauthorised.
+func (s *Server) signedIn(c echo.Context) (string, error) {
+	sess, ok := s.session(c)
+	if !ok || !sess.Signed() {
+		return "", errs.New(errs.Unauthorised, "sign in first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify with your wallet's NEP-413 signature")
+	}
+	return sess.Subject, nil
+}

@@ -65,6 +65,7 @@ type Deps struct {
 	// Snapshots is the service behind the snapshot body route.
 	Snapshots *app.SnapshotService
 	SignIn    *app.SignInService
+	Pay       *app.PayService
 }
 
 // Server is the HTTP door.
@@ -94,6 +95,7 @@ func (s *Server) routeTable() []Route {
 	var rs []Route
 	rs = append(rs, s.healthRoutes()...)
 	rs = append(rs, s.authRoutes()...)
+	rs = append(rs, s.payRoutes()...)
 	rs = append(rs, s.mcpRoutes()...)
 	rs = append(rs, s.explorationRoutes()...)
 	rs = append(rs, s.agentRoutes()...)

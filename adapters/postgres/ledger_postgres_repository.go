@@ -179,19 +179,19 @@ func boolRank(b bool) int {
 }
 
 // Settle implements ports.LedgerStore.
-func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, decide func(credit.Hold) ([]credit.Charge, error)) (bool, error) {
+func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, decide func(credit.Hold) (credit.Settlement, error)) (bool, error) {
 	done := false
 	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
 		h, status, err := lockReservation(ctx, tx, reservationID)
 		if err != nil || status != "held" {
 			return err
 		}
-		charges, err := decide(h)
+		settlement, err := decide(h)
 		if err != nil {
 			return err
 		}
 		perAccount := map[string]int64{}
-		for _, c := range charges {
+		for _, c := range settlement.Charges {
 			if c.Amount < 0 {
 				return fmt.Errorf("postgres: a charge is never negative (%s on %s)", c.Amount, c.Account)
 			}
@@ -213,6 +213,14 @@ VALUES ($1, $2, $3, $4, $5, $6)`, c.Account, string(c.Kind), int64(c.Amount), re
 			if _, err := tx.Exec(ctx, `UPDATE credit_holds SET status = 'settled', charged_micros = $3, closed_at = now()
 WHERE reservation_id = $1 AND account_id = $2`, reservationID, l.Account, charged); err != nil {
 				return fmt.Errorf("postgres: settle hold: %w", err)
+			}
+		}
+		if u := settlement.Usage; u != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO credit_usage (reservation_id, account_id, run_id, inference_id, model,
+tokens_in, tokens_cached, tokens_out, list_micros, charged_micros, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, reservationID, u.Account, h.RunID, u.InferenceID, u.Model,
+				u.TokensIn, u.TokensCached, u.TokensOut, int64(u.List), int64(u.Charged), u.At); err != nil {
+				return fmt.Errorf("postgres: write usage: %w", err)
 			}
 		}
 		done = true
@@ -259,4 +267,107 @@ WHERE h.status = 'held' AND NOT EXISTS (
 func (r *LedgerRepository) Account(ctx context.Context, id string) (credit.Account, error) {
 	return scanAccount(r.db.Pool.QueryRow(ctx, `SELECT id, kind, limit_micros, spent_micros, held_micros, expires_at, revoked_at
 FROM credit_accounts WHERE id = $1`, id))
+}
+
+// Usage implements ports.LedgerStore.
+func (r *LedgerRepository) Usage(ctx context.Context, account string, limit int) ([]credit.UsageRecord, error) {
+	rows, err := r.db.Pool.Query(ctx, `SELECT reservation_id, account_id, run_id, inference_id, model, tokens_in, tokens_cached, tokens_out,
+list_micros, charged_micros, billed_micros, reconciled_micros, created_at
+FROM credit_usage WHERE account_id = $1 ORDER BY created_at DESC, reservation_id DESC LIMIT $2`, account, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: read usage: %w", err)
+	}
+	defer rows.Close()
+	var out []credit.UsageRecord
+	for rows.Next() {
+		var u credit.UsageRecord
+		var list, charged, reconciled int64
+		var billed *int64
+		if err := rows.Scan(&u.ReservationID, &u.Account, &u.RunID, &u.InferenceID, &u.Model, &u.TokensIn, &u.TokensCached, &u.TokensOut,
+			&list, &charged, &billed, &reconciled, &u.At); err != nil {
+			return nil, fmt.Errorf("postgres: read usage: %w", err)
+		}
+		u.List, u.Charged, u.Reconciled = credit.Micros(list), credit.Micros(charged), credit.Micros(reconciled)
+		if billed != nil {
+			b := credit.Micros(*billed)
+			u.Billed = &b
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// Reconcile implements ports.LedgerStore.
+func (r *LedgerRepository) Reconcile(ctx context.Context, reservationID string, billed credit.Micros) error {
+	if billed < 0 {
+		return fmt.Errorf("postgres: a bill is never negative")
+	}
+	return pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+		var account, runID string
+		var list int64
+		var known *int64
+		err := tx.QueryRow(ctx, `SELECT account_id, run_id, list_micros, billed_micros FROM credit_usage WHERE reservation_id = $1 FOR UPDATE`, reservationID).
+			Scan(&account, &runID, &list, &known)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errs.Newf(errs.NotFound, "no usage record %s", reservationID)
+		}
+		if err != nil {
+			return fmt.Errorf("postgres: read usage: %w", err)
+		}
+		if known != nil {
+			return nil // reconciled once already
+		}
+		if _, err := lockAccounts(ctx, tx, []string{account}); err != nil {
+			return err
+		}
+		diff := int64(credit.PlanReconcile(credit.UsageRecord{List: credit.Micros(list)}, billed))
+		if diff != 0 {
+			if _, err := tx.Exec(ctx, `INSERT INTO credit_entries (account_id, kind, amount_micros, reservation_id, run_id, note)
+VALUES ($1, 'reconcile', $2, $3, $4, 'reconciled with NEAR AI''s bill')`, account, diff, reservationID, runID); err != nil {
+				return fmt.Errorf("postgres: write reconciliation: %w", err)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE credit_accounts SET spent_micros = spent_micros + $2 WHERE id = $1`, account, diff); err != nil {
+				return fmt.Errorf("postgres: reconcile account: %w", err)
+			}
+		}
+		_, err = tx.Exec(ctx, `UPDATE credit_usage SET billed_micros = $2, reconciled_micros = $3, charged_micros = charged_micros + $3 WHERE reservation_id = $1`,
+			reservationID, int64(billed), diff)
+		if err != nil {
+			return fmt.Errorf("postgres: record the bill: %w", err)
+		}
+		return nil
+	})
+}
+
+// TopUp implements ports.LedgerStore.
+func (r *LedgerRepository) TopUp(ctx context.Context, t credit.TopUp) (bool, error) {
+	added := false
+	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+		account := credit.PersonAccount(t.PersonID)
+		if _, err := tx.Exec(ctx, `INSERT INTO credit_accounts (id, kind, limit_micros) VALUES ($1, 'person', 0) ON CONFLICT (id) DO NOTHING`, account); err != nil {
+			return fmt.Errorf("postgres: open credit: %w", err)
+		}
+		if _, err := lockAccounts(ctx, tx, []string{account}); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO credit_topups (tx_hash, network, person_id, wallet_id, account_id, yocto, near_usd_micros, added_micros, fee_micros)
+VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9) ON CONFLICT (tx_hash) DO NOTHING`,
+			t.TxHash, t.Network, t.PersonID, t.WalletID, account, t.Yocto, int64(t.NearUSD), int64(t.Added), int64(t.Fee))
+		if err != nil {
+			return fmt.Errorf("postgres: record top-up: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return nil // this transfer was counted before
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO credit_entries (account_id, kind, amount_micros, note) VALUES ($1, 'top_up', $2, $3)`,
+			account, int64(t.Added), "NEAR transfer "+t.TxHash); err != nil {
+			return fmt.Errorf("postgres: write top-up: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE credit_accounts SET limit_micros = limit_micros + $2 WHERE id = $1`, account, int64(t.Added)); err != nil {
+			return fmt.Errorf("postgres: add credit: %w", err)
+		}
+		added = true
+		return nil
+	})
+	return added, err
 }

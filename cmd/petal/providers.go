@@ -11,6 +11,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
 )
@@ -40,6 +41,7 @@ var (
 		postgres.NewPeopleRepository,
 		wire.Bind(new(ports.PeopleStore), new(*postgres.PeopleRepository)),
 		wire.Bind(new(ports.NearAccounts), new(*nearrpc.Client)),
+		newNearPrice,
 		postgres.NewSnapshotRepository,
 		wire.Bind(new(ports.SnapshotStore), new(*postgres.SnapshotRepository)),
 		postgres.NewExplorationRepository,
@@ -67,6 +69,7 @@ var (
 		app.NewLedger,
 		app.NewWalletKeys,
 		app.NewSignInService,
+		app.NewPayService,
 		app.NewProcessID,
 		app.NewAgentService,
 		wire.Bind(new(app.FlowerDrawer), new(*app.FlowerService)),
@@ -102,4 +105,11 @@ func newRandom() ports.Random { return rand.Reader }
 // toolSets lists every service that brings tools to the registry.
 func toolSets(explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService) []app.ToolSet {
 	return []app.ToolSet{explorations, flowers, snapshots}
+}
+
+// newNearPrice is the NEAR price: PETAL_NEAR_USD when set (LoadConfig has
+// checked it), else unknown.
+func newNearPrice(cfg app.Config) ports.NearPrice {
+	p, _ := credit.ParseUSD(cfg.NearUSD)
+	return memory.FixedNearPrice{Price: p}
 }

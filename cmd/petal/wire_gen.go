@@ -49,16 +49,18 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	inviteRepository := postgres.NewInviteRepository(db)
 	ledgerRepository := postgres.NewLedgerRepository(db)
 	access := app.NewAccess(cfg, sessionRepository, inviteRepository, ledgerRepository, clock)
-	ledger := app.NewLedger(ledgerRepository, clock, random, log)
+	peopleRepository := postgres.NewPeopleRepository(db)
+	ledger := app.NewLedger(ledgerRepository, peopleRepository, clock, random, log)
 	processID := app.NewProcessID()
 	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, access, ledger, snapshotRepository, rateLimiter, log, processID)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
-	peopleRepository := postgres.NewPeopleRepository(db)
 	walletKeys, err := app.NewWalletKeys(cfg, random, log)
 	if err != nil {
 		return nil, nil, err
 	}
 	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random)
+	nearPrice := newNearPrice(cfg)
+	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice)
 	deps := httpapi.Deps{
 		Config:       cfg,
 		Log:          log,
@@ -73,6 +75,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Ledger:       ledger,
 		Snapshots:    snapshotService,
 		SignIn:       signInService,
+		Pay:          payService,
 	}
 	httpapiServer := httpapi.New(deps)
 	mainService := &service{

@@ -208,24 +208,31 @@ const (
 	EntryReconcile EntryKind = "reconcile" // a difference with the provider's own bill
 )
 
-// PlanSettle is the charges that settle hold for a call that cost actual:
-// every account the hold was on is charged the call (an invite and the daily
-// cap both count it). A person's credit also carries the price's fee and
-// their tip, each its own entry (see Price).
-func PlanSettle(h Hold, actual Micros, price Price, tipPercent int) ([]Charge, error) {
+// PlanSettle is what settles hold for a call that cost actual: every
+// account the hold is on is charged the call (an invite and the daily cap both
+// count it). A person's credit also carries the price's fee and their tip,
+// each its own entry, and the call's usage record when usage is given.
+func PlanSettle(h Hold, actual Micros, price Price, tipPercent int, usage *Usage, now time.Time) (Settlement, error) {
 	if actual < 0 {
-		return nil, fmt.Errorf("credit: a charge is never negative, not %s", actual)
+		return Settlement{}, fmt.Errorf("credit: a charge is never negative, not %s", actual)
 	}
-	var out []Charge
+	var out Settlement
 	for _, l := range h.Lines {
-		out = append(out, Charge{Account: l.Account, Kind: EntryCall, Amount: actual, Note: "model call"})
-		if l.Kind == KindPerson {
-			if fee := price.CallFee(actual); fee > 0 {
-				out = append(out, Charge{Account: l.Account, Kind: EntryFee, Amount: fee, Note: "Petals base fee (call)"})
-			}
-			if tip := TipOf(actual, tipPercent); tip > 0 {
-				out = append(out, Charge{Account: l.Account, Kind: EntryTip, Amount: tip, Note: "tip"})
-			}
+		out.Charges = append(out.Charges, Charge{Account: l.Account, Kind: EntryCall, Amount: actual, Note: "model call"})
+		if l.Kind != KindPerson {
+			continue
+		}
+		charged := actual
+		if fee := price.CallFee(actual); fee > 0 {
+			out.Charges = append(out.Charges, Charge{Account: l.Account, Kind: EntryFee, Amount: fee, Note: "Petals base fee (call)"})
+			charged += fee
+		}
+		if tip := TipOf(actual, tipPercent); tip > 0 {
+			out.Charges = append(out.Charges, Charge{Account: l.Account, Kind: EntryTip, Amount: tip, Note: "tip"})
+			charged += tip
+		}
+		if usage != nil {
+			out.Usage = &UsageRecord{ReservationID: h.ID, Account: l.Account, RunID: h.RunID, Usage: *usage, List: actual, Charged: charged, At: now}
 		}
 	}
 	return out, nil

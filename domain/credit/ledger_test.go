@@ -1,6 +1,7 @@
 package credit
 
 import (
+	"math/big"
 	"testing"
 	"time"
 
@@ -78,26 +79,73 @@ func TestPlanHold(t *testing.T) {
 }
 
 func TestPlanSettle(t *testing.T) {
-	inviteHold := Hold{ID: "h", Lines: []HoldLine{{"invite:i", KindInvite, 9}, {"daily:d", KindDaily, 9}}}
-	charges, err := PlanSettle(inviteHold, 7, Price{CallFeeBps: 1000}, 10)
+	inviteHold := Hold{ID: "h", RunID: "run", Lines: []HoldLine{{"invite:i", KindInvite, 9}, {"daily:d", KindDaily, 9}}}
+	st, err := PlanSettle(inviteHold, 7, Price{CallFeeBps: 1000}, 10, &Usage{Model: "m"}, noon)
 	require.NoError(t, err)
 	assert.Equal(t, []Charge{
 		{Account: "invite:i", Kind: EntryCall, Amount: 7, Note: "model call"},
 		{Account: "daily:d", Kind: EntryCall, Amount: 7, Note: "model call"},
-	}, charges, "an invite pays the bill alone: fee and tip are a person's")
+	}, st.Charges, "an invite pays the bill alone: fee and tip are a person's")
+	assert.Nil(t, st.Usage, "usage records are a person's")
 
-	personHold := Hold{ID: "h", Lines: []HoldLine{{"person:p", KindPerson, 2_000}}}
-	charges, err = PlanSettle(personHold, 1_000, Price{CallFeeBps: 250}, 5)
+	personHold := Hold{ID: "h", RunID: "run", Lines: []HoldLine{{"person:p", KindPerson, 2_000}}}
+	usage := Usage{InferenceID: "inf", Model: "m", TokensIn: 10, TokensCached: 4, TokensOut: 3}
+	st, err = PlanSettle(personHold, 1_000, Price{CallFeeBps: 250}, 5, &usage, noon)
 	require.NoError(t, err)
 	assert.Equal(t, []Charge{
 		{Account: "person:p", Kind: EntryCall, Amount: 1_000, Note: "model call"},
 		{Account: "person:p", Kind: EntryFee, Amount: 25, Note: "Petals base fee (call)"},
 		{Account: "person:p", Kind: EntryTip, Amount: 50, Note: "tip"},
-	}, charges, "bill, fee and tip are each their own entry")
+	}, st.Charges, "bill, fee and tip are each their own entry")
+	require.NotNil(t, st.Usage)
+	assert.Equal(t, UsageRecord{ReservationID: "h", Account: "person:p", RunID: "run", Usage: usage, List: 1_000, Charged: 1_075, At: noon}, *st.Usage)
 
-	charges, err = PlanSettle(personHold, 0, Price{CallFeeBps: 250}, 5)
+	st, err = PlanSettle(personHold, 0, Price{CallFeeBps: 250}, 5, nil, noon)
 	require.NoError(t, err)
-	assert.Len(t, charges, 1, "a call that cost nothing charges nothing more")
-	_, err = PlanSettle(personHold, -1, Price{}, 0)
+	assert.Len(t, st.Charges, 1, "a call that cost nothing charges nothing more")
+	_, err = PlanSettle(personHold, -1, Price{}, 0, nil, noon)
 	assert.Error(t, err)
+}
+
+func TestPriceDoc(t *testing.T) {
+	d := Price{}.Doc()
+	assert.Equal(t, "price/v2", d.Version)
+	assert.False(t, d.BaseFee.A.On || d.BaseFee.B.On || d.BaseFee.C.On || d.BaseFee.D.On || d.BaseFee.E.On, "every switch off")
+	assert.Equal(t, 50, d.Tip.MaxPercent)
+	on := Price{CallFeeBps: 250}.Doc()
+	b, _ := on.BaseFee.A.Percent.MarshalJSON()
+	assert.True(t, on.BaseFee.A.On)
+	assert.Equal(t, "2.5", string(b))
+	for p, ok := range map[int]bool{0: true, 1: true, 50: true, 51: false, -1: false} {
+		assert.Equal(t, ok, ValidTip(p), p)
+	}
+}
+
+func TestNearToDollars(t *testing.T) {
+	y, err := ParseYocto("2000000000000000000000000")
+	require.NoError(t, err)
+	m, err := YoctoToMicros(y, 3_250_000)
+	require.NoError(t, err)
+	assert.EqualValues(t, 6_500_000, m, "2 NEAR at $3.25")
+	y, _ = ParseYocto("1")
+	m, _ = YoctoToMicros(y, 3_250_000)
+	assert.Zero(t, m, "rounded down: never credited more than sent")
+	for _, bad := range []string{"", "-1", "1.5", "1e24", "abc"} {
+		_, err := ParseYocto(bad)
+		assert.Error(t, err, bad)
+	}
+	b, _ := NEARNumber{Yocto: mustYocto("2500000000000000000000000")}.MarshalJSON()
+	assert.Equal(t, "2.5", string(b))
+	b, _ = NEARNumber{Yocto: mustYocto("1")}.MarshalJSON()
+	assert.Equal(t, "0.000000000000000000000001", string(b))
+	b, _ = NEARNumber{}.MarshalJSON()
+	assert.Equal(t, "0", string(b))
+}
+
+func mustYocto(s string) *big.Int {
+	y, err := ParseYocto(s)
+	if err != nil {
+		panic(err)
+	}
+	return y
 }

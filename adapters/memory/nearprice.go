@@ -1,0 +1,23 @@
+package memory
+
+import (
+	"context"
+
+	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/ports"
+)
+
+// FixedNearPrice is the NEAR price PETAL_NEAR_USD fixes. Without it the price
+// is unknown (near_usd: null, and a top-up answers source_failed): this build
+// has no network to read NEAR Intents' token list from, so no live feed is
+// wired yet.
+type FixedNearPrice struct {
+	Price credit.Micros // 0: unknown
+}
+
+var _ ports.NearPrice = FixedNearPrice{}
+
+// NearUSD implements ports.NearPrice.
+func (p FixedNearPrice) NearUSD(context.Context) (credit.Micros, bool, error) {
+	return p.Price, p.Price > 0, nil
+}

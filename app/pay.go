@@ -1,0 +1,300 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/petal-near/petal/domain/canon"
+	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/people"
+	"github.com/petal-near/petal/ports"
+)
+
+// PetalPrice is what a person pays: NEAR AI's bill, every base-fee switch
+// off, and their own tip.
+var PetalPrice = credit.Price{}
+
+// Receivers are where a person sends NEAR to add to their credit.
+var Receivers = map[string]string{"mainnet": "petals.near", "testnet": "petals.testnet"}
+
+// PayService is the person's money: the price, their tip, their usage, and
+// adding credit with a NEAR transfer.
+type PayService struct {
+	cfg    Config
+	ledger ports.LedgerStore
+	people ports.PeopleStore
+	signIn *SignInService
+	near   ports.NearAccounts
+	price  ports.NearPrice
+}
+
+// NewPayService makes the pay service.
+func NewPayService(cfg Config, ledger ports.LedgerStore, people ports.PeopleStore, signIn *SignInService, near ports.NearAccounts, price ports.NearPrice) *PayService {
+	return &PayService{cfg: cfg, ledger: ledger, people: people, signIn: signIn, near: near, price: price}
+}
+
+// PriceBody is GET /api/v1/price: the price and the SHA-256 of its canonical JSON.
+type PriceBody struct {
+	Price credit.PriceDoc `json:"price"`
+	Hash  string          `json:"hash"`
+}
+
+// Price is what a person pays, to anyone.
+func (s *PayService) Price() (PriceBody, error) {
+	doc := PetalPrice.Doc()
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return PriceBody{}, err
+	}
+	c, err := canon.Transform(raw)
+	if err != nil {
+		return PriceBody{}, err
+	}
+	return PriceBody{Price: doc, Hash: canon.Sum(c)}, nil
+}
+
+// TipBody is GET/PUT /api/v1/me/tip.
+type TipBody struct {
+	TipPercent  int `json:"tip_percent"`
+	MinPercent  int `json:"min_percent"`
+	MaxPercent  int `json:"max_percent"`
+	StepPercent int `json:"step_percent"`
+}
+
+// Tip is a person's tip, 0 until they set one.
+func (s *PayService) Tip(ctx context.Context, personID string) (TipBody, error) {
+	p, err := s.people.TipPercent(ctx, personID)
+	if err != nil {
+		return TipBody{}, err
+	}
+	out := TipBody{MinPercent: credit.TipMinPercent, MaxPercent: credit.TipMaxPercent, StepPercent: credit.TipStepPercent}
+	if p != nil {
+		out.TipPercent = *p
+	}
+	return out, nil
+}
+
+// TipInput is PUT /api/v1/me/tip's body: a percent, or null to put it back.
+type TipInput struct {
+	TipPercent json.RawMessage `json:"tip_percent"`
+}
+
+// SetTip sets a person's tip; off the scale is bad_input and changes nothing.
+func (s *PayService) SetTip(ctx context.Context, personID string, in TipInput) (TipBody, error) {
+	var p *int
+	raw := strings.TrimSpace(string(in.TipPercent))
+	if raw == "" {
+		return TipBody{}, errs.New(errs.BadInput, "tip_percent is required (a number, or null to put it back)")
+	}
+	if raw != "null" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || !credit.ValidTip(n) {
+			return TipBody{}, errs.Newf(errs.BadInput, "tip_percent must be a whole number from %d to %d in steps of %d, or null",
+				credit.TipMinPercent, credit.TipMaxPercent, credit.TipStepPercent)
+		}
+		p = &n
+	}
+	if err := s.people.SetTipPercent(ctx, personID, p); err != nil {
+		return TipBody{}, err
+	}
+	return s.Tip(ctx, personID)
+}
+
+// UsageBody is GET /api/v1/me/usage.
+type UsageBody struct {
+	Usage  []credit.UsageView `json:"usage"`
+	Totals UsageTotals        `json:"totals"`
+}
+
+// UsageTotals sums the records shown.
+type UsageTotals struct {
+	Calls      int              `json:"calls"`
+	ChargedUSD credit.USDNumber `json:"charged_usd"`
+	Reconciled int              `json:"reconciled"` // calls whose bill is known
+	BilledUSD  credit.USDNumber `json:"billed_usd"`
+}
+
+// usageLimit bounds one answer.
+const usageLimit = 1000
+
+// Usage is every model call charged to the person's credit, newest first.
+func (s *PayService) Usage(ctx context.Context, personID string) (UsageBody, error) {
+	recs, err := s.ledger.Usage(ctx, credit.PersonAccount(personID), usageLimit)
+	if err != nil {
+		return UsageBody{}, err
+	}
+	out := UsageBody{Usage: []credit.UsageView{}}
+	var charged, billed credit.Micros
+	for _, r := range recs {
+		out.Usage = append(out.Usage, r.View())
+		charged += r.Charged
+		if r.Billed != nil {
+			billed += *r.Billed
+			out.Totals.Reconciled++
+		}
+	}
+	out.Totals.Calls = len(recs)
+	out.Totals.ChargedUSD, out.Totals.BilledUSD = charged.USD(), billed.USD()
+	return out, nil
+}
+
+// PayInfoBody is GET /api/v1/pay.
+type PayInfoBody struct {
+	Network  string            `json:"network"`
+	Receiver string            `json:"receiver"`
+	NearUSD  *credit.USDNumber `json:"near_usd"`
+}
+
+// payNetwork is the network a session pays on: the one it signed in on,
+// mainnet for anyone else (and always on a public site).
+func (s *PayService) payNetwork(ctx context.Context, sess people.Session) string {
+	if s.cfg.Public || !sess.Signed() || sess.WalletID == "" {
+		return "mainnet"
+	}
+	ws, err := s.signIn.WalletsOf(ctx, sess.Subject)
+	if err != nil {
+		return "mainnet"
+	}
+	for _, w := range ws {
+		if w.ID == sess.WalletID {
+			return w.Network
+		}
+	}
+	return "mainnet"
+}
+
+// Info says where to send NEAR and at what price.
+func (s *PayService) Info(ctx context.Context, sess people.Session) (PayInfoBody, error) {
+	network := s.payNetwork(ctx, sess)
+	out := PayInfoBody{Network: network, Receiver: Receivers[network]}
+	if p, ok, err := s.price.NearUSD(ctx); err == nil && ok {
+		v := p.USD()
+		out.NearUSD = &v
+	}
+	return out, nil
+}
+
+// PayInput is POST /api/v1/pay's body.
+type PayInput struct {
+	Network   string `json:"network"`
+	AccountID string `json:"account_id"`
+	TxHash    string `json:"tx_hash"`
+}
+
+// PayBody is POST /api/v1/pay's answer.
+type PayBody struct {
+	AddedUSD  credit.USDNumber  `json:"added_usd"`
+	AddedNEAR credit.NEARNumber `json:"added_near"`
+	NearUSD   credit.USDNumber  `json:"near_usd"`
+	Credit    *CreditView       `json:"credit"`
+}
+
+var txHashPattern = regexp.MustCompile(`^[1-9A-HJ-NP-Za-km-z]{32,44}$`)
+
+// Pay counts a NEAR transfer from one of the person's wallets to Petal's
+// receiver onto their credit, once per transaction hash. Refusals, as the
+// contract lists them: unauthorised (not signed in, not their wallet),
+// not_found (NEAR has no such transaction), bad_input (not a successful
+// transfer to the receiver, or the wrong network), source_failed (the chain
+// or the price could not be read; nothing changed).
+func (s *PayService) Pay(ctx context.Context, sess people.Session, in PayInput) (PayBody, error) {
+	if !sess.Signed() {
+		return PayBody{}, errs.New(errs.Unauthorised, "sign in first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify")
+	}
+	if !people.ValidNetwork(in.Network) {
+		return PayBody{}, errs.New(errs.BadInput, "network must be mainnet or testnet")
+	}
+	if s.cfg.Public && in.Network != "mainnet" {
+		return PayBody{}, errs.New(errs.BadInput, "this site counts mainnet NEAR only", "send NEAR on mainnet")
+	}
+	if b, err := people.Base58Decode(in.TxHash); !txHashPattern.MatchString(in.TxHash) || err != nil || len(b) != 32 {
+		return PayBody{}, errs.New(errs.BadInput, "tx_hash must be a NEAR transaction hash (base58)")
+	}
+	wallets, err := s.signIn.WalletsOf(ctx, sess.Subject)
+	if err != nil {
+		return PayBody{}, err
+	}
+	var wallet *people.Wallet
+	for i, w := range wallets {
+		if w.Network == in.Network && w.AccountID == in.AccountID {
+			wallet = &wallets[i]
+		}
+	}
+	if wallet == nil {
+		return PayBody{}, errs.New(errs.Unauthorised, "account_id is not one of your wallets on "+in.Network, "sign in with that wallet first")
+	}
+	nearUSD, ok, err := s.price.NearUSD(ctx)
+	if err != nil || !ok {
+		return PayBody{}, errs.New(errs.SourceFailed, "the NEAR price could not be read, so nothing was counted", "send the same transaction again later").WithCause(err)
+	}
+	tx, err := s.near.Transaction(ctx, "near:"+in.Network, in.TxHash, in.AccountID)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return PayBody{}, errs.New(errs.NotFound, "NEAR has no such transaction on "+in.Network, "check the hash and the network").WithCause(err)
+	case errs.Is(err, errs.BadInput):
+		return PayBody{}, errs.New(errs.BadInput, "NEAR refused to read that transaction", "check the hash, the account and the network").WithCause(err)
+	case err != nil:
+		return PayBody{}, errs.New(errs.SourceFailed, "NEAR's RPC could not be read, so nothing was counted", "send the same transaction again in a moment").WithCause(err)
+	case !tx.Final:
+		return PayBody{}, errs.New(errs.SourceFailed, "the transaction is not final yet, so nothing was counted", "send it again in a few seconds")
+	}
+	receiver := Receivers[in.Network]
+	yocto, err := transferredTo(tx, in.AccountID, receiver)
+	if err != nil {
+		return PayBody{}, errs.New(errs.BadInput, err.Error(), "send a plain NEAR transfer to "+receiver)
+	}
+	added, err := credit.YoctoToMicros(yocto, nearUSD)
+	if err != nil {
+		return PayBody{}, errs.New(errs.BadInput, "the amount is too large")
+	}
+	counted, err := s.ledger.TopUp(ctx, credit.TopUp{TxHash: tx.Hash, Network: in.Network, PersonID: sess.Subject, WalletID: wallet.ID,
+		Yocto: yocto.String(), NearUSD: nearUSD, Added: added})
+	if err != nil {
+		return PayBody{}, err
+	}
+	out := PayBody{AddedUSD: added.USD(), AddedNEAR: credit.NEARNumber{Yocto: yocto}, NearUSD: nearUSD.USD()}
+	if !counted {
+		out.AddedUSD, out.AddedNEAR = 0, credit.NEARNumber{}
+	}
+	if out.Credit, err = s.signIn.Credit(ctx, sess.Subject); err != nil {
+		return PayBody{}, err
+	}
+	return out, nil
+}
+
+// transferredTo is the NEAR a successful transaction from sender sends
+// receiver in its own Transfer actions. Receipts are never counted, so a gas
+// refund (a receipt from "system") never adds credit.
+func transferredTo(tx ports.NearTransaction, sender, receiver string) (*big.Int, error) {
+	switch {
+	case tx.SignerID != sender:
+		return nil, errors.New("this transaction was not sent by account_id")
+	case !tx.Succeeded:
+		return nil, errors.New("this transaction did not succeed")
+	case tx.ReceiverID != receiver:
+		return nil, errors.New("this transaction does not send NEAR to " + receiver)
+	case sender == receiver:
+		return nil, errors.New("a transfer to itself adds nothing")
+	}
+	total := new(big.Int)
+	for _, a := range tx.Actions {
+		if a.Kind != "Transfer" {
+			continue
+		}
+		y, err := credit.ParseYocto(a.Deposit)
+		if err != nil {
+			return nil, errors.New("this transaction's transfer could not be read")
+		}
+		total.Add(total, y)
+	}
+	if total.Sign() <= 0 {
+		return nil, errors.New("this transaction is not a NEAR transfer to " + receiver)
+	}
+	return total, nil
+}

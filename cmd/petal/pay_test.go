@@ -1,0 +1,251 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/memory"
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/credit"
+)
+
+// Transaction hashes of the recordings in adapters/nearrpc/nearrpctest/testdata.
+const (
+	txTransfer     = "DDgQS9a6irPgbjEdCTieYMqFDxFxZhQXJiFTSxXbkzPe" // 2 NEAR to petals.testnet, with its gas refund
+	txFunctionCall = "E9wkGASnAztFKCBuEgCGh31s8u85EwJXKRBKsmPGPF6"  // a call to petals.testnet: only a gas refund comes back
+	txFailed       = "EZMbUfKHsYWvS8pJW78pZJTnx4qaWQ7fe6d9RCnPZsnQ"
+	txOther        = "6uvjFmZMukc4WWAq7XcbY32m6jaNFqvaWt3yf3e2YsVk" // to someone.testnet
+	txBatch        = "CfHQSGJWwvVhU3xeYRn6fhHafjjQbDro4AsvfZ5DaqpR" // CreateAccount, then 0.5 NEAR
+	txUnknown      = "CsPxP6wysLdGmh4UEy4nvmQnVbjagbJSpiqiaf9GSREy"
+)
+
+// signInAlice signs alice.testnet in with the independent vector and returns
+// her session cookie header and person id.
+func signInAlice(t *testing.T, p *testPetal) (string, string) {
+	t.Helper()
+	v := loadVectors(t)[0]
+	issue(t, p, v.NonceBase64, v.Recipient, 5*time.Minute)
+	res, body := p.do(t, http.MethodPost, "/api/v1/auth/verify", verifyBody("testnet", vectorProof(v, v.SignatureBase64)), "Origin", siteOrigin)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var out struct {
+		PersonID string `json:"person_id"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &out))
+	return "__Host-petal_session=" + cookieOf(res, "__Host-petal_session").Value, out.PersonID
+}
+
+func payBody(network, account, hash string) string {
+	b, _ := json.Marshal(map[string]string{"network": network, "account_id": account, "tx_hash": hash})
+	return string(b)
+}
+
+func TestPayingInNEAR(t *testing.T) {
+	p, rpc := signInPetal(t, map[string]string{"PETAL_NEAR_USD": "3.25"})
+	cookie, person := signInAlice(t, p)
+
+	res, body := p.do(t, http.MethodGet, "/api/v1/pay", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.JSONEq(t, `{"tools_version":"1.0.0","network":"mainnet","receiver":"petals.near","near_usd":3.25}`, body, "anyone else: mainnet")
+	res, body = p.do(t, http.MethodGet, "/api/v1/pay", "", "Cookie", cookie)
+	assert.JSONEq(t, `{"tools_version":"1.0.0","network":"testnet","receiver":"petals.testnet","near_usd":3.25}`, body, "the network she signed in on")
+
+	pay := func(hash string, headers ...string) (*http.Response, string) {
+		return p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", hash), append([]string{"Cookie", cookie, "Origin", siteOrigin}, headers...)...)
+	}
+	res, body = pay(txTransfer)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.JSONEq(t, `{"tools_version":"1.0.0","added_usd":6.5,"added_near":2,"near_usd":3.25,
+		"credit":{"funded_usd":6.5,"spent_usd":0,"left_usd":6.5,"usd_per_chat":0.5}}`, body, "2 NEAR at $3.25; the gas refund in its receipts is not counted")
+
+	res, body = pay(txTransfer)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.JSONEq(t, `{"tools_version":"1.0.0","added_usd":0,"added_near":0,"near_usd":3.25,
+		"credit":{"funded_usd":6.5,"spent_usd":0,"left_usd":6.5,"usd_per_chat":0.5}}`, body, "a transfer sent twice counts once")
+
+	res, body = pay(txBatch)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"added_usd":1.625`, "only the batch's Transfer counts")
+
+	res, body = p.do(t, http.MethodGet, "/api/v1/me", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Contains(t, body, `"credit":{"funded_usd":8.125,"spent_usd":0,"left_usd":8.125,"usd_per_chat":0.5}`)
+
+	refusals := []struct {
+		name   string
+		body   string
+		hdr    []string
+		status int
+		code   string
+	}{
+		{"a call whose only NEAR back is a gas refund", payBody("testnet", "alice.testnet", txFunctionCall), nil, 400, "bad_input"},
+		{"a failed transfer", payBody("testnet", "alice.testnet", txFailed), nil, 400, "bad_input"},
+		{"a transfer to someone else", payBody("testnet", "alice.testnet", txOther), nil, 400, "bad_input"},
+		{"no such transaction", payBody("testnet", "alice.testnet", txUnknown), nil, 404, "not_found"},
+		{"not her wallet", payBody("testnet", "bob.testnet", txTransfer), nil, 401, "unauthorised"},
+		{"her account on a network she has no wallet on", payBody("mainnet", "alice.testnet", txTransfer), nil, 401, "unauthorised"},
+		{"a network that isn't one", payBody("betanet", "alice.testnet", txTransfer), nil, 400, "bad_input"},
+		{"a hash that isn't one", payBody("testnet", "alice.testnet", "0xabc"), nil, 400, "bad_input"},
+		{"an unknown field", `{"network":"testnet","account_id":"alice.testnet","tx_hash":"` + txTransfer + `","usd":100}`, nil, 400, "bad_input"},
+		{"from another site", payBody("testnet", "alice.testnet", txBatch), []string{"Origin", "https://evil.example"}, 401, "unauthorised"},
+	}
+	for _, tc := range refusals {
+		t.Run(tc.name, func(t *testing.T) {
+			headers := []string{"Cookie", cookie, "Origin", siteOrigin}
+			headers = append(headers, tc.hdr...)
+			res, body := p.do(t, http.MethodPost, "/api/v1/pay", tc.body, headers...)
+			assert.Equal(t, tc.status, res.StatusCode, body)
+			assert.Contains(t, body, `"code":"`+tc.code+`"`)
+		})
+	}
+	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer))
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, "not signed in: %s", body)
+
+	// NEAR down: source_failed, and nothing changes.
+	var before int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM credit_topups`).Scan(&before))
+	rpc.Inject(nearrpctest.Fault{Method: "tx", Status: http.StatusServiceUnavailable, Times: 3})
+	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", "8Ha8HvfzMNTKKZ7bvN3DRJcXjWNmCTUWahmFpGBLq3Fe"), "Cookie", cookie)
+	assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode, body)
+	assert.Contains(t, body, `"code":"source_failed"`)
+	var after int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM credit_topups`).Scan(&after))
+	assert.Equal(t, before, after)
+
+	var entries, topups int64
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM credit_topups WHERE person_id = $1), (SELECT limit_micros FROM credit_accounts WHERE id = $2)`,
+		person, credit.PersonAccount(person)).Scan(&topups, &entries))
+	assert.EqualValues(t, 2, topups)
+	assert.EqualValues(t, 8_125_000, entries)
+}
+
+func TestPayWithoutAPriceOrOnAPublicSite(t *testing.T) {
+	p, _ := signInPetal(t, nil)
+	cookie, _ := signInAlice(t, p)
+	res, body := p.do(t, http.MethodGet, "/api/v1/pay", "", "Cookie", cookie)
+	assert.JSONEq(t, `{"tools_version":"1.0.0","network":"testnet","receiver":"petals.testnet","near_usd":null}`, body)
+	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie)
+	assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode, body)
+	assert.Contains(t, body, `"code":"source_failed"`, "no price, nothing counted")
+	var n int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM credit_topups`).Scan(&n))
+	assert.Zero(t, n)
+
+	pub, _ := signInPetal(t, map[string]string{"PETAL_PUBLIC": "1", "PETAL_NEAR_USD": "3"})
+	cookie, _ = signInAlice(t, pub)
+	res, body = pub.do(t, http.MethodGet, "/api/v1/pay", "", "Cookie", cookie)
+	assert.Contains(t, body, `"network":"mainnet"`, "a public site counts mainnet only")
+	res, body = pub.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+}
+
+func TestPriceTipAndUsage(t *testing.T) {
+	p, _ := signInPetal(t, map[string]string{"PETAL_NEAR_USD": "3.25"})
+	res, body := p.do(t, http.MethodGet, "/api/v1/price", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var price struct {
+		Price map[string]any `json:"price"`
+		Hash  string         `json:"hash"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &price))
+	assert.Equal(t, "price/v2", price.Price["version"])
+	assert.Regexp(t, `^[0-9a-f]{64}$`, price.Hash)
+	assert.Equal(t, "*", res.Header.Get("Access-Control-Allow-Origin"), "the price is for anyone")
+
+	for _, path := range []string{"/api/v1/me/tip", "/api/v1/me/usage"} {
+		res, _ := p.do(t, http.MethodGet, path, "")
+		assert.Equal(t, http.StatusUnauthorized, res.StatusCode, path)
+	}
+	cookie, person := signInAlice(t, p)
+	res, body = p.do(t, http.MethodGet, "/api/v1/me/tip", "", "Cookie", cookie)
+	assert.JSONEq(t, `{"tools_version":"1.0.0","tip_percent":0,"min_percent":0,"max_percent":50,"step_percent":1}`, body)
+	for _, bad := range []string{`{"tip_percent":51}`, `{"tip_percent":-1}`, `{"tip_percent":2.5}`, `{"tip_percent":"5"}`, `{"tip":5}`} {
+		res, body = p.do(t, http.MethodPut, "/api/v1/me/tip", bad, "Cookie", cookie)
+		assert.Equal(t, http.StatusBadRequest, res.StatusCode, "%s: %s", bad, body)
+	}
+	res, body = p.do(t, http.MethodPut, "/api/v1/me/tip", `{"tip_percent":10}`, "Cookie", cookie, "Origin", "https://evil.example")
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, body)
+	res, body = p.do(t, http.MethodPut, "/api/v1/me/tip", `{"tip_percent":10}`, "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"tip_percent":10`)
+
+	// Fund her and pay for two model calls through the real ledger.
+	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	ctx := t.Context()
+	store := postgres.NewLedgerRepository(p.DB.DB)
+	peopleStore := postgres.NewPeopleRepository(p.DB.DB)
+	ledger := app.NewLedger(store, peopleStore, memory.SystemClock{}, rand.Reader, nil)
+	access := app.NewAccess(p.Cfg, postgres.NewSessionRepository(p.DB.DB), postgres.NewInviteRepository(p.DB.DB), store, memory.SystemClock{})
+	var sessionID string
+	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT id FROM sessions WHERE subject = $1`, person).Scan(&sessionID))
+	payer, err := access.Gate(ctx, app.Caller{Subject: person, Session: sessionID})
+	require.NoError(t, err)
+	require.Equal(t, credit.PayPerson, payer.Kind, "her own credit pays first")
+	for i, cost := range []credit.Micros{20_000, 30_000} {
+		h, err := ledger.Reserve(ctx, payer, "run_1", "proc", 100_000)
+		require.NoError(t, err)
+		require.NoError(t, ledger.SettleCall(ctx, h, cost, credit.Usage{InferenceID: []string{"inf-1", "inf-2"}[i], Model: "m", TokensIn: 100, TokensCached: 20, TokensOut: 10}))
+		if i == 0 {
+			require.NoError(t, ledger.Reconcile(ctx, h, 18_000), "NEAR AI billed less: the difference goes back")
+			require.NoError(t, ledger.Reconcile(ctx, h, 1), "once")
+		}
+	}
+	res, body = p.do(t, http.MethodGet, "/api/v1/me/usage", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var usage struct {
+		Usage []struct {
+			Version       string   `json:"version"`
+			InferenceID   string   `json:"inference_id"`
+			ListUSD       float64  `json:"list_usd"`
+			ChargedUSD    float64  `json:"charged_usd"`
+			BilledUSD     *float64 `json:"billed_usd"`
+			ReconciledUSD float64  `json:"reconciled_usd"`
+			Tokens        struct{ In, Cached, Out int }
+		} `json:"usage"`
+		Totals struct {
+			Calls      int     `json:"calls"`
+			ChargedUSD float64 `json:"charged_usd"`
+			Reconciled int     `json:"reconciled"`
+			BilledUSD  float64 `json:"billed_usd"`
+		} `json:"totals"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &usage))
+	require.Len(t, usage.Usage, 2)
+	assert.Equal(t, "inf-2", usage.Usage[0].InferenceID, "newest first")
+	assert.Equal(t, "usage/v1", usage.Usage[0].Version)
+	assert.Equal(t, 0.033, usage.Usage[0].ChargedUSD, "the bill and the 10% tip")
+	assert.Nil(t, usage.Usage[0].BilledUSD)
+	assert.Equal(t, 0.02, usage.Usage[1].ListUSD)
+	require.NotNil(t, usage.Usage[1].BilledUSD)
+	assert.Equal(t, 0.018, *usage.Usage[1].BilledUSD)
+	assert.Equal(t, -0.002, usage.Usage[1].ReconciledUSD)
+	assert.Equal(t, 0.02, usage.Usage[1].ChargedUSD, "0.022 charged, 0.002 given back")
+	assert.Equal(t, 100, usage.Usage[1].Tokens.In)
+	assert.Equal(t, 2, usage.Totals.Calls)
+	assert.Equal(t, 1, usage.Totals.Reconciled)
+
+	var kinds []string
+	rows, err := p.DB.Pool.Query(ctx, `SELECT kind FROM credit_entries WHERE account_id = $1 ORDER BY id`, credit.PersonAccount(person))
+	require.NoError(t, err)
+	for rows.Next() {
+		var k string
+		require.NoError(t, rows.Scan(&k))
+		kinds = append(kinds, k)
+	}
+	assert.Equal(t, []string{"top_up", "call", "tip", "reconcile", "call", "tip"}, kinds, "each part is its own entry")
+	res, body = p.do(t, http.MethodGet, "/api/v1/me", "", "Cookie", cookie)
+	assert.Contains(t, body, `"spent_usd":0.053`)
+	assert.Contains(t, body, `"left_usd":6.447`)
+
+	res, body = p.do(t, http.MethodPut, "/api/v1/me/tip", `{"tip_percent":null}`, "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"tip_percent":0`, "null puts it back")
+}
