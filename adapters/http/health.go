@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -30,6 +32,14 @@ type infoBody struct {
 	ServerImplementation string `json:"server_implementation"`
 }
 
+// infoJSON is info's answer, the same for the life of the process: an identity
+// probe is asked often (by monitors, by the middleware benchmark), so it is
+// encoded once.
+var infoJSON = sync.OnceValue(func() []byte {
+	b, _ := json.Marshal(infoBody{BuildID: app.BuildID, ServerImplementation: "petal"})
+	return b
+})
+
 func (s *Server) info(c echo.Context) error {
-	return writeJSON(c, http.StatusOK, infoBody{BuildID: app.BuildID, ServerImplementation: "petal"})
+	return writeJSONBytes(c, http.StatusOK, infoJSON())
 }
