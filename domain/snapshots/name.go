@@ -39,6 +39,24 @@ func Parse(raw []byte) (s Snapshot, sha256 string, canonical []byte, err error) 
 	if err != nil {
 		return s, "", nil, errs.Newf(errs.BadInput, "the snapshot is not canonicalisable JSON: %s", err.Error())
 	}
+	// The name must be the one petal would give the decoded snapshot, or a
+	// stored reading would name itself two ways. encoding/json forgives what
+	// would break that (keys in another case, missing keys read as zero, an
+	// empty attrs, a null cut), so the two forms are compared.
+	var top map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &top)
+	for _, key := range []string{"schema", "network", "params", "chain", "block", "title", "about", "groups", "accounts", "source"} {
+		if _, ok := top[key]; !ok {
+			return s, "", nil, errs.Newf(errs.BadInput, "the snapshot has no %s (keys are lower case)", key).
+				WithHint("see /docs/schemas/snapshot-v1.schema.json")
+		}
+	}
+	_, own, err := Name(s)
+	if err != nil || !bytes.Equal(own, canonical) {
+		return s, "", nil, errs.New(errs.BadInput,
+			"the snapshot holds something snapshot/v1 writes otherwise: a key in another case or missing, an empty attrs or detail, or a null where a value belongs",
+			"write it as the schema says; its name is the SHA-256 of that form")
+	}
 	return s, canon.Sum(canonical), canonical, nil
 }
 

@@ -1,6 +1,7 @@
 package snapshots
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -164,8 +165,11 @@ func Validate(s Snapshot) []Problem {
 			add(fmt.Sprintf("/source/calls/%d", i), "a call names its contract and method")
 		}
 	}
-	if d := strings.TrimSpace(string(s.Detail)); d != "" && d[0] != '{' {
-		add("/detail", "must be a JSON object when present")
+	if d := strings.TrimSpace(string(s.Detail)); d != "" {
+		var m map[string]json.RawMessage
+		if d[0] != '{' || json.Unmarshal(s.Detail, &m) != nil || len(m) == 0 {
+			add("/detail", "must be a non-empty JSON object when present")
+		}
 	}
 	if s.Source.Calls == nil {
 		add("/source/calls", "must be an array of the contract calls that made the reading")
