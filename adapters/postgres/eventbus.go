@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,6 +28,11 @@ type EventBus struct {
 	onStop   func(runID string)
 	ready    chan struct{} // closed once the first LISTEN is in place
 	readyOne sync.Once
+
+	// Batched NOTIFYs of appends (see RunStore.PublishingThrough).
+	publishing atomic.Bool
+	pending    map[string]int64
+	kick       chan struct{}
 }
 
 type watcher struct {
@@ -37,7 +43,8 @@ var _ ports.EventBus = (*EventBus)(nil)
 
 // NewEventBus makes the bus; Run must be running for it to deliver.
 func NewEventBus(db *DB, log *slog.Logger) *EventBus {
-	return &EventBus{db: db, log: log, watchers: map[string]map[*watcher]struct{}{}, ready: make(chan struct{})}
+	return &EventBus{db: db, log: log, watchers: map[string]map[*watcher]struct{}{}, ready: make(chan struct{}),
+		pending: map[string]int64{}, kick: make(chan struct{}, 1)}
 }
 
 // Ready is closed once the bus listens.
@@ -104,6 +111,10 @@ func (b *EventBus) OnStop(f func(runID string)) {
 // (re)connect every watcher is told to look again, since notifications sent
 // while nobody listened are lost.
 func (b *EventBus) Run(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { defer close(done); b.publish(ctx) }()
+	b.publishing.Store(true)
+	defer func() { b.publishing.Store(false); <-done }()
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		err := b.listen(ctx)
@@ -138,6 +149,54 @@ func (b *EventBus) listen(ctx context.Context) error {
 			return err
 		}
 		b.dispatch(n.Payload)
+	}
+}
+
+// published wakes this process's watchers of runID at once and queues the
+// NOTIFY other processes hear.
+func (b *EventBus) published(runID string, seq int64) {
+	b.mu.Lock()
+	for w := range b.watchers[runID] {
+		w.offer(seq)
+	}
+	if seq > b.pending[runID] || b.pending[runID] == 0 {
+		b.pending[runID] = seq
+	}
+	b.mu.Unlock()
+	select {
+	case b.kick <- struct{}{}:
+	default:
+	}
+}
+
+// publish sends the queued notifications, one statement for all the runs
+// that grew since the last one, until ctx ends (then once more).
+func (b *EventBus) publish(ctx context.Context) {
+	for {
+		stopping := false
+		select {
+		case <-b.kick:
+		case <-ctx.Done():
+			stopping = true
+		}
+		b.mu.Lock()
+		payloads := make([]string, 0, len(b.pending))
+		for run, seq := range b.pending {
+			payloads = append(payloads, fmt.Sprintf("e %s %d", run, seq))
+		}
+		clear(b.pending)
+		b.mu.Unlock()
+		if len(payloads) > 0 {
+			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			_, err := b.db.Pool.Exec(wctx, `SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p`, notifyChannel, payloads)
+			cancel()
+			if err != nil {
+				b.log.Warn("event bus: notifying failed; other processes' viewers will catch up by polling", "err", err)
+			}
+		}
+		if stopping {
+			return
+		}
 	}
 }
 

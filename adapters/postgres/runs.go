@@ -21,13 +21,23 @@ const notifyChannel = "petal_runs"
 
 // RunStore is the run store and event log on PostgreSQL.
 type RunStore struct {
-	db *DB
+	db  *DB
+	bus *EventBus // when set and listening, plain appends notify through it
 }
 
 var _ ports.RunStore = (*RunStore)(nil)
 
 // NewRunStore makes the run store over db.
 func NewRunStore(db *DB) *RunStore { return &RunStore{db: db} }
+
+// PublishingThrough makes plain appends notify through bus, which wakes this
+// process's viewers at once and batches the NOTIFYs other processes hear:
+// PostgreSQL serialises the commits of notifying transactions, so a NOTIFY
+// per append would cap appends across all runs. A crash between an append
+// and its batched NOTIFY costs other processes' viewers up to their safety
+// poll (5 s), never an event. Chats' first and last events still notify in
+// their own transaction.
+func (s *RunStore) PublishingThrough(bus *EventBus) *RunStore { s.bus = bus; return s }
 
 // Create implements ports.RunStore.
 func (s *RunStore) Create(ctx context.Context, run runs.Run, first ...runs.NewEvent) (runs.Run, error) {
@@ -127,7 +137,14 @@ func (s *RunStore) SaveThread(ctx context.Context, id string, thread []runs.Mess
 // Append implements ports.RunStore.
 func (s *RunStore) Append(ctx context.Context, id string, events ...runs.NewEvent) (int64, error) {
 	// One statement is its own transaction: no BEGIN/COMMIT round trips.
-	return appendTx(ctx, s.db.Pool, id, events)
+	if s.bus == nil || !s.bus.publishing.Load() {
+		return appendTx(ctx, s.db.Pool, id, events)
+	}
+	last, err := appendQuiet(ctx, s.db.Pool, id, events)
+	if err == nil && len(events) > 0 {
+		s.bus.published(id, last)
+	}
+	return last, err
 }
 
 // End implements ports.RunStore.
@@ -146,6 +163,17 @@ func (s *RunStore) End(ctx context.Context, id string, status runs.Status, event
 	})
 	return last, err
 }
+
+// appendQuietSQL is appendSQL without its NOTIFY.
+const appendQuietSQL = `WITH s AS (
+	UPDATE runs SET next_seq = next_seq + $2, updated_at = now(), flower = coalesce($5::json, flower)
+	WHERE id = $1 RETURNING next_seq - $2 AS first
+), ins AS (
+	INSERT INTO run_events (run_id, seq, kind, data)
+	SELECT $1, s.first + t.i - 1, t.k, t.d::json
+	FROM s, unnest($3::text[], $4::text[]) WITH ORDINALITY AS t(k, d, i)
+)
+SELECT s.first + $2 - 1 FROM s`
 
 // appendSQL numbers and inserts events under the run row's lock (the UPDATE
 // takes it, ordering concurrent appenders), keeps the last flower on the run
@@ -166,9 +194,19 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// appendTx appends events through q and returns the last seq. With no
-// events it returns next_seq-1 and changes nothing.
+// appendTx appends events through q, notifying in the same statement, and
+// returns the last seq. With no events it returns next_seq-1 and changes
+// nothing.
 func appendTx(ctx context.Context, q querier, id string, events []runs.NewEvent) (int64, error) {
+	return appendWith(ctx, q, id, events, true)
+}
+
+// appendQuiet appends without notifying.
+func appendQuiet(ctx context.Context, q querier, id string, events []runs.NewEvent) (int64, error) {
+	return appendWith(ctx, q, id, events, false)
+}
+
+func appendWith(ctx context.Context, q querier, id string, events []runs.NewEvent, notify bool) (int64, error) {
 	n := int64(len(events))
 	if n == 0 {
 		var next int64
@@ -192,8 +230,13 @@ func appendTx(ctx context.Context, q querier, id string, events []runs.NewEvent)
 		}
 	}
 	var last int64
-	var notified string
-	err := q.QueryRow(ctx, appendSQL, id, n, kinds, datas, nullJSON(flower), notifyChannel).Scan(&last, &notified)
+	var err error
+	if notify {
+		var notified string
+		err = q.QueryRow(ctx, appendSQL, id, n, kinds, datas, nullJSON(flower), notifyChannel).Scan(&last, &notified)
+	} else {
+		err = q.QueryRow(ctx, appendQuietSQL, id, n, kinds, datas, nullJSON(flower)).Scan(&last)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, errs.Newf(errs.NotFound, "no run %s", id)
 	}

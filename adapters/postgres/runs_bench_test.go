@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"sync/atomic"
 	"testing"
 
@@ -39,9 +41,26 @@ func benchRuns(b *testing.B, n int) (*pgtest.DB, *postgres.RunStore, []string) {
 }
 
 func BenchmarkAppend(b *testing.B) {
-	for _, n := range []int{1, 100} {
-		b.Run(fmt.Sprintf("runs=%d", n), func(b *testing.B) {
-			_, s, ids := benchRuns(b, n)
+	for _, mode := range []string{"notify-each", "batched-notify"} {
+		for _, n := range []int{1, 100} {
+			b.Run(fmt.Sprintf("%s/runs=%d", mode, n), func(b *testing.B) { benchAppend(b, n, mode == "batched-notify") })
+		}
+	}
+}
+
+func benchAppend(b *testing.B, n int, batched bool) {
+	{
+		{
+			db, s, ids := benchRuns(b, n)
+			if batched {
+				bus := postgres.NewEventBus(db.DB, slog.New(slog.NewTextHandler(io.Discard, nil)))
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan struct{})
+				go func() { defer close(done); _ = bus.Run(ctx) }()
+				<-bus.Ready()
+				b.Cleanup(func() { cancel(); <-done })
+				s.PublishingThrough(bus)
+			}
 			var next atomic.Int64
 			b.SetParallelism(benchWriters / 2) // 2 CPUs × 8 = 16 writers
 			b.ResetTimer()
@@ -55,7 +74,7 @@ func BenchmarkAppend(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
-		})
+		}
 	}
 }
 

@@ -190,6 +190,18 @@ func TestEventBusCarriesAppendsAndStopsAcrossConnections(t *testing.T) {
 	got := waitFor(t, updates, func(v int64) bool { return v == last })
 	assert.Equal(t, last, got)
 
+	// Appends through a publishing store: batched NOTIFYs still reach the
+	// other process, and this process's watchers hear at once.
+	local, stopLocal := busA.Watch("run_c")
+	defer stopLocal()
+	pub := postgres.NewRunStore(db.DB).PublishingThrough(busA)
+	for i := range 20 {
+		last, err = pub.Append(t.Context(), "run_c", runs.Make(runs.KindMessage, runs.MessageData{Text: fmt.Sprint(i)}))
+		require.NoError(t, err)
+	}
+	assert.Equal(t, last, waitFor(t, updates, func(v int64) bool { return v == last }))
+	assert.Equal(t, last, waitFor(t, local, func(v int64) bool { return v == last }))
+
 	stops := make(chan string, 1)
 	busA.OnStop(func(id string) { stops <- id })
 	require.NoError(t, busB.RequestStop(t.Context(), "run_c"))

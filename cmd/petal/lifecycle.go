@@ -96,6 +96,12 @@ func (s *service) keepLease(ctx context.Context) {
 	}
 }
 
+// newRunStore is the run store, its appends notifying through this
+// process's bus.
+func newRunStore(db *postgres.DB, bus *postgres.EventBus) *postgres.RunStore {
+	return postgres.NewRunStore(db).PublishingThrough(bus)
+}
+
 // newModelProvider is NEAR AI with a model key, the recorded conversation
 // without one (and always on a public site, which never loads the key).
 func newModelProvider(cfg app.Config, attest ports.Attestations) (ports.ModelProvider, error) {

@@ -23,7 +23,7 @@ var (
 		memory.NewRateLimiter,
 		wire.Bind(new(ports.RateLimiter), new(*memory.RateLimiter)),
 		newRandom,
-		postgres.NewRunStore,
+		newRunStore,
 		wire.Bind(new(ports.RunStore), new(*postgres.RunStore)),
 		postgres.NewEventBus,
 		wire.Bind(new(ports.EventBus), new(*postgres.EventBus)),
