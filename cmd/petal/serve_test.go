@@ -52,6 +52,9 @@ func (b *lockedBuffer) logRecord(msg string) map[string]any {
 	return nil
 }
 
+// These tests signal this very process (as an operator signals petal), which
+// is why no test of this package may run in parallel with them.
+
 // TestServeWithAPrivateClusterStopsOnSignals runs `petal serve` in this
 // process, where no local server answers, so it starts a private cluster;
 // SIGTERM (then, on a second start, SIGINT) stops the server, which drains and
