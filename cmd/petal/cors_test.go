@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
@@ -10,16 +11,27 @@ import (
 	"github.com/stretchr/testify/require"
 
 	httpapi "github.com/petal-near/petal/adapters/http"
+	"github.com/petal-near/petal/app"
 )
 
 // sessionPaths are the contract's routes that send no CORS headers at all:
 // the auth routes, /api/v1/me* and /api/v1/explorations*.
 var sessionPaths = regexp.MustCompile(`^/api/v1/(auth|me|explorations)(/|$)`)
 
+// documents answer a document whose bytes its own format fixes (OpenAPI has no
+// room for a foreign top-level field; a snapshot's bytes are its SHA-256
+// name), so they carry no tools_version; their errors do.
+var documents = map[string]bool{
+	"/api/v1/openapi.json":      true,
+	"/api/v1/snapshots/:sha256": true,
+}
+
 // Every route of the real wiring, whichever area added it, follows the CORS
 // rule: open (and never with credentials) on tool and agent routes, absent on
-// the session routes. A request from another site is sent to each.
-func TestEveryRouteFollowsTheCORSRule(t *testing.T) {
+// the session routes. A request from another site is sent to each; each
+// answer also carries X-Request-Id, and a JSON answer tools_version (errors
+// in the contract's shape).
+func TestEveryRouteFollowsTheGeneralRules(t *testing.T) {
 	p := startPetal(t, nil)
 	routes := p.Svc.Server.Routes()
 	require.NotEmpty(t, routes)
@@ -42,7 +54,24 @@ func TestEveryRouteFollowsTheCORSRule(t *testing.T) {
 		if method == http.MethodPost || method == http.MethodPut {
 			body = "{}"
 		}
-		res, _ := p.do(t, method, path, body, "Origin", "https://elsewhere.example", "Cf-Connecting-Ip", "203.0.113.77")
+		res, got := p.do(t, method, path, body, "Origin", "https://elsewhere.example", "Cf-Connecting-Ip", "203.0.113.77")
+		assert.NotEmpty(t, res.Header.Get("X-Request-Id"), "%s %s: X-Request-Id on every answer", r.Method, r.Path)
+		if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") && r.Path != "/mcp" {
+			var answer struct {
+				ToolsVersion string          `json:"tools_version"`
+				Error        *map[string]any `json:"error"`
+			}
+			if assert.NoError(t, json.Unmarshal([]byte(got), &answer), "%s %s: %s", r.Method, r.Path, got) {
+				if res.StatusCode >= 400 || !documents[r.Path] {
+					assert.Equal(t, app.ToolsVersion, answer.ToolsVersion, "%s %s: tools_version in every JSON answer", r.Method, r.Path)
+				}
+				if res.StatusCode >= 400 && assert.NotNil(t, answer.Error, "%s %s: %d in the error shape: %s", r.Method, r.Path, res.StatusCode, got) {
+					for _, k := range []string{"code", "message", "hint"} {
+						assert.Contains(t, *answer.Error, k, "%s %s", r.Method, r.Path)
+					}
+				}
+			}
+		}
 		assert.Empty(t, res.Header.Values("Access-Control-Allow-Credentials"), "%s %s: never credentials across sites", r.Method, r.Path)
 		switch {
 		case session:
