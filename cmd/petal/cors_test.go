@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,4 +85,39 @@ func TestEveryRouteFollowsTheGeneralRules(t *testing.T) {
 		checked++
 	}
 	t.Logf("%d routes checked", checked)
+}
+
+// The wired service limits tool calls per address with PETAL_TOOL_CALLS_PER_MIN,
+// counts cf-connecting-ip, ignores X-Forwarded-For, and answers 429 in the
+// contract's shape with Retry-After.
+func TestWiredToolCallLimit(t *testing.T) {
+	p := startPetal(t, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "3"})
+	call := func(headers ...string) (*http.Response, string) {
+		return p.do(t, http.MethodPost, "/api/v1/specs/validate", `{}`, headers...)
+	}
+	for i := range 3 {
+		res, body := call("Cf-Connecting-Ip", "198.51.100.1", "X-Forwarded-For", "10.0.0."+string(rune('1'+i)))
+		require.NotEqual(t, http.StatusTooManyRequests, res.StatusCode, "call %d: %s", i+1, body)
+	}
+	res, body := call("Cf-Connecting-Ip", "198.51.100.1", "X-Forwarded-For", "10.9.9.9")
+	require.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
+	var e struct {
+		ToolsVersion string `json:"tools_version"`
+		Error        struct {
+			Code        string `json:"code"`
+			Message     string `json:"message"`
+			Hint        string `json:"hint"`
+			RetryAfterS int    `json:"retry_after_s"`
+		} `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &e))
+	assert.Equal(t, "rate_limited", e.Error.Code)
+	assert.Positive(t, e.Error.RetryAfterS)
+	assert.LessOrEqual(t, e.Error.RetryAfterS, 60)
+	assert.Equal(t, res.Header.Get("Retry-After"), strconv.Itoa(e.Error.RetryAfterS))
+	assert.NotEmpty(t, e.Error.Hint)
+	assert.Equal(t, app.ToolsVersion, e.ToolsVersion)
+
+	res, body = call("Cf-Connecting-Ip", "198.51.100.2")
+	assert.NotEqual(t, http.StatusTooManyRequests, res.StatusCode, "another address: %s", body)
 }
