@@ -554,7 +554,7 @@ func (s *ExplorationService) ResumePacket(ctx context.Context, token, base strin
 	if err != nil {
 		return "", err
 	}
-	whole, err := s.store.Steps(ctx, e.ID)
+	steps, err := s.store.Steps(ctx, e.ID)
 	if err != nil {
 		return "", err
 	}
@@ -562,7 +562,7 @@ func (s *ExplorationService) ResumePacket(ctx context.Context, token, base strin
 	if err != nil {
 		return "", err
 	}
-	return explorations.ResumePacket(e, whole, notes, access, base, token), nil
+	return explorations.ResumePacket(e, steps, notes, access, base, token), nil
 }
 
 // PostedReading is the answer to a posted reading.

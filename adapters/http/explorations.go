@@ -1,10 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -200,21 +200,22 @@ func (s *Server) resumePacket(c echo.Context) error {
 	return c.Blob(http.StatusOK, echo.MIMETextPlainCharsetUTF8, []byte(md))
 }
 
-// emptyBody refuses a body on a route that takes none (an empty object is fine).
+// emptyBody refuses a body on a route that takes none (nothing, or an empty
+// JSON object, is fine).
 func (s *Server) emptyBody(c echo.Context) error {
-	var in struct{}
 	b := c.Request().Body
 	if b == nil || b == http.NoBody {
 		return nil
 	}
-	var raw json.RawMessage
-	if err := decodeBody(c, &raw); err != nil {
-		if e, ok := errs.As(err); ok && strings.Contains(e.Message, "empty") {
-			return nil
-		}
-		return err
+	raw, err := io.ReadAll(b)
+	if err != nil {
+		return decodeError(err)
 	}
-	return app.DecodeInput(raw, &in)
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	var none struct{}
+	return app.DecodeInput(raw, &none)
 }
 
 // siteBase is the site's address for links: PETAL_API, else the address the
