@@ -32,6 +32,9 @@ const (
 	// maxHalfAngle caps a petal's half-width for flowers of a few petals, so
 	// one or two petals still look like petals.
 	maxHalfAngle = math.Pi / 3
+	// tinyPetal is the drawn length (in units) under which a petal also gets
+	// a marker dot.
+	tinyPetal = 4.0
 	// petalFill is the part of its wedge a petal fills, leaving a gap between
 	// neighbours.
 	petalFill = 0.94
@@ -138,6 +141,16 @@ func drawPetals(b *bytes.Buffer, f *Flower, v View, pal palette) {
 	}
 	b.WriteString("</g>\n")
 	b.WriteString(`<circle r="` + num(discR) + `" fill="#3A3A3A"/>` + "\n")
+	// A petal too small to see at scale (a whale among dust) gets a dot at the
+	// disc's edge, so its label never points at nothing. The dot is a marker,
+	// not an area.
+	for i, p := range f.Petals {
+		if petalMaxLen*math.Sqrt(p.Size) >= tinyPetal {
+			continue
+		}
+		x, y := polar(discR+3.5, -math.Pi/2+float64(i)*wedge)
+		b.WriteString(`<circle cx="` + num(x) + `" cy="` + num(y) + `" r="1.6" fill="` + swatch(pal, f.Keys[p.Key]) + `" stroke="#3A3A3A" stroke-width="0.5"/>` + "\n")
+	}
 
 	if showLabels {
 		b.WriteString(`<g font-size="` + num(labelFont) + `" fill="#1A1A1A">` + "\n")
