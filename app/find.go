@@ -173,7 +173,7 @@ func queryWords(q string) ([]string, map[string]bool) {
 	kinds := map[string]bool{}
 	var words []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+		return (r < 'a' || r > 'z') && (r < '0' || r > '9')
 	}) {
 		switch {
 		case stopWords[w]:

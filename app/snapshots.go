@@ -131,7 +131,7 @@ func Gunzip(gz []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer zr.Close()
+	defer func() { _ = zr.Close() }()
 	b, err := io.ReadAll(io.LimitReader(zr, MaxSnapshotInflated+1))
 	if err != nil {
 		return nil, err
