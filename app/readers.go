@@ -104,8 +104,18 @@ func intp(n int) *int { return &n }
 func (rc *readContext) base(network string, params json.RawMessage, title, about string) snapshots.Snapshot {
 	return snapshots.Snapshot{
 		Schema: snapshots.Schema, Network: network, Params: params, Chain: rc.network, Block: rc.block,
-		Title: title, About: about, Groups: []snapshots.Group{}, Accounts: []snapshots.Account{},
+		Title: clip(title, snapshots.MaxTitle), About: clip(about, snapshots.MaxAbout), Groups: []snapshots.Group{}, Accounts: []snapshots.Account{},
 	}
+}
+
+// clip cuts what a contract says (a DAO's purpose, a role's name, a token's
+// symbol) to a snapshot's bounds, on a character boundary, marking the cut.
+func clip(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max-1]) + "…"
 }
 
 const chainProperty = `"chain":{"type":"string","enum":["near:mainnet","near:testnet"],"default":"near:mainnet","description":"the NEAR network"}`
@@ -320,7 +330,7 @@ func readDAOMembers(ctx context.Context, rc *readContext, p daoParams, params js
 	byAccount := map[string][]string{}
 	rolesOf := map[string][]string{}
 	for i, group := range members {
-		s.Groups = append(s.Groups, snapshots.Group{ID: ids[i], Label: names[i]})
+		s.Groups = append(s.Groups, snapshots.Group{ID: ids[i], Label: clip(names[i], snapshots.MaxLabel)})
 		for _, acct := range group {
 			if !slices.Contains(byAccount[acct], ids[i]) {
 				byAccount[acct] = append(byAccount[acct], ids[i])
@@ -703,7 +713,7 @@ func readFT(ctx context.Context, rc *readContext, svc *SnapshotService, p ftPara
 	}
 	s := rc.base("near-ft-balances", params, symbol+" balances",
 		fmt.Sprintf("How much %s (%s) each of %s holds, in whole tokens.", symbol, p.Token, from))
-	s.Groups = []snapshots.Group{{ID: "holders", Label: "Holds " + symbol}, {ID: "none", Label: "Holds none"}}
+	s.Groups = []snapshots.Group{{ID: "holders", Label: clip("Holds "+symbol, snapshots.MaxLabel)}, {ID: "none", Label: "Holds none"}}
 	for i, a := range accounts {
 		group := "holders"
 		if balances[i] == "0" {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,5 +44,20 @@ func TestShippedSnapshotIsTheReadersOutput(t *testing.T) {
 	sh := ShippedSnapshots()
 	if len(sh) == 0 || sh[0].Snapshot.Title != "Members of marketing.sputnik-dao.near" {
 		t.Fatalf("shipped: %+v", sh)
+	}
+}
+
+func TestClipKeepsTextsWithinASnapshotsBounds(t *testing.T) {
+	long := strings.Repeat("é", 3000)
+	if got := []rune(clip(long, snapshots.MaxAbout)); len(got) != snapshots.MaxAbout || got[len(got)-1] != '…' {
+		t.Fatalf("clip: %d runes", len(got))
+	}
+	if clip("short", 10) != "short" {
+		t.Fatal("a short text is kept whole")
+	}
+	// A role with a very long name still makes a valid reading.
+	ids := groupIDs([]string{strings.Repeat("Council ", 40), "council", "Council"})
+	if ids[1] != "council" || ids[2] != "council-2" || len(ids[0]) > 64 {
+		t.Fatalf("group ids: %q", ids)
 	}
 }
