@@ -37,3 +37,31 @@ func TestMCPOverTheRealListener(t *testing.T) {
 	_, err = cs.ListTools(t.Context(), nil)
 	require.NoError(t, err)
 }
+
+// MCP calls and tool routes share one allowance per address.
+func TestMCPSharesTheToolCallLimit(t *testing.T) {
+	p := startPetal(t, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "3"})
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: p.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	res, body := p.do(t, http.MethodGet, "/api/v1/explorations", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	for range 2 {
+		r, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "list_explorations", Arguments: map[string]any{}})
+		require.NoError(t, err)
+		require.False(t, r.IsError)
+	}
+	r, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "list_explorations", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	require.True(t, r.IsError, "the fourth call in a minute from one address")
+	var e struct {
+		Error struct {
+			Code        string
+			RetryAfterS int `json:"retry_after_s"`
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Content[0].(*sdk.TextContent).Text), &e))
+	assert.Equal(t, "rate_limited", e.Error.Code)
+	assert.Positive(t, e.Error.RetryAfterS)
+}
