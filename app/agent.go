@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/petal-near/petal/domain/credit"
@@ -61,6 +62,8 @@ type AgentService struct {
 	life     context.Context
 	shutdown context.CancelCauseFunc
 
+	heartbeat atomic.Int64 // nanoseconds between heartbeats (runs.HeartbeatEvery)
+
 	mu   sync.Mutex
 	jobs map[string]*job
 	wg   sync.WaitGroup
@@ -78,6 +81,7 @@ func NewAgentService(cfg Config, store ports.RunStore, bus ports.EventBus, lease
 	life, shutdown := context.WithCancelCause(context.Background())
 	a := &AgentService{cfg: cfg, store: store, bus: bus, leases: leases, model: model, attest: attest, registry: registry, flowers: flowers, access: access, ledger: ledger, snapshots: snapshots, limiter: limiter,
 		log: log, process: process, tails: newTailCache(store), life: life, shutdown: shutdown, jobs: map[string]*job{}}
+	a.heartbeat.Store(int64(runs.HeartbeatEvery))
 	bus.OnStop(func(runID string) { a.cancelLocal(runID, errStopped) })
 	return a
 }
@@ -86,6 +90,10 @@ func NewAgentService(cfg Config, store ports.RunStore, bus ports.EventBus, lease
 type FlowerDrawer interface {
 	Flower(ctx context.Context, rawSpec, rawView json.RawMessage) (FlowerEvent, error)
 }
+
+// SetHeartbeat changes how often an idle SSE stream gets a heartbeat (tests
+// use it; the contract's is every 10 s).
+func (a *AgentService) SetHeartbeat(every time.Duration) { a.heartbeat.Store(int64(every)) }
 
 // Process is this process's id.
 func (a *AgentService) Process() ProcessID { return a.process }

@@ -47,7 +47,8 @@ func (a *AgentService) Follow(ctx context.Context, id string, from int64, v View
 	if ended {
 		return nil
 	}
-	beat := time.NewTicker(runs.HeartbeatEvery)
+	every := time.Duration(a.heartbeat.Load())
+	beat := time.NewTicker(every)
 	defer beat.Stop()
 	poll := time.NewTicker(safetyPoll)
 	defer poll.Stop()
@@ -73,7 +74,7 @@ func (a *AgentService) Follow(ctx context.Context, id string, from int64, v View
 			return nil
 		}
 		if cursor > sent {
-			beat.Reset(runs.HeartbeatEvery)
+			beat.Reset(every)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -339,4 +340,31 @@ func TestPublicSiteRefusesTheAgent(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, res.StatusCode)
 	assert.Contains(t, body, "not_on_this_site")
 	assert.Contains(t, body, "/connect")
+}
+
+func TestIdleStreamsGetHeartbeatsWithoutIDs(t *testing.T) {
+	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "300"})
+	p.Svc.Agent.SetHeartbeat(50 * time.Millisecond)
+	s := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt)
+	var beats, stored int
+	runID := ""
+	for ev := range s.events {
+		if ev.Name == "run" {
+			runID = ev.json(t)["run_id"].(string)
+		}
+		switch ev.Name {
+		case "heartbeat":
+			beats++
+			assert.Empty(t, ev.ID, "a heartbeat carries no id")
+			assert.JSONEq(t, `{"tools_version":"1.0.0"}`, ev.Data)
+		default:
+			stored++
+		}
+	}
+	assert.Positive(t, beats)
+	// Heartbeats are not stored.
+	res, body := p.do(t, http.MethodGet, "/api/v1/agent/runs/"+runID, "")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.NotContains(t, body, "heartbeat")
+	assert.Positive(t, stored)
 }
