@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -74,7 +76,10 @@ func New(t testing.TB) *DB {
 func NewURL(t testing.TB) (string, string) {
 	t.Helper()
 	admin := AdminURL(t)
-	templateOnce.Do(func() { templateName, templateErr = ensureTemplate(admin) })
+	templateOnce.Do(func() {
+		templateName, templateErr = ensureTemplate(admin)
+		dropLeftovers(admin, time.Now())
+	})
 	if templateErr != nil {
 		t.Fatalf("pgtest: template: %v", templateErr)
 	}
@@ -91,7 +96,9 @@ func NewEmptyURL(t testing.TB) string {
 
 func createDatabase(t testing.TB, admin, template string) (string, string) {
 	t.Helper()
-	name := "petal_t_" + randomHex(8)
+	// The name carries its birth time, so databases left by a killed test run
+	// can be told from those of runs going on now (see dropLeftovers).
+	name := fmt.Sprintf("petal_t_%x_%s", time.Now().Unix(), randomHex(6))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, admin)
@@ -191,6 +198,44 @@ func ensureTemplate(admin string) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// leftoverAge is older than any test run: a test database this old was left
+// by a run that was killed before its cleanup.
+const leftoverAge = 6 * time.Hour
+
+var leftoverName = regexp.MustCompile(`^petal_t_([0-9a-f]+)_[0-9a-f]+$`)
+
+// dropLeftovers drops test databases left by killed runs, so a machine that
+// runs the tests for months does not fill up. Errors are ignored: this is
+// housekeeping, and another process may be dropping the same ones.
+func dropLeftovers(admin string, now time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return
+	}
+	defer func() { _ = conn.Close(context.Background()) }()
+	rows, err := conn.Query(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'petal\_t\_%'`)
+	if err != nil {
+		return
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		m := leftoverName.FindStringSubmatch(name)
+		if m == nil {
+			continue
+		}
+		born, err := strconv.ParseInt(m[1], 16, 64)
+		if err != nil || now.Sub(time.Unix(born, 0)) < leftoverAge {
+			continue
+		}
+		_, _ = conn.Exec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", pgx.Identifier{name}.Sanitize()))
+	}
 }
 
 func randomHex(n int) string {
