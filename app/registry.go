@@ -132,7 +132,7 @@ func (r *Registry) All() []*Tool {
 func (r *Registry) Offered() []*Tool {
 	var out []*Tool
 	for _, t := range r.All() {
-		if !(r.public && t.OnTheirMachine) {
+		if !r.public || !t.OnTheirMachine {
 			out = append(out, t)
 		}
 	}

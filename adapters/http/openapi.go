@@ -36,7 +36,7 @@ func (s *Server) openapi(c echo.Context) error {
 		}
 		s.doc.body = b
 	})
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSONCharsetUTF8, s.doc.body)
+	return c.Blob(http.StatusOK, jsonContentType, s.doc.body)
 }
 
 var pathParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)

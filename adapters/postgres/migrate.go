@@ -97,7 +97,7 @@ func EmbeddedVersion() (uint, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	v, err := src.First()
 	if err != nil {
 		return 0, err
