@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/petal-near/petal/domain/credit"
@@ -53,6 +54,14 @@ func (a *AgentService) execute(ctx context.Context, run runs.Run, caller Caller,
 	ctx, cancel := context.WithTimeoutCause(ctx, a.cfg.RunMax, errTimeout)
 	defer cancel()
 	c := &chat{run: run, caller: caller, thread: run.Thread, model: run.Model, payer: payer, refused: map[string]bool{}, wctx: context.WithoutCancel(ctx)}
+	defer func() {
+		// A panic in a tool or the model adapter ends this run, not the
+		// process; the holds were released as it unwound.
+		if r := recover(); r != nil {
+			a.log.Error("agent run panicked", "run", run.ID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			a.finish(context.WithoutCancel(ctx), c, errs.New(errs.Internal, "something went wrong on our side", "try again with this run_id"))
+		}
+	}()
 	err := a.loop(ctx, c)
 	a.finish(ctx, c, err)
 }

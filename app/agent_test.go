@@ -1,0 +1,70 @@
+package app_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/memory"
+	"github.com/petal-near/petal/adapters/nearai"
+	"github.com/petal-near/petal/adapters/nearai/nearaitest"
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/runs"
+)
+
+// panicky brings one tool that panics, as a bug in a tool would.
+type panicky struct{}
+
+func (panicky) Tools() []app.Tool {
+	return []app.Tool{{Name: "explode", Description: "panics", Run: func(context.Context, app.Call) (any, error) { panic("boom") }}}
+}
+
+// collect is a viewer that keeps every event.
+type collect struct{ evs []runs.Event }
+
+func (c *collect) Event(e runs.Event) error { c.evs = append(c.evs, e); return nil }
+func (c *collect) CaughtUp() error          { return nil }
+func (c *collect) Heartbeat() error         { return nil }
+
+func TestAPanickingToolEndsTheRunNotTheProcess(t *testing.T) {
+	db := pgtest.New(t)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	fake := nearaitest.New(t, nearaitest.Completion("p1", "deepseek-ai/DeepSeek-V3.1", "", nearaitest.Call{Name: "explode", Args: `{}`}))
+	attest := postgres.NewAttestations(db.DB)
+	model, err := nearai.New(nearai.Options{BaseURL: fake.BaseURL(), Key: "k", Model: "deepseek-ai/DeepSeek-V3.1", Fallback: "openai/gpt-oss-120b"}, attest)
+	require.NoError(t, err)
+	cfg, err := app.LoadConfig(func(string) string { return "" })
+	require.NoError(t, err)
+	limiter := memory.NewRateLimiter(memory.SystemClock{})
+	bus := postgres.NewEventBus(db.DB, log)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = bus.Run(ctx) }()
+	<-bus.Ready()
+	registry := app.NewRegistry(cfg, limiter, []app.ToolSet{panicky{}})
+	agent := app.NewAgentService(cfg, postgres.NewRunStore(db.DB), bus, postgres.NewLeases(db.DB), model, attest, registry,
+		nil, nil, nil, nil, limiter, log, app.NewProcessID())
+
+	started, err := agent.Chat(ctx, app.Caller{Door: app.DoorHTTP, Address: "127.0.0.1", Subject: "anon_x"},
+		app.ChatRequest{Messages: []app.ChatMessage{{Role: "user", Content: "go"}}})
+	require.NoError(t, err)
+	v := &collect{}
+	fctx, fcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer fcancel()
+	require.NoError(t, agent.Follow(fctx, started.RunID, 0, v))
+	n := len(v.evs)
+	require.GreaterOrEqual(t, n, 2)
+	assert.Equal(t, runs.KindError, v.evs[n-2].Kind)
+	assert.Contains(t, string(v.evs[n-2].Data), `"internal"`)
+	assert.Equal(t, runs.KindDone, v.evs[n-1].Kind)
+	run, err := agent.Run(ctx, app.Caller{Subject: "anon_x"}, started.RunID)
+	require.NoError(t, err)
+	assert.Equal(t, runs.Failed, run.Status)
+}
