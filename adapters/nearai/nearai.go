@@ -56,8 +56,9 @@ func Find(id string) (Model, bool) {
 // rest of the input and the output at theirs. Rounded up to a micro-dollar.
 func (m Model) Cost(t runs.Tokens) credit.Micros {
 	uncached := max(t.In-t.Cached, 0)
-	nano := int64(uncached)*int64(m.InputPerMTok) + int64(t.Cached)*int64(m.CachedPerMTok) + int64(t.Out)*int64(m.OutputPerMTok)
-	return credit.Micros((nano + 999_999) / 1_000_000)
+	// Micro-dollars per million tokens × tokens, then per million.
+	perMillion := uncached*int64(m.InputPerMTok) + t.Cached*int64(m.CachedPerMTok) + t.Out*int64(m.OutputPerMTok)
+	return credit.Micros((perMillion + 999_999) / 1_000_000)
 }
 
 // Options configure the client. Every option is explicit: nothing is read
@@ -181,6 +182,9 @@ func (c *Client) Complete(ctx context.Context, req ports.ModelRequest) (ports.Mo
 		return ans, ferr
 	}
 	ans.FallbackUsed = true
+	// The failed attempt said nothing of its cost: it counts at the same
+	// input in full, on its own model (the contract's done.cost_usd).
+	ans.Cost += primary.Cost(runs.Tokens{In: ans.Tokens.In})
 	return ans, nil
 }
 

@@ -106,6 +106,9 @@ func TestFallbackAnswersWhenTheModelIsDown(t *testing.T) {
 	assert.Equal(t, "openai/gpt-oss-120b", reqs[1].Body["model"])
 	assert.Equal(t, "The Marketing DAO has 7 members: 3 on the council and 4 in the community role.", ans.Message.Content)
 	assert.Equal(t, runs.Tokens{In: 2210, Out: 31}, ans.Tokens)
+	// The fallback's own cost (2210 in at $0.2/M + 31 out at $0.6/M = 460.6, up to 461) and the failed
+	// attempt's input in full on the first model (2210 at $1/M).
+	assert.EqualValues(t, 461+2210, ans.Cost)
 }
 
 func TestSignatureAndAttestationReportStoredByteForByte(t *testing.T) {
