@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -75,48 +74,49 @@ func (r *LedgerRepository) Reserve(ctx context.Context, hold credit.Hold, specs 
 		for _, s := range specs {
 			ids = append(ids, s.ID)
 		}
-		specs := slices.Clone(specs)
-		slices.SortFunc(specs, func(a, b credit.AccountSpec) int { return strings.Compare(a.ID, b.ID) })
-		for _, s := range specs {
-			if !s.Create {
-				continue
-			}
-			// The day's cap account is made on first use; a changed cap applies at once.
-			if _, err := tx.Exec(ctx, `INSERT INTO credit_accounts (id, kind, limit_micros) VALUES ($1, $2, $3)
-ON CONFLICT (id) DO UPDATE SET limit_micros = EXCLUDED.limit_micros
-WHERE credit_accounts.limit_micros <> EXCLUDED.limit_micros`, s.ID, string(s.Kind), int64(s.Limit)); err != nil {
-				return fmt.Errorf("postgres: open account %s: %w", s.ID, err)
-			}
-		}
-		locked, err := lockAccounts(ctx, tx, ids)
+		// Lock the accounts and read the run's spend in one round trip: the
+		// fewer round trips under the lock, the more calls a budget serves.
+		locked, runTaken, err := lockForReserve(ctx, tx, ids, hold.RunID)
 		if err != nil {
 			return err
 		}
+		if missing := missingToCreate(specs, locked); len(missing) > 0 {
+			// The day's cap account is made on first use.
+			for _, s := range missing {
+				if _, err := tx.Exec(ctx, `INSERT INTO credit_accounts (id, kind, limit_micros) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`,
+					s.ID, string(s.Kind), int64(s.Limit)); err != nil {
+					return fmt.Errorf("postgres: open account %s: %w", s.ID, err)
+				}
+			}
+			if locked, runTaken, err = lockForReserve(ctx, tx, ids, hold.RunID); err != nil {
+				return err
+			}
+		}
+		var batch pgx.Batch
 		accounts := make([]credit.Account, 0, len(ids))
-		for _, id := range ids {
-			if a, ok := locked[id]; ok {
-				accounts = append(accounts, a)
+		for _, s := range specs {
+			a, ok := locked[s.ID]
+			if !ok {
+				continue
 			}
-		}
-		var runTaken int64
-		if len(ids) > 0 {
-			if err := tx.QueryRow(ctx, `SELECT coalesce(sum(CASE status WHEN 'held' THEN amount_micros ELSE charged_micros END), 0)
-FROM credit_holds WHERE run_id = $1 AND account_id = $2 AND status <> 'released'`, hold.RunID, ids[0]).Scan(&runTaken); err != nil {
-				return fmt.Errorf("postgres: read the run's spend: %w", err)
+			if s.Create && a.Limit != s.Limit {
+				// A changed daily cap applies at once.
+				a.Limit = s.Limit
+				batch.Queue(`UPDATE credit_accounts SET limit_micros = $2 WHERE id = $1`, s.ID, int64(s.Limit))
 			}
+			accounts = append(accounts, a)
 		}
-		lines, err := decide(accounts, credit.Micros(runTaken))
+		lines, err := decide(accounts, runTaken)
 		if err != nil {
 			return err
 		}
 		for _, l := range lines {
-			if _, err := tx.Exec(ctx, `INSERT INTO credit_holds (reservation_id, account_id, run_id, process_id, payer, amount_micros)
-VALUES ($1, $2, $3, $4, $5, $6)`, hold.ID, l.Account, hold.RunID, hold.ProcessID, payer, int64(l.Amount)); err != nil {
-				return fmt.Errorf("postgres: write hold: %w", err)
-			}
-			if _, err := tx.Exec(ctx, `UPDATE credit_accounts SET held_micros = held_micros + $2 WHERE id = $1`, l.Account, int64(l.Amount)); err != nil {
-				return fmt.Errorf("postgres: hold on account: %w", err)
-			}
+			batch.Queue(`INSERT INTO credit_holds (reservation_id, account_id, run_id, process_id, payer, amount_micros)
+VALUES ($1, $2, $3, $4, $5, $6)`, hold.ID, l.Account, hold.RunID, hold.ProcessID, payer, int64(l.Amount))
+			batch.Queue(`UPDATE credit_accounts SET held_micros = held_micros + $2 WHERE id = $1`, l.Account, int64(l.Amount))
+		}
+		if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
+			return fmt.Errorf("postgres: write hold: %w", err)
 		}
 		hold.Lines = lines
 		return nil
@@ -125,6 +125,58 @@ VALUES ($1, $2, $3, $4, $5, $6)`, hold.ID, l.Account, hold.RunID, hold.ProcessID
 		return credit.Hold{}, err
 	}
 	return hold, nil
+}
+
+// lockForReserve locks the accounts named (in id order) and reads what runID
+// has taken from the first of them (held or charged), in one round trip.
+func lockForReserve(ctx context.Context, tx pgx.Tx, ids []string, runID string) (map[string]credit.Account, credit.Micros, error) {
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	var batch pgx.Batch
+	batch.Queue(`SELECT id, kind, limit_micros, spent_micros, held_micros, expires_at, revoked_at
+FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE`, sorted)
+	first := ""
+	if len(ids) > 0 {
+		first = ids[0]
+	}
+	batch.Queue(`SELECT coalesce(sum(CASE status WHEN 'held' THEN amount_micros ELSE charged_micros END), 0)
+FROM credit_holds WHERE run_id = $1 AND account_id = $2 AND status <> 'released'`, runID, first)
+	br := tx.SendBatch(ctx, &batch)
+	defer br.Close()
+	rows, err := br.Query()
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres: lock accounts: %w", err)
+	}
+	out := map[string]credit.Account{}
+	for rows.Next() {
+		a, err := scanAccount(rows)
+		if err != nil {
+			rows.Close()
+			return nil, 0, err
+		}
+		out[a.ID] = a
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("postgres: lock accounts: %w", err)
+	}
+	var taken int64
+	if err := br.QueryRow().Scan(&taken); err != nil {
+		return nil, 0, fmt.Errorf("postgres: read the run's spend: %w", err)
+	}
+	return out, credit.Micros(taken), br.Close()
+}
+
+// missingToCreate are the accounts to make on first use that aren't there.
+func missingToCreate(specs []credit.AccountSpec, have map[string]credit.Account) []credit.AccountSpec {
+	var out []credit.AccountSpec
+	for _, s := range specs {
+		if _, ok := have[s.ID]; s.Create && !ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // lockReservation locks a reservation's hold rows, then its accounts.
@@ -190,6 +242,8 @@ func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, dec
 		if err != nil {
 			return err
 		}
+		// Every write in one round trip: the accounts stay locked the less.
+		var batch pgx.Batch
 		perAccount := map[string]int64{}
 		for _, c := range settlement.Charges {
 			if c.Amount < 0 {
@@ -198,30 +252,25 @@ func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, dec
 			if !slices.ContainsFunc(h.Lines, func(l credit.HoldLine) bool { return l.Account == c.Account }) {
 				return fmt.Errorf("postgres: charge on %s, which the hold is not on", c.Account)
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO credit_entries (account_id, kind, amount_micros, reservation_id, run_id, note)
-VALUES ($1, $2, $3, $4, $5, $6)`, c.Account, string(c.Kind), int64(c.Amount), reservationID, h.RunID, c.Note); err != nil {
-				return fmt.Errorf("postgres: write charge: %w", err)
-			}
+			batch.Queue(`INSERT INTO credit_entries (account_id, kind, amount_micros, reservation_id, run_id, note)
+VALUES ($1, $2, $3, $4, $5, $6)`, c.Account, string(c.Kind), int64(c.Amount), reservationID, h.RunID, c.Note)
 			perAccount[c.Account] += int64(c.Amount)
 		}
 		for _, l := range h.Lines {
 			charged := perAccount[l.Account]
-			if _, err := tx.Exec(ctx, `UPDATE credit_accounts SET held_micros = held_micros - $2, spent_micros = spent_micros + $3 WHERE id = $1`,
-				l.Account, int64(l.Amount), charged); err != nil {
-				return fmt.Errorf("postgres: settle on account: %w", err)
-			}
-			if _, err := tx.Exec(ctx, `UPDATE credit_holds SET status = 'settled', charged_micros = $3, closed_at = now()
-WHERE reservation_id = $1 AND account_id = $2`, reservationID, l.Account, charged); err != nil {
-				return fmt.Errorf("postgres: settle hold: %w", err)
-			}
+			batch.Queue(`UPDATE credit_accounts SET held_micros = held_micros - $2, spent_micros = spent_micros + $3 WHERE id = $1`,
+				l.Account, int64(l.Amount), charged)
+			batch.Queue(`UPDATE credit_holds SET status = 'settled', charged_micros = $3, closed_at = now()
+WHERE reservation_id = $1 AND account_id = $2`, reservationID, l.Account, charged)
 		}
 		if u := settlement.Usage; u != nil {
-			if _, err := tx.Exec(ctx, `INSERT INTO credit_usage (reservation_id, account_id, run_id, inference_id, model,
+			batch.Queue(`INSERT INTO credit_usage (reservation_id, account_id, run_id, inference_id, model,
 tokens_in, tokens_cached, tokens_out, list_micros, charged_micros, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, reservationID, u.Account, h.RunID, u.InferenceID, u.Model,
-				u.TokensIn, u.TokensCached, u.TokensOut, int64(u.List), int64(u.Charged), u.At); err != nil {
-				return fmt.Errorf("postgres: write usage: %w", err)
-			}
+				u.TokensIn, u.TokensCached, u.TokensOut, int64(u.List), int64(u.Charged), u.At)
+		}
+		if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
+			return fmt.Errorf("postgres: settle: %w", err)
 		}
 		done = true
 		return nil
