@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,7 +19,10 @@ import (
 // LedgerRepository keeps the ledger (migration 31). Every write locks the
 // accounts it touches with SELECT … FOR UPDATE in id order, so two
 // transactions never wait on each other in a circle.
-type LedgerRepository struct{ db *DB }
+type LedgerRepository struct {
+	db   *DB
+	made sync.Map // accounts made on first use, known to exist
+}
 
 var _ ports.LedgerStore = (*LedgerRepository)(nil)
 
@@ -69,6 +73,23 @@ func (r *LedgerRepository) Reserve(ctx context.Context, hold credit.Hold, specs 
 	if err != nil {
 		return credit.Hold{}, err
 	}
+	// Accounts made on first use (the day's cap) are made before anything is
+	// locked, each in its own statement: made inside the transaction, a
+	// caller would hold one account's lock while waiting for another's out of
+	// order, and deadlock with a settle.
+	for _, sp := range specs {
+		if !sp.Create {
+			continue
+		}
+		if _, known := r.made.Load(sp.ID); known {
+			continue
+		}
+		if _, err := r.db.Pool.Exec(ctx, `INSERT INTO credit_accounts (id, kind, limit_micros) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`,
+			sp.ID, string(sp.Kind), int64(sp.Limit)); err != nil {
+			return credit.Hold{}, fmt.Errorf("postgres: open account %s: %w", sp.ID, err)
+		}
+		r.made.Store(sp.ID, true)
+	}
 	err = pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
 		ids := make([]string, 0, len(specs))
 		for _, s := range specs {
@@ -79,18 +100,6 @@ func (r *LedgerRepository) Reserve(ctx context.Context, hold credit.Hold, specs 
 		locked, runTaken, err := lockForReserve(ctx, tx, ids, hold.RunID)
 		if err != nil {
 			return err
-		}
-		if missing := missingToCreate(specs, locked); len(missing) > 0 {
-			// The day's cap account is made on first use.
-			for _, s := range missing {
-				if _, err := tx.Exec(ctx, `INSERT INTO credit_accounts (id, kind, limit_micros) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`,
-					s.ID, string(s.Kind), int64(s.Limit)); err != nil {
-					return fmt.Errorf("postgres: open account %s: %w", s.ID, err)
-				}
-			}
-			if locked, runTaken, err = lockForReserve(ctx, tx, ids, hold.RunID); err != nil {
-				return err
-			}
 		}
 		var batch pgx.Batch
 		accounts := make([]credit.Account, 0, len(ids))
@@ -166,17 +175,6 @@ FROM credit_holds WHERE run_id = $1 AND account_id = $2 AND status <> 'released'
 		return nil, 0, fmt.Errorf("postgres: read the run's spend: %w", err)
 	}
 	return out, credit.Micros(taken), br.Close()
-}
-
-// missingToCreate are the accounts to make on first use that aren't there.
-func missingToCreate(specs []credit.AccountSpec, have map[string]credit.Account) []credit.AccountSpec {
-	var out []credit.AccountSpec
-	for _, s := range specs {
-		if _, ok := have[s.ID]; s.Create && !ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // lockReservation locks a reservation's hold rows, then its accounts.
