@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -301,6 +302,14 @@ func TestChatRefusesBadBodies(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
 		assert.Contains(t, got, "bad_input")
 	}
+	// A chat may be 512 KiB, more than other bodies' 256 KiB.
+	long := `{"messages":[{"role":"user","content":"` + strings.Repeat("a", 400<<10) + `"}]}`
+	res, got := p.do(t, http.MethodPost, "/api/v1/agent/chat", long, "Accept", "application/json")
+	assert.Equal(t, http.StatusAccepted, res.StatusCode, got)
+	tooLong := `{"messages":[{"role":"user","content":"` + strings.Repeat("a", 520<<10) + `"}]}`
+	res, got = p.do(t, http.MethodPost, "/api/v1/agent/chat", tooLong, "Accept", "application/json")
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+	assert.Contains(t, got, "512 KiB")
 }
 
 func TestChatLimits(t *testing.T) {

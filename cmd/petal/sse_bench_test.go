@@ -96,6 +96,18 @@ func rssKiB(pid int) int64 {
 }
 
 func BenchmarkSSEFanout(b *testing.B) {
+	// burst: appends as fast as one writer can; paced: 20 events a second,
+	// as a chat's progress comes, to show the lag when the fan-out keeps up.
+	for _, pace := range []time.Duration{0, 50 * time.Millisecond} {
+		name := "burst"
+		if pace > 0 {
+			name = "paced-20-per-s"
+		}
+		b.Run(name, func(b *testing.B) { benchFanout(b, pace) })
+	}
+}
+
+func benchFanout(b *testing.B, pace time.Duration) {
 	for range b.N {
 		db := pgtest.New(b)
 		p := startProcess(b, db, nil)
@@ -134,7 +146,14 @@ func BenchmarkSSEFanout(b *testing.B) {
 
 		appended := make([]time.Time, fanoutEvents+2)
 		start := time.Now()
-		for i := 1; i <= fanoutEvents; i++ {
+		events := fanoutEvents
+		if pace > 0 {
+			events = 60
+		}
+		for i := 1; i <= events; i++ {
+			if pace > 0 {
+				time.Sleep(pace)
+			}
 			seq, err := store.Append(ctx, id, runs.Make(runs.KindProgress, runs.ProgressData{Stage: runs.StageFetching, Message: fmt.Sprintf("page %d", i)}))
 			if err != nil {
 				b.Fatal(err)
