@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/petal-near/petal/domain/credit"
@@ -102,6 +103,7 @@ func (a *AgentService) finish(ctx context.Context, c *chat, err error) {
 	default:
 		status = runs.Done
 		if c.flower != nil {
+			a.keepFlower(c)
 			evs = append(evs, runs.NewEvent{Kind: runs.KindFlower, Data: c.flower})
 		}
 		if c.proposed != nil {
@@ -372,6 +374,54 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 	}
 	c.thread = append(c.thread, msg)
 	return false, a.store.SaveThread(c.wctx, c.run.ID, c.thread)
+}
+
+// keepFlower keeps the chat's flower in the run's exploration: made at the
+// run's first flower, under the run's owner, and each new flower a step
+// saved through the registry (door agent). A failure here costs the run
+// nothing: it is logged.
+func (a *AgentService) keepFlower(c *chat) {
+	ctx := c.wctx
+	caller := Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.run.Owner}
+	if c.run.Exploration == "" {
+		question := "Petals' agent"
+		for _, m := range c.thread {
+			if m.Role == runs.RoleUser && strings.TrimSpace(m.Content) != "" {
+				question = strings.TrimSpace(m.Content)
+				break
+			}
+		}
+		if r := []rune(question); len(r) > 280 {
+			question = string(r[:279]) + "…"
+		}
+		in, _ := json.Marshal(map[string]string{"question": question})
+		out, err := a.registry.Call(ctx, "start_exploration", Call{Input: in, Caller: caller})
+		if err != nil {
+			a.log.Warn("agent: the run's exploration could not be made", "run", c.run.ID, "err", err)
+			return
+		}
+		b, _ := json.Marshal(out)
+		var made struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(b, &made) != nil || made.ID == "" {
+			return
+		}
+		if err := a.store.SetExploration(ctx, c.run.ID, made.ID); err != nil {
+			a.log.Warn("agent: the run's exploration could not be kept", "run", c.run.ID, "err", err)
+			return
+		}
+		c.run.Exploration = made.ID
+	}
+	var f struct {
+		Spec           json.RawMessage `json:"spec"`
+		Interpretation string          `json:"interpretation"`
+	}
+	_ = json.Unmarshal(c.flower, &f)
+	in, _ := json.Marshal(map[string]any{"exploration": c.run.Exploration, "spec": f.Spec, "note": f.Interpretation})
+	if _, err := a.registry.Call(ctx, "save_step", Call{Input: in, Caller: caller}); err != nil {
+		a.log.Warn("agent: the flower could not be saved as a step", "run", c.run.ID, "err", err)
+	}
 }
 
 // flowerEvent is the flower event's data for a render_flower call that

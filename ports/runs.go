@@ -23,6 +23,8 @@ type RunStore interface {
 	Resume(ctx context.Context, id, processID string, thread []runs.Message, first ...runs.NewEvent) (runs.Run, error)
 	// SaveThread saves the run's thread (after each model answer and tool).
 	SaveThread(ctx context.Context, id string, thread []runs.Message) error
+	// SetExploration records the exploration the run keeps its flowers in.
+	SetExploration(ctx context.Context, id, exploration string) error
 	// Append adds events to the log and returns the seq of the last one.
 	Append(ctx context.Context, id string, events ...runs.NewEvent) (int64, error)
 	// End appends the last events and sets the final status, in one step, so a

@@ -109,6 +109,9 @@ func (s *Server) getRun(c echo.Context) error {
 	if len(run.Flower) > 0 {
 		body.Flower = run.Flower
 	}
+	if run.Exploration != "" {
+		body.Exploration, _ = json.Marshal(map[string]string{"id": run.Exploration})
+	}
 	return writeJSON(c, http.StatusOK, body)
 }
 

@@ -64,10 +64,10 @@ func (s *RunStore) Create(ctx context.Context, run runs.Run, first ...runs.NewEv
 // Get implements ports.RunStore.
 func (s *RunStore) Get(ctx context.Context, id string) (runs.Run, error) {
 	var r runs.Run
-	var owner, process *string
+	var owner, process, exploration *string
 	var thread, draft, flower []byte
-	err := s.db.Pool.QueryRow(ctx, `SELECT id, owner, status, model, process_id, thread, draft, flower, next_seq, created_at, updated_at
-		FROM runs WHERE id = $1`, id).Scan(&r.ID, &owner, &r.Status, &r.Model, &process, &thread, &draft, &flower, &r.NextSeq, &r.CreatedAt, &r.UpdatedAt)
+	err := s.db.Pool.QueryRow(ctx, `SELECT id, owner, status, model, process_id, thread, draft, flower, exploration, next_seq, created_at, updated_at
+		FROM runs WHERE id = $1`, id).Scan(&r.ID, &owner, &r.Status, &r.Model, &process, &thread, &draft, &flower, &exploration, &r.NextSeq, &r.CreatedAt, &r.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, errs.Newf(errs.NotFound, "no run %s", id)
 	}
@@ -79,6 +79,9 @@ func (s *RunStore) Get(ctx context.Context, id string) (runs.Run, error) {
 	}
 	if process != nil {
 		r.ProcessID = *process
+	}
+	if exploration != nil {
+		r.Exploration = *exploration
 	}
 	if err := json.Unmarshal(thread, &r.Thread); err != nil {
 		return r, fmt.Errorf("run %s thread: %w", id, err)
@@ -127,6 +130,18 @@ func (s *RunStore) SaveThread(ctx context.Context, id string, thread []runs.Mess
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE runs SET thread = $2, updated_at = now() WHERE id = $1`, id, b)
 	if err != nil {
 		return fmt.Errorf("save thread: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	return nil
+}
+
+// SetExploration implements ports.RunStore.
+func (s *RunStore) SetExploration(ctx context.Context, id, exploration string) error {
+	tag, err := s.db.Pool.Exec(ctx, `UPDATE runs SET exploration = $2, updated_at = now() WHERE id = $1`, id, exploration)
+	if err != nil {
+		return fmt.Errorf("set the run's exploration: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
 		return errs.Newf(errs.NotFound, "no run %s", id)

@@ -147,6 +147,15 @@ func TestClientLeavingMidRunLaterReadsTheFinishedRun(t *testing.T) {
 	flower, ok := run["flower"].(map[string]any)
 	require.True(t, ok, "the finished run carries its flower")
 	assert.Regexp(t, `^/d/[0-9a-f]{64}$`, flower["view_url"])
+	// Its first flower made the run an exploration, with the flower as a step.
+	exploration, ok := run["exploration"].(map[string]any)
+	require.True(t, ok, "the run has an exploration: %s", body)
+	res, body = p.do(t, http.MethodGet, "/api/v1/explorations/"+exploration["id"].(string), "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var whole map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &whole))
+	assert.Equal(t, "draw the marketing DAO", whole["question"])
+	assert.Len(t, whole["steps"], 1)
 }
 
 func TestViewerReconnectingByCursorSeesEveryEventOnce(t *testing.T) {

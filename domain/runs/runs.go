@@ -54,9 +54,12 @@ type Run struct {
 	Thread    []Message
 	Draft     json.RawMessage // the draft the person sent, if any
 	Flower    json.RawMessage // the last flower drawn, the flower event's data
-	NextSeq   int64           // the seq the next event gets
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	// Exploration is the exploration the run keeps its flowers in (empty
+	// until its first flower).
+	Exploration string
+	NextSeq     int64 // the seq the next event gets
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // ResumeURL is where a person comes back to a run.
