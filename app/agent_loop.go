@@ -281,7 +281,10 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 		return ans, err
 	}
 	if c.payer != nil {
-		if err := a.ledger.Settle(c.wctx, hold, ans.Cost); err != nil {
+		// SettleCall keeps the call's usage/v1 record on a person's credit (GET /api/v1/me/usage).
+		usage := credit.Usage{InferenceID: ans.InferenceID, Model: ans.Model,
+			TokensIn: int(ans.Tokens.In), TokensCached: int(ans.Tokens.Cached), TokensOut: int(ans.Tokens.Out)}
+		if err := a.ledger.SettleCall(c.wctx, hold, ans.Cost, usage); err != nil {
 			return ans, err
 		}
 	}
