@@ -30,6 +30,7 @@ type Config struct {
 	NearRPCMainnet string // PETAL_NEAR_RPC_MAINNET
 	NearRPCTestnet string // PETAL_NEAR_RPC_TESTNET
 	NearUSD        string // PETAL_NEAR_USD: fixes the NEAR price when set
+	OneClickURL    string // PETAL_ONECLICK_URL: NEAR Intents' 1Click API, whose token list prices NEAR
 
 	ToolCallsPerMinute    int           // PETAL_TOOL_CALLS_PER_MIN
 	NewChatsPerHour       int           // PETAL_NEW_CHATS_PER_HOUR
@@ -67,7 +68,8 @@ var Variables = []Variable{
 	{"NEAR_AI_FALLBACK_MODEL", "openai/gpt-oss-120b", "the model tried once when the first fails on NEAR AI's side"},
 	{"PETAL_NEAR_RPC_MAINNET", "https://rpc.mainnet.near.org", "NEAR RPC for mainnet"},
 	{"PETAL_NEAR_RPC_TESTNET", "https://rpc.testnet.near.org", "NEAR RPC for testnet"},
-	{"PETAL_NEAR_USD", "", "fixes dollars per NEAR for top-ups; empty: unknown (near_usd null, top-ups refused) until a price feed is wired"},
+	{"PETAL_NEAR_USD", "", "fixes dollars per NEAR for top-ups; empty reads it from NEAR Intents' token list"},
+	{"PETAL_ONECLICK_URL", "https://1click.chaindefuser.com", "NEAR Intents' 1Click API, whose token list (GET /v0/tokens) gives dollars per NEAR"},
 	{"PETAL_TOOL_CALLS_PER_MIN", "60", "tool calls per address per minute"},
 	{"PETAL_NEW_CHATS_PER_HOUR", "10", "new agent chats per address per hour"},
 	{"PETAL_FOLLOWUPS_PER_HOUR", "60", "follow-ups on an existing run per address per hour"},
@@ -147,6 +149,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		NearRPCMainnet: get("PETAL_NEAR_RPC_MAINNET"),
 		NearRPCTestnet: get("PETAL_NEAR_RPC_TESTNET"),
 		NearUSD:        get("PETAL_NEAR_USD"),
+		OneClickURL:    strings.TrimRight(get("PETAL_ONECLICK_URL"), "/"),
 
 		ToolCallsPerMinute:    posInt("PETAL_TOOL_CALLS_PER_MIN"),
 		NewChatsPerHour:       posInt("PETAL_NEW_CHATS_PER_HOUR"),
@@ -174,7 +177,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			bad("PETAL_API", fmt.Sprintf("%q is not an http(s) address", c.PublicURL))
 		}
 	}
-	for _, name := range []string{"NEAR_AI_BASE_URL", "PETAL_NEAR_RPC_MAINNET", "PETAL_NEAR_RPC_TESTNET"} {
+	for _, name := range []string{"NEAR_AI_BASE_URL", "PETAL_NEAR_RPC_MAINNET", "PETAL_NEAR_RPC_TESTNET", "PETAL_ONECLICK_URL"} {
 		u, err := url.Parse(get(name))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad(name, fmt.Sprintf("%q is not an http(s) address", get(name)))

@@ -7,10 +7,8 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// FixedNearPrice is the NEAR price PETAL_NEAR_USD fixes. Without it the price
-// is unknown (near_usd: null, and a top-up answers source_failed): this build
-// has no network to read NEAR Intents' token list from, so no live feed is
-// wired yet.
+// FixedNearPrice is the NEAR price PETAL_NEAR_USD fixes (without it petal
+// reads NEAR Intents' token list: adapters/oneclick).
 type FixedNearPrice struct {
 	Price credit.Micros // 0: unknown
 }

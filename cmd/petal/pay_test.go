@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -248,4 +249,24 @@ func TestPriceTipAndUsage(t *testing.T) {
 	res, body = p.do(t, http.MethodPut, "/api/v1/me/tip", `{"tip_percent":null}`, "Cookie", cookie)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.Contains(t, body, `"tip_percent":0`, "null puts it back")
+}
+
+func TestTheNEARPriceFromNEARIntents(t *testing.T) {
+	oneClick := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v0/tokens" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`[{"assetId":"nep141:wrap.near","decimals":24,"blockchain":"near","symbol":"wNEAR","price":4.5,"priceUpdatedAt":"2026-11-30T00:58:30.221Z","contractAddress":"wrap.near"}]`))
+	}))
+	defer oneClick.Close()
+	p, _ := signInPetal(t, map[string]string{"PETAL_ONECLICK_URL": oneClick.URL})
+	cookie, _ := signInAlice(t, p)
+	res, body := p.do(t, http.MethodGet, "/api/v1/pay", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"near_usd":4.5`)
+	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"added_usd":9`, "2 NEAR at $4.50")
 }

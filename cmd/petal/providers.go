@@ -9,6 +9,7 @@ import (
 	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/nearrpc"
+	"github.com/petal-near/petal/adapters/oneclick"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/credit"
@@ -108,8 +109,11 @@ func toolSets(explorations *app.ExplorationService, flowers *app.FlowerService, 
 }
 
 // newNearPrice is the NEAR price: PETAL_NEAR_USD when set (LoadConfig has
-// checked it), else unknown.
+// checked it), else NEAR Intents' token list (null when it can't be read).
 func newNearPrice(cfg app.Config) ports.NearPrice {
-	p, _ := credit.ParseUSD(cfg.NearUSD)
-	return memory.FixedNearPrice{Price: p}
+	if cfg.NearUSD != "" {
+		p, _ := credit.ParseUSD(cfg.NearUSD)
+		return memory.FixedNearPrice{Price: p}
+	}
+	return oneclick.NewPriceFeed(cfg.OneClickURL, nil)
 }

@@ -54,6 +54,8 @@ func signInPetal(t *testing.T, env map[string]string) (*testPetal, *nearrpctest.
 		"PETAL_API":              "https://petal.example",
 		"PETAL_NEAR_RPC_MAINNET": rpc.URL,
 		"PETAL_NEAR_RPC_TESTNET": rpc.URL,
+		// No price feed unless a test brings one: nothing reaches outside.
+		"PETAL_ONECLICK_URL": "http://127.0.0.1:1",
 	}
 	for k, v := range env {
 		e[k] = v
