@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"math/big"
 	"regexp"
 	"strconv"
@@ -26,17 +27,57 @@ var Receivers = map[string]string{"mainnet": "petals.near", "testnet": "petals.t
 // PayService is the person's money: the price, their tip, their usage, and
 // adding credit with a NEAR transfer.
 type PayService struct {
-	cfg    Config
-	ledger ports.LedgerStore
-	people ports.PeopleStore
-	signIn *SignInService
-	near   ports.NearAccounts
-	price  ports.NearPrice
+	cfg     Config
+	ledger  ports.LedgerStore
+	people  ports.PeopleStore
+	signIn  *SignInService
+	near    ports.NearAccounts
+	price   ports.NearPrice
+	billing ports.ModelBilling // nil when the model provider sends no bills (the recorded model)
+	log     *slog.Logger
 }
 
 // NewPayService makes the pay service.
-func NewPayService(cfg Config, ledger ports.LedgerStore, people ports.PeopleStore, signIn *SignInService, near ports.NearAccounts, price ports.NearPrice) *PayService {
-	return &PayService{cfg: cfg, ledger: ledger, people: people, signIn: signIn, near: near, price: price}
+func NewPayService(cfg Config, ledger ports.LedgerStore, people ports.PeopleStore, signIn *SignInService, near ports.NearAccounts,
+	price ports.NearPrice, billing ports.ModelBilling, log *slog.Logger) *PayService {
+	return &PayService{cfg: cfg, ledger: ledger, people: people, signIn: signIn, near: near, price: price, billing: billing, log: log}
+}
+
+// pendingBatch bounds how many calls one reconciliation asks NEAR AI about.
+const pendingBatch = 100
+
+// ReconcilePending asks the model provider for the bills of a person's calls
+// that have none yet and charges the person the bill: each difference from
+// the list price goes back, or is charged, as its own entry. A provider that
+// does not answer leaves them for next time. GET /api/v1/me/usage does it
+// first; a chat may do the same before it starts.
+func (s *PayService) ReconcilePending(ctx context.Context, personID string) error {
+	if s.billing == nil {
+		return nil
+	}
+	pending, err := s.ledger.PendingBills(ctx, credit.PersonAccount(personID), pendingBatch)
+	if err != nil || len(pending) == 0 {
+		return err
+	}
+	ids := make([]string, 0, len(pending))
+	for _, r := range pending {
+		ids = append(ids, r.InferenceID)
+	}
+	bills, err := s.billing.Billed(ctx, ids)
+	if err != nil {
+		if s.log != nil {
+			s.log.Warn("reading NEAR AI's bills", "err", err)
+		}
+		return nil
+	}
+	for _, r := range pending {
+		if b, ok := bills[r.InferenceID]; ok {
+			if err := s.ledger.Reconcile(ctx, r.ReservationID, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // PriceBody is GET /api/v1/price: the price and the SHA-256 of its canonical JSON.
@@ -125,6 +166,9 @@ const usageLimit = 1000
 
 // Usage is every model call charged to the person's credit, newest first.
 func (s *PayService) Usage(ctx context.Context, personID string) (UsageBody, error) {
+	if err := s.ReconcilePending(ctx, personID); err != nil {
+		return UsageBody{}, err
+	}
 	recs, err := s.ledger.Usage(ctx, credit.PersonAccount(personID), usageLimit)
 	if err != nil {
 		return UsageBody{}, err

@@ -34,6 +34,9 @@ type LedgerStore interface {
 	Account(ctx context.Context, id string) (credit.Account, error)
 	// Usage lists an account's usage records, newest first.
 	Usage(ctx context.Context, account string, limit int) ([]credit.UsageRecord, error)
+	// PendingBills are an account's usage records with an inference id and no
+	// bill yet, oldest first, at most limit.
+	PendingBills(ctx context.Context, account string, limit int) ([]credit.UsageRecord, error)
 	// Reconcile records the provider's bill for a call and puts the
 	// difference from what was charged on the account as its own entry, once.
 	Reconcile(ctx context.Context, reservationID string, billed credit.Micros) error
@@ -56,4 +59,12 @@ type InviteStore interface {
 	RevokeInvite(ctx context.Context, id string, at time.Time) (invites.Invite, error)
 	// Invites lists every invite, newest first.
 	Invites(ctx context.Context) ([]invites.Invite, error)
+}
+
+// ModelBilling reads what the model provider billed for calls (NEAR AI's
+// POST /v1/billing/costs), so a person is charged the bill.
+type ModelBilling interface {
+	// Billed maps inference ids to what each call was billed; ids the
+	// provider has no bill for yet are absent.
+	Billed(ctx context.Context, inferenceIDs []string) (map[string]credit.Micros, error)
 }

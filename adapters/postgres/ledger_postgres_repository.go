@@ -318,9 +318,18 @@ FROM credit_accounts WHERE id = $1`, id))
 
 // Usage implements ports.LedgerStore.
 func (r *LedgerRepository) Usage(ctx context.Context, account string, limit int) ([]credit.UsageRecord, error) {
+	return r.usage(ctx, `WHERE account_id = $1 ORDER BY created_at DESC, reservation_id DESC LIMIT $2`, account, limit)
+}
+
+// PendingBills implements ports.LedgerStore.
+func (r *LedgerRepository) PendingBills(ctx context.Context, account string, limit int) ([]credit.UsageRecord, error) {
+	return r.usage(ctx, `WHERE account_id = $1 AND billed_micros IS NULL AND inference_id <> '' ORDER BY created_at, reservation_id LIMIT $2`, account, limit)
+}
+
+func (r *LedgerRepository) usage(ctx context.Context, where string, args ...any) ([]credit.UsageRecord, error) {
 	rows, err := r.db.Pool.Query(ctx, `SELECT reservation_id, account_id, run_id, inference_id, model, tokens_in, tokens_cached, tokens_out,
 list_micros, charged_micros, billed_micros, reconciled_micros, created_at
-FROM credit_usage WHERE account_id = $1 ORDER BY created_at DESC, reservation_id DESC LIMIT $2`, account, limit)
+FROM credit_usage `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: read usage: %w", err)
 	}

@@ -3,6 +3,10 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,6 +28,7 @@ func TestAPersonPaysForAChatWithTheirOwnCredit(t *testing.T) {
 		nearaitest.Completion("p3", "deepseek-ai/DeepSeek-V3.1", "", call),
 	)
 	env := modelEnv(fake)
+	env["NEAR_AI_BASE_URL"] = withBilling(t, fake.BaseURL(), 1_000_000) // NEAR AI bills each call $0.001
 	env["PETAL_AGENT_ACCESS"] = "gated"
 	env["PETAL_NEAR_USD"] = "0.001" // 2 NEAR is $0.002: two calls at $0.0011
 	p, _ := signInPetal(t, env)
@@ -57,11 +62,15 @@ func TestAPersonPaysForAChatWithTheirOwnCredit(t *testing.T) {
 		Totals struct {
 			Calls      int     `json:"calls"`
 			ChargedUSD float64 `json:"charged_usd"`
+			Reconciled int     `json:"reconciled"`
+			BilledUSD  float64 `json:"billed_usd"`
 		} `json:"totals"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(body), &usage))
 	require.Len(t, usage.Usage, 2)
-	assert.Equal(t, 0.0022, usage.Totals.ChargedUSD)
+	assert.Equal(t, 0.002, usage.Totals.ChargedUSD, "listed at $0.0011 a call, then charged NEAR AI's bill of $0.001")
+	assert.Equal(t, 2, usage.Totals.Reconciled)
+	assert.Equal(t, 0.002, usage.Totals.BilledUSD)
 	assert.NotEmpty(t, usage.Usage[0].InferenceID, "NEAR AI's inference id")
 	assert.Equal(t, "deepseek-ai/DeepSeek-V3.1", usage.Usage[0].Model)
 
@@ -70,9 +79,39 @@ func TestAPersonPaysForAChatWithTheirOwnCredit(t *testing.T) {
 	assert.Zero(t, dailySpent, "the daily cap doesn't count a person's own credit")
 	var spent int64
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT spent_micros FROM credit_accounts WHERE id = $1`, credit.PersonAccount(person)).Scan(&spent))
-	assert.EqualValues(t, 2_200, spent)
+	assert.EqualValues(t, 2_000, spent, "the person is charged the bill")
 
 	res, body = p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Cookie", cookie, "Origin", siteOrigin, "Accept", "application/json")
 	assert.Equal(t, http.StatusPaymentRequired, res.StatusCode, body)
 	assert.Len(t, fake.Completions(), 2)
+}
+
+// withBilling puts NEAR AI's POST /v1/billing/costs, billing every call
+// nanoUSD, in front of the fake model at modelBase (…/v1), which answers
+// everything else.
+func withBilling(t *testing.T, modelBase string, nanoUSD int64) string {
+	t.Helper()
+	target, err := url.Parse(strings.TrimSuffix(modelBase, "/v1"))
+	require.NoError(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/billing/costs" {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		var req struct {
+			RequestIDs []string `json:"requestIds"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		out := []map[string]any{}
+		for _, id := range req.RequestIDs {
+			out = append(out, map[string]any{"requestId": id, "costNanoUsd": nanoUSD})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"requests": out})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
 }

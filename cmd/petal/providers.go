@@ -43,6 +43,7 @@ var (
 		wire.Bind(new(ports.PeopleStore), new(*postgres.PeopleRepository)),
 		wire.Bind(new(ports.NearAccounts), new(*nearrpc.Client)),
 		newNearPrice,
+		newModelBilling,
 		postgres.NewSnapshotRepository,
 		wire.Bind(new(ports.SnapshotStore), new(*postgres.SnapshotRepository)),
 		postgres.NewExplorationRepository,
@@ -116,4 +117,13 @@ func newNearPrice(cfg app.Config) ports.NearPrice {
 		return memory.FixedNearPrice{Price: p}
 	}
 	return oneclick.NewPriceFeed(cfg.OneClickURL, nil)
+}
+
+// newModelBilling is the model provider's bills, when it sends them (NEAR AI
+// does; the recorded model doesn't).
+func newModelBilling(p ports.ModelProvider) ports.ModelBilling {
+	if b, ok := p.(ports.ModelBilling); ok {
+		return b
+	}
+	return nil
 }

@@ -60,7 +60,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random)
 	nearPrice := newNearPrice(cfg)
-	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice)
+	modelBilling := newModelBilling(modelProvider)
+	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, modelBilling, log)
 	deps := httpapi.Deps{
 		Config:       cfg,
 		Log:          log,
