@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"time"
 
 	"github.com/petal-near/petal/domain/credit"
@@ -23,18 +24,39 @@ import (
 // finds or makes the person, binds the wallet, moves the anonymous session's
 // runs and explorations, and replaces the session, keeping its invite.
 type SignInService struct {
-	cfg    Config
-	store  ports.PeopleStore
-	near   ports.NearAccounts
-	keys   *WalletKeys
-	ledger ports.LedgerStore
-	clock  ports.Clock
-	random ports.Random
+	cfg     Config
+	store   ports.PeopleStore
+	near    ports.NearAccounts
+	keys    *WalletKeys
+	ledger  ports.LedgerStore
+	clock   ports.Clock
+	random  ports.Random
+	limiter ports.RateLimiter
 }
 
 // NewSignInService makes the sign-in service.
-func NewSignInService(cfg Config, store ports.PeopleStore, near ports.NearAccounts, keys *WalletKeys, ledger ports.LedgerStore, clock ports.Clock, random ports.Random) *SignInService {
-	return &SignInService{cfg: cfg, store: store, near: near, keys: keys, ledger: ledger, clock: clock, random: random}
+func NewSignInService(cfg Config, store ports.PeopleStore, near ports.NearAccounts, keys *WalletKeys, ledger ports.LedgerStore,
+	clock ports.Clock, random ports.Random, limiter ports.RateLimiter) *SignInService {
+	return &SignInService{cfg: cfg, store: store, near: near, keys: keys, ledger: ledger, clock: clock, random: random, limiter: limiter}
+}
+
+// AuthCallsPerMinute bounds challenges and verifications per address: each
+// writes a row or asks NEAR's RPC, and nobody signs in sixty times a minute.
+const AuthCallsPerMinute = 60
+
+// Limit takes one sign-in call from address's allowance.
+func (s *SignInService) Limit(ctx context.Context, address string) error {
+	if s.limiter == nil {
+		return nil
+	}
+	ok, wait, err := s.limiter.Allow(ctx, "auth:"+address, AuthCallsPerMinute, time.Minute)
+	if err != nil {
+		return errs.New(errs.Internal, "the rate limiter failed").WithCause(err)
+	}
+	if !ok {
+		return RateLimited(fmt.Sprintf("more than %d sign-in calls a minute from this address", AuthCallsPerMinute), wait)
+	}
+	return nil
 }
 
 // ChallengeBody is POST /api/v1/auth/challenge's answer.

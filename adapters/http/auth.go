@@ -56,6 +56,9 @@ func (s *Server) challenge(c echo.Context) error {
 	if err := s.checkOrigin(c); err != nil {
 		return err
 	}
+	if err := s.deps.SignIn.Limit(c.Request().Context(), ClientAddress(c.Request(), s.deps.Config.Public)); err != nil {
+		return err
+	}
 	out, err := s.deps.SignIn.Challenge(c.Request().Context())
 	if err != nil {
 		return err
@@ -65,6 +68,9 @@ func (s *Server) challenge(c echo.Context) error {
 
 func (s *Server) verify(c echo.Context) error {
 	if err := s.checkOrigin(c); err != nil {
+		return err
+	}
+	if err := s.deps.SignIn.Limit(c.Request().Context(), ClientAddress(c.Request(), s.deps.Config.Public)); err != nil {
 		return err
 	}
 	var in app.VerifyInput

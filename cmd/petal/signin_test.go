@@ -391,3 +391,17 @@ func TestAGatedServerWithAModelKeyNeedsAWalletKey(t *testing.T) {
 	require.NoError(t, err)
 	cleanup()
 }
+
+func TestSignInCallsAreLimitedPerAddress(t *testing.T) {
+	p, _ := signInPetal(t, nil)
+	for i := range app.AuthCallsPerMinute {
+		res, body := p.do(t, http.MethodPost, "/api/v1/auth/challenge", "")
+		require.Equal(t, http.StatusOK, res.StatusCode, "call %d: %s", i, body)
+	}
+	res, body := p.do(t, http.MethodPost, "/api/v1/auth/challenge", "")
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
+	assert.Contains(t, body, `"code":"rate_limited"`)
+	assert.NotEmpty(t, res.Header.Get("Retry-After"))
+	res, _ = p.do(t, http.MethodPost, "/api/v1/auth/challenge", "", "Cf-Connecting-Ip", "203.0.113.9")
+	assert.Equal(t, http.StatusOK, res.StatusCode, "another address has its own allowance")
+}

@@ -58,7 +58,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	if err != nil {
 		return nil, nil, err
 	}
-	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random)
+	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random, rateLimiter)
 	nearPrice := newNearPrice(cfg)
 	modelBilling := newModelBilling(modelProvider)
 	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, modelBilling, log)
