@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -404,4 +405,37 @@ func TestSignInCallsAreLimitedPerAddress(t *testing.T) {
 	assert.NotEmpty(t, res.Header.Get("Retry-After"))
 	res, _ = p.do(t, http.MethodPost, "/api/v1/auth/challenge", "", "Cf-Connecting-Ip", "203.0.113.9")
 	assert.Equal(t, http.StatusOK, res.StatusCode, "another address has its own allowance")
+}
+
+// TestConcurrentFirstSignInsBindOneWallet: two first sign-ins of one wallet
+// at once make one person and one binding.
+func TestConcurrentFirstSignInsBindOneWallet(t *testing.T) {
+	p, rpc := signInPetal(t, nil)
+	priv, account := goKey(t, rpc, "gina.testnet", "full")
+	proofs := make([]map[string]string, 8)
+	for i := range proofs {
+		proofs[i] = signChallenge(t, p, priv, account)
+	}
+	persons := make([]string, len(proofs))
+	var wg sync.WaitGroup
+	for i, proof := range proofs {
+		wg.Go(func() {
+			res, body := p.do(t, http.MethodPost, "/api/v1/auth/verify", verifyBody("testnet", proof))
+			if assert.Equal(t, http.StatusOK, res.StatusCode, body) {
+				var out struct {
+					PersonID string `json:"person_id"`
+				}
+				assert.NoError(t, json.Unmarshal([]byte(body), &out))
+				persons[i] = out.PersonID
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range persons {
+		assert.Equal(t, persons[0], id, "one person")
+	}
+	var people, wallets int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM people), (SELECT count(*) FROM wallets)`).Scan(&people, &wallets))
+	assert.Equal(t, 1, people)
+	assert.Equal(t, 1, wallets)
 }
