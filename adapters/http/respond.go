@@ -72,21 +72,6 @@ func writeJSONBytes(c echo.Context, status int, b []byte) error {
 	return c.Blob(status, jsonContentType, withToolsVersion(b))
 }
 
-// ErrorBody is the contract's error shape.
-type ErrorBody struct {
-	Error ErrorDetail `json:"error"`
-}
-
-// ErrorDetail is the inside of ErrorBody.
-type ErrorDetail struct {
-	Code        errs.Code      `json:"code"`
-	Message     string         `json:"message"`
-	Hint        string         `json:"hint"`
-	RetryAfterS int            `json:"retry_after_s,omitempty"`
-	Problems    []errs.Problem `json:"problems,omitempty"`
-	Ended       string         `json:"ended,omitempty"`
-}
-
 // toPetalError turns anything a handler or Echo returned into petal's error.
 // What is not petal's own is internal, and its detail stays in the logs.
 func toPetalError(err error) *errs.Error {
@@ -128,14 +113,10 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		if e.RetryAfterS > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(e.RetryAfterS))
 		}
-		body := ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message, Hint: e.Hint, RetryAfterS: e.RetryAfterS, Problems: e.Problems}}
-		if ended, ok := e.Extra["ended"].(string); ok {
-			body.Error.Ended = ended
-		}
 		if c.Request().Method == http.MethodHead {
 			_ = c.NoContent(status)
 			return
 		}
-		_ = writeJSON(c, status, body)
+		_ = writeJSON(c, status, e.Body())
 	}
 }

@@ -194,7 +194,7 @@ func (s *Server) streamTool(c echo.Context, name string, call app.Call) error {
 	defer mu.Unlock()
 	if err != nil {
 		e := toPetalError(err)
-		return sse.event("error", "", ErrorDetail{Code: e.Code, Message: e.Message, Hint: e.Hint, RetryAfterS: e.RetryAfterS})
+		return sse.event("error", "", e.Detail())
 	}
 	return sse.event("result", "", out)
 }

@@ -122,21 +122,6 @@ func progressSender(ctx context.Context, ss *sdk.ServerSession, token any) func(
 	}
 }
 
-// ErrorBody is a tool error as MCP carries it: the contract's error shape, as
-// the text of an isError result.
-type ErrorBody struct {
-	Error ErrorDetail `json:"error"`
-}
-
-// ErrorDetail is the inside of ErrorBody, as on HTTP.
-type ErrorDetail struct {
-	Code        errs.Code      `json:"code"`
-	Message     string         `json:"message"`
-	Hint        string         `json:"hint"`
-	RetryAfterS int            `json:"retry_after_s,omitempty"`
-	Problems    []errs.Problem `json:"problems,omitempty"`
-}
-
 func (s *Server) errorResult(err error) *sdk.CallToolResult {
 	e, ok := errs.As(err)
 	if !ok {
@@ -145,7 +130,7 @@ func (s *Server) errorResult(err error) *sdk.CallToolResult {
 	if e.Code == errs.Internal {
 		s.log.Error("mcp tool call failed", "err", err)
 	}
-	b, _ := json.Marshal(ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message, Hint: e.Hint, RetryAfterS: e.RetryAfterS, Problems: e.Problems}})
+	b, _ := json.Marshal(e.Body())
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}
 }
 

@@ -102,13 +102,13 @@ func connectHTTP(t *testing.T, door *mcp.Server, opts *sdk.ClientOptions) *sdk.C
 	return cs
 }
 
-func errorOf(t *testing.T, res *sdk.CallToolResult) mcp.ErrorDetail {
+func errorOf(t *testing.T, res *sdk.CallToolResult) errs.Detail {
 	t.Helper()
 	require.True(t, res.IsError, "expected a tool error")
 	require.Len(t, res.Content, 1)
 	text, ok := res.Content[0].(*sdk.TextContent)
 	require.True(t, ok)
-	var body mcp.ErrorBody
+	var body errs.Body
 	require.NoError(t, json.Unmarshal([]byte(text.Text), &body))
 	return body.Error
 }
@@ -170,7 +170,7 @@ func TestCallsGoThroughTheRegistry(t *testing.T) {
 			res, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "fails", Arguments: map[string]any{}})
 			require.NoError(t, err)
 			e = errorOf(t, res)
-			assert.Equal(t, mcp.ErrorDetail{Code: errs.BadInput, Message: "field x: expected a number", Hint: "send a number"}, e)
+			assert.Equal(t, errs.Detail{Code: errs.BadInput, Message: "field x: expected a number", Hint: "send a number"}, e)
 		})
 	}
 }

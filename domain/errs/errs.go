@@ -97,3 +97,31 @@ func Is(err error, code Code) bool {
 	e, ok := As(err)
 	return ok && e.Code == code
 }
+
+// Body is the contract's error shape, the same through every door:
+// {"error": {"code", "message", "hint"}}.
+type Body struct {
+	Error Detail `json:"error"`
+}
+
+// Detail is the inside of Body: only what a caller may see.
+type Detail struct {
+	Code        Code      `json:"code"`
+	Message     string    `json:"message"`
+	Hint        string    `json:"hint"`
+	RetryAfterS int       `json:"retry_after_s,omitempty"`
+	Problems    []Problem `json:"problems,omitempty"`
+	Ended       string    `json:"ended,omitempty"`
+}
+
+// Detail is what callers see of e; Cause stays behind.
+func (e *Error) Detail() Detail {
+	d := Detail{Code: e.Code, Message: e.Message, Hint: e.Hint, RetryAfterS: e.RetryAfterS, Problems: e.Problems}
+	if ended, ok := e.Extra["ended"].(string); ok {
+		d.Ended = ended
+	}
+	return d
+}
+
+// Body is e in the contract's error shape.
+func (e *Error) Body() Body { return Body{Error: e.Detail()} }

@@ -5,8 +5,6 @@
 package explorations
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -16,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/people"
 )
 
 // Limits on what a person writes.
@@ -172,21 +171,13 @@ func NewID(random io.Reader, prefix string) (string, error) {
 }
 
 // NewLinkToken makes a link's token, 32 random bytes in base64url, and the
-// hash that is all that is stored.
+// hash that is all that is stored: the same secrets as sessions.
 func NewLinkToken(random io.Reader) (token, hash string, err error) {
-	var b [32]byte
-	if _, err := io.ReadFull(random, b[:]); err != nil {
-		return "", "", fmt.Errorf("explorations: random: %w", err)
-	}
-	token = base64.RawURLEncoding.EncodeToString(b[:])
-	return token, HashToken(token), nil
+	return people.NewToken(random)
 }
 
 // HashToken is a link token's stored form: hex SHA-256 of its text.
-func HashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
+func HashToken(token string) string { return people.HashToken(token) }
 
 // CheckQuestion checks a new exploration's question and title.
 func CheckQuestion(question, title string) error {
