@@ -1,7 +1,7 @@
 // Package migrations embeds petal's SQL migrations, applied by golang-migrate
-// at start-up and by `petal migrate`. Files are numbered by area (1 foundation,
-// 10 snapshots, 20 specs, 30 people and money, 40 runs, 50 explorations) so
-// areas can add migrations without colliding; within an area, count up.
+// at start-up and by `petal migrate`. Files are numbered in one sequence,
+// 1, 2, 3 …: a new migration always takes the next number, because
+// golang-migrate never applies a file numbered below a database's version.
 package migrations
 
 import "embed"

@@ -115,3 +115,27 @@ func TestMigrationsUpDownUp(t *testing.T) {
 	require.NoError(t, m.Up())
 	assert.Equal(t, up, catalog(t, migrated))
 }
+
+// TestMigrationsNumberedInOneSequence keeps the files numbered 1, 2, 3 … with
+// an up and a down each. golang-migrate never applies a file numbered below a
+// database's version, so a gap filled later (or numbering by area) would leave
+// that file unapplied on every database already past it.
+func TestMigrationsNumberedInOneSequence(t *testing.T) {
+	name := regexp.MustCompile(`^(\d{6})_[a-z0-9_]+\.(up|down)\.sql$`)
+	files, err := fs.Glob(migrations.FS, "*.sql")
+	require.NoError(t, err)
+	halves := map[int]map[string]bool{}
+	for _, f := range files {
+		m := name.FindStringSubmatch(f)
+		require.NotNil(t, m, "%s: name migrations NNNNNN_title.up.sql / .down.sql", f)
+		v, _ := strconv.Atoi(m[1])
+		if halves[v] == nil {
+			halves[v] = map[string]bool{}
+		}
+		halves[v][m[2]] = true
+	}
+	for v := 1; v <= len(halves); v++ {
+		require.Contains(t, halves, v, "migration %06d is missing: number new migrations right after the highest, with no gaps", v)
+		assert.True(t, halves[v]["up"] && halves[v]["down"], "migration %06d needs both an up and a down", v)
+	}
+}
