@@ -173,6 +173,7 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 	for _, m := range req.Messages {
 		run.Thread = append(run.Thread, runs.Message{Role: m.Role, Content: m.Content})
 	}
+	payer = forChat(payer, run.ID, 0)
 	first := a.openingEvents(run.ID)
 	created, err := a.store.Create(ctx, run, first...)
 	if err != nil {
@@ -199,6 +200,7 @@ func (a *AgentService) continueRun(ctx context.Context, caller Caller, req ChatR
 	}
 	thread := append(run.Thread, runs.Message{Role: runs.RoleUser, Content: last.Content})
 	firstSeq := run.NextSeq
+	payer = forChat(payer, run.ID, firstSeq)
 	resumed, err := a.store.Resume(ctx, run.ID, string(a.process), thread, a.openingEvents(run.ID)...)
 	if err != nil {
 		return ChatStarted{}, err
@@ -269,6 +271,17 @@ func (a *AgentService) start(run runs.Run, caller Caller, payer *credit.Payer) {
 		}()
 		a.execute(ctx, run, caller, payer)
 	}()
+}
+
+// forChat names the chat payer's per-chat cap counts on: the run and the
+// chat's first seq, so a follow-up on a run gets a cap of its own.
+func forChat(payer *credit.Payer, runID string, firstSeq int64) *credit.Payer {
+	if payer == nil {
+		return nil
+	}
+	p := *payer
+	p.Chat = fmt.Sprintf("%s@%d", runID, firstSeq)
+	return &p
 }
 
 // gate says who pays for a chat on a real model, before any model call

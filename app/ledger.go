@@ -46,7 +46,7 @@ func NewLedger(store ports.LedgerStore, people ports.PeopleStore, clock ports.Cl
 
 // Reserve holds worstCase on every account that pays for payer, for one model
 // call of runID made by processID, in the same transaction that checks what
-// is left.
+// is left. The per-chat cap counts payer.Chat's holds (the run's when empty).
 func (l *Ledger) Reserve(ctx context.Context, payer credit.Payer, runID, processID string, worstCase credit.Micros) (credit.Hold, error) {
 	if runID == "" || processID == "" {
 		return credit.Hold{}, errors.New("ledger: a hold needs a run and a process")
@@ -56,9 +56,13 @@ func (l *Ledger) Reserve(ctx context.Context, payer credit.Payer, runID, process
 		return credit.Hold{}, err
 	}
 	now := l.clock.Now()
-	hold := credit.Hold{ID: id, RunID: runID, ProcessID: processID, Payer: payer}
-	return l.store.Reserve(ctx, hold, payer.Accounts(now), func(accounts []credit.Account, runTaken credit.Micros) ([]credit.HoldLine, error) {
-		return credit.PlanHold(payer, accounts, runTaken, worstCase, now)
+	chat := payer.Chat
+	if chat == "" {
+		chat = runID
+	}
+	hold := credit.Hold{ID: id, RunID: runID, ChatID: chat, ProcessID: processID, Payer: payer}
+	return l.store.Reserve(ctx, hold, payer.Accounts(now), func(accounts []credit.Account, chatTaken credit.Micros) ([]credit.HoldLine, error) {
+		return credit.PlanHold(payer, accounts, chatTaken, worstCase, now)
 	})
 }
 

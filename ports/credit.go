@@ -14,11 +14,11 @@ import (
 type LedgerStore interface {
 	// Reserve, in one transaction: makes the accounts marked Create when they
 	// are missing, locks the paying accounts (a missing one is left out),
-	// reads what hold.RunID has already taken from the first (held or
+	// reads what hold.ChatID has already taken from the first (held or
 	// charged), asks decide for the lines to hold, and writes them with
-	// hold's id, run and process.
+	// hold's id, run, chat and process.
 	Reserve(ctx context.Context, hold credit.Hold, specs []credit.AccountSpec,
-		decide func(accounts []credit.Account, runTaken credit.Micros) ([]credit.HoldLine, error)) (credit.Hold, error)
+		decide func(accounts []credit.Account, chatTaken credit.Micros) ([]credit.HoldLine, error)) (credit.Hold, error)
 	// Settle locks a reservation and its accounts; if it is still held, it
 	// asks decide for the charges and writes them, turning the holds into
 	// charges. A reservation already settled or released is left alone

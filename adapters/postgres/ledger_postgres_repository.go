@@ -95,9 +95,13 @@ func (r *LedgerRepository) Reserve(ctx context.Context, hold credit.Hold, specs 
 		for _, s := range specs {
 			ids = append(ids, s.ID)
 		}
-		// Lock the accounts and read the run's spend in one round trip: the
+		// Lock the accounts and read the chat's spend in one round trip: the
 		// fewer round trips under the lock, the more calls a budget serves.
-		locked, runTaken, err := lockForReserve(ctx, tx, ids, hold.RunID)
+		chat := hold.ChatID
+		if chat == "" {
+			chat = hold.RunID
+		}
+		locked, chatTaken, err := lockForReserve(ctx, tx, ids, chat)
 		if err != nil {
 			return err
 		}
@@ -115,19 +119,19 @@ func (r *LedgerRepository) Reserve(ctx context.Context, hold credit.Hold, specs 
 			}
 			accounts = append(accounts, a)
 		}
-		lines, err := decide(accounts, runTaken)
+		lines, err := decide(accounts, chatTaken)
 		if err != nil {
 			return err
 		}
 		for _, l := range lines {
-			batch.Queue(`INSERT INTO credit_holds (reservation_id, account_id, run_id, process_id, payer, amount_micros)
-VALUES ($1, $2, $3, $4, $5, $6)`, hold.ID, l.Account, hold.RunID, hold.ProcessID, payer, int64(l.Amount))
+			batch.Queue(`INSERT INTO credit_holds (reservation_id, account_id, run_id, chat_id, process_id, payer, amount_micros)
+VALUES ($1, $2, $3, $4, $5, $6, $7)`, hold.ID, l.Account, hold.RunID, chat, hold.ProcessID, payer, int64(l.Amount))
 			batch.Queue(`UPDATE credit_accounts SET held_micros = held_micros + $2 WHERE id = $1`, l.Account, int64(l.Amount))
 		}
 		if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
 			return fmt.Errorf("postgres: write hold: %w", err)
 		}
-		hold.Lines = lines
+		hold.ChatID, hold.Lines = chat, lines
 		return nil
 	})
 	if err != nil {
@@ -136,9 +140,9 @@ VALUES ($1, $2, $3, $4, $5, $6)`, hold.ID, l.Account, hold.RunID, hold.ProcessID
 	return hold, nil
 }
 
-// lockForReserve locks the accounts named (in id order) and reads what runID
+// lockForReserve locks the accounts named (in id order) and reads what chatID
 // has taken from the first of them (held or charged), in one round trip.
-func lockForReserve(ctx context.Context, tx pgx.Tx, ids []string, runID string) (map[string]credit.Account, credit.Micros, error) {
+func lockForReserve(ctx context.Context, tx pgx.Tx, ids []string, chatID string) (map[string]credit.Account, credit.Micros, error) {
 	sorted := slices.Clone(ids)
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
@@ -150,7 +154,7 @@ FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE`, sorted)
 		first = ids[0]
 	}
 	batch.Queue(`SELECT coalesce(sum(CASE status WHEN 'held' THEN amount_micros ELSE charged_micros END), 0)
-FROM credit_holds WHERE run_id = $1 AND account_id = $2 AND status <> 'released'`, runID, first)
+FROM credit_holds WHERE chat_id = $1 AND account_id = $2 AND status <> 'released'`, chatID, first)
 	br := tx.SendBatch(ctx, &batch)
 	defer br.Close()
 	rows, err := br.Query()
@@ -172,7 +176,7 @@ FROM credit_holds WHERE run_id = $1 AND account_id = $2 AND status <> 'released'
 	}
 	var taken int64
 	if err := br.QueryRow().Scan(&taken); err != nil {
-		return nil, 0, fmt.Errorf("postgres: read the run's spend: %w", err)
+		return nil, 0, fmt.Errorf("postgres: read the chat's spend: %w", err)
 	}
 	return out, credit.Micros(taken), br.Close()
 }

@@ -146,6 +146,28 @@ func TestReserveRefusals(t *testing.T) {
 		_, err = f.ledger.Reserve(ctx, payer, "run_other", "p", 1)
 		assert.NoError(t, err, "another chat on the same invite goes on")
 	})
+	t.Run("a follow-up chat on the same run has its own cap", func(t *testing.T) {
+		payer := f.invitePayer(t, 1_000_000)
+		payer.Chat = "run_followed@0"
+		h, err := f.ledger.Reserve(ctx, payer, "run_followed", "p", 40_000)
+		require.NoError(t, err)
+		require.NoError(t, f.ledger.Settle(ctx, h, 50_000))
+		_, err = f.ledger.Reserve(ctx, payer, "run_followed", "p", 1)
+		require.True(t, errs.Is(err, errs.BudgetExhausted), "the first chat has spent its $0.05: %v", err)
+
+		payer.Chat = "run_followed@9" // the next POST /api/v1/agent/chat with run_id
+		h, err = f.ledger.Reserve(ctx, payer, "run_followed", "p", 40_000)
+		require.NoError(t, err, "the second chat gets its own $0.05")
+		assert.Equal(t, "run_followed", h.RunID)
+		require.NoError(t, f.ledger.Settle(ctx, h, 40_000))
+		h, err = f.ledger.Reserve(ctx, payer, "run_followed", "p", 40_000)
+		require.NoError(t, err, "$0.04 of its $0.05 used: one more call")
+		require.NoError(t, f.ledger.Settle(ctx, h, 10_000))
+		_, err = f.ledger.Reserve(ctx, payer, "run_followed", "p", 1)
+		assert.True(t, errs.Is(err, errs.BudgetExhausted), "the second chat has spent its own $0.05: %v", err)
+		inv := f.account(t, credit.InviteAccount(payer.InviteID))
+		assert.EqualValues(t, 100_000, inv.Spent, "the invite paid both chats")
+	})
 	t.Run("the daily cap", func(t *testing.T) {
 		payer := f.invitePayer(t, 1_000_000)
 		payer.DailyCap = 0

@@ -75,8 +75,11 @@ type Payer struct {
 	Kind     PayerKind
 	PersonID string // PayPerson
 	InviteID string // PayInvite
-	// PerChat caps what one chat (run) takes from the first account; 0 is no cap.
+	// PerChat caps what one chat takes from the first account; 0 is no cap.
 	PerChat Micros
+	// Chat names the chat PerChat counts on: each POST /api/v1/agent/chat,
+	// a follow-up on a run included, is its own chat. Empty counts the run.
+	Chat string
 	// DailyCap is the server's daily cap; it binds PayInvite and PayOpen.
 	DailyCap Micros
 }
@@ -115,6 +118,7 @@ type HoldLine struct {
 type Hold struct {
 	ID        string
 	RunID     string
+	ChatID    string // the chat the per-chat cap counts it on
 	ProcessID string
 	Payer     Payer
 	Lines     []HoldLine
@@ -129,12 +133,12 @@ func (h Hold) Total() Micros {
 }
 
 // PlanHold decides a reservation: given the paying accounts (locked, in the
-// order Payer.Accounts gives), what this run has already taken from the first
+// order Payer.Accounts gives), what this chat has already taken from the first
 // (held or charged), and the call's worst case, it returns the lines to hold
 // or the refusal. A call goes ahead while every account has something left,
 // and holds its whole worst case: so concurrent calls pass a budget by at most
 // what the calls in flight cost.
-func PlanHold(p Payer, accounts []Account, runTaken, worstCase Micros, now time.Time) ([]HoldLine, error) {
+func PlanHold(p Payer, accounts []Account, chatTaken, worstCase Micros, now time.Time) ([]HoldLine, error) {
 	if worstCase <= 0 {
 		return nil, fmt.Errorf("credit: a hold must be more than zero, not %s", worstCase)
 	}
@@ -156,7 +160,7 @@ func PlanHold(p Payer, accounts []Account, runTaken, worstCase Micros, now time.
 		}
 		lines = append(lines, HoldLine{Account: a.ID, Kind: a.Kind, Amount: worstCase})
 	}
-	if p.PerChat > 0 && runTaken >= p.PerChat {
+	if p.PerChat > 0 && chatTaken >= p.PerChat {
 		return nil, errs.Newf(errs.BudgetExhausted, "this chat has used the $%s one chat may spend", trimUSD(p.PerChat)).
 			WithHint("start a new chat to go on")
 	}
