@@ -152,7 +152,8 @@ func (s *Server) postReading(c echo.Context) error {
 	// The body is opened on first read, after the access check, so a caller
 	// without access learns nothing from how its body is refused.
 	body := &lazyBody{open: func() (io.ReadCloser, error) { return RequestBodyReader(c, PostedReadingInflatedLimit) }}
-	defer body.Close()
+	// Closing a request's body only frees it; there is nothing to do on an error.
+	defer func() { _ = body.Close() }()
 	out, err := s.deps.Explorations.PostReading(c.Request().Context(), s.caller(c), c.Param("ref"), c.Param("sha256"), body)
 	if err != nil {
 		return err

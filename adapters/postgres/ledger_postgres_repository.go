@@ -156,7 +156,9 @@ FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE`, sorted)
 	batch.Queue(`SELECT coalesce(sum(CASE status WHEN 'held' THEN amount_micros ELSE charged_micros END), 0)
 FROM credit_holds WHERE chat_id = $1 AND account_id = $2 AND status <> 'released'`, chatID, first)
 	br := tx.SendBatch(ctx, &batch)
-	defer br.Close()
+	// On an error path the first error is the one to report; the happy path
+	// returns Close's own error (a second Close is a no-op).
+	defer func() { _ = br.Close() }()
 	rows, err := br.Query()
 	if err != nil {
 		return nil, 0, fmt.Errorf("postgres: lock accounts: %w", err)

@@ -56,6 +56,7 @@ func TestPayingInNEAR(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.JSONEq(t, `{"tools_version":"1.0.0","network":"mainnet","receiver":"petals.near","near_usd":3.25}`, body, "anyone else: mainnet")
 	res, body = p.do(t, http.MethodGet, "/api/v1/pay", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.JSONEq(t, `{"tools_version":"1.0.0","network":"testnet","receiver":"petals.testnet","near_usd":3.25}`, body, "the network she signed in on")
 
 	pay := func(hash string, headers ...string) (*http.Response, string) {
@@ -131,6 +132,7 @@ func TestPayWithoutAPriceOrOnAPublicSite(t *testing.T) {
 	p, _ := signInPetal(t, nil)
 	cookie, _ := signInAlice(t, p)
 	res, body := p.do(t, http.MethodGet, "/api/v1/pay", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.JSONEq(t, `{"tools_version":"1.0.0","network":"testnet","receiver":"petals.testnet","near_usd":null}`, body)
 	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie)
 	assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode, body)
@@ -142,6 +144,7 @@ func TestPayWithoutAPriceOrOnAPublicSite(t *testing.T) {
 	pub, _ := signInPetal(t, map[string]string{"PETAL_PUBLIC": "1", "PETAL_NEAR_USD": "3"})
 	cookie, _ = signInAlice(t, pub)
 	res, body = pub.do(t, http.MethodGet, "/api/v1/pay", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.Contains(t, body, `"network":"mainnet"`, "a public site counts mainnet only")
 	res, body = pub.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie)
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
@@ -166,6 +169,7 @@ func TestPriceTipAndUsage(t *testing.T) {
 	}
 	cookie, person := signInAlice(t, p)
 	res, body = p.do(t, http.MethodGet, "/api/v1/me/tip", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.JSONEq(t, `{"tools_version":"1.0.0","tip_percent":0,"min_percent":0,"max_percent":50,"step_percent":1}`, body)
 	for _, bad := range []string{`{"tip_percent":51}`, `{"tip_percent":-1}`, `{"tip_percent":2.5}`, `{"tip_percent":"5"}`, `{"tip":5}`} {
 		res, body = p.do(t, http.MethodPut, "/api/v1/me/tip", bad, "Cookie", cookie)
@@ -243,6 +247,7 @@ func TestPriceTipAndUsage(t *testing.T) {
 	}
 	assert.Equal(t, []string{"top_up", "call", "tip", "reconcile", "call", "tip"}, kinds, "each part is its own entry")
 	res, body = p.do(t, http.MethodGet, "/api/v1/me", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.Contains(t, body, `"spent_usd":0.053`)
 	assert.Contains(t, body, `"left_usd":6.447`)
 

@@ -256,6 +256,7 @@ func TestSignInMovesTheAnonymousSessionsWorkAndKeepsItsInvite(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	assert.Contains(t, body, `"status":"active"`, "the new session keeps the invite")
 	res, body = p.do(t, http.MethodGet, "/api/v1/auth/invite", "", "Cookie", "__Host-petal_session="+anonCookie.Value)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.JSONEq(t, `{"tools_version":"1.0.0","invite":null}`, body, "the old session is gone")
 	res, body = p.do(t, http.MethodGet, "/api/v1/me", "", "Cookie", "__Host-petal_session="+newCookie.Value)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)

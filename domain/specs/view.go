@@ -75,16 +75,3 @@ var bandColours = []string{"#440154", "#31688E", "#35B779", "#FDE725"}
 
 // bandLabels name the bands in the legend.
 var bandLabels = []string{"10% or more each", "1% to 10% each", "0.1% to 1% each", "under 0.1% each"}
-
-// bandOf is the band of a share given in millionths: ≥10%, ≥1%, ≥0.1%, less.
-func bandOf(millionths int64) int {
-	switch {
-	case millionths >= 100_000:
-		return 0
-	case millionths >= 10_000:
-		return 1
-	case millionths >= 1_000:
-		return 2
-	}
-	return 3
-}
