@@ -53,6 +53,7 @@ type AgentService struct {
 	flowers   FlowerDrawer
 	access    *Access
 	ledger    *Ledger
+	pay       *PayService // reconciles a person's calls with NEAR AI's bill before their chat
 	snapshots ports.SnapshotStore
 	limiter   ports.RateLimiter
 	log       *slog.Logger
@@ -77,9 +78,9 @@ type job struct {
 // NewAgentService makes the agent over its ports. Stop requests from other
 // processes reach it through the bus.
 func NewAgentService(cfg Config, store ports.RunStore, bus ports.EventBus, leases ports.Leases, model ports.ModelProvider,
-	attest ports.Attestations, registry *Registry, flowers FlowerDrawer, access *Access, ledger *Ledger, snapshots ports.SnapshotStore, limiter ports.RateLimiter, log *slog.Logger, process ProcessID) *AgentService {
+	attest ports.Attestations, registry *Registry, flowers FlowerDrawer, access *Access, ledger *Ledger, pay *PayService, snapshots ports.SnapshotStore, limiter ports.RateLimiter, log *slog.Logger, process ProcessID) *AgentService {
 	life, shutdown := context.WithCancelCause(context.Background())
-	a := &AgentService{cfg: cfg, store: store, bus: bus, leases: leases, model: model, attest: attest, registry: registry, flowers: flowers, access: access, ledger: ledger, snapshots: snapshots, limiter: limiter,
+	a := &AgentService{cfg: cfg, store: store, bus: bus, leases: leases, model: model, attest: attest, registry: registry, flowers: flowers, access: access, ledger: ledger, pay: pay, snapshots: snapshots, limiter: limiter,
 		log: log, process: process, tails: newTailCache(store), life: life, shutdown: shutdown, jobs: map[string]*job{}}
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
 	bus.OnStop(func(runID string) { a.cancelLocal(runID, errStopped) })

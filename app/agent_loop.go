@@ -63,8 +63,27 @@ func (a *AgentService) execute(ctx context.Context, run runs.Run, caller Caller,
 			a.finish(context.WithoutCancel(ctx), c, errs.New(errs.Internal, "something went wrong on our side", "try again with this run_id"))
 		}
 	}()
+	a.reconcileFirst(ctx, run.ID, payer)
 	err := a.loop(ctx, c)
 	a.finish(ctx, c, err)
+}
+
+// reconcileTimeout bounds how long a chat waits on NEAR AI's bills.
+const reconcileTimeout = 10 * time.Second
+
+// reconcileFirst charges a person paying from their own credit NEAR AI's
+// bill for their earlier calls before this chat spends more, as GET
+// /api/v1/me/usage does. It never holds the chat up for long nor fails it:
+// what isn't reconciled now is next time.
+func (a *AgentService) reconcileFirst(ctx context.Context, runID string, payer *credit.Payer) {
+	if a.pay == nil || payer == nil || payer.Kind != credit.PayPerson {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, reconcileTimeout)
+	defer cancel()
+	if err := a.pay.ReconcilePending(ctx, payer.PersonID); err != nil {
+		a.log.Warn("agent run: reconciling the person's calls before the chat", "run", runID, "err", err)
+	}
 }
 
 func (a *AgentService) finish(ctx context.Context, c *chat, err error) {

@@ -50,7 +50,7 @@ func TestAPanickingToolEndsTheRunNotTheProcess(t *testing.T) {
 	<-bus.Ready()
 	registry := app.NewRegistry(cfg, limiter, []app.ToolSet{panicky{}})
 	agent := app.NewAgentService(cfg, postgres.NewRunStore(db.DB), bus, postgres.NewLeases(db.DB), model, attest, registry,
-		nil, nil, nil, nil, limiter, log, app.NewProcessID())
+		nil, nil, nil, nil, nil, limiter, log, app.NewProcessID())
 
 	started, err := agent.Chat(ctx, app.Caller{Door: app.DoorHTTP, Address: "127.0.0.1", Subject: "anon_x"},
 		app.ChatRequest{Messages: []app.ChatMessage{{Role: "user", Content: "go"}}})

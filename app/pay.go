@@ -50,7 +50,8 @@ const pendingBatch = 100
 // that have none yet and charges the person the bill: each difference from
 // the list price goes back, or is charged, as its own entry. A provider that
 // does not answer leaves them for next time. GET /api/v1/me/usage does it
-// first; a chat may do the same before it starts.
+// first, and so does every chat paid from the person's credit before its first
+// model call.
 func (s *PayService) ReconcilePending(ctx context.Context, personID string) error {
 	if s.billing == nil {
 		return nil

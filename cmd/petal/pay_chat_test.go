@@ -7,6 +7,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -86,10 +87,78 @@ func TestAPersonPaysForAChatWithTheirOwnCredit(t *testing.T) {
 	assert.Len(t, fake.Completions(), 2)
 }
 
+// TestAChatReconcilesThePersonsCallsFirst: a chat paid from a person's own
+// credit first charges them NEAR AI's bill for their earlier calls (each
+// difference its own reconcile entry), without anyone asking for their usage;
+// a billing endpoint that fails doesn't hold the chat up.
+func TestAChatReconcilesThePersonsCallsFirst(t *testing.T) {
+	fake := nearaitest.New(t,
+		nearaitest.Completion("r1", "deepseek-ai/DeepSeek-V3.1", "The first answer."),
+		nearaitest.Completion("r2", "deepseek-ai/DeepSeek-V3.1", "The second answer."),
+		nearaitest.Completion("r3", "deepseek-ai/DeepSeek-V3.1", "The third answer."),
+	)
+	var down atomic.Bool
+	var asked atomic.Int32
+	down.Store(true)
+	env := modelEnv(fake)
+	env["NEAR_AI_BASE_URL"] = withBillingSwitch(t, fake.BaseURL(), 1_000_000, &down, &asked) // NEAR AI bills each call $0.001
+	env["PETAL_AGENT_ACCESS"] = "gated"
+	env["PETAL_NEAR_USD"] = "1" // 2 NEAR is $2
+	p, _ := signInPetal(t, env)
+	cookie, person := signInAlice(t, p)
+	res, body := p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+
+	chat := func() {
+		t.Helper()
+		evs := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Cookie", cookie, "Origin", siteOrigin).rest(t)
+		require.NotEmpty(t, evs)
+		require.Equal(t, "done", evs[len(evs)-1].Name)
+		require.NotContains(t, names(evs), "error", "the chat went through")
+	}
+	reconciled := func() (entries int, billed int) {
+		t.Helper()
+		require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM credit_entries WHERE account_id = $1 AND kind = 'reconcile'`,
+			credit.PersonAccount(person)).Scan(&entries))
+		require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM credit_usage WHERE account_id = $1 AND billed_micros IS NOT NULL`,
+			credit.PersonAccount(person)).Scan(&billed))
+		return entries, billed
+	}
+
+	chat() // nothing to reconcile yet: billing isn't asked
+	assert.Zero(t, asked.Load())
+	chat() // billing is down: asked, and the chat goes on
+	assert.EqualValues(t, 1, asked.Load(), "the second chat asked for the first call's bill")
+	entries, billed := reconciled()
+	assert.Zero(t, entries, "billing didn't answer: nothing reconciled")
+	assert.Zero(t, billed)
+
+	down.Store(false)
+	chat() // the two earlier calls are reconciled before this one's model call
+	assert.EqualValues(t, 2, asked.Load())
+	entries, billed = reconciled()
+	assert.Equal(t, 2, entries, "one reconcile entry for each earlier call")
+	assert.Equal(t, 2, billed, "the third call's bill is asked for next time")
+	var note string
+	var amount int64
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT note, amount_micros FROM credit_entries WHERE account_id = $1 AND kind = 'reconcile' ORDER BY id LIMIT 1`,
+		credit.PersonAccount(person)).Scan(&note, &amount))
+	assert.Equal(t, "reconciled with NEAR AI's bill", note)
+	assert.Negative(t, amount, "listed above NEAR AI's bill of $0.001: the difference goes back")
+	assert.Len(t, fake.Completions(), 3)
+}
+
 // withBilling puts NEAR AI's POST /v1/billing/costs, billing every call
 // nanoUSD, in front of the fake model at modelBase (…/v1), which answers
 // everything else.
 func withBilling(t *testing.T, modelBase string, nanoUSD int64) string {
+	t.Helper()
+	return withBillingSwitch(t, modelBase, nanoUSD, nil, nil)
+}
+
+// withBillingSwitch is withBilling whose billing answers 503 while down is
+// set; asked counts the requests billing had.
+func withBillingSwitch(t *testing.T, modelBase string, nanoUSD int64, down *atomic.Bool, asked *atomic.Int32) string {
 	t.Helper()
 	target, err := url.Parse(strings.TrimSuffix(modelBase, "/v1"))
 	require.NoError(t, err)
@@ -97,6 +166,13 @@ func withBilling(t *testing.T, modelBase string, nanoUSD int64) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/billing/costs" {
 			proxy.ServeHTTP(w, r)
+			return
+		}
+		if asked != nil {
+			asked.Add(1)
+		}
+		if down != nil && down.Load() {
+			http.Error(w, `{"error":"billing is resting"}`, http.StatusServiceUnavailable)
 			return
 		}
 		var req struct {

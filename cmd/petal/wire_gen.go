@@ -51,9 +51,6 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	access := app.NewAccess(cfg, sessionRepository, inviteRepository, ledgerRepository, clock)
 	peopleRepository := postgres.NewPeopleRepository(db)
 	ledger := app.NewLedger(ledgerRepository, peopleRepository, clock, random, log)
-	processID := app.NewProcessID()
-	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, access, ledger, snapshotRepository, rateLimiter, log, processID)
-	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
 	walletKeys, err := app.NewWalletKeys(cfg, random, log)
 	if err != nil {
 		return nil, nil, err
@@ -62,6 +59,9 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	nearPrice := newNearPrice(cfg)
 	modelBilling := newModelBilling(modelProvider)
 	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, modelBilling, log)
+	processID := app.NewProcessID()
+	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, access, ledger, payService, snapshotRepository, rateLimiter, log, processID)
+	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
 	deps := httpapi.Deps{
 		Config:       cfg,
 		Log:          log,
