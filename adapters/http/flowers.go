@@ -19,7 +19,7 @@ func (s *Server) flowerRoutes() []Route {
 		{Method: http.MethodPost, Path: "/api/v1/specs/propose", Tool: app.ToolProposeSpec},
 		{Method: http.MethodPost, Path: "/api/v1/specs/validate", Tool: app.ToolValidateSpec},
 		render,
-		{Method: http.MethodGet, Path: "/d/:hash", Access: AccessPlain, Handler: s.draft,
+		{Method: http.MethodGet, Path: "/d/:hash", Access: AccessPlain, Handler: s.draft, Head: true,
 			Summary: "a short draft link: 302 to /draft?spec=<the spec's canonical JSON>, hashed again on read; 404 in plain text for an unknown hash"},
 	}
 }

@@ -63,6 +63,9 @@ func OpenAPI(routes []Route, reg *app.Registry) map[string]any {
 			paths[p] = map[string]any{}
 		}
 		paths[p][OpenAPIMethod(r.Method)] = operation(r, reg)
+		if r.Head {
+			paths[p]["head"] = headOperation(r, reg)
+		}
 	}
 	return map[string]any{
 		"openapi": "3.1.0",
@@ -188,6 +191,18 @@ func operation(r Route, reg *app.Registry) map[string]any {
 	if len(params) > 0 {
 		op["parameters"] = params
 	}
+	return op
+}
+
+// headOperation documents a GET route's HEAD: its parameters, no body.
+func headOperation(r Route, reg *app.Registry) map[string]any {
+	op := operation(r, reg)
+	get, _ := op["operationId"].(string)
+	op["operationId"] = "head_" + strings.TrimPrefix(get, "get_")
+	op["summary"] = "as GET " + r.Path + ": the same status and headers, no body"
+	delete(op, "description")
+	delete(op, "x-petal-tool")
+	op["responses"].(map[string]any)["200"] = map[string]any{"description": "success, headers only"}
 	return op
 }
 

@@ -35,6 +35,9 @@ type Route struct {
 	// PathAs names the tool input field a path parameter fills, when the two
 	// names differ (:ref fills exploration).
 	PathAs map[string]string
+	// Head also serves HEAD on a GET route that serves a document: the same
+	// handler, so the same status and headers; net/http sends no body.
+	Head bool
 }
 
 // Access is a route's CORS and caching class.
@@ -128,6 +131,12 @@ func (s *Server) add(r Route) {
 		s.echo.Any(r.Path, h, mws...)
 	} else {
 		s.echo.Add(r.Method, r.Path, h, mws...)
+	}
+	if r.Head {
+		if r.Method != http.MethodGet {
+			panic("httpapi: route " + r.Method + " " + r.Path + " asks for HEAD, which only a GET route may")
+		}
+		s.echo.Add(http.MethodHead, r.Path, h, mws...)
 	}
 	if r.Access == AccessOpen {
 		s.echo.Add(http.MethodOptions, r.Path, func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }, openCORS)

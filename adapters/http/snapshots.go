@@ -23,7 +23,7 @@ func (s *Server) snapshotRoutes() []Route {
 		{Method: http.MethodGet, Path: "/api/v1/networks/:id", Tool: "get_network"},
 		{Method: http.MethodGet, Path: "/api/v1/find", Tool: "find_target"},
 		{Method: http.MethodPost, Path: "/api/v1/snapshots", Tool: "get_snapshot"},
-		{Method: http.MethodGet, Path: "/api/v1/snapshots/:sha256", Handler: s.snapshotBody,
+		{Method: http.MethodGet, Path: "/api/v1/snapshots/:sha256", Handler: s.snapshotBody, Head: true,
 			Summary: "a snapshot's canonical JSON, application/json, gzip-encoded when accepted (as stored, never recompressed); immutable cache headers and an ETag"},
 		{Method: http.MethodGet, Path: "/api/v1/snapshots/:sha256/describe", Tool: "describe_snapshot"},
 	}
@@ -62,6 +62,7 @@ func (s *Server) snapshotBody(c echo.Context) error {
 	if err != nil {
 		return errs.New(errs.Internal, "a stored snapshot could not be read").WithCause(err)
 	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body)
 }
 

@@ -218,6 +218,14 @@ func TestProposeValidateRenderAndDraft(t *testing.T) {
 	q, err := url.ParseQuery(strings.TrimPrefix(loc, "/draft?"))
 	require.NoError(t, err)
 	assert.Equal(t, string(canonical), q.Get("spec"))
+	head, err := noFollow.Head(p.URL + "/d/" + proposal.SpecSHA256)
+	require.NoError(t, err)
+	headBody, _ := io.ReadAll(head.Body)
+	head.Body.Close()
+	assert.Equal(t, http.StatusFound, head.StatusCode, "HEAD answers as GET")
+	assert.Equal(t, loc, head.Header.Get("Location"))
+	assert.Equal(t, res.Header.Get("Cache-Control"), head.Header.Get("Cache-Control"))
+	assert.Empty(t, headBody)
 
 	// Validated and rendered specs are kept too.
 	viewless := copyFlowerSpec(spec)
@@ -237,6 +245,10 @@ func TestProposeValidateRenderAndDraft(t *testing.T) {
 		assert.Equal(t, http.StatusNotFound, res.StatusCode)
 		assert.Equal(t, "text/plain; charset=UTF-8", res.Header.Get("Content-Type"))
 		assert.Contains(t, string(b), "not found")
+		head, err := noFollow.Head(p.URL + "/d/" + unknown)
+		require.NoError(t, err)
+		head.Body.Close()
+		assert.Equal(t, http.StatusNotFound, head.StatusCode)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -339,6 +340,39 @@ func TestSnapshotBodyIsServedAsStored(t *testing.T) {
 	res, body = p.do(t, http.MethodGet, "/api/v1/snapshots/NOT-A-HASH", "")
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
 	assert.Contains(t, errorMessage(jsonOf(t, body)), "sha256")
+}
+
+// HEAD on a snapshot's body answers what GET does, headers and all, with no
+// body: gzip or not, 304 for a known ETag, 404 and 400 as GET.
+func TestSnapshotBodyAnswersHEAD(t *testing.T) {
+	p := startPetal(t, nil)
+	sha := app.ShippedSnapshots()[0].SHA256
+	path := "/api/v1/snapshots/" + sha
+	same := []string{"Content-Type", "Content-Encoding", "Content-Length", "Cache-Control", "ETag", "Vary",
+		"X-Content-Type-Options", "Access-Control-Allow-Origin"}
+	for _, enc := range []string{"gzip", "identity"} {
+		get, getBody := p.do(t, http.MethodGet, path, "", "Accept-Encoding", enc, "Origin", "https://elsewhere.example")
+		require.Equal(t, http.StatusOK, get.StatusCode)
+		require.NotEmpty(t, getBody)
+		head, headBody := p.do(t, http.MethodHead, path, "", "Accept-Encoding", enc, "Origin", "https://elsewhere.example")
+		require.Equal(t, http.StatusOK, head.StatusCode, enc)
+		assert.Empty(t, headBody, "HEAD has no body")
+		for _, h := range same {
+			assert.Equal(t, get.Header.Values(h), head.Header.Values(h), "%s: %s as GET's", enc, h)
+		}
+		assert.Equal(t, strconv.Itoa(len(getBody)), head.Header.Get("Content-Length"), "%s: the length GET sends", enc)
+		assert.NotEmpty(t, head.Header.Get("X-Request-Id"))
+	}
+	head, body := p.do(t, http.MethodHead, path, "", "If-None-Match", `"`+sha+`"`)
+	assert.Equal(t, http.StatusNotModified, head.StatusCode)
+	assert.Empty(t, body)
+	head, body = p.do(t, http.MethodHead, "/api/v1/snapshots/"+strings.Repeat("0", 64), "")
+	assert.Equal(t, http.StatusNotFound, head.StatusCode)
+	assert.Empty(t, body)
+	head, _ = p.do(t, http.MethodHead, "/api/v1/snapshots/NOT-A-HASH", "")
+	assert.Equal(t, http.StatusBadRequest, head.StatusCode)
+	head, _ = p.do(t, http.MethodHead, "/api/v1/snapshots/"+sha+"/describe", "")
+	assert.Equal(t, http.StatusMethodNotAllowed, head.StatusCode, "only routes that serve a document answer HEAD")
 }
 
 func TestDescribeSnapshot(t *testing.T) {
