@@ -35,6 +35,7 @@ type chat struct {
 	turns    int
 	tokens   runs.Tokens
 	model    string
+	picked   string // the model the chat's first call asked for; "" until it asks
 	fallback bool
 	cost     credit.Micros
 	last     *ports.ModelAnswer // the completion that wrote the answer
@@ -132,6 +133,11 @@ func (a *AgentService) finish(ctx context.Context, c *chat, err error) {
 		}
 	}
 	done := runs.DoneData{Turns: c.turns, Model: c.model, FallbackUsed: c.fallback, Tokens: c.tokens, CostUSD: c.cost.USD()}
+	if c.picked != "" {
+		// What the conversation asked for, when it asked: differs from
+		// model after a fallback.
+		done.Picked = &c.picked
+	}
 	if c.last != nil && status == runs.Done {
 		// The completion that wrote the answer; null when it has none (T168).
 		done.Signature = a.sign(c.wctx, c.last)
@@ -289,6 +295,12 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 				a.log.Error("agent: releasing a hold", "run", c.run.ID, "err", err)
 			}
 		}()
+	}
+	if c.picked == "" {
+		c.picked = req.Model
+		if c.picked == "" {
+			c.picked = a.model.Name() // the provider's own model
+		}
 	}
 	ans, err := a.model.Complete(ctx, req)
 	if err != nil {

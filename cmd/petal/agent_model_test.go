@@ -173,3 +173,32 @@ func TestAnInviteRunsOutMidChatThenTheNextChatIs429(t *testing.T) {
 	assert.Contains(t, body, "budget_exhausted")
 	assert.Len(t, fake.Completions(), 3)
 }
+
+// done says what answered (model) and what the conversation asked for
+// (picked): the same model, or two after a fallback.
+func TestDoneSaysWhatWasPickedAndWhatAnswered(t *testing.T) {
+	fake := nearaitest.New(t,
+		nearaitest.Fail(http.StatusServiceUnavailable, "error_503.json"),
+		nearaitest.Completion("f1", "openai/gpt-oss-120b", "The fallback's answer."),
+		nearaitest.Completion("n1", "deepseek-ai/DeepSeek-V3.1", "The first model's answer."),
+	)
+	p := startPetal(t, modelEnv(fake))
+	done := func() map[string]any {
+		t.Helper()
+		evs := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt).rest(t)
+		require.NotEmpty(t, evs)
+		require.Equal(t, "done", evs[len(evs)-1].Name)
+		return evs[len(evs)-1].json(t)
+	}
+
+	d := done()
+	assert.Equal(t, "openai/gpt-oss-120b", d["model"], "what answered")
+	assert.Equal(t, "deepseek-ai/DeepSeek-V3.1", d["picked"], "what the conversation asked for")
+	assert.Equal(t, true, d["fallback_used"])
+
+	d = done()
+	assert.Equal(t, "deepseek-ai/DeepSeek-V3.1", d["model"])
+	assert.Equal(t, d["model"], d["picked"], "no fallback: the same model")
+	assert.Equal(t, false, d["fallback_used"])
+	assert.Len(t, fake.Completions(), 3)
+}
