@@ -13,11 +13,19 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
+// newClient's call timeout is only a safety net: a loaded machine (CI has
+// two cores) can take well over 200 ms to answer on loopback.
 func newClient(t *testing.T) (*Client, *nearrpctest.Server) {
+	return newClientTimingOut(t, 30*time.Second)
+}
+
+// newClientTimingOut gives up on each call after callTimeout; a test of the
+// timeout itself makes the fake hang, so a short one is safe there.
+func newClientTimingOut(t *testing.T, callTimeout time.Duration) (*Client, *nearrpctest.Server) {
 	fake := nearrpctest.New(t)
 	c := New(Options{
 		URLs:        map[string]string{"near:mainnet": fake.URL},
-		CallTimeout: 200 * time.Millisecond,
+		CallTimeout: callTimeout,
 		Attempts:    3,
 		Backoff:     time.Millisecond,
 	})
@@ -121,7 +129,7 @@ func TestRetriesAreBounded(t *testing.T) {
 }
 
 func TestATimeoutIsSourceFailed(t *testing.T) {
-	c, fake := newClient(t)
+	c, fake := newClientTimingOut(t, 200*time.Millisecond)
 	fake.Inject(nearrpctest.Fault{Function: "get_policy", Hang: true})
 	_, err := c.CallFunction(t.Context(), "near:mainnet", 0, "marketing.sputnik-dao.near", "get_policy", nil)
 	if !errs.Is(err, errs.SourceFailed) || chainCause(t, err) != "TIMEOUT" {
