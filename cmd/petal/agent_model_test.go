@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -99,6 +100,7 @@ func TestChatOnARealModelIsOwnedSignedAndAttested(t *testing.T) {
 func TestStopCancelsTheModelCallInFlight(t *testing.T) {
 	fake := nearaitest.New(t)
 	fake.Hold = make(chan struct{}) // the model never answers on its own
+	fake.Holding = make(chan struct{}, 1)
 	p := startPetal(t, modelEnv(fake))
 	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
 	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
@@ -111,8 +113,15 @@ func TestStopCancelsTheModelCallInFlight(t *testing.T) {
 		ev, ok := view.next(t)
 		require.True(t, ok)
 		if ev.Name == "stage" {
-			break // the model call is in flight
+			break // the model call is next
 		}
+	}
+	// Stop only once the call has reached the model: a stop before it would
+	// pass without testing what this test is for.
+	select {
+	case <-fake.Holding:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the model call never arrived")
 	}
 	res, body = p.do(t, http.MethodPost, "/api/v1/agent/runs/"+id+"/stop", "", "Cookie", cookie)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)

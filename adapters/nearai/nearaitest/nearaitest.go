@@ -90,6 +90,9 @@ type Server struct {
 	// Hold, when set, is waited on before each completion answers (a slow
 	// model), unless the request is cancelled.
 	Hold chan struct{}
+	// Holding, when set with Hold, gets a value (if it has room) as each
+	// completion starts waiting on Hold: a test's sign the call is in flight.
+	Holding chan struct{}
 }
 
 // New starts the fake with scripted completions, answered in order; past the
@@ -156,6 +159,10 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	}
 	s.record(r, body)
 	if s.Hold != nil {
+		select {
+		case s.Holding <- struct{}{}:
+		default:
+		}
 		select {
 		case <-s.Hold:
 		case <-r.Context().Done():
