@@ -141,8 +141,11 @@ func (b *EventBus) listen(ctx context.Context) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	b.readyOne.Do(func() { close(b.ready) })
+	// Wake the watchers already there before saying the bus is ready: one
+	// that watches after Ready missed nothing, and a -1 ("look again") sent
+	// it by this connect would hide the seq of the next notification.
 	b.wakeAll()
+	b.readyOne.Do(func() { close(b.ready) })
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
