@@ -52,11 +52,11 @@ func TestPlanHold(t *testing.T) {
 	assert.EqualValues(t, 8_000, lines[0].Amount)
 
 	cases := []struct {
-		name     string
-		payer    Payer
-		accounts []Account
-		runTaken Micros
-		code     errs.Code
+		name      string
+		payer     Payer
+		accounts  []Account
+		chatTaken Micros
+		code      errs.Code
 	}{
 		{"invite spent", payer, []Account{{ID: invite.ID, Kind: KindInvite, Limit: 50_000, Spent: 50_000}, daily}, 0, errs.BudgetExhausted},
 		{"invite held to its end", payer, []Account{{ID: invite.ID, Kind: KindInvite, Limit: 50_000, Held: 50_000}, daily}, 0, errs.BudgetExhausted},
@@ -70,7 +70,7 @@ func TestPlanHold(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := PlanHold(tc.payer, tc.accounts, tc.runTaken, 1_000, noon)
+			_, err := PlanHold(tc.payer, tc.accounts, tc.chatTaken, 1_000, noon)
 			assert.Equal(t, tc.code, errs.CodeOf(err), "%v", err)
 		})
 	}
