@@ -106,10 +106,11 @@ func createDatabase(t testing.TB, admin, template string) (string, string) {
 		t.Fatalf("pgtest: %v", err)
 	}
 	defer conn.Close(context.Background())
-	// Two creates from one template at once can collide briefly; try again.
-	for attempt := 0; ; attempt++ {
+	// Two creates from one template at once can collide briefly; try again
+	// until ctx's deadline (a loaded machine can make "briefly" seconds).
+	for {
 		_, err = conn.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template))
-		if err == nil || attempt == 20 || !strings.Contains(err.Error(), "being accessed by other users") {
+		if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "being accessed by other users") {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
