@@ -42,6 +42,10 @@ type chat struct {
 	proposed *ports.ModelAnswer // the completion that proposed the spec
 	flower   json.RawMessage
 	payer    *credit.Payer
+	// toolsRun are the tools run (through the registry) since the last
+	// settled model call, one per use: the next call's settle charges their
+	// base fee (switch D) on a person's credit.
+	toolsRun []string
 	// The yes: targets refused this chat (approval_required goes out once
 	// per target), and whether anything was.
 	refused    map[string]bool
@@ -285,7 +289,7 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 		// other way out (an error, a stop, a timeout, a panic) releases it.
 		// Not cancelled by a stop half-way: a hold written but not seen would
 		// stay held until a restart.
-		h, err := a.ledger.Reserve(c.wctx, *c.payer, c.run.ID, string(a.process), a.model.WorstCase(req))
+		h, err := a.ledger.ReserveCall(c.wctx, *c.payer, c.run.ID, string(a.process), a.model.WorstCase(req), c.toolsRun)
 		if err != nil {
 			return ports.ModelAnswer{}, err
 		}
@@ -315,9 +319,13 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 		// SettleCall keeps the call's usage/v1 record on a person's credit (GET /api/v1/me/usage).
 		usage := credit.Usage{InferenceID: ans.InferenceID, Model: ans.Model,
 			TokensIn: int(ans.Tokens.In), TokensCached: int(ans.Tokens.Cached), TokensOut: int(ans.Tokens.Out)}
-		if err := a.ledger.SettleCall(c.wctx, hold, ans.Cost, usage); err != nil {
+		// A turn ends with an answer that asks for no tool, or that was
+		// offered none: the loop stops there (switch C).
+		cc := credit.CallContext{Tools: c.toolsRun, EndsTurn: len(ans.Message.ToolCalls) == 0 || tools == nil}
+		if err := a.ledger.SettleCall(c.wctx, hold, ans.Cost, usage, cc); err != nil {
 			return ans, err
 		}
+		c.toolsRun = nil
 	}
 	c.turns++
 	c.tokens.Add(ans.Tokens)
@@ -365,6 +373,7 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 		// Stopped or out of time: the tool's answer doesn't count.
 		return false, ctx.Err()
 	}
+	c.toolsRun = append(c.toolsRun, tc.Name)
 	ms := time.Since(start).Milliseconds()
 	var content []byte
 	result := runs.ToolResultData{ID: tc.ID, Name: tc.Name, MS: ms}

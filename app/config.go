@@ -32,18 +32,23 @@ type Config struct {
 	NearUSD        string // PETAL_NEAR_USD: fixes the NEAR price when set
 	OneClickURL    string // PETAL_ONECLICK_URL: NEAR Intents' 1Click API, whose token list prices NEAR
 
-	ToolCallsPerMinute    int           // PETAL_TOOL_CALLS_PER_MIN
-	NewChatsPerHour       int           // PETAL_NEW_CHATS_PER_HOUR
-	FollowUpsPerHour      int           // PETAL_FOLLOWUPS_PER_HOUR
-	FreshReadsAtOnce      int           // PETAL_FRESH_READS
-	FreshReadTimeout      time.Duration // PETAL_FRESH_READ_TIMEOUT_S
-	NearPageSize          int           // PETAL_NEAR_PAGE_SIZE
-	RunMax                time.Duration // PETAL_RUN_MAX_S
-	LLMDailyCap           credit.Micros // PETAL_LLM_DAILY_USD
-	PersonPerChat         credit.Micros // PETAL_PERSON_USD_PER_CHAT
-	PostedSnapshotsPerDay int           // PETAL_POSTED_SNAPSHOTS_PER_DAY
-	ShutdownDrain         time.Duration // PETAL_SHUTDOWN_DRAIN_S
-	RecordedPace          time.Duration // PETAL_RECORDED_PACE_MS
+	ToolCallsPerMinute    int                      // PETAL_TOOL_CALLS_PER_MIN
+	NewChatsPerHour       int                      // PETAL_NEW_CHATS_PER_HOUR
+	FollowUpsPerHour      int                      // PETAL_FOLLOWUPS_PER_HOUR
+	FreshReadsAtOnce      int                      // PETAL_FRESH_READS
+	FreshReadTimeout      time.Duration            // PETAL_FRESH_READ_TIMEOUT_S
+	NearPageSize          int                      // PETAL_NEAR_PAGE_SIZE
+	RunMax                time.Duration            // PETAL_RUN_MAX_S
+	LLMDailyCap           credit.Micros            // PETAL_LLM_DAILY_USD
+	PersonPerChat         credit.Micros            // PETAL_PERSON_USD_PER_CHAT
+	FeeCallBps            int64                    // PETAL_FEE_CALL_PERCENT (A), in basis points
+	FeeTopUpBps           int64                    // PETAL_FEE_TOPUP_PERCENT (B), in basis points
+	FeePerTurn            credit.Micros            // PETAL_FEE_PER_TURN_USD (C)
+	FeePerTool            map[string]credit.Micros // PETAL_FEE_PER_TOOL (D)
+	FeeFreeAllowance      credit.Micros            // PETAL_FEE_FREE_ALLOWANCE_USD (E)
+	PostedSnapshotsPerDay int                      // PETAL_POSTED_SNAPSHOTS_PER_DAY
+	ShutdownDrain         time.Duration            // PETAL_SHUTDOWN_DRAIN_S
+	RecordedPace          time.Duration            // PETAL_RECORDED_PACE_MS
 }
 
 // Variable is one environment variable petal reads, with its default and meaning.
@@ -79,6 +84,11 @@ var Variables = []Variable{
 	{"PETAL_RUN_MAX_S", "300", "wall time of one agent chat, in seconds"},
 	{"PETAL_LLM_DAILY_USD", "3", "daily cap on unpaid model spend, in dollars"},
 	{"PETAL_PERSON_USD_PER_CHAT", "0.50", "most a person's own credit pays for one chat, in dollars"},
+	{"PETAL_FEE_CALL_PERCENT", "0", "base fee A: a percent of each model call's bill on a person's own credit (like 2.5; 0: off)"},
+	{"PETAL_FEE_TOPUP_PERCENT", "0", "base fee B: a percent of each NEAR top-up (like 1; 0: off)"},
+	{"PETAL_FEE_PER_TURN_USD", "0", "base fee C: dollars per turn (a model answer that asks for no tool) on a person's own credit (0: off)"},
+	{"PETAL_FEE_PER_TOOL", "", "base fee D: dollars per use of a tool by the agent, by name, like render_flower=0.01,get_snapshot=0.02 (empty: off)"},
+	{"PETAL_FEE_FREE_ALLOWANCE_USD", "0", "base fee E: a person's first dollars of NEAR AI's bill carry no base fee (0: off)"},
 	{"PETAL_POSTED_SNAPSHOTS_PER_DAY", "200", "new posted readings accepted a day"},
 	{"PETAL_SHUTDOWN_DRAIN_S", "10", "seconds to drain requests at shutdown"},
 	{"PETAL_RECORDED_PACE_MS", "0", "pause before each answer of the recorded model, in milliseconds (0: none)"},
@@ -121,6 +131,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		return m
 	}
+	percent := func(name string) int64 {
+		bps, err := credit.ParsePercentBps(get(name))
+		if err != nil {
+			bad(name, err.Error())
+		}
+		return bps
+	}
 	boolean := func(name string) bool {
 		switch strings.ToLower(get(name)) {
 		case "1", "true", "yes", "on":
@@ -160,9 +177,18 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		RunMax:                time.Duration(posInt("PETAL_RUN_MAX_S")) * time.Second,
 		LLMDailyCap:           usd("PETAL_LLM_DAILY_USD"),
 		PersonPerChat:         usd("PETAL_PERSON_USD_PER_CHAT"),
+		FeeCallBps:            percent("PETAL_FEE_CALL_PERCENT"),
+		FeeTopUpBps:           percent("PETAL_FEE_TOPUP_PERCENT"),
+		FeePerTurn:            usd("PETAL_FEE_PER_TURN_USD"),
+		FeeFreeAllowance:      usd("PETAL_FEE_FREE_ALLOWANCE_USD"),
 		PostedSnapshotsPerDay: posInt("PETAL_POSTED_SNAPSHOTS_PER_DAY"),
 		ShutdownDrain:         time.Duration(posInt("PETAL_SHUTDOWN_DRAIN_S")) * time.Second,
 		RecordedPace:          time.Duration(nonNegInt("PETAL_RECORDED_PACE_MS")) * time.Millisecond,
+	}
+	if tools, err := credit.ParsePerTool(get("PETAL_FEE_PER_TOOL")); err != nil {
+		bad("PETAL_FEE_PER_TOOL", err.Error())
+	} else {
+		c.FeePerTool = tools
 	}
 	// Anything unrecognised means gated: access is only ever opened on purpose.
 	if strings.EqualFold(get("PETAL_AGENT_ACCESS"), "open") {
@@ -226,4 +252,11 @@ func (c Config) AgentAccessReported() string {
 		return "none"
 	}
 	return c.AgentAccess
+}
+
+// Price is what a person pays (price/v2): NEAR AI's bill, the base-fee
+// switches as configured (all off by default) and their own tip.
+func (c Config) Price() credit.Price {
+	return credit.Price{CallFeeBps: c.FeeCallBps, TopUpFeeBps: c.FeeTopUpBps, PerTurn: c.FeePerTurn,
+		PerTool: c.FeePerTool, FreeAllowance: c.FeeFreeAllowance}
 }

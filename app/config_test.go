@@ -53,6 +53,11 @@ func TestABadValueNamesTheVariable(t *testing.T) {
 		"PETAL_RUN_MAX_S":                {"-1"},
 		"PETAL_LLM_DAILY_USD":            {"three", "-3", "1e3"},
 		"PETAL_PERSON_USD_PER_CHAT":      {"0,50"},
+		"PETAL_FEE_CALL_PERCENT":         {"2.555", "-1", "101", "0.5%"},
+		"PETAL_FEE_TOPUP_PERCENT":        {"1e1", "abc"},
+		"PETAL_FEE_PER_TURN_USD":         {"0.0000001", "-0.01"},
+		"PETAL_FEE_PER_TOOL":             {"render_flower", "render_flower=1.0000001", "a=1,a=2"},
+		"PETAL_FEE_FREE_ALLOWANCE_USD":   {"one"},
 		"PETAL_POSTED_SNAPSHOTS_PER_DAY": {"lots"},
 		"PETAL_SHUTDOWN_DRAIN_S":         {"10s", "0"},
 	}
@@ -109,4 +114,34 @@ func TestBooleansAcceptTheUsualWords(t *testing.T) {
 		require.NoError(t, err)
 		assert.False(t, c.Public || c.Migrate, off)
 	}
+}
+
+// The base-fee switches are all off by default, and read exactly when set.
+func TestFeeSwitches(t *testing.T) {
+	c, err := load(nil)
+	require.NoError(t, err)
+	assert.Equal(t, credit.Price{PerTool: map[string]credit.Micros{}}, c.Price())
+	off := c.Price().Doc().BaseFee
+	assert.False(t, off.A.On || off.B.On || off.C.On || off.D.On || off.E.On)
+
+	c, err = load(map[string]string{"PETAL_FEE_CALL_PERCENT": "2.5", "PETAL_FEE_TOPUP_PERCENT": "1", "PETAL_FEE_PER_TURN_USD": "0.003",
+		"PETAL_FEE_PER_TOOL": "render_flower=0.01,get_snapshot=0.02", "PETAL_FEE_FREE_ALLOWANCE_USD": "0.25"})
+	require.NoError(t, err)
+	assert.Equal(t, credit.Price{CallFeeBps: 250, TopUpFeeBps: 100, PerTurn: 3_000,
+		PerTool: map[string]credit.Micros{"render_flower": 10_000, "get_snapshot": 20_000}, FreeAllowance: 250_000}, c.Price())
+}
+
+// GET /api/v1/price follows the switches: its hash changes with them.
+func TestThePriceDocumentFollowsTheSwitches(t *testing.T) {
+	off, err := load(nil)
+	require.NoError(t, err)
+	on, err := load(map[string]string{"PETAL_FEE_PER_TURN_USD": "0.01"})
+	require.NoError(t, err)
+	a, err := app.NewPayService(off, nil, nil, nil, nil, nil, nil, nil).Price()
+	require.NoError(t, err)
+	b, err := app.NewPayService(on, nil, nil, nil, nil, nil, nil, nil).Price()
+	require.NoError(t, err)
+	assert.False(t, a.Price.BaseFee.C.On)
+	assert.True(t, b.Price.BaseFee.C.On)
+	assert.NotEqual(t, a.Hash, b.Hash)
 }

@@ -38,10 +38,39 @@ type Ledger struct {
 }
 
 // NewLedger makes the ledger service. people gives each person's tip, which
-// settling charges as its own entry; the price is Petal's (all base-fee
-// switches off).
-func NewLedger(store ports.LedgerStore, people ports.PeopleStore, clock ports.Clock, random ports.Random, log *slog.Logger) *Ledger {
-	return &Ledger{store: store, people: people, clock: clock, random: random, price: PetalPrice, log: log}
+// settling charges as its own entry; the price's base-fee switches come from
+// cfg (all off by default).
+func NewLedger(cfg Config, store ports.LedgerStore, people ports.PeopleStore, clock ports.Clock, random ports.Random, log *slog.Logger) *Ledger {
+	return &Ledger{store: store, people: people, clock: clock, random: random, price: cfg.Price(), log: log}
+}
+
+// ReserveCall is Reserve for one model call whose bill is at most worstBill.
+// On a person's own credit the hold also covers the most the call's base fee
+// and tip can add (credit.Price.WorstCase; tools are the tools run since the
+// chat's previous call, which this call's settle charges), so the per-chat cap
+// bounds everything a chat spends. Invites and the daily cap pay NEAR AI's
+// bill only, so their holds are the bill's.
+func (l *Ledger) ReserveCall(ctx context.Context, payer credit.Payer, runID, processID string, worstBill credit.Micros, tools []string) (credit.Hold, error) {
+	worst := worstBill
+	if payer.Kind == credit.PayPerson {
+		tip, err := l.tipOf(ctx, payer)
+		if err != nil {
+			return credit.Hold{}, err
+		}
+		worst = l.price.WorstCase(worstBill, tip, tools)
+	}
+	return l.Reserve(ctx, payer, runID, processID, worst)
+}
+
+func (l *Ledger) tipOf(ctx context.Context, payer credit.Payer) (int, error) {
+	if payer.Kind != credit.PayPerson || l.people == nil {
+		return 0, nil
+	}
+	p, err := l.people.TipPercent(ctx, payer.PersonID)
+	if err != nil || p == nil {
+		return 0, err
+	}
+	return *p, nil
 }
 
 // Reserve holds worstCase on every account that pays for payer, for one model
@@ -69,32 +98,30 @@ func (l *Ledger) Reserve(ctx context.Context, payer credit.Payer, runID, process
 // Settle turns hold into a charge of actual (what the call cost). Settling a
 // hold already settled or released changes nothing.
 func (l *Ledger) Settle(ctx context.Context, hold credit.Hold, actual credit.Micros) error {
-	return l.settle(ctx, hold, actual, nil)
+	return l.settle(ctx, hold, actual, nil, credit.CallContext{})
 }
 
 // SettleCall is Settle with the call's usage, which a person's credit keeps
 // as a usage/v1 record (GET /api/v1/me/usage).
-func (l *Ledger) SettleCall(ctx context.Context, hold credit.Hold, actual credit.Micros, usage credit.Usage) error {
-	return l.settle(ctx, hold, actual, &usage)
+// cc says which tools the chat ran since its previous call and whether this
+// call's answer ends the turn: on a person's credit they carry switches D and
+// C (the store fills in cc.BilledBefore for the free allowance, E).
+func (l *Ledger) SettleCall(ctx context.Context, hold credit.Hold, actual credit.Micros, usage credit.Usage, cc credit.CallContext) error {
+	return l.settle(ctx, hold, actual, &usage, cc)
 }
 
-func (l *Ledger) settle(ctx context.Context, hold credit.Hold, actual credit.Micros, usage *credit.Usage) error {
+func (l *Ledger) settle(ctx context.Context, hold credit.Hold, actual credit.Micros, usage *credit.Usage, cc credit.CallContext) error {
 	if actual < 0 {
 		return fmt.Errorf("ledger: a charge is never negative, not %s", actual)
 	}
-	tip := 0
-	if hold.Payer.Kind == credit.PayPerson && l.people != nil {
-		p, err := l.people.TipPercent(ctx, hold.Payer.PersonID)
-		if err != nil {
-			return err
-		}
-		if p != nil {
-			tip = *p
-		}
+	tip, err := l.tipOf(ctx, hold.Payer)
+	if err != nil {
+		return err
 	}
 	now := l.clock.Now()
-	_, err := l.store.Settle(ctx, hold.ID, func(h credit.Hold) (credit.Settlement, error) {
-		return credit.PlanSettle(h, actual, l.price, tip, usage, now)
+	_, err = l.store.Settle(ctx, hold.ID, func(h credit.Hold) (credit.Settlement, error) {
+		cc.BilledBefore = h.BilledBefore
+		return credit.PlanSettle(h, actual, l.price, tip, usage, cc, now)
 	})
 	return err
 }

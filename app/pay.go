@@ -17,10 +17,6 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// PetalPrice is what a person pays: NEAR AI's bill, every base-fee switch
-// off, and their own tip.
-var PetalPrice = credit.Price{}
-
 // Receivers are where a person sends NEAR to add to their credit.
 var Receivers = map[string]string{"mainnet": "petals.near", "testnet": "petals.testnet"}
 
@@ -89,7 +85,7 @@ type PriceBody struct {
 
 // Price is what a person pays, to anyone.
 func (s *PayService) Price() (PriceBody, error) {
-	doc := PetalPrice.Doc()
+	doc := s.cfg.Price().Doc()
 	raw, err := json.Marshal(doc)
 	if err != nil {
 		return PriceBody{}, err
@@ -298,8 +294,9 @@ func (s *PayService) Pay(ctx context.Context, sess people.Session, in PayInput) 
 	if err != nil {
 		return PayBody{}, errs.New(errs.BadInput, "the amount is too large")
 	}
+	// Switch B: its own entry on the credit, beside the top-up's.
 	counted, err := s.ledger.TopUp(ctx, credit.TopUp{TxHash: tx.Hash, Network: in.Network, PersonID: sess.Subject, WalletID: wallet.ID,
-		Yocto: yocto.String(), NearUSD: nearUSD, Added: added})
+		Yocto: yocto.String(), NearUSD: nearUSD, Added: added, Fee: s.cfg.Price().TopUpFee(added)})
 	if err != nil {
 		return PayBody{}, err
 	}

@@ -47,7 +47,7 @@ func BenchmarkLedger(b *testing.B) {
 	db := &postgres.DB{Pool: pool}
 	ctx := context.Background()
 	store := postgres.NewLedgerRepository(db)
-	ledger := app.NewLedger(store, postgres.NewPeopleRepository(db), memory.SystemClock{}, rand.Reader, nil)
+	ledger := app.NewLedger(app.Config{}, store, postgres.NewPeopleRepository(db), memory.SystemClock{}, rand.Reader, nil)
 	invites := app.NewInviteService(postgres.NewInviteRepository(db), postgres.NewSessionRepository(db), memory.SystemClock{}, rand.Reader)
 
 	persons := make([]credit.Payer, 100)

@@ -242,6 +242,19 @@ func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, dec
 		if err != nil || status != "held" {
 			return err
 		}
+		// The free allowance (switch E) counts a person's bill so far: the
+		// model call entries on their account, read under its lock.
+		for _, l := range h.Lines {
+			if l.Kind != credit.KindPerson {
+				continue
+			}
+			var billed int64
+			if err := tx.QueryRow(ctx, `SELECT coalesce(sum(amount_micros), 0) FROM credit_entries WHERE account_id = $1 AND kind = 'call'`,
+				l.Account).Scan(&billed); err != nil {
+				return fmt.Errorf("postgres: read the bill so far: %w", err)
+			}
+			h.BilledBefore = credit.Micros(billed)
+		}
 		settlement, err := decide(h)
 		if err != nil {
 			return err
@@ -427,6 +440,16 @@ VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9) ON CONFLICT (tx_hash) DO NO
 		}
 		if _, err := tx.Exec(ctx, `UPDATE credit_accounts SET limit_micros = limit_micros + $2 WHERE id = $1`, account, int64(t.Added)); err != nil {
 			return fmt.Errorf("postgres: add credit: %w", err)
+		}
+		if t.Fee > 0 {
+			// Switch B: its own entry, charged on the credit the top-up added.
+			if _, err := tx.Exec(ctx, `INSERT INTO credit_entries (account_id, kind, amount_micros, note) VALUES ($1, 'fee', $2, 'Petals base fee (top-up)')`,
+				account, int64(t.Fee)); err != nil {
+				return fmt.Errorf("postgres: write top-up fee: %w", err)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE credit_accounts SET spent_micros = spent_micros + $2 WHERE id = $1`, account, int64(t.Fee)); err != nil {
+				return fmt.Errorf("postgres: charge top-up fee: %w", err)
+			}
 		}
 		added = true
 		return nil

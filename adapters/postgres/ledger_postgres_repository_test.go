@@ -35,7 +35,7 @@ func newLedgerFixture(t testing.TB) *ledgerFixture {
 	return &ledgerFixture{
 		db:      db,
 		store:   store,
-		ledger:  app.NewLedger(store, postgres.NewPeopleRepository(db.DB), clock, rand.Reader, nil),
+		ledger:  app.NewLedger(app.Config{}, store, postgres.NewPeopleRepository(db.DB), clock, rand.Reader, nil),
 		invites: app.NewInviteService(postgres.NewInviteRepository(db.DB), postgres.NewSessionRepository(db.DB), clock, rand.Reader),
 	}
 }

@@ -187,7 +187,7 @@ func TestPriceTipAndUsage(t *testing.T) {
 	ctx := t.Context()
 	store := postgres.NewLedgerRepository(p.DB.DB)
 	peopleStore := postgres.NewPeopleRepository(p.DB.DB)
-	ledger := app.NewLedger(store, peopleStore, memory.SystemClock{}, rand.Reader, nil)
+	ledger := app.NewLedger(app.Config{}, store, peopleStore, memory.SystemClock{}, rand.Reader, nil)
 	access := app.NewAccess(p.Cfg, postgres.NewSessionRepository(p.DB.DB), postgres.NewInviteRepository(p.DB.DB), store, memory.SystemClock{})
 	var sessionID string
 	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT id FROM sessions WHERE subject = $1`, person).Scan(&sessionID))
@@ -197,7 +197,7 @@ func TestPriceTipAndUsage(t *testing.T) {
 	for i, cost := range []credit.Micros{20_000, 30_000} {
 		h, err := ledger.Reserve(ctx, payer, "run_1", "proc", 100_000)
 		require.NoError(t, err)
-		require.NoError(t, ledger.SettleCall(ctx, h, cost, credit.Usage{InferenceID: []string{"inf-1", "inf-2"}[i], Model: "m", TokensIn: 100, TokensCached: 20, TokensOut: 10}))
+		require.NoError(t, ledger.SettleCall(ctx, h, cost, credit.Usage{InferenceID: []string{"inf-1", "inf-2"}[i], Model: "m", TokensIn: 100, TokensCached: 20, TokensOut: 10}, credit.CallContext{}))
 		if i == 0 {
 			require.NoError(t, ledger.Reconcile(ctx, h, 18_000), "NEAR AI billed less: the difference goes back")
 			require.NoError(t, ledger.Reconcile(ctx, h, 1), "once")

@@ -50,7 +50,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	ledgerRepository := postgres.NewLedgerRepository(db)
 	access := app.NewAccess(cfg, sessionRepository, inviteRepository, ledgerRepository, clock)
 	peopleRepository := postgres.NewPeopleRepository(db)
-	ledger := app.NewLedger(ledgerRepository, peopleRepository, clock, random, log)
+	ledger := app.NewLedger(cfg, ledgerRepository, peopleRepository, clock, random, log)
 	walletKeys, err := app.NewWalletKeys(cfg, random, log)
 	if err != nil {
 		return nil, nil, err

@@ -122,6 +122,10 @@ type Hold struct {
 	ProcessID string
 	Payer     Payer
 	Lines     []HoldLine
+	// BilledBefore is, as the store reads it when settling, the NEAR AI bill
+	// (model call entries) already on the hold's person account: the free
+	// allowance (E) counts it.
+	BilledBefore Micros
 }
 
 // Total is what the hold holds on its first account.
@@ -214,9 +218,11 @@ const (
 
 // PlanSettle is what settles hold for a call that cost actual: every
 // account the hold is on is charged the call (an invite and the daily cap both
-// count it). A person's credit also carries the price's fee and their tip,
-// each its own entry, and the call's usage record when usage is given.
-func PlanSettle(h Hold, actual Micros, price Price, tipPercent int, usage *Usage, now time.Time) (Settlement, error) {
+// count it: they pay NEAR AI's bill only). A person's credit also carries the
+// price's base fee (A on the call, C for a turn, D per tool use, none within
+// the free allowance E; see Price.Fees) and their tip, each its own entry,
+// and the call's usage record when usage is given.
+func PlanSettle(h Hold, actual Micros, price Price, tipPercent int, usage *Usage, cc CallContext, now time.Time) (Settlement, error) {
 	if actual < 0 {
 		return Settlement{}, fmt.Errorf("credit: a charge is never negative, not %s", actual)
 	}
@@ -227,14 +233,19 @@ func PlanSettle(h Hold, actual Micros, price Price, tipPercent int, usage *Usage
 			continue
 		}
 		charged := actual
-		if fee := price.CallFee(actual); fee > 0 {
-			out.Charges = append(out.Charges, Charge{Account: l.Account, Kind: EntryFee, Amount: fee, Note: "Petals base fee (call)"})
-			charged += fee
+		add := func(kind EntryKind, amount Micros, note string) {
+			if amount > 0 {
+				out.Charges = append(out.Charges, Charge{Account: l.Account, Kind: kind, Amount: amount, Note: note})
+				charged += amount
+			}
 		}
-		if tip := TipOf(actual, tipPercent); tip > 0 {
-			out.Charges = append(out.Charges, Charge{Account: l.Account, Kind: EntryTip, Amount: tip, Note: "tip"})
-			charged += tip
+		fees := price.Fees(actual, cc)
+		add(EntryFee, fees.Call, "Petals base fee (call)")
+		add(EntryFee, fees.Turn, "Petals base fee (turn)")
+		for i, fee := range fees.Tools {
+			add(EntryFee, fee, "Petals base fee (tool "+cc.Tools[i]+")")
 		}
+		add(EntryTip, TipOf(actual, tipPercent), "tip")
 		if usage != nil {
 			out.Usage = &UsageRecord{ReservationID: h.ID, Account: l.Account, RunID: h.RunID, Usage: *usage, List: actual, Charged: charged, At: now}
 		}

@@ -80,7 +80,7 @@ func TestPlanHold(t *testing.T) {
 
 func TestPlanSettle(t *testing.T) {
 	inviteHold := Hold{ID: "h", RunID: "run", Lines: []HoldLine{{"invite:i", KindInvite, 9}, {"daily:d", KindDaily, 9}}}
-	st, err := PlanSettle(inviteHold, 7, Price{CallFeeBps: 1000}, 10, &Usage{Model: "m"}, noon)
+	st, err := PlanSettle(inviteHold, 7, Price{CallFeeBps: 1000}, 10, &Usage{Model: "m"}, CallContext{}, noon)
 	require.NoError(t, err)
 	assert.Equal(t, []Charge{
 		{Account: "invite:i", Kind: EntryCall, Amount: 7, Note: "model call"},
@@ -90,7 +90,7 @@ func TestPlanSettle(t *testing.T) {
 
 	personHold := Hold{ID: "h", RunID: "run", Lines: []HoldLine{{"person:p", KindPerson, 2_000}}}
 	usage := Usage{InferenceID: "inf", Model: "m", TokensIn: 10, TokensCached: 4, TokensOut: 3}
-	st, err = PlanSettle(personHold, 1_000, Price{CallFeeBps: 250}, 5, &usage, noon)
+	st, err = PlanSettle(personHold, 1_000, Price{CallFeeBps: 250}, 5, &usage, CallContext{}, noon)
 	require.NoError(t, err)
 	assert.Equal(t, []Charge{
 		{Account: "person:p", Kind: EntryCall, Amount: 1_000, Note: "model call"},
@@ -100,10 +100,10 @@ func TestPlanSettle(t *testing.T) {
 	require.NotNil(t, st.Usage)
 	assert.Equal(t, UsageRecord{ReservationID: "h", Account: "person:p", RunID: "run", Usage: usage, List: 1_000, Charged: 1_075, At: noon}, *st.Usage)
 
-	st, err = PlanSettle(personHold, 0, Price{CallFeeBps: 250}, 5, nil, noon)
+	st, err = PlanSettle(personHold, 0, Price{CallFeeBps: 250}, 5, nil, CallContext{}, noon)
 	require.NoError(t, err)
 	assert.Len(t, st.Charges, 1, "a call that cost nothing charges nothing more")
-	_, err = PlanSettle(personHold, -1, Price{}, 0, nil, noon)
+	_, err = PlanSettle(personHold, -1, Price{}, 0, nil, CallContext{}, noon)
 	assert.Error(t, err)
 }
 

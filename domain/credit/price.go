@@ -1,5 +1,11 @@
 package credit
 
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
 // Price is what a person pays (price/v2): the provider's own bill, plus a base
 // fee made of five switches (A to E), plus the person's tip. Every switch is
 // off unless the operator turns it on. Percentages are in basis points
@@ -119,7 +125,7 @@ func (p Price) Doc() PriceDoc {
 		},
 		Tip: TipScaleDoc{What: "the person's tip: a donation at a percent of each call's bill, charged apart from the fee",
 			DefaultPercent: 0, MinPercent: TipMinPercent, MaxPercent: TipMaxPercent, StepPercent: TipStepPercent},
-		Entries: []string{"model call", "Petals base fee (call)", "Petals base fee (top-up)", "Petals base fee (turn)", "Petals base fee (tool)", "tip", "reconciled with NEAR AI's bill"},
+		Entries: []string{"model call", "Petals base fee (call)", "Petals base fee (top-up)", "Petals base fee (turn)", "Petals base fee (tool <name>)", "tip", "reconciled with NEAR AI's bill"},
 	}
 }
 
@@ -127,3 +133,122 @@ func (p Price) Doc() PriceDoc {
 func ValidTip(percent int) bool {
 	return percent >= TipMinPercent && percent <= TipMaxPercent && (percent-TipMinPercent)%TipStepPercent == 0
 }
+
+// Every amount below is rounded down to the micro-dollar: a person is never
+// charged a fraction of a micro-dollar more than the switches say.
+
+// TopUpFee is switch B on a top-up of added, rounded down.
+func (p Price) TopUpFee(added Micros) Micros {
+	if p.TopUpFeeBps <= 0 || added <= 0 {
+		return 0
+	}
+	return added * Micros(p.TopUpFeeBps) / 10_000
+}
+
+// ToolFee is switch D for one use of the tool named; tools without an amount
+// cost nothing.
+func (p Price) ToolFee(name string) Micros {
+	if m := p.PerTool[name]; m > 0 {
+		return m
+	}
+	return 0
+}
+
+// CallFees is the base fee one model call carries on a person's credit.
+type CallFees struct {
+	Call  Micros   // A, on the part of the bill past the free allowance
+	Turn  Micros   // C, when the call's answer ends the turn
+	Tools []Micros // D, one per use, in the order of CallContext.Tools
+}
+
+// CallContext is what a call's base fee depends on beyond its bill.
+type CallContext struct {
+	// Tools are the tools the chat ran since its previous model call, by
+	// name, one per use: their uses are charged with this call.
+	Tools []string
+	// EndsTurn: this call's answer ends the turn (it asks for no tool, or
+	// it was offered none).
+	EndsTurn bool
+	// BilledBefore is the person's NEAR AI bill before this call, over all
+	// their calls (at list price), which the free allowance (E) counts.
+	BilledBefore Micros
+}
+
+// Fees is the base fee of a call with bill: A on the part of the bill past
+// the person's free allowance, C when it ends a turn, D per tool use. While
+// the person's bill, this call's included, is within the free allowance (E),
+// the call carries no base fee at all.
+func (p Price) Fees(bill Micros, cc CallContext) CallFees {
+	var out CallFees
+	if bill < 0 {
+		bill = 0
+	}
+	feeable := bill
+	if p.FreeAllowance > 0 {
+		before := max(cc.BilledBefore, 0)
+		if before+bill <= p.FreeAllowance {
+			return out
+		}
+		// Only the part of this bill past the allowance carries switch A.
+		feeable = before + bill - max(p.FreeAllowance, before)
+	}
+	out.Call = p.CallFee(feeable)
+	if cc.EndsTurn && p.PerTurn > 0 {
+		out.Turn = p.PerTurn
+	}
+	for _, name := range cc.Tools {
+		out.Tools = append(out.Tools, p.ToolFee(name))
+	}
+	return out
+}
+
+// WorstCase is the most a call whose bill is at most bill can take from a
+// person's credit: the bill, A on all of it, the tip, C, and D for the tools
+// already run. A hold of this size keeps the per-chat cap a bound on spend.
+func (p Price) WorstCase(bill Micros, tipPercent int, tools []string) Micros {
+	w := bill + p.CallFee(bill) + TipOf(bill, tipPercent) + max(p.PerTurn, 0)
+	for _, name := range tools {
+		w += p.ToolFee(name)
+	}
+	return w
+}
+
+// ParsePercentBps reads a percent such as "2.5" as basis points, exactly: at
+// most two decimal places, from 0 to 100.
+func ParsePercentBps(s string) (int64, error) {
+	m, err := ParseUSD(s)
+	if err != nil || m < 0 || m%10_000 != 0 || m > 100*MicrosPerUSD {
+		return 0, fmt.Errorf("%q is not a percent from 0 to 100 with at most two decimal places", s)
+	}
+	return int64(m / 10_000), nil
+}
+
+// ParsePerTool reads switch D's amounts: "render_flower=0.01,get_snapshot=0.02"
+// (a tool's name, =, dollars; comma separated). Empty is none.
+func ParsePerTool(s string) (map[string]Micros, error) {
+	out := map[string]Micros{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, amount, ok := strings.Cut(part, "=")
+		name = strings.TrimSpace(name)
+		if !ok || !toolName.MatchString(name) {
+			return nil, fmt.Errorf("%q is not tool_name=dollars", part)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("%s is named twice", name)
+		}
+		m, err := ParseUSD(amount)
+		if err != nil || m < 0 {
+			return nil, fmt.Errorf("%q is not a dollar amount (like 0.01) for %s", strings.TrimSpace(amount), name)
+		}
+		if m > 0 {
+			out[name] = m
+		}
+	}
+	return out, nil
+}
+
+var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
