@@ -119,7 +119,9 @@ func (l *Ledger) settle(ctx context.Context, hold credit.Hold, actual credit.Mic
 		return err
 	}
 	now := l.clock.Now()
-	_, err = l.store.Settle(ctx, hold.ID, func(h credit.Hold) (credit.Settlement, error) {
+	// Only the free allowance (switch E) needs the person's bill so far.
+	readBilled := l.price.FreeAllowance > 0 && hold.Payer.Kind == credit.PayPerson
+	_, err = l.store.Settle(ctx, hold.ID, readBilled, func(h credit.Hold) (credit.Settlement, error) {
 		cc.BilledBefore = h.BilledBefore
 		return credit.PlanSettle(h, actual, l.price, tip, usage, cc, now)
 	})

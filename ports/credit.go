@@ -21,9 +21,12 @@ type LedgerStore interface {
 		decide func(accounts []credit.Account, chatTaken credit.Micros) ([]credit.HoldLine, error)) (credit.Hold, error)
 	// Settle locks a reservation and its accounts; if it is still held, it
 	// asks decide for the charges and writes them, turning the holds into
-	// charges. A reservation already settled or released is left alone
+	// charges. With readBilled, the hold given to decide carries the bill
+	// already on its person account (Hold.BilledBefore, read under the lock;
+	// it costs a read of that account's entries, so only the free allowance
+	// asks for it). A reservation already settled or released is left alone
 	// (done false). An unknown one is errs.NotFound.
-	Settle(ctx context.Context, reservationID string, decide func(h credit.Hold) (credit.Settlement, error)) (done bool, err error)
+	Settle(ctx context.Context, reservationID string, readBilled bool, decide func(h credit.Hold) (credit.Settlement, error)) (done bool, err error)
 	// Release gives a still-held reservation back to its accounts; one
 	// already settled or released is left alone (done false).
 	Release(ctx context.Context, reservationID string) (done bool, err error)

@@ -235,7 +235,7 @@ func boolRank(b bool) int {
 }
 
 // Settle implements ports.LedgerStore.
-func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, decide func(credit.Hold) (credit.Settlement, error)) (bool, error) {
+func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, readBilled bool, decide func(credit.Hold) (credit.Settlement, error)) (bool, error) {
 	done := false
 	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
 		h, status, err := lockReservation(ctx, tx, reservationID)
@@ -245,7 +245,7 @@ func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, dec
 		// The free allowance (switch E) counts a person's bill so far: the
 		// model call entries on their account, read under its lock.
 		for _, l := range h.Lines {
-			if l.Kind != credit.KindPerson {
+			if !readBilled || l.Kind != credit.KindPerson {
 				continue
 			}
 			var billed int64

@@ -122,9 +122,9 @@ type Hold struct {
 	ProcessID string
 	Payer     Payer
 	Lines     []HoldLine
-	// BilledBefore is, as the store reads it when settling, the NEAR AI bill
-	// (model call entries) already on the hold's person account: the free
-	// allowance (E) counts it.
+	// BilledBefore is, as the store reads it when settling with the free
+	// allowance (E) on, the NEAR AI bill (model call entries) already on the
+	// hold's person account.
 	BilledBefore Micros
 }
 
