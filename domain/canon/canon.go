@@ -406,11 +406,13 @@ const hexDigits = "0123456789abcdef"
 
 // appendString writes s (valid UTF-8) as a JSON string with RFC 8785's
 // escaping: only the quote, the backslash and control characters, with the
-// short forms where JSON has them.
-func appendString(out, s []byte) []byte {
+// short forms where JSON has them. It takes bytes and strings alike, so the
+// parsed and the direct writers share one escaper.
+func appendString[T ~string | ~[]byte](out []byte, s T) []byte {
 	out = append(out, '"')
 	last := 0
-	for i, b := range s {
+	for i := 0; i < len(s); i++ {
+		b := s[i]
 		if b >= 0x20 && b != '"' && b != '\\' {
 			continue
 		}
@@ -567,38 +569,7 @@ func AppendNumber(out []byte, f float64) ([]byte, error) {
 
 // AppendString writes s as an RFC 8785 string. s must be valid UTF-8
 // (utf8.ValidString); encoding/json would have replaced invalid bytes.
-func AppendString(out []byte, s string) []byte {
-	out = append(out, '"')
-	last := 0
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		if b >= 0x20 && b != '"' && b != '\\' {
-			continue
-		}
-		out = append(out, s[last:i]...)
-		last = i + 1
-		switch b {
-		case '"':
-			out = append(out, '\\', '"')
-		case '\\':
-			out = append(out, '\\', '\\')
-		case '\b':
-			out = append(out, '\\', 'b')
-		case '\f':
-			out = append(out, '\\', 'f')
-		case '\n':
-			out = append(out, '\\', 'n')
-		case '\r':
-			out = append(out, '\\', 'r')
-		case '\t':
-			out = append(out, '\\', 't')
-		default:
-			out = append(out, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-		}
-	}
-	out = append(out, s[last:]...)
-	return append(out, '"')
-}
+func AppendString(out []byte, s string) []byte { return appendString(out, s) }
 
 // AppendInt writes an integer as RFC 8785 does: exactly up to 2^53, and as
 // the nearest double beyond (as ECMAScript would read it).
