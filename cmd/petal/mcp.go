@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 
-	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 )
 
@@ -23,25 +21,11 @@ func mcpStdio(ctx context.Context, stderr io.Writer) error {
 		format = "text"
 	}
 	log := newLogger(stderr, format)
-	located, err := postgres.Locate(ctx, cfg.DatabaseURL, cfg.DataDir, log)
+	db, located, closeDB, err := openDatabase(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := located.Stop(); err != nil {
-			log.Error("stopping the private PostgreSQL cluster", "err", err)
-		}
-	}()
-	if cfg.Migrate {
-		if err := postgres.MigrateUp(located.URL); err != nil {
-			return fmt.Errorf("applying migrations: %w (PETAL_MIGRATE=off skips this)", err)
-		}
-	}
-	db, err := postgres.Connect(ctx, located.URL)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
+	defer closeDB()
 	door, cleanup, err := buildMCP(ctx, cfg, log, db)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"sync"
@@ -18,28 +19,11 @@ func serve(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	log := newLogger(stdout, cfg.LogFormat)
-	located, err := postgres.LocateIn(ctx, cfg.DatabaseURL, cfg.DataDir, databasePlaces, log)
+	db, located, closeDB, err := openDatabase(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := located.Stop(); err != nil {
-			log.Error("stopping the private PostgreSQL cluster", "err", err)
-		}
-	}()
-	if cfg.Migrate {
-		if err := postgres.MigrateUp(located.URL); err != nil {
-			return fmt.Errorf("applying migrations: %w (PETAL_MIGRATE=off skips this)", err)
-		}
-		log.Info("migrations applied")
-	} else if err := postgres.CheckSchema(located.URL); err != nil {
-		return fmt.Errorf("PETAL_MIGRATE=off: %w", err)
-	}
-	db, err := postgres.Connect(ctx, located.URL)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
+	defer closeDB()
 	svc, cleanup, err := buildService(ctx, cfg, log, db)
 	if err != nil {
 		return err
@@ -67,6 +51,38 @@ func serve(ctx context.Context, stdout io.Writer) error {
 	}
 	log.Info("petal stopped")
 	return nil
+}
+
+// openDatabase finds (or starts) the database, brings its schema up to date
+// (or, with PETAL_MIGRATE=off, checks it is) and opens the pool: the start every
+// command that serves shares. closeDB closes the pool, then stops a private
+// cluster if one was started.
+func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger) (db *postgres.DB, located *postgres.Located, closeDB func(), err error) {
+	located, err = postgres.LocateIn(ctx, cfg.DatabaseURL, cfg.DataDir, databasePlaces, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stopCluster := func() {
+		if err := located.Stop(); err != nil {
+			log.Error("stopping the private PostgreSQL cluster", "err", err)
+		}
+	}
+	if cfg.Migrate {
+		if err := postgres.MigrateUp(located.URL); err != nil {
+			stopCluster()
+			return nil, nil, nil, fmt.Errorf("applying migrations: %w (PETAL_MIGRATE=off skips this)", err)
+		}
+		log.Info("migrations applied")
+	} else if err := postgres.CheckSchema(located.URL); err != nil {
+		stopCluster()
+		return nil, nil, nil, fmt.Errorf("PETAL_MIGRATE=off: %w", err)
+	}
+	db, err = postgres.Connect(ctx, located.URL)
+	if err != nil {
+		stopCluster()
+		return nil, nil, nil, err
+	}
+	return db, located, func() { db.Close(); stopCluster() }, nil
 }
 
 // databasePlaces are where serve and migrate look for a database without
