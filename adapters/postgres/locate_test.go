@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -43,22 +42,6 @@ func query(t *testing.T, url, sql string) string {
 	return out
 }
 
-// postmasterPID reads the running server's pid from its data folder, 0 when
-// none runs.
-func postmasterPID(t *testing.T, pgdata string) int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(pgdata, "postmaster.pid"))
-	if err != nil {
-		return 0
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
-	require.NoError(t, err)
-	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
-		return 0
-	}
-	return pid
-}
-
 func TestPrivateClusterIsStartedStoppedAndKept(t *testing.T) {
 	dataDir := reachableTempDir(t)
 	var logs bytes.Buffer
@@ -85,7 +68,7 @@ func TestPrivateClusterIsStartedStoppedAndKept(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, conn.Close(t.Context()))
 
-	pid := postmasterPID(t, pgdata)
+	pid := pgtest.ClusterPID(t, pgdata)
 	require.NotZero(t, pid)
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	require.NoError(t, err)
@@ -101,11 +84,11 @@ func TestPrivateClusterIsStartedStoppedAndKept(t *testing.T) {
 	again, err := postgres.LocateIn(t.Context(), "", dataDir, places, log)
 	require.NoError(t, err)
 	assert.Contains(t, logs.String(), "already running")
-	assert.Equal(t, pid, postmasterPID(t, pgdata))
+	assert.Equal(t, pid, pgtest.ClusterPID(t, pgdata))
 
 	require.NoError(t, again.Stop())
 	stopped = true
-	assert.Zero(t, postmasterPID(t, pgdata), "stopped")
+	assert.Zero(t, pgtest.ClusterPID(t, pgdata), "stopped")
 	_, err = pgx.Connect(t.Context(), located.URL)
 	assert.Error(t, err, "nothing answers once stopped")
 
@@ -119,7 +102,7 @@ func TestPrivateClusterIsStartedStoppedAndKept(t *testing.T) {
 	assert.Equal(t, "still here", query(t, third.URL, `SELECT v FROM kept`))
 	require.NoError(t, third.Stop())
 	stopped = true
-	assert.Zero(t, postmasterPID(t, pgdata))
+	assert.Zero(t, pgtest.ClusterPID(t, pgdata))
 }
 
 func TestLocateSaysHowToFixIt(t *testing.T) {

@@ -75,28 +75,14 @@ func TestServeWithAPrivateClusterStopsOnSignals(t *testing.T) {
 	// PostgreSQL's fast shutdown): it runs in its own process group and would
 	// outlive the test.
 	t.Cleanup(func() {
-		if pid := clusterPID(t, pgdata); pid != 0 {
+		if pid := pgtest.ClusterPID(t, pgdata); pid != 0 {
 			_ = syscall.Kill(pid, syscall.SIGINT)
 		}
 	})
 
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			out := &lockedBuffer{}
-			exit := make(chan int, 1)
-			go func() { exit <- run([]string{"serve"}, out, out) }()
-			var serving map[string]any
-			exited := -1
-			require.Eventually(t, func() bool {
-				select {
-				case exited = <-exit:
-					return true
-				default:
-				}
-				serving = out.logRecord("petal is serving")
-				return serving != nil
-			}, 120*time.Second, 20*time.Millisecond, "petal serve starts")
-			require.Equal(t, -1, exited, "petal serve exited:\n%s", out)
+			serving, out, exit := startServe(t, 120*time.Second)
 			assert.Equal(t, "private cluster", serving["database"])
 			addr := strings.TrimPrefix(serving["addr"].(string), "http://")
 
@@ -107,39 +93,18 @@ func TestServeWithAPrivateClusterStopsOnSignals(t *testing.T) {
 			res.Body.Close()
 			assert.Equal(t, http.StatusOK, res.StatusCode)
 			assert.Equal(t, "up", h["db"])
-			pid := clusterPID(t, pgdata)
+			pid := pgtest.ClusterPID(t, pgdata)
 			require.NotZero(t, pid, "the private cluster runs")
 
-			require.NoError(t, syscall.Kill(os.Getpid(), sig))
-			select {
-			case code := <-exit:
-				require.Equal(t, 0, code, "%s", out)
-			case <-time.After(90 * time.Second):
-				t.Fatalf("petal serve did not stop on %s:\n%s", sig, out)
-			}
+			stopServe(t, sig, exit, out, 90*time.Second)
 			assert.NotNil(t, out.logRecord("shutting down: draining requests"))
 			assert.NotNil(t, out.logRecord("petal stopped"))
 			assert.NotNil(t, out.logRecord("database: stopped the private cluster"))
-			assert.Zero(t, clusterPID(t, pgdata), "the cluster is stopped on exit")
+			assert.Zero(t, pgtest.ClusterPID(t, pgdata), "the cluster is stopped on exit")
 			_, err = net.DialTimeout("tcp", addr, time.Second)
 			assert.Error(t, err, "nothing listens after exit")
 		})
 	}
-}
-
-// clusterPID is the pid of the server running on pgdata, 0 when none runs.
-func clusterPID(t *testing.T, pgdata string) int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(pgdata, "postmaster.pid"))
-	if err != nil {
-		return 0
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
-	require.NoError(t, err)
-	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
-		return 0
-	}
-	return pid
 }
 
 func TestServeRefusesABadValueNamingIt(t *testing.T) {
@@ -155,16 +120,7 @@ func TestServeRefusesABadValueNamingIt(t *testing.T) {
 func TestServeClosesItsPoolOnExit(t *testing.T) {
 	db := pgtest.New(t)
 	t.Setenv("DATABASE_URL", db.URL)
-	t.Setenv("PETAL_ADDR", "127.0.0.1:0")
-	t.Setenv("PETAL_LOG_FORMAT", "json")
-	out := &lockedBuffer{}
-	exit := make(chan int, 1)
-	go func() { exit <- run([]string{"serve"}, out, out) }()
-	var serving map[string]any
-	require.Eventually(t, func() bool {
-		serving = out.logRecord("petal is serving")
-		return serving != nil
-	}, 60*time.Second, 20*time.Millisecond, "petal serve starts: %s", out)
+	serving, out, exit := startServe(t, 60*time.Second)
 	assert.Equal(t, "DATABASE_URL", serving["database"])
 	assert.NotNil(t, out.logRecord("migrations applied"))
 	res, err := http.Get(serving["addr"].(string) + "/api/v1/health")
@@ -181,28 +137,21 @@ func TestServeClosesItsPoolOnExit(t *testing.T) {
 	// The test's own pool holds one; petal's pool holds at least one more.
 	require.Positive(t, connections())
 
-	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
-	select {
-	case code := <-exit:
-		require.Equal(t, 0, code, "%s", out)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("petal serve did not stop:\n%s", out)
-	}
+	stopServe(t, syscall.SIGTERM, exit, out, 60*time.Second)
 	require.Eventually(t, func() bool { return connections() == 0 }, 10*time.Second, 20*time.Millisecond,
 		"petal's connections are closed on exit")
 }
 
-// servePetal runs `petal serve` in this process with the environment the test
-// set, waits until it serves, and returns its address and the log; stop sends
-// SIGTERM and waits for a clean exit.
-func servePetal(t *testing.T) (addr string, out *lockedBuffer, stop func()) {
+// startServe runs `petal serve` in this process with the environment the test
+// set (on any free port, logging JSON) and waits, up to within, until it
+// serves. exit receives its exit code.
+func startServe(t *testing.T, within time.Duration) (serving map[string]any, out *lockedBuffer, exit chan int) {
 	t.Helper()
 	t.Setenv("PETAL_ADDR", "127.0.0.1:0")
 	t.Setenv("PETAL_LOG_FORMAT", "json")
 	out = &lockedBuffer{}
-	exit := make(chan int, 1)
+	exit = make(chan int, 1)
 	go func() { exit <- run([]string{"serve"}, out, out) }()
-	var serving map[string]any
 	exited := -1
 	require.Eventually(t, func() bool {
 		select {
@@ -212,20 +161,35 @@ func servePetal(t *testing.T) (addr string, out *lockedBuffer, stop func()) {
 		}
 		serving = out.logRecord("petal is serving")
 		return serving != nil
-	}, 60*time.Second, 20*time.Millisecond, "petal serve starts")
+	}, within, 20*time.Millisecond, "petal serve starts")
 	require.Equal(t, -1, exited, "petal serve exited:\n%s", out)
+	return serving, out, exit
+}
+
+// stopServe signals this process, as an operator signals petal, and waits for
+// serve to exit cleanly. serve has registered for the signal once it serves,
+// so the test process itself is never stopped by it.
+func stopServe(t *testing.T, sig syscall.Signal, exit chan int, out *lockedBuffer, within time.Duration) {
+	t.Helper()
+	require.NoError(t, syscall.Kill(os.Getpid(), sig))
+	select {
+	case code := <-exit:
+		require.Equal(t, 0, code, "%s", out)
+	case <-time.After(within):
+		t.Fatalf("petal serve did not stop on %s:\n%s", sig, out)
+	}
+}
+
+// servePetal runs `petal serve` until the test ends (or stop is called) and
+// returns its address and log.
+func servePetal(t *testing.T) (addr string, out *lockedBuffer, stop func()) {
+	t.Helper()
+	serving, out, exit := startServe(t, 60*time.Second)
 	stopped := false
 	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
-		select {
-		case code := <-exit:
-			require.Equal(t, 0, code, "%s", out)
-		case <-time.After(60 * time.Second):
-			t.Fatalf("petal serve did not stop:\n%s", out)
+		if !stopped {
+			stopped = true
+			stopServe(t, syscall.SIGTERM, exit, out, 60*time.Second)
 		}
 	}
 	t.Cleanup(stop)

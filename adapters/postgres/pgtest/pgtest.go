@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,7 +21,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/migrations"
@@ -135,17 +135,6 @@ func createDatabase(t testing.TB, admin, template string) (string, string) {
 	return url, name
 }
 
-// Pool opens an extra pool on a test database URL, closed when t ends.
-func Pool(t testing.TB, url string) *pgxpool.Pool {
-	t.Helper()
-	p, err := pgxpool.New(context.Background(), url)
-	if err != nil {
-		t.Fatalf("pgtest: %v", err)
-	}
-	t.Cleanup(p.Close)
-	return p
-}
-
 // ensureTemplate makes (once per migration set, across test processes) a
 // database with every migration applied, named by a hash of the files.
 func ensureTemplate(admin string) (string, error) {
@@ -243,4 +232,23 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// ClusterPID is the pid of the PostgreSQL server running on the data folder
+// pgdata, or 0 when none runs there: how tests of a private cluster see that
+// it started and that it stopped.
+func ClusterPID(t testing.TB, pgdata string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(pgdata, "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil {
+		t.Fatalf("pgtest: %s/postmaster.pid: %v", pgdata, err)
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+		return 0
+	}
+	return pid
 }
