@@ -146,9 +146,6 @@ func NotFound() *errs.Error {
 	return errs.New(errs.NotFound, "no such exploration", "check the id or link; a revoked link stops working")
 }
 
-// IsID reports whether ref is an exploration id rather than a link's token.
-func IsID(ref string) bool { return strings.HasPrefix(ref, IDPrefix) }
-
 var (
 	idPattern    = regexp.MustCompile(`^exp_[0-9a-f]{32}$`)
 	tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)

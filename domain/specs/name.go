@@ -10,8 +10,3 @@ func Name(s Spec) (sha256 string, canonical []byte, err error) {
 	s.normalise()
 	return canon.SHA256Hex(s)
 }
-
-// ViewName is a view's name, the SHA-256 of its canonical JSON.
-func ViewName(v View) (sha256 string, canonical []byte, err error) {
-	return canon.SHA256Hex(v)
-}

@@ -119,13 +119,6 @@ func New(t testing.TB, script ...Answer) *Server {
 // BaseURL is NEAR_AI_BASE_URL for this fake.
 func (s *Server) BaseURL() string { return s.URL + "/v1" }
 
-// Push adds answers to the script.
-func (s *Server) Push(a ...Answer) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.script = append(s.script, a...)
-}
-
 // Requests is what the fake received so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()

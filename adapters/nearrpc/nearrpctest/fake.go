@@ -45,7 +45,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -321,16 +320,4 @@ func requestKey(method string, params json.RawMessage) (string, error) {
 		return "", err
 	}
 	return method + " " + string(c), nil
-}
-
-// Keys lists the recorded request keys, for debugging a missing recording.
-func (s *Server) Keys() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for k := range s.answers {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
