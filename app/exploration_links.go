@@ -1,0 +1,142 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/explorations"
+)
+
+// LinkView is a link as listed (never with its token).
+type LinkView struct {
+	ID        string     `json:"id"`
+	Scope     string     `json:"scope"`
+	CreatedAt time.Time  `json:"created_at"`
+	RevokedAt *time.Time `json:"revoked_at"`
+}
+
+// NewLink is a link just made, with its address shown this once.
+type NewLink struct {
+	ID        string    `json:"id"`
+	Scope     string    `json:"scope"`
+	URL       string    `json:"url"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// owned is an exploration its owner names by id; links are never managed
+// through a link.
+func (s *ExplorationService) owned(ctx context.Context, caller Caller, id string) (explorations.Exploration, error) {
+	if !explorations.ValidID(id) || caller.Subject == "" {
+		return explorations.Exploration{}, explorations.NotFound()
+	}
+	e, access, err := s.resolve(ctx, id, caller, explorations.OwnerAccess)
+	if err != nil || access != explorations.OwnerAccess {
+		return explorations.Exploration{}, explorations.NotFound()
+	}
+	return e, nil
+}
+
+// CreateLink makes a read or continue link for the owner; base is the site's
+// address, which the link's url starts with.
+func (s *ExplorationService) CreateLink(ctx context.Context, caller Caller, id, scope, base string) (NewLink, error) {
+	e, err := s.owned(ctx, caller, id)
+	if err != nil {
+		return NewLink{}, err
+	}
+	sc, err := explorations.ParseScope(scope)
+	if err != nil {
+		return NewLink{}, err
+	}
+	linkID, err := explorations.NewID(s.random, "lnk_")
+	if err != nil {
+		return NewLink{}, err
+	}
+	token, hash, err := explorations.NewLinkToken(s.random)
+	if err != nil {
+		return NewLink{}, err
+	}
+	l := explorations.Link{ID: linkID, Exploration: e.ID, Scope: sc, TokenSHA256: hash, CreatedAt: s.now()}
+	if err := s.store.CreateLink(ctx, l); err != nil {
+		return NewLink{}, err
+	}
+	return NewLink{ID: l.ID, Scope: string(l.Scope), URL: strings.TrimRight(base, "/") + "/s/" + token, CreatedAt: l.CreatedAt}, nil
+}
+
+// Links lists the owner's links of an exploration, without tokens.
+func (s *ExplorationService) Links(ctx context.Context, caller Caller, id string) ([]LinkView, error) {
+	e, err := s.owned(ctx, caller, id)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := s.store.Links(ctx, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := []LinkView{}
+	for _, l := range ls {
+		out = append(out, LinkView{ID: l.ID, Scope: string(l.Scope), CreatedAt: l.CreatedAt, RevokedAt: l.RevokedAt})
+	}
+	return out, nil
+}
+
+// RevokeLink ends one of the owner's links at once.
+func (s *ExplorationService) RevokeLink(ctx context.Context, caller Caller, id, linkID string) (LinkView, error) {
+	e, err := s.owned(ctx, caller, id)
+	if err != nil {
+		return LinkView{}, err
+	}
+	l, err := s.store.RevokeLink(ctx, e.ID, linkID, s.now())
+	if err != nil {
+		return LinkView{}, err
+	}
+	return LinkView{ID: l.ID, Scope: string(l.Scope), CreatedAt: l.CreatedAt, RevokedAt: l.RevokedAt}, nil
+}
+
+// Claimed is the answer of a claim.
+type Claimed struct {
+	Exploration string `json:"exploration"`
+	Claimed     bool   `json:"claimed"`
+}
+
+// Claim makes the caller's session the owner of an unowned exploration,
+// reached with its continue link (or its id, which opens an unowned one).
+// One that already has an owner stays theirs: claimed is false.
+func (s *ExplorationService) Claim(ctx context.Context, caller Caller, ref string) (Claimed, error) {
+	if caller.Subject == "" {
+		return Claimed{}, errs.New(errs.Unauthorised, "claiming an exploration needs a session")
+	}
+	e, _, err := s.resolve(ctx, ref, caller, explorations.ContinueAccess)
+	if err != nil {
+		return Claimed{}, err
+	}
+	if e.Owner != "" {
+		return Claimed{Exploration: e.ID, Claimed: false}, nil
+	}
+	ok, err := s.store.Claim(ctx, e.ID, caller.Subject, s.now())
+	if err != nil {
+		return Claimed{}, err
+	}
+	return Claimed{Exploration: e.ID, Claimed: ok}, nil
+}
+
+// ResumePacket is the markdown a link's token opens at /s/:token.
+func (s *ExplorationService) ResumePacket(ctx context.Context, token, base string) (string, error) {
+	if !explorations.ValidToken(token) {
+		return "", explorations.NotFound()
+	}
+	e, access, err := s.resolve(ctx, token, Caller{}, explorations.ReadAccess)
+	if err != nil {
+		return "", err
+	}
+	steps, err := s.store.Steps(ctx, e.ID)
+	if err != nil {
+		return "", err
+	}
+	notes, err := s.store.Notes(ctx, e.ID)
+	if err != nil {
+		return "", err
+	}
+	return explorations.ResumePacket(e, steps, notes, access, base, token), nil
+}

@@ -1,0 +1,71 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+
+	"github.com/petal-near/petal/domain/canon"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/explorations"
+)
+
+// once runs a create at most once per caller and Idempotency-Key: the same
+// key with the same input answers what the first request answered; with
+// another input it is a conflict. The input's fingerprint is the SHA-256 of
+// its canonical JSON, so the order of its fields does not matter.
+func (s *ExplorationService) once(ctx context.Context, call Call, tool string, create func() (any, error)) (any, error) {
+	key := call.IdempotencyKey
+	if key == "" {
+		return create()
+	}
+	if err := explorations.CheckIdempotencyKey(key); err != nil {
+		return nil, err
+	}
+	who := call.Caller.Subject
+	if who == "" {
+		who = "address:" + call.Caller.Address
+	}
+	input := call.Input
+	if len(strings.TrimSpace(string(input))) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	canonical, err := canon.Transform(input)
+	if err != nil {
+		return nil, errs.Newf(errs.BadInput, "the body is not valid JSON: %s", err.Error())
+	}
+	sum := sha256.Sum256(append([]byte(tool+"\n"), canonical...))
+	fingerprint := hex.EncodeToString(sum[:])
+	prior, err := s.store.ReserveIdempotency(ctx, who, key, fingerprint, s.now())
+	if err != nil {
+		return nil, err
+	}
+	if prior != nil {
+		switch {
+		case prior.Fingerprint != fingerprint:
+			return nil, errs.New(errs.Conflict, "this Idempotency-Key was already used for a different request",
+				"send a new Idempotency-Key for a new request, or the same body to get the first answer again")
+		case prior.Answer == nil:
+			return nil, errs.New(errs.Conflict, "a request with this Idempotency-Key is still running",
+				"wait for it, then send the same request again to get its answer")
+		}
+		return json.RawMessage(prior.Answer), nil
+	}
+	out, err := create()
+	if err != nil {
+		if rerr := s.store.ReleaseIdempotency(context.WithoutCancel(ctx), who, key); rerr != nil {
+			return nil, errs.New(errs.Internal, "the request failed and its Idempotency-Key could not be freed").WithCause(rerr)
+		}
+		return nil, err
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.KeepIdempotentAnswer(context.WithoutCancel(ctx), who, key, b); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(b), nil
+}
