@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/petal-near/petal/domain/canon"
@@ -37,13 +35,6 @@ type FlowerService struct {
 	decoded   *snapshotCache
 }
 
-// CachedAccounts bounds the decoded snapshots a flower service keeps in
-// memory, in accounts: three of the largest. A snapshot never changes under
-// its name, so a decoded one is good for as long as it is kept; reading and
-// decoding 100,000 accounts takes about 200 ms, and the agent draws each
-// flower twice (the tool, then its flower event).
-const CachedAccounts = 3 * snapshots.MaxAccounts
-
 var _ ToolSet = (*FlowerService)(nil)
 
 // NewFlowerService makes the flower service over the snapshot and spec stores.
@@ -63,53 +54,6 @@ func (s *FlowerService) load(ctx context.Context, sha string) (*snapshots.Snapsh
 	}
 	s.decoded.put(sha, &snap)
 	return &snap, nil
-}
-
-// snapshotCache keeps the most recently used decoded snapshots, up to a
-// number of accounts in all.
-type snapshotCache struct {
-	mu     sync.Mutex
-	limit  int
-	held   int
-	recent []string // least recently used first
-	byName map[string]*snapshots.Snapshot
-}
-
-func newSnapshotCache(limit int) *snapshotCache {
-	return &snapshotCache{limit: limit, byName: map[string]*snapshots.Snapshot{}}
-}
-
-func (c *snapshotCache) get(sha string) (*snapshots.Snapshot, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	snap, ok := c.byName[sha]
-	if ok {
-		c.touch(sha)
-	}
-	return snap, ok
-}
-
-func (c *snapshotCache) put(sha string, snap *snapshots.Snapshot) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.byName[sha]; ok || len(snap.Accounts) > c.limit {
-		return
-	}
-	c.byName[sha] = snap
-	c.recent = append(c.recent, sha)
-	c.held += len(snap.Accounts)
-	for c.held > c.limit && len(c.recent) > 0 {
-		old := c.recent[0]
-		c.recent = c.recent[1:]
-		c.held -= len(c.byName[old].Accounts)
-		delete(c.byName, old)
-	}
-}
-
-func (c *snapshotCache) touch(sha string) {
-	if i := slices.Index(c.recent, sha); i >= 0 {
-		c.recent = append(append(c.recent[:i:i], c.recent[i+1:]...), sha)
-	}
 }
 
 // FiguresResult is what compute_figures answers.
@@ -376,158 +320,3 @@ func cutForMessage(s string) string {
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
-
-// Tools implements ToolSet.
-func (s *FlowerService) Tools() []Tool {
-	return []Tool{
-		{
-			Name:        ToolComputeFigures,
-			Description: "Concentration figures of a snapshot, exact from its decimal weights: count, total weight, the shares of the top account, the top 10 and the top 1% (rounded up to whole accounts), the Gini coefficient (population form), the Nakamoto coefficient (the fewest accounts holding more than half) and the Herfindahl–Hirschman index, for the whole snapshot and each group. Fractions are rounded half to even to six decimals; a share of nothing is null.",
-			Input:       json.RawMessage(figuresInputSchema),
-			Output:      json.RawMessage(figuresOutputSchema),
-			Run: func(ctx context.Context, call Call) (any, error) {
-				var in struct {
-					SHA256   string          `json:"sha256"`
-					Snapshot json.RawMessage `json:"snapshot"`
-					Group    string          `json:"group"`
-				}
-				if err := DecodeInput(call.Input, &in); err != nil {
-					return nil, err
-				}
-				if in.SHA256 != "" {
-					if err := CheckSHA256("sha256", in.SHA256); err != nil {
-						return nil, err
-					}
-				}
-				if string(bytes.TrimSpace(in.Snapshot)) == "null" {
-					in.Snapshot = nil
-				}
-				return s.ComputeFigures(ctx, in.SHA256, in.Snapshot, in.Group)
-			},
-		},
-		{
-			Name:        ToolProposeSpec,
-			Description: "Propose a flower spec (flower-spec/v1) for a stored snapshot: enough petals to show its shape, the tail folded into one \"others\" petal, colours that tell its groups apart, with a sentence saying what the flower shows. intent, in plain words, can ask for \"top 20\", \"equal sizes\", \"square root\", \"colour by band\", \"no labels\", \"by name\", \"hide others\" or \"only <group>\". The spec is kept, so /d/<spec_sha256> opens it.",
-			Input:       json.RawMessage(proposeInputSchema),
-			Output:      json.RawMessage(`{"type":"object","required":["spec","spec_sha256","interpretation"],"properties":{"spec":` + specs.SpecJSONSchema + `,"spec_sha256":{"type":"string"},"interpretation":{"type":"string"}}}`),
-			Run: func(ctx context.Context, call Call) (any, error) {
-				var in struct {
-					SHA256 string `json:"sha256"`
-					Intent string `json:"intent"`
-				}
-				if err := DecodeInput(call.Input, &in); err != nil {
-					return nil, err
-				}
-				return s.Propose(ctx, in.SHA256, in.Intent)
-			},
-		},
-		{
-			Name:        ToolValidateSpec,
-			Description: "Check a flower spec against flower-spec/v1 and against its snapshot (stored here, groups it names exist, at most 60 petals). Answers { valid, problems: [{ path, message }] } with JSON Pointer paths; a valid spec is kept, so /d/<spec_sha256> opens it.",
-			Input:       json.RawMessage(`{"type":"object","additionalProperties":false,"required":["spec"],"properties":{"spec":{"description":"a flower-spec/v1 to check (docs/schemas/flower-spec-v1.schema.json)"}}}`),
-			Output:      json.RawMessage(validationSchema),
-			Run: func(ctx context.Context, call Call) (any, error) {
-				var in struct {
-					Spec json.RawMessage `json:"spec"`
-				}
-				if err := DecodeInput(call.Input, &in); err != nil {
-					return nil, err
-				}
-				return s.Validate(ctx, in.Spec)
-			},
-		},
-		{
-			Name:        ToolRenderFlower,
-			Description: "Draw a flower spec as SVG: petals around a centre, each petal's area proportional to its size, colour-blind-safe colours, a title and description for screen readers, every name escaped. The same spec, snapshot and view give the same bytes and render_sha256. view (view/v1) changes only how it is drawn: palette and labels; without it the default view. An invalid spec is invalid_spec with the problems validate_spec gives.",
-			Input:       json.RawMessage(`{"type":"object","additionalProperties":false,"required":["spec"],"properties":{"spec":` + specs.SpecJSONSchema + `,"view":` + specs.ViewJSONSchema + `}}`),
-			Output:      json.RawMessage(renderOutputSchema),
-			Run: func(ctx context.Context, call Call) (any, error) {
-				var in struct {
-					Spec json.RawMessage `json:"spec"`
-					View json.RawMessage `json:"view"`
-				}
-				if err := DecodeInput(call.Input, &in); err != nil {
-					return nil, err
-				}
-				return s.Render(ctx, in.Spec, in.View)
-			},
-		},
-	}
-}
-
-const figuresInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "a stored snapshot's name" },
-    "snapshot": { "type": "object", "description": "a snapshot/v1 sent inline instead of sha256" },
-    "group": { "type": "string", "description": "only this group's figures in groups" }
-  }
-}`
-
-const figureProperties = `
-    "count": { "type": "integer" },
-    "total_weight": { "type": "string", "description": "exact decimal" },
-    "top1_share": { "type": ["number", "null"] },
-    "top10_share": { "type": ["number", "null"] },
-    "top1pct_share": { "type": ["number", "null"] },
-    "top1pct_count": { "type": "integer" },
-    "gini": { "type": ["number", "null"] },
-    "nakamoto": { "type": ["integer", "null"] },
-    "hhi": { "type": ["number", "null"] }`
-
-const figuresOutputSchema = `{
-  "type": "object",
-  "required": ["sha256", "count", "total_weight", "top1_share", "top10_share", "top1pct_share", "gini", "nakamoto", "hhi", "groups"],
-  "properties": {
-    "sha256": { "type": "string" },` + figureProperties + `,
-    "groups": {
-      "type": "array",
-      "items": {
-        "type": "object",
-        "properties": {
-          "id": { "type": "string" },
-          "label": { "type": "string" },
-          "share": { "type": ["number", "null"] },` + figureProperties + `
-        }
-      }
-    }
-  }
-}`
-
-const proposeInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["sha256"],
-  "properties": {
-    "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "a stored snapshot's name" },
-    "intent": { "type": "string", "maxLength": 2000, "description": "what the person wants to see, in plain words" }
-  }
-}`
-
-const validationSchema = `{
-  "type": "object",
-  "required": ["valid", "problems"],
-  "properties": {
-    "valid": { "type": "boolean" },
-    "problems": {
-      "type": "array",
-      "items": { "type": "object", "required": ["path", "message"], "properties": { "path": { "type": "string" }, "message": { "type": "string" } } }
-    },
-    "spec_sha256": { "type": "string" }
-  }
-}`
-
-const renderOutputSchema = `{
-  "type": "object",
-  "required": ["svg", "spec_sha256", "render_sha256", "legend"],
-  "properties": {
-    "svg": { "type": "string" },
-    "spec_sha256": { "type": "string" },
-    "render_sha256": { "type": "string", "description": "SHA-256 of the SVG's bytes" },
-    "legend": {
-      "type": "array",
-      "items": { "type": "object", "required": ["label", "swatch"], "properties": { "label": { "type": "string" }, "swatch": { "type": "string" } } }
-    }
-  }
-}`
