@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,17 +16,14 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// toolResultMax bounds what one tool result puts in the model's thread.
-const toolResultMax = 24 << 10
-
-// maxAnswerTokens is what one model call may write.
-const maxAnswerTokens = 2048
-
 // systemMessage is the agent's brief, sent first on every model call (not
-// stored in the thread, so it may change between chats).
-const systemMessage = `You are Petals' agent. Petal reads who holds power in a NEAR network (a DAO's members, a token's holders, a validator's delegators) into a snapshot, and draws it as a flower: one petal per account, sized by weight and coloured by group.
-Work with the tools: find the network, read its snapshot (get_snapshot), propose a spec (propose_spec), check it (validate_spec) and draw it (render_flower). Say briefly what you found and what the flower shows. Never invent figures: every number comes from a tool.
-Before reading a new network fresh, make sure the person asked for it; ask one clear question when unsure.`
+// stored in the thread, so it may change between chats). It lives in its own
+// file so it reads, and changes, as prose.
+//
+//go:embed agent_system_prompt.md
+var systemPrompt string
+
+var systemMessage = strings.TrimSpace(systemPrompt)
 
 // chat is one chat's state while its job runs.
 type chat struct {
@@ -71,24 +69,6 @@ func (a *AgentService) execute(ctx context.Context, run runs.Run, caller Caller,
 	a.reconcileFirst(ctx, run.ID, payer)
 	err := a.loop(ctx, c)
 	a.finish(ctx, c, err)
-}
-
-// reconcileTimeout bounds how long a chat waits on NEAR AI's bills.
-const reconcileTimeout = 10 * time.Second
-
-// reconcileFirst charges a person paying from their own credit NEAR AI's
-// bill for their earlier calls before this chat spends more, as GET
-// /api/v1/me/usage does. It never holds the chat up for long nor fails it:
-// what isn't reconciled now is next time.
-func (a *AgentService) reconcileFirst(ctx context.Context, runID string, payer *credit.Payer) {
-	if a.pay == nil || payer == nil || payer.Kind != credit.PayPerson {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, reconcileTimeout)
-	defer cancel()
-	if err := a.pay.ReconcilePending(ctx, payer.PersonID); err != nil {
-		a.log.Warn("agent run: reconciling the person's calls before the chat", "run", runID, "err", err)
-	}
 }
 
 func (a *AgentService) finish(ctx context.Context, c *chat, err error) {
@@ -277,222 +257,4 @@ func (a *AgentService) consent(ctx context.Context, c *chat, tc runs.ToolCall) (
 	return "", "", errs.New(errs.Code(runs.CodeApprovalRequired),
 		"this is a new map, and the person has not said yes to it; the tool did not run",
 		"ask the person one plain question about this one map, then wait for their answer"), nil
-}
-
-// complete makes one model call and counts it.
-func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.ModelTool) (ports.ModelAnswer, error) {
-	msgs := append([]runs.Message{{Role: runs.RoleSystem, Content: systemMessage}}, c.thread...)
-	req := ports.ModelRequest{Messages: msgs, Tools: tools, MaxTokens: maxAnswerTokens}
-	var hold credit.Hold
-	if c.payer != nil {
-		// Every model call is held on the ledger first, then settled; every
-		// other way out (an error, a stop, a timeout, a panic) releases it.
-		// Not cancelled by a stop half-way: a hold written but not seen would
-		// stay held until a restart.
-		h, err := a.ledger.ReserveCall(c.wctx, *c.payer, c.run.ID, string(a.process), a.model.WorstCase(req), c.toolsRun)
-		if err != nil {
-			return ports.ModelAnswer{}, err
-		}
-		hold = h
-		defer func() {
-			if err := a.ledger.Release(c.wctx, hold); err != nil {
-				a.log.Error("agent: releasing a hold", "run", c.run.ID, "err", err)
-			}
-		}()
-	}
-	if c.picked == "" {
-		c.picked = req.Model
-		if c.picked == "" {
-			c.picked = a.model.Name() // the provider's own model
-		}
-	}
-	ans, err := a.model.Complete(ctx, req)
-	if err != nil {
-		// An aborted or failed call counts only what it is known to have
-		// cost: nothing is known, so the hold goes back.
-		if ctx.Err() != nil {
-			return ans, ctx.Err()
-		}
-		return ans, err
-	}
-	if c.payer != nil {
-		// SettleCall keeps the call's usage/v1 record on a person's credit (GET /api/v1/me/usage).
-		usage := credit.Usage{InferenceID: ans.InferenceID, Model: ans.Model,
-			TokensIn: int(ans.Tokens.In), TokensCached: int(ans.Tokens.Cached), TokensOut: int(ans.Tokens.Out)}
-		// A turn ends with an answer that asks for no tool, or that was
-		// offered none: the loop stops there (switch C).
-		cc := credit.CallContext{Tools: c.toolsRun, EndsTurn: len(ans.Message.ToolCalls) == 0 || tools == nil}
-		if err := a.ledger.SettleCall(c.wctx, hold, ans.Cost, usage, cc); err != nil {
-			return ans, err
-		}
-		c.toolsRun = nil
-	}
-	c.turns++
-	c.tokens.Add(ans.Tokens)
-	c.cost += ans.Cost
-	if ans.Model != "" {
-		c.model = ans.Model
-	}
-	c.fallback = c.fallback || ans.FallbackUsed
-	ans.Message.Role = runs.RoleAssistant
-	c.last = &ans
-	return ans, nil
-}
-
-// runTool runs one tool call through the registry, as the agent's door, and
-// stores its call, progress and result.
-func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, ans *ports.ModelAnswer) (refused bool, _ error) {
-	args := tc.Args
-	if len(args) == 0 || !json.Valid(args) {
-		args = json.RawMessage(`{}`)
-		tc.Args = args
-	}
-	if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolCall, runs.ToolCallData{ID: tc.ID, Name: tc.Name, Args: args})); err != nil {
-		return false, err
-	}
-	key, by, refusal, err := a.consent(ctx, c, tc)
-	if err != nil {
-		return false, err
-	}
-	if refusal != nil {
-		content, _ := json.Marshal(map[string]any{"error": map[string]string{"code": string(refusal.Code), "message": refusal.Message, "hint": refusal.Hint}})
-		if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolResult, runs.ToolResultData{ID: tc.ID, Name: tc.Name,
-			Summary: string(refusal.Code) + ": " + refusal.Message})); err != nil {
-			return true, err
-		}
-		c.thread = append(c.thread, runs.Message{Role: runs.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: string(content)})
-		return true, a.store.SaveThread(c.wctx, c.run.ID, c.thread)
-	}
-	start := time.Now()
-	call := Call{Input: args, Caller: Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.caller.Subject, Session: c.caller.Session},
-		Progress: func(p Progress) {
-			_, _ = a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindProgress, runs.ProgressData{Stage: p.Stage, Message: p.Message, Done: p.Done, Total: p.Total}))
-		}}
-	out, err := a.registry.Call(ctx, tc.Name, call)
-	if ctx.Err() != nil {
-		// Stopped or out of time: the tool's answer doesn't count.
-		return false, ctx.Err()
-	}
-	c.toolsRun = append(c.toolsRun, tc.Name)
-	ms := time.Since(start).Milliseconds()
-	var content []byte
-	result := runs.ToolResultData{ID: tc.ID, Name: tc.Name, MS: ms}
-	if err != nil {
-		e, ok := errs.As(err)
-		if !ok {
-			a.log.Error("agent tool failed", "run", c.run.ID, "tool", tc.Name, "err", err)
-			e = errs.New(errs.Internal, "the tool failed on our side")
-		}
-		result.Summary = string(e.Code) + ": " + e.Message
-		content, _ = json.Marshal(map[string]any{"error": map[string]string{"code": string(e.Code), "message": e.Message, "hint": e.Hint}})
-	} else {
-		content, err = json.Marshal(out)
-		if err != nil {
-			return false, fmt.Errorf("encode %s's answer: %w", tc.Name, err)
-		}
-		result.OK = true
-		result.Summary = runs.Summarize(content)
-		switch tc.Name {
-		case "propose_spec":
-			c.proposed = ans
-		case "render_flower":
-			if f := a.flowerEvent(ctx, args); f != nil {
-				c.flower = f
-				if c.proposed == nil {
-					c.proposed = ans
-				}
-			}
-		}
-	}
-	if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolResult, result)); err != nil {
-		return false, err
-	}
-	if len(content) > toolResultMax {
-		content, _ = json.Marshal(map[string]any{"summary": result.Summary, "note": "the full answer was too long to show here"})
-	}
-	msg := runs.Message{Role: runs.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: string(content)}
-	if result.OK && key != "" {
-		// What is approved is read back from the thread.
-		msg.Approved, msg.ApprovedBy = key, by
-	}
-	c.thread = append(c.thread, msg)
-	return false, a.store.SaveThread(c.wctx, c.run.ID, c.thread)
-}
-
-// keepFlower keeps the chat's flower in the run's exploration: made at the
-// run's first flower, under the run's owner, and each new flower a step
-// saved through the registry (door agent). A failure here costs the run
-// nothing: it is logged.
-func (a *AgentService) keepFlower(c *chat) {
-	ctx := c.wctx
-	caller := Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.run.Owner}
-	if c.run.Exploration == "" {
-		question := "Petals' agent"
-		for _, m := range c.thread {
-			if m.Role == runs.RoleUser && strings.TrimSpace(m.Content) != "" {
-				question = strings.TrimSpace(m.Content)
-				break
-			}
-		}
-		if r := []rune(question); len(r) > 280 {
-			question = string(r[:279]) + "…"
-		}
-		in, _ := json.Marshal(map[string]string{"question": question})
-		out, err := a.registry.Call(ctx, "start_exploration", Call{Input: in, Caller: caller})
-		if err != nil {
-			a.log.Warn("agent: the run's exploration could not be made", "run", c.run.ID, "err", err)
-			return
-		}
-		b, _ := json.Marshal(out)
-		var made struct {
-			ID string `json:"id"`
-		}
-		if json.Unmarshal(b, &made) != nil || made.ID == "" {
-			return
-		}
-		if err := a.store.SetExploration(ctx, c.run.ID, made.ID); err != nil {
-			a.log.Warn("agent: the run's exploration could not be kept", "run", c.run.ID, "err", err)
-			return
-		}
-		c.run.Exploration = made.ID
-	}
-	var f struct {
-		Spec           json.RawMessage `json:"spec"`
-		Interpretation string          `json:"interpretation"`
-	}
-	_ = json.Unmarshal(c.flower, &f)
-	in, _ := json.Marshal(map[string]any{"exploration": c.run.Exploration, "spec": f.Spec, "note": f.Interpretation})
-	if _, err := a.registry.Call(ctx, "save_step", Call{Input: in, Caller: caller}); err != nil {
-		a.log.Warn("agent: the flower could not be saved as a step", "run", c.run.ID, "err", err)
-	}
-}
-
-// flowerEvent is the flower event's data for a render_flower call that
-// succeeded: the spec drawn, its hashes, legend, interpretation and validation.
-func (a *AgentService) flowerEvent(ctx context.Context, args json.RawMessage) json.RawMessage {
-	var in struct {
-		Spec json.RawMessage `json:"spec"`
-		View json.RawMessage `json:"view"`
-	}
-	if json.Unmarshal(args, &in) != nil || a.flowers == nil {
-		return nil
-	}
-	f, err := a.flowers.Flower(ctx, in.Spec, in.View)
-	if err != nil {
-		return nil
-	}
-	b, err := json.Marshal(f)
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
-// modelTools is what the model may call: the registry's tools this site runs.
-func (a *AgentService) modelTools() []ports.ModelTool {
-	out := []ports.ModelTool{} // never nil: nil means "no tools this call"
-	for _, t := range a.registry.Offered() {
-		out = append(out, ports.ModelTool{Name: t.Name, Description: t.Description, Parameters: t.Input})
-	}
-	return out
 }

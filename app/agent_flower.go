@@ -1,0 +1,78 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/petal-near/petal/domain/runs"
+)
+
+// keepFlower keeps the chat's flower in the run's exploration: made at the
+// run's first flower, under the run's owner, and each new flower a step
+// saved through the registry (door agent). A failure here costs the run
+// nothing: it is logged.
+func (a *AgentService) keepFlower(c *chat) {
+	ctx := c.wctx
+	caller := Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.run.Owner}
+	if c.run.Exploration == "" {
+		question := "Petals' agent"
+		for _, m := range c.thread {
+			if m.Role == runs.RoleUser && strings.TrimSpace(m.Content) != "" {
+				question = strings.TrimSpace(m.Content)
+				break
+			}
+		}
+		if r := []rune(question); len(r) > 280 {
+			question = string(r[:279]) + "…"
+		}
+		in, _ := json.Marshal(map[string]string{"question": question})
+		out, err := a.registry.Call(ctx, "start_exploration", Call{Input: in, Caller: caller})
+		if err != nil {
+			a.log.Warn("agent: the run's exploration could not be made", "run", c.run.ID, "err", err)
+			return
+		}
+		b, _ := json.Marshal(out)
+		var made struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(b, &made) != nil || made.ID == "" {
+			return
+		}
+		if err := a.store.SetExploration(ctx, c.run.ID, made.ID); err != nil {
+			a.log.Warn("agent: the run's exploration could not be kept", "run", c.run.ID, "err", err)
+			return
+		}
+		c.run.Exploration = made.ID
+	}
+	var f struct {
+		Spec           json.RawMessage `json:"spec"`
+		Interpretation string          `json:"interpretation"`
+	}
+	_ = json.Unmarshal(c.flower, &f)
+	in, _ := json.Marshal(map[string]any{"exploration": c.run.Exploration, "spec": f.Spec, "note": f.Interpretation})
+	if _, err := a.registry.Call(ctx, "save_step", Call{Input: in, Caller: caller}); err != nil {
+		a.log.Warn("agent: the flower could not be saved as a step", "run", c.run.ID, "err", err)
+	}
+}
+
+// flowerEvent is the flower event's data for a render_flower call that
+// succeeded: the spec drawn, its hashes, legend, interpretation and validation.
+func (a *AgentService) flowerEvent(ctx context.Context, args json.RawMessage) json.RawMessage {
+	var in struct {
+		Spec json.RawMessage `json:"spec"`
+		View json.RawMessage `json:"view"`
+	}
+	if json.Unmarshal(args, &in) != nil || a.flowers == nil {
+		return nil
+	}
+	f, err := a.flowers.Flower(ctx, in.Spec, in.View)
+	if err != nil {
+		return nil
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil
+	}
+	return b
+}

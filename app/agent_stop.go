@@ -1,0 +1,111 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/petal-near/petal/domain/runs"
+)
+
+// StopResult is what POST …/stop answers.
+type StopResult struct {
+	RunID           string      `json:"run_id"`
+	Status          runs.Status `json:"status"`
+	Stopped         bool        `json:"stopped"`
+	AlreadyFinished bool        `json:"already_finished"`
+}
+
+// stopWait bounds how long a stop waits for another process to end the run.
+const stopWait = 30 * time.Second
+
+// Stop ends a running run as stopped and answers once it has ended, saying
+// what it witnessed.
+func (a *AgentService) Stop(ctx context.Context, caller Caller, id string) (StopResult, error) {
+	run, err := a.Run(ctx, caller, id)
+	if err != nil {
+		return StopResult{}, err
+	}
+	if run.Status.Ended() {
+		return StopResult{RunID: id, Status: run.Status, AlreadyFinished: true}, nil
+	}
+	if done := a.cancelLocal(id, errStopped); done != nil {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return StopResult{}, ctx.Err()
+		}
+		return a.witnessed(ctx, id)
+	}
+	// Another process holds it, or nobody does.
+	alive := false
+	if run.ProcessID != "" && a.leases != nil {
+		if alive, err = a.leases.Alive(ctx, run.ProcessID, LeaseStale); err != nil {
+			return StopResult{}, err
+		}
+	}
+	if !alive {
+		return StopResult{RunID: id, Status: runs.Running}, nil
+	}
+	updates, cancel := a.bus.Watch(id)
+	defer cancel()
+	if err := a.bus.RequestStop(ctx, id); err != nil {
+		return StopResult{}, fmt.Errorf("ask for a stop: %w", err)
+	}
+	deadline := time.NewTimer(stopWait)
+	defer deadline.Stop()
+	poll := time.NewTicker(time.Second)
+	defer poll.Stop()
+	for {
+		select {
+		case <-updates:
+		case <-poll.C:
+		case <-deadline.C:
+			return StopResult{RunID: id, Status: runs.Running}, nil
+		case <-ctx.Done():
+			return StopResult{}, ctx.Err()
+		}
+		cur, err := a.store.Get(ctx, id)
+		if err != nil {
+			return StopResult{}, err
+		}
+		if cur.Status.Ended() {
+			return a.witnessed(ctx, id)
+		}
+	}
+}
+
+func (a *AgentService) witnessed(ctx context.Context, id string) (StopResult, error) {
+	run, err := a.store.Get(ctx, id)
+	if err != nil {
+		return StopResult{}, err
+	}
+	if run.Status == runs.Stopped {
+		return StopResult{RunID: id, Status: runs.Stopped, Stopped: true}, nil
+	}
+	if run.Status.Ended() {
+		return StopResult{RunID: id, Status: run.Status, AlreadyFinished: true}, nil
+	}
+	return StopResult{RunID: id, Status: run.Status}, nil
+}
+
+// Shutdown ends this process's jobs as interrupted and waits for them.
+func (a *AgentService) Shutdown(ctx context.Context) {
+	a.shutdown(errShutdown)
+	done := make(chan struct{})
+	go func() { a.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// Recover ends as interrupted the runs whose process is gone. Runs of live
+// processes are left alone.
+func (a *AgentService) Recover(ctx context.Context) ([]string, error) {
+	ids, err := a.store.InterruptOrphans(ctx, LeaseStale)
+	if len(ids) > 0 {
+		a.log.Info("runs interrupted by a restart", "runs", len(ids))
+	}
+	return ids, err
+}

@@ -1,0 +1,104 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/runs"
+	"github.com/petal-near/petal/ports"
+)
+
+// toolResultMax bounds what one tool result puts in the model's thread.
+const toolResultMax = 24 << 10
+
+// runTool runs one tool call through the registry, as the agent's door, and
+// stores its call, progress and result.
+func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, ans *ports.ModelAnswer) (refused bool, _ error) {
+	args := tc.Args
+	if len(args) == 0 || !json.Valid(args) {
+		args = json.RawMessage(`{}`)
+		tc.Args = args
+	}
+	if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolCall, runs.ToolCallData{ID: tc.ID, Name: tc.Name, Args: args})); err != nil {
+		return false, err
+	}
+	key, by, refusal, err := a.consent(ctx, c, tc)
+	if err != nil {
+		return false, err
+	}
+	if refusal != nil {
+		content, _ := json.Marshal(map[string]any{"error": map[string]string{"code": string(refusal.Code), "message": refusal.Message, "hint": refusal.Hint}})
+		if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolResult, runs.ToolResultData{ID: tc.ID, Name: tc.Name,
+			Summary: string(refusal.Code) + ": " + refusal.Message})); err != nil {
+			return true, err
+		}
+		c.thread = append(c.thread, runs.Message{Role: runs.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: string(content)})
+		return true, a.store.SaveThread(c.wctx, c.run.ID, c.thread)
+	}
+	start := time.Now()
+	call := Call{Input: args, Caller: Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.caller.Subject, Session: c.caller.Session},
+		Progress: func(p Progress) {
+			_, _ = a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindProgress, runs.ProgressData{Stage: p.Stage, Message: p.Message, Done: p.Done, Total: p.Total}))
+		}}
+	out, err := a.registry.Call(ctx, tc.Name, call)
+	if ctx.Err() != nil {
+		// Stopped or out of time: the tool's answer doesn't count.
+		return false, ctx.Err()
+	}
+	c.toolsRun = append(c.toolsRun, tc.Name)
+	ms := time.Since(start).Milliseconds()
+	var content []byte
+	result := runs.ToolResultData{ID: tc.ID, Name: tc.Name, MS: ms}
+	if err != nil {
+		e, ok := errs.As(err)
+		if !ok {
+			a.log.Error("agent tool failed", "run", c.run.ID, "tool", tc.Name, "err", err)
+			e = errs.New(errs.Internal, "the tool failed on our side")
+		}
+		result.Summary = string(e.Code) + ": " + e.Message
+		content, _ = json.Marshal(map[string]any{"error": map[string]string{"code": string(e.Code), "message": e.Message, "hint": e.Hint}})
+	} else {
+		content, err = json.Marshal(out)
+		if err != nil {
+			return false, fmt.Errorf("encode %s's answer: %w", tc.Name, err)
+		}
+		result.OK = true
+		result.Summary = runs.Summarize(content)
+		switch tc.Name {
+		case "propose_spec":
+			c.proposed = ans
+		case "render_flower":
+			if f := a.flowerEvent(ctx, args); f != nil {
+				c.flower = f
+				if c.proposed == nil {
+					c.proposed = ans
+				}
+			}
+		}
+	}
+	if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolResult, result)); err != nil {
+		return false, err
+	}
+	if len(content) > toolResultMax {
+		content, _ = json.Marshal(map[string]any{"summary": result.Summary, "note": "the full answer was too long to show here"})
+	}
+	msg := runs.Message{Role: runs.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: string(content)}
+	if result.OK && key != "" {
+		// What is approved is read back from the thread.
+		msg.Approved, msg.ApprovedBy = key, by
+	}
+	c.thread = append(c.thread, msg)
+	return false, a.store.SaveThread(c.wctx, c.run.ID, c.thread)
+}
+
+// modelTools is what the model may call: the registry's tools this site runs.
+func (a *AgentService) modelTools() []ports.ModelTool {
+	out := []ports.ModelTool{} // never nil: nil means "no tools this call"
+	for _, t := range a.registry.Offered() {
+		out = append(out, ports.ModelTool{Name: t.Name, Description: t.Description, Parameters: t.Input})
+	}
+	return out
+}
