@@ -1,0 +1,160 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/snapshots"
+)
+
+// SnapshotAnswer is get_snapshot's answer: a summary, never the body.
+type SnapshotAnswer struct {
+	SHA256     string `json:"sha256"`
+	Network    string `json:"network"`
+	TargetKey  string `json:"target_key"`
+	AsOf       string `json:"as_of"`
+	StoredOnly bool   `json:"stored_only"`
+	Title      string `json:"title"`
+	About      string `json:"about"`
+	Count      int    `json:"count"`
+	Summary    string `json:"summary"`
+}
+
+func answerOf(sha, key string, snap snapshots.Snapshot, storedOnly bool) SnapshotAnswer {
+	return SnapshotAnswer{SHA256: sha, Network: snap.Network, TargetKey: key, AsOf: snap.Block.Time, StoredOnly: storedOnly,
+		Title: snap.Title, About: snap.About, Count: len(snap.Accounts), Summary: snapshots.Summary(snap)}
+}
+
+// freshRetryAfter is what a fresh read past its turn is told to wait.
+const freshRetryAfter = 5 * time.Second
+
+func (s *SnapshotService) getSnapshot(ctx context.Context, call Call) (any, error) {
+	var in struct {
+		Network string          `json:"network"`
+		Params  json.RawMessage `json:"params"`
+		Fresh   bool            `json:"fresh"`
+		At      string          `json:"at"`
+	}
+	if err := DecodeInput(call.Input, &in); err != nil {
+		return nil, err
+	}
+	if in.Network == "" {
+		return nil, errs.New(errs.BadInput, "network is required: a network id such as near-dao-members", "see GET /api/v1/networks")
+	}
+	r, ok := ReaderByID(in.Network)
+	if !ok {
+		return nil, errs.Newf(errs.BadInput, "network: no network %q", in.Network).WithHint("see GET /api/v1/networks")
+	}
+	if len(in.Params) == 0 {
+		return nil, errs.New(errs.BadInput, "params is required: the network's params as an object", "see GET /api/v1/networks/"+r.ID)
+	}
+	t, err := r.prepare(s, in.Params)
+	if err != nil {
+		return nil, err
+	}
+	key, err := snapshots.TargetKey(t.network, t.params)
+	if err != nil {
+		return nil, err
+	}
+	if in.At != "" {
+		if in.Fresh {
+			return nil, errs.New(errs.BadInput, "at and fresh can't go together: at names a stored snapshot, fresh reads a new one")
+		}
+		if err := CheckSHA256("at", in.At); err != nil {
+			return nil, err
+		}
+		snap, err := LoadSnapshot(ctx, s.store, in.At)
+		if err != nil {
+			return nil, err
+		}
+		if k, _ := snapshots.TargetKey(snap.Network, snap.Params); k != key {
+			return nil, errs.Newf(errs.BadInput, "at names a snapshot of %s, not of this target", k)
+		}
+		return answerOf(in.At, key, snap, true), nil
+	}
+	if !in.Fresh {
+		latest, err := s.store.Latest(ctx, key)
+		switch {
+		case err == nil:
+			snap, err := LoadSnapshot(ctx, s.store, latest.SHA256)
+			if err != nil {
+				return nil, err
+			}
+			return answerOf(latest.SHA256, key, snap, true), nil
+		case !errs.Is(err, errs.NotFound):
+			return nil, err
+		}
+	}
+	return s.readFresh(ctx, t, key, call.Progress)
+}
+
+// readFresh runs a reader now: at most cfg.FreshReadsAtOnce at a time in
+// this process, within cfg.FreshReadTimeout.
+func (s *SnapshotService) readFresh(ctx context.Context, t *target, key string, progress func(Progress)) (SnapshotAnswer, error) {
+	select {
+	case s.fresh <- struct{}{}:
+		defer func() { <-s.fresh }()
+	default:
+		return SnapshotAnswer{}, RateLimited(fmt.Sprintf("%d fresh reads are running already; this one waits its turn", cap(s.fresh)), freshRetryAfter)
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.cfg.FreshReadTimeout)
+	defer cancel()
+	snap, err := s.read(rctx, t, progress)
+	if err != nil {
+		if errors.Is(rctx.Err(), context.DeadlineExceeded) {
+			return SnapshotAnswer{}, errs.Newf(errs.SourceFailed, "the chain took longer than %d s to read", int(s.cfg.FreshReadTimeout.Seconds())).
+				WithHint("try again later, or ask for the stored snapshot (without fresh)").WithCause(err)
+		}
+		if _, ok := errs.As(err); ok {
+			return SnapshotAnswer{}, err
+		}
+		return SnapshotAnswer{}, errs.New(errs.SourceFailed, "the chain could not be read").WithCause(err)
+	}
+	progress(Progress{Stage: "storing", Message: fmt.Sprintf("keeping the snapshot of %d accounts", len(snap.Accounts))})
+	// A finished reading is kept even if the caller has gone meanwhile.
+	sha, _, err := StoreSnapshot(context.WithoutCancel(ctx), s.store, snap, OriginThisSite)
+	if err != nil {
+		return SnapshotAnswer{}, err
+	}
+	return answerOf(sha, key, snap, false), nil
+}
+
+// read runs a target's reader against the chain, pinned to the final block.
+func (s *SnapshotService) read(ctx context.Context, t *target, progress func(Progress)) (snapshots.Snapshot, error) {
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	rc := &readContext{chain: s.chain, network: t.chain, progress: progress, pageSize: s.pageSize}
+	rc.say("block", "reading the newest final block of "+t.chain, nil, nil)
+	block, err := s.chain.FinalBlock(ctx, t.chain)
+	if err != nil {
+		return snapshots.Snapshot{}, err
+	}
+	rc.block = block
+	snap, err := t.read(ctx, rc)
+	if err != nil {
+		return snapshots.Snapshot{}, err
+	}
+	if problems := snapshots.Validate(snap); len(problems) > 0 {
+		return snapshots.Snapshot{}, errs.New(errs.CannotRead, "the contract's answers don't make a valid snapshot").WithCause(snapshots.Invalid(problems))
+	}
+	return snap, nil
+}
+
+// Read runs a network's reader now, without storing: for tests and tools
+// that make a reading on a person's own machine.
+func (s *SnapshotService) Read(ctx context.Context, network string, params json.RawMessage, progress func(Progress)) (snapshots.Snapshot, error) {
+	r, ok := ReaderByID(network)
+	if !ok {
+		return snapshots.Snapshot{}, errs.Newf(errs.BadInput, "network: no network %q", network)
+	}
+	t, err := r.prepare(s, params)
+	if err != nil {
+		return snapshots.Snapshot{}, err
+	}
+	return s.read(ctx, t, progress)
+}
