@@ -19,8 +19,8 @@ import (
 )
 
 // service is the wired HTTP door with the background jobs a serving process
-// runs beside it: the process lease, the event bus listener and the recovery
-// of runs whose process is gone.
+// runs beside it: the process lease, the event bus listener, the recovery
+// of runs whose process is gone and the scheduled jobs (one replica at a time).
 type service struct {
 	Server  *httpapi.Server
 	Agent   *app.AgentService
@@ -28,6 +28,7 @@ type service struct {
 	Leases  ports.Leases
 	Process app.ProcessID
 	Ledger  *app.Ledger
+	Jobs    *app.Scheduler
 	Log     *slog.Logger
 }
 
@@ -64,6 +65,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 	if _, err := s.Ledger.ReleaseOrphanHolds(ctx); err != nil {
 		s.Log.Error("releasing the ledger holds of processes that are gone", "err", err)
 	}
+	wg.Go(func() { s.Jobs.Run(jobs) })
 	return func() {
 		sctx, scancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer scancel()
@@ -94,6 +96,14 @@ func (s *service) keepLease(ctx context.Context) {
 			_ = s.Leases.Register(ctx, ports.Process{ID: string(s.Process), Hostname: host, PID: os.Getpid(), BuildID: app.BuildID})
 		}
 	}
+}
+
+// newScheduler is this process's scheduler with every scheduled job petal
+// runs; each runs on one replica at a time (app.Scheduler). Add a job here.
+func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, agent *app.AgentService, ledger *app.Ledger) *app.Scheduler {
+	s := app.NewScheduler(leases, process, log)
+	s.Add(app.SweepJob(agent, ledger))
+	return s
 }
 
 // newRunStore is the run store, its appends notifying through this

@@ -30,6 +30,8 @@ var (
 		wire.Bind(new(ports.EventBus), new(*postgres.EventBus)),
 		postgres.NewLeases,
 		wire.Bind(new(ports.Leases), new(*postgres.Leases)),
+		postgres.NewJobLeases,
+		wire.Bind(new(ports.JobLeases), new(*postgres.JobLeases)),
 		postgres.NewAttestations,
 		wire.Bind(new(ports.Attestations), new(*postgres.Attestations)),
 		newModelProvider,
@@ -84,7 +86,7 @@ var (
 		wire.Struct(new(httpapi.Deps), "*"),
 		httpapi.New,
 	)
-	serverSet = wire.NewSet(adapterSet, appSet, mcpSet, httpSet,
+	serverSet = wire.NewSet(adapterSet, appSet, mcpSet, httpSet, newScheduler,
 		wire.Struct(new(service), "*"),
 		wire.Bind(new(httpapi.MCPDoor), new(*mcpdoor.Server)))
 	// databaseBinding is used in the injector, where the open database (owned

@@ -19,6 +19,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/runs"
 )
 
@@ -168,6 +169,14 @@ func TestRestartInterruptsTheRunsOfAProcessThatDied(t *testing.T) {
 	assert.Equal(t, runs.Running, run.Status, "a live process's run is left alone")
 
 	first.kill(t)
+	// Hold the sweep's lease, so the live process's scheduled sweep can't end
+	// the run before the stop below looks at it.
+	jobs := postgres.NewJobLeases(db.DB)
+	require.Eventually(t, func() bool {
+		held, err := jobs.Claim(t.Context(), app.SweepJob(nil, nil).Name, "proc_test", time.Hour)
+		require.NoError(t, err)
+		return held
+	}, time.Minute, 50*time.Millisecond)
 	// The dead process's lease lapses (its heartbeat ages past 30 s).
 	_, err = db.Pool.Exec(context.Background(), `UPDATE processes SET heartbeat_at = now() - interval '31 seconds' WHERE id = $1`, run.ProcessID)
 	require.NoError(t, err)

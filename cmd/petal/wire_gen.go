@@ -79,6 +79,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Pay:          payService,
 	}
 	httpapiServer := httpapi.New(deps)
+	jobLeases := postgres.NewJobLeases(db)
+	scheduler := newScheduler(jobLeases, processID, log, agentService, ledger)
 	mainService := &service{
 		Server:  httpapiServer,
 		Agent:   agentService,
@@ -86,6 +88,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Leases:  leases,
 		Process: processID,
 		Ledger:  ledger,
+		Jobs:    scheduler,
 		Log:     log,
 	}
 	return mainService, func() {
