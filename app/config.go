@@ -15,6 +15,7 @@ import (
 // .env.example list every variable with its default; keep the three in step.
 type Config struct {
 	Addr           string // PETAL_ADDR
+	MetricsAddr    string // PETAL_METRICS_ADDR: metrics and pprof listener; empty: none
 	DatabaseURL    string // DATABASE_URL; empty means find or start a local PostgreSQL
 	DataDir        string // PETAL_DATA_DIR: where a private PostgreSQL cluster lives
 	PublicURL      string // PETAL_API: the site's public address; decides recipient, Origin and cookie
@@ -59,6 +60,7 @@ type Variable struct {
 // Variables lists every setting, in the order docs present them.
 var Variables = []Variable{
 	{"PETAL_ADDR", "localhost:8787", "listen address"},
+	{"PETAL_METRICS_ADDR", "", "listen address of the metrics listener (Prometheus /metrics and pprof under /debug/pprof/); empty: none. Never the public address"},
 	{"DATABASE_URL", "", "PostgreSQL URL; empty finds a local server or starts a private one"},
 	{"PETAL_DATA_DIR", ".petal", "folder for petal's private PostgreSQL cluster, when one is started"},
 	{"PETAL_API", "", "the site's public address (https://… makes the cookie __Host- and Secure)"},
@@ -151,6 +153,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 
 	c := Config{
 		Addr:           get("PETAL_ADDR"),
+		MetricsAddr:    get("PETAL_METRICS_ADDR"),
 		DatabaseURL:    get("DATABASE_URL"),
 		DataDir:        get("PETAL_DATA_DIR"),
 		PublicURL:      strings.TrimRight(get("PETAL_API"), "/"),
@@ -196,6 +199,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		bad("PETAL_ADDR", fmt.Sprintf("%q is not host:port", c.Addr))
+	}
+	if c.MetricsAddr != "" {
+		if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			bad("PETAL_METRICS_ADDR", fmt.Sprintf("%q is not host:port", c.MetricsAddr))
+		} else if c.MetricsAddr == c.Addr && port != "0" {
+			bad("PETAL_METRICS_ADDR", "is PETAL_ADDR; metrics and pprof need a listener of their own, off the public address")
+		}
 	}
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)

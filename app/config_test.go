@@ -37,6 +37,7 @@ func TestConfigDefaults(t *testing.T) {
 func TestABadValueNamesTheVariable(t *testing.T) {
 	cases := map[string][]string{
 		"PETAL_ADDR":                     {"8787", "nohostport"},
+		"PETAL_METRICS_ADDR":             {"9090", "localhost:8787"}, // the second is PETAL_ADDR's default
 		"PETAL_API":                      {"petal.example", "ftp://petal.example", "https://"},
 		"PETAL_PUBLIC":                   {"maybe", "2"},
 		"PETAL_MIGRATE":                  {"later"},

@@ -193,7 +193,7 @@ func (s *Server) resumePacket(c echo.Context) error {
 	if err != nil {
 		e := toPetalError(err)
 		if e.Code != errs.NotFound {
-			s.deps.Log.Error("resume packet", "err", err, "request_id", h.Get(echo.HeaderXRequestID))
+			s.deps.Log.ErrorContext(c.Request().Context(), "resume packet", "err", err)
 			return c.String(StatusOf(e.Code), e.Message+"\n")
 		}
 		return c.String(http.StatusNotFound, "not found\n")

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/ports"
 )
 
 // Body limits from the contract's rules.
@@ -38,33 +40,75 @@ func requestID(next echo.HandlerFunc) echo.HandlerFunc {
 			id = hex.EncodeToString(b[:])
 		}
 		c.Response().Header().Set(echo.HeaderXRequestID, id)
+		// Every log line written with the request's context carries the id.
+		c.SetRequest(c.Request().WithContext(app.WithRequestID(c.Request().Context(), id)))
 		return next(c)
 	}
 }
 
-// accessLog writes one line per request once it has been answered.
-func accessLog(log *slog.Logger) echo.MiddlewareFunc {
+// requestMetrics are the door's own metrics: every request by route pattern,
+// method and status, with its latency, and the requests in flight.
+type requestMetrics struct {
+	duration ports.Histogram
+	inFlight ports.Gauge
+}
+
+func newRequestMetrics(m ports.Metrics) requestMetrics {
+	return requestMetrics{
+		duration: m.Histogram("petal_http_request_duration_seconds",
+			"HTTP requests by route pattern, method and status, with the time to answer them (an SSE stream: its whole life); _count is the requests.",
+			nil, "route", "method", "code"),
+		inFlight: m.Gauge("petal_http_requests_in_flight", "HTTP requests being answered now, SSE streams included."),
+	}
+}
+
+// accessLog writes one line per request once it has been answered, and
+// counts it.
+func accessLog(log *slog.Logger, m requestMetrics) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
+			m.inFlight.Add(1)
+			defer m.inFlight.Add(-1)
 			err := next(c)
 			if err != nil {
 				// Answer now so the line below sees the real status.
 				c.Error(err)
 			}
 			res := c.Response()
+			elapsed := time.Since(start)
+			route := c.Path()
+			if route == "" {
+				route = "unmatched"
+			}
+			m.duration.Observe(elapsed.Seconds(), route, c.Request().Method, statusText(res.Status))
 			log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
 				slog.String("method", c.Request().Method),
 				slog.String("path", c.Request().URL.Path),
 				slog.String("route", c.Path()),
 				slog.Int("status", res.Status),
 				slog.Int64("bytes", res.Size),
-				slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
-				slog.String("request_id", res.Header().Get(echo.HeaderXRequestID)),
+				slog.Float64("ms", float64(elapsed.Microseconds())/1000),
 			)
 			return nil
 		}
 	}
+}
+
+// statusText is a status code as a label, without an allocation for the
+// usual ones.
+func statusText(code int) string {
+	switch code {
+	case http.StatusOK:
+		return "200"
+	case http.StatusNoContent:
+		return "204"
+	case http.StatusBadRequest:
+		return "400"
+	case http.StatusNotFound:
+		return "404"
+	}
+	return strconv.Itoa(code)
 }
 
 // recoverPanics turns a panic into 500 internal, with the stack in the log only.
@@ -76,8 +120,7 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 					if r == http.ErrAbortHandler {
 						panic(r)
 					}
-					log.Error("panic", "request_id", c.Response().Header().Get(echo.HeaderXRequestID),
-						"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+					log.ErrorContext(c.Request().Context(), "panic", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 					err = errs.New(errs.Internal, "something went wrong on our side", "try again; if it keeps happening, tell us the X-Request-Id")
 				}
 			}()

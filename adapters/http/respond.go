@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"syscall"
 
 	"github.com/labstack/echo/v4"
 
@@ -99,16 +100,18 @@ func toPetalError(err error) *errs.Error {
 func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
+			// Too late to answer with it (an SSE stream, a body half
+			// written), but not too late to tell the operator.
+			logAfterCommit(log, c, err)
 			return
 		}
 		e := toPetalError(err)
 		status := StatusOf(e.Code)
 		if status >= 500 && e.Code != errs.SourceFailed {
-			log.Error("request failed", "request_id", c.Response().Header().Get(echo.HeaderXRequestID),
+			log.ErrorContext(c.Request().Context(), "request failed",
 				"method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 		} else if e.Cause != nil {
-			log.Warn("request refused", "request_id", c.Response().Header().Get(echo.HeaderXRequestID),
-				"code", e.Code, "err", e.Cause)
+			log.WarnContext(c.Request().Context(), "request refused", "code", e.Code, "err", e.Cause)
 		}
 		if e.RetryAfterS > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(e.RetryAfterS))
@@ -119,4 +122,16 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		}
 		_ = writeJSON(c, status, e.Body())
 	}
+}
+
+// logAfterCommit logs an error that came after the answer had begun. A client
+// that went away is ordinary (a viewer closing its tab); anything else is ours.
+func logAfterCommit(log *slog.Logger, c echo.Context, err error) {
+	ctx := c.Request().Context()
+	if ctx.Err() != nil || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+		log.DebugContext(ctx, "the client left before the answer ended", "route", c.Path(), "err", err)
+		return
+	}
+	log.ErrorContext(ctx, "failed after the answer had begun", "method", c.Request().Method, "route", c.Path(),
+		"status", c.Response().Status, "err", err)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/ports"
 )
 
 // Route is one row of the route table. Every served route is here, which is
@@ -69,6 +70,8 @@ type Deps struct {
 	Snapshots *app.SnapshotService
 	SignIn    *app.SignInService
 	Pay       *app.PayService
+	// Metrics receives the door's metrics (nil: none kept).
+	Metrics ports.Metrics
 }
 
 // Server is the HTTP door.
@@ -86,7 +89,10 @@ func New(deps Deps) *Server {
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(deps.Log)
 	s := &Server{deps: deps, echo: e}
-	e.Use(requestID, accessLog(deps.Log), recoverPanics(deps.Log))
+	deps.Metrics = ports.MetricsOrNone(deps.Metrics)
+	// Lines logged with a request's context carry its request_id.
+	deps.Log = slog.New(app.WithRequestIDs(deps.Log.Handler()))
+	e.Use(requestID, accessLog(deps.Log, newRequestMetrics(deps.Metrics)), recoverPanics(deps.Log))
 	for _, r := range s.routeTable() {
 		s.add(r)
 	}

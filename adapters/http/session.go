@@ -48,8 +48,7 @@ func (s *Server) session(c echo.Context) (people.Session, bool) {
 		if ck, err := c.Cookie(s.deps.Config.SessionCookieName()); err == nil && ck.Value != "" {
 			sess, ok, err := s.deps.Sessions.Resolve(c.Request().Context(), ck.Value)
 			if err != nil {
-				s.deps.Log.Error("reading the session", "err", err,
-					"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
+				s.deps.Log.ErrorContext(c.Request().Context(), "reading the session", "err", err)
 			}
 			rs = requestSession{s: sess, ok: ok}
 		}

@@ -194,6 +194,13 @@ func (s *Server) streamTool(c echo.Context, name string, call app.Call) error {
 	defer mu.Unlock()
 	if err != nil {
 		e := toPetalError(err)
+		if StatusOf(e.Code) >= 500 && e.Code != errs.SourceFailed {
+			// The status line went out long ago; the error event is all the
+			// caller sees, so the detail goes to the log as errorHandler's would.
+			s.deps.Log.ErrorContext(c.Request().Context(), "tool failed inside its stream", "tool", name, "err", err)
+		} else if e.Cause != nil {
+			s.deps.Log.WarnContext(c.Request().Context(), "tool refused inside its stream", "tool", name, "code", e.Code, "err", e.Cause)
+		}
 		return sse.event("error", "", e.Detail())
 	}
 	return sse.event("result", "", out)

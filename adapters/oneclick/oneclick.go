@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -30,6 +31,8 @@ type PriceFeed struct {
 	ttl     time.Duration
 	now     func() time.Time
 
+	log *slog.Logger // where a failed fetch is told; nil: nowhere
+
 	mu      sync.Mutex
 	price   credit.Micros
 	ok      bool
@@ -46,6 +49,13 @@ func NewPriceFeed(baseURL string, client *http.Client) *PriceFeed {
 	return &PriceFeed{baseURL: strings.TrimRight(baseURL, "/"), http: client, ttl: time.Minute, now: time.Now}
 }
 
+// LoggingTo has f log each failed fetch to log: the answer stays "unknown",
+// but an operator sees why.
+func (f *PriceFeed) LoggingTo(log *slog.Logger) *PriceFeed {
+	f.log = log
+	return f
+}
+
 // NearUSD implements ports.NearPrice.
 func (f *PriceFeed) NearUSD(ctx context.Context) (credit.Micros, bool, error) {
 	f.mu.Lock()
@@ -54,6 +64,9 @@ func (f *PriceFeed) NearUSD(ctx context.Context) (credit.Micros, bool, error) {
 		return f.price, f.ok, nil
 	}
 	price, err := f.fetch(ctx)
+	if err != nil && f.log != nil {
+		f.log.WarnContext(ctx, "reading the NEAR price from 1Click failed; it is unknown for a minute", "err", err)
+	}
 	f.fetched = f.now()
 	f.price, f.ok = price, err == nil && price > 0
 	return f.price, f.ok, nil

@@ -137,6 +137,22 @@ func TestKubernetesManifests(t *testing.T) {
 	drain := cm["PETAL_SHUTDOWN_DRAIN_S"].(string)
 	assert.Greater(t, grace, atoi(t, drain), "the grace period outlasts the drain")
 	assert.Contains(t, sec, "DATABASE_URL")
+
+	// The metrics listener: its own port, scraped by annotation, never
+	// behind the Service.
+	_, metricsPort, err := net.SplitHostPort(cm["PETAL_METRICS_ADDR"].(string))
+	require.NoError(t, err, "the ConfigMap sets PETAL_METRICS_ADDR")
+	assert.NotEqual(t, addrPort, metricsPort)
+	assert.Equal(t, "metrics", dig(t, c, "ports", 1, "name"))
+	assert.Equal(t, metricsPort, itoa(dig(t, c, "ports", 1, "containerPort").(int)))
+	ann := dig(t, dep, "spec", "template", "metadata", "annotations").(doc)
+	assert.Equal(t, "true", ann["prometheus.io/scrape"])
+	assert.Equal(t, metricsPort, ann["prometheus.io/port"])
+	assert.Equal(t, "/metrics", ann["prometheus.io/path"])
+	for _, p := range dig(t, svc, "spec", "ports").([]any) {
+		assert.NotEqual(t, "metrics", dig(t, p, "targetPort"), "the Service never exposes metrics or pprof")
+		assert.NotEqual(t, metricsPort, itoa(dig(t, p, "port").(int)))
+	}
 }
 
 func TestComposeFile(t *testing.T) {
@@ -160,6 +176,9 @@ func TestComposeFile(t *testing.T) {
 	assert.Contains(t, env["DATABASE_URL"], "@postgres:5432/")
 	assert.Equal(t, "0.0.0.0:8787", env["PETAL_ADDR"])
 	assert.Contains(t, dig(t, petal, "ports"), "8787:8787")
+	assert.Equal(t, "0.0.0.0:9090", env["PETAL_METRICS_ADDR"])
+	assert.Contains(t, dig(t, petal, "ports"), "127.0.0.1:9090:9090", "metrics and pprof on loopback only")
+	assert.Equal(t, "true", dig(t, petal, "labels", "prometheus.io/scrape"))
 }
 
 func TestDockerfile(t *testing.T) {

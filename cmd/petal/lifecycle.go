@@ -11,6 +11,7 @@ import (
 	"time"
 
 	httpapi "github.com/petal-near/petal/adapters/http"
+	"github.com/petal-near/petal/adapters/metrics"
 	"github.com/petal-near/petal/adapters/nearai"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/recorded"
@@ -30,6 +31,9 @@ type service struct {
 	Ledger  *app.Ledger
 	Jobs    *app.Scheduler
 	Log     *slog.Logger
+	// Metrics is every metric declared; serve answers them on
+	// PETAL_METRICS_ADDR.
+	Metrics *metrics.Registry
 }
 
 // start takes this process's lease, listens on the event bus, ends the runs

@@ -79,8 +79,9 @@ func newLogger(w io.Writer, format string) *slog.Logger {
 			}
 		}
 	}
+	// Lines logged with a request's context carry its request_id.
 	if format == "text" {
-		return slog.New(slog.NewTextHandler(w, nil))
+		return slog.New(app.WithRequestIDs(slog.NewTextHandler(w, nil)))
 	}
-	return slog.New(slog.NewJSONHandler(w, nil))
+	return slog.New(app.WithRequestIDs(slog.NewJSONHandler(w, nil)))
 }

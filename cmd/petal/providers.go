@@ -2,12 +2,14 @@ package main
 
 import (
 	"crypto/rand"
+	"log/slog"
 
 	"github.com/google/wire"
 
 	httpapi "github.com/petal-near/petal/adapters/http"
 	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/memory"
+	"github.com/petal-near/petal/adapters/metrics"
 	"github.com/petal-near/petal/adapters/nearrpc"
 	"github.com/petal-near/petal/adapters/oneclick"
 	"github.com/petal-near/petal/adapters/postgres"
@@ -21,6 +23,8 @@ import (
 var (
 	adapterSet = wire.NewSet(
 		newClock,
+		newMetrics,
+		wire.Bind(new(ports.Metrics), new(*metrics.Registry)),
 		memory.NewRateLimiter,
 		wire.Bind(new(ports.RateLimiter), new(*memory.RateLimiter)),
 		newRandom,
@@ -96,6 +100,14 @@ var (
 
 func newClock() ports.Clock { return memory.SystemClock{} }
 
+// newMetrics is the registry every component declares its metrics on (served
+// on PETAL_METRICS_ADDR when set), with the database's own.
+func newMetrics(db *postgres.DB) *metrics.Registry {
+	m := metrics.New()
+	db.Observe(m)
+	return m
+}
+
 // newChain is the NEAR RPC client over the configured endpoints.
 func newChain(cfg app.Config) *nearrpc.Client {
 	return nearrpc.New(nearrpc.Options{URLs: map[string]string{
@@ -113,12 +125,12 @@ func toolSets(explorations *app.ExplorationService, flowers *app.FlowerService, 
 
 // newNearPrice is the NEAR price: PETAL_NEAR_USD when set (LoadConfig has
 // checked it), else NEAR Intents' token list (null when it can't be read).
-func newNearPrice(cfg app.Config) ports.NearPrice {
+func newNearPrice(cfg app.Config, log *slog.Logger) ports.NearPrice {
 	if cfg.NearUSD != "" {
 		p, _ := credit.ParseUSD(cfg.NearUSD)
 		return memory.FixedNearPrice{Price: p}
 	}
-	return oneclick.NewPriceFeed(cfg.OneClickURL, nil)
+	return oneclick.NewPriceFeed(cfg.OneClickURL, nil).LoggingTo(log)
 }
 
 // newModelBilling is the model provider's bills, when it sends them (NEAR AI

@@ -44,6 +44,24 @@ func serve(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("PETAL_ADDR %s: %w", cfg.Addr, err)
 	}
+	if cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("PETAL_METRICS_ADDR %s: %w", cfg.MetricsAddr, err)
+		}
+		mctx, stopMetrics := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if err := svc.Metrics.Serve(mctx, mln, log); err != nil {
+				log.Error("the metrics listener stopped", "err", err)
+			}
+		}()
+		// Scrapes go on through the drain; the listener closes last.
+		defer func() { stopMetrics(); <-done }()
+		log.Info("metrics and pprof are served", "addr", "http://"+mln.Addr().String()+"/metrics")
+	}
 	log.Info("petal is serving", "addr", "http://"+ln.Addr().String(), "build_id", app.BuildID,
 		"database", located.How, "llm", cfg.LLM(), "agent_access", cfg.AgentAccessReported(), "public", cfg.Public)
 	if err := srv.Serve(ctx, ln, cfg.ShutdownDrain); err != nil {

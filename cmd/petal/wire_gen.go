@@ -56,12 +56,13 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		return nil, nil, err
 	}
 	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random, rateLimiter)
-	nearPrice := newNearPrice(cfg)
+	nearPrice := newNearPrice(cfg, log)
 	modelBilling := newModelBilling(modelProvider)
 	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, modelBilling, log)
 	processID := app.NewProcessID()
 	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, access, ledger, payService, snapshotRepository, rateLimiter, log, processID)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
+	metricsRegistry := newMetrics(db)
 	deps := httpapi.Deps{
 		Config:       cfg,
 		Log:          log,
@@ -77,6 +78,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Snapshots:    snapshotService,
 		SignIn:       signInService,
 		Pay:          payService,
+		Metrics:      metricsRegistry,
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
@@ -90,6 +92,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Ledger:  ledger,
 		Jobs:    scheduler,
 		Log:     log,
+		Metrics: metricsRegistry,
 	}
 	return mainService, func() {
 	}, nil
