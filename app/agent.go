@@ -37,6 +37,7 @@ func NewProcessID() ProcessID { return ProcessID("proc_" + randomHex(12)) }
 var (
 	errStopped  = errors.New("stopped")
 	errShutdown = errors.New("the process is shutting down")
+	errFenced   = errors.New("the process lost its lease")
 	errTimeout  = errors.New("the chat ran out of time")
 )
 
@@ -64,6 +65,7 @@ type AgentService struct {
 	shutdown context.CancelCauseFunc
 
 	heartbeat atomic.Int64 // nanoseconds between heartbeats (runs.HeartbeatEvery)
+	fenced    atomic.Bool  // the lease lapsed: no new chats until it beats again
 
 	mu   sync.Mutex
 	jobs map[string]*job
@@ -81,7 +83,7 @@ func NewAgentService(cfg Config, store ports.RunStore, bus ports.EventBus, lease
 	attest ports.Attestations, registry *Registry, flowers FlowerDrawer, access *Access, ledger *Ledger, pay *PayService, snapshots ports.SnapshotStore, limiter ports.RateLimiter, log *slog.Logger, process ProcessID) *AgentService {
 	life, shutdown := context.WithCancelCause(context.Background())
 	a := &AgentService{cfg: cfg, store: store, bus: bus, leases: leases, model: model, attest: attest, registry: registry, flowers: flowers, access: access, ledger: ledger, pay: pay, snapshots: snapshots, limiter: limiter,
-		log: log, process: process, tails: newTailCache(store), life: life, shutdown: shutdown, jobs: map[string]*job{}}
+		log: log, process: process, tails: newTailCache(store, bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
 	bus.OnStop(func(runID string) { a.cancelLocal(runID, errStopped) })
 	return a
@@ -145,6 +147,12 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 	}
 	if len(req.Draft) > 0 && !json.Valid(req.Draft) {
 		return ChatStarted{}, errs.New(errs.BadInput, "draft is not JSON")
+	}
+	if a.fenced.Load() {
+		// A run started now would be held under a lease peers take for
+		// dead, and swept from under its job.
+		return ChatStarted{}, errs.New(errs.SourceFailed, "this server has lost its lease on the database for the moment",
+			"try again in a few seconds")
 	}
 	if req.RunID != "" {
 		return a.continueRun(ctx, caller, req, last)
@@ -258,6 +266,9 @@ func (a *AgentService) start(run runs.Run, caller Caller, payer *credit.Payer) {
 	a.mu.Lock()
 	a.jobs[run.ID] = j
 	a.mu.Unlock()
+	if a.fenced.Load() {
+		cancel(errFenced) // fenced between Chat's check and here
+	}
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()

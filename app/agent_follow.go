@@ -28,13 +28,16 @@ const safetyPoll = 5 * time.Second
 
 // Follow replays run id's log from seq from, then follows it live until the
 // run ends or ctx does. Each event reaches v once, in order. Viewing changes
-// nothing about the run.
+// nothing about the run. The viewers of one run in this process share one
+// follower (runTail): it alone watches the bus and polls the log, and wakes
+// them when the log grows, so a thousand idle viewers cost one read every
+// safetyPoll, not a thousand.
 func (a *AgentService) Follow(ctx context.Context, id string, from int64, v Viewer) error {
-	// Watch before reading, so nothing appended in between is missed.
-	updates, cancel := a.bus.Watch(id)
-	defer cancel()
+	// Open the follower, and take its wake-up, before reading: nothing
+	// appended in between is missed.
 	tail := a.tails.open(id)
 	defer a.tails.close(id)
+	wake := tail.changed()
 
 	cursor := from
 	ended, err := a.catchUp(ctx, id, &cursor, -1, tail, v, true)
@@ -50,23 +53,20 @@ func (a *AgentService) Follow(ctx context.Context, id string, from int64, v View
 	every := time.Duration(a.heartbeat.Load())
 	beat := time.NewTicker(every)
 	defer beat.Stop()
-	poll := time.NewTicker(safetyPoll)
-	defer poll.Stop()
 	for {
-		want := int64(-1)
 		select {
 		case <-ctx.Done():
 			return nil
-		case want = <-updates:
-		case <-poll.C:
+		case <-wake:
 		case <-beat.C:
 			if err := v.Heartbeat(); err != nil {
 				return err
 			}
 			continue
 		}
+		wake = tail.changed()
 		sent := cursor
-		ended, err := a.catchUp(ctx, id, &cursor, want, tail, v, false)
+		ended, err := a.catchUp(ctx, id, &cursor, tail.newest(), tail, v, false)
 		if err != nil {
 			return err
 		}
@@ -126,36 +126,49 @@ func (a *AgentService) endedAt(ctx context.Context, id string, cursor int64) (bo
 	return run.Status.Ended() && run.NextSeq <= cursor, nil
 }
 
-// tailCache keeps the recent events of runs being watched in this process, so
-// a thousand viewers of one run cost one read of the log per event, not a
-// thousand.
+// tailCache keeps, per run watched in this process, one follower: the run's
+// recent events, the one bus watch and the one safety poll its viewers
+// share.
 type tailCache struct {
 	store ports.RunStore
+	bus   ports.EventBus
 	mu    sync.Mutex
 	runs  map[string]*runTail
 }
 
 type runTail struct {
-	id     string
-	store  ports.RunStore
-	refs   int
+	id    string
+	store ports.RunStore
+	refs  int
+	stop  func() // ends the follower (the last viewer left)
+
 	mu     sync.Mutex
-	events []runs.Event // contiguous and ascending
+	events []runs.Event  // contiguous and ascending, the last one next-1
+	next   int64         // the seq the tail reads on from; -1 until known
+	wake   chan struct{} // closed (and replaced) when events grow
+	stale  bool          // a read failed: viewers read the log themselves
 }
 
 // tailKeep is how many recent events a tail holds.
 const tailKeep = 4096
 
-func newTailCache(store ports.RunStore) *tailCache {
-	return &tailCache{store: store, runs: map[string]*runTail{}}
+func newTailCache(store ports.RunStore, bus ports.EventBus) *tailCache {
+	return &tailCache{store: store, bus: bus, runs: map[string]*runTail{}}
 }
 
+// open returns run id's tail, starting its follower for the first viewer.
 func (c *tailCache) open(id string) *runTail {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := c.runs[id]
 	if t == nil {
-		t = &runTail{id: id, store: c.store}
+		t = &runTail{id: id, store: c.store, next: -1, wake: make(chan struct{})}
+		// Watch now, before the first viewer reads the log.
+		updates, unwatch := c.bus.Watch(id)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); t.follow(ctx, updates) }()
+		t.stop = func() { cancel(); unwatch(); <-done }
 		c.runs[id] = t
 	}
 	t.refs++
@@ -164,13 +177,114 @@ func (c *tailCache) open(id string) *runTail {
 
 func (c *tailCache) close(id string) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if t := c.runs[id]; t != nil {
+	t := c.runs[id]
+	var stop func()
+	if t != nil {
 		t.refs--
 		if t.refs <= 0 {
 			delete(c.runs, id)
+			stop = t.stop
 		}
 	}
+	c.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// follow reads the log when the bus says it grew, and every safetyPoll in
+// case a notification was lost, until ctx ends.
+func (t *runTail) follow(ctx context.Context, updates <-chan int64) {
+	t.refresh(ctx, -1) // find where the log ends, to read on from there
+	poll := time.NewTicker(safetyPoll)
+	defer poll.Stop()
+	for {
+		want := int64(-1)
+		select {
+		case <-ctx.Done():
+			return
+		case want = <-updates:
+		case <-poll.C:
+		}
+		t.refresh(ctx, want)
+	}
+}
+
+// refresh reads what the log holds past the tail (unless the tail already
+// holds want) and wakes the viewers when it grew.
+func (t *runTail) refresh(ctx context.Context, want int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	failed := func() {
+		if ctx.Err() == nil {
+			// Each viewer reads for itself, and meets the error.
+			t.stale = true
+			t.broadcast()
+		}
+	}
+	if t.next < 0 {
+		run, err := t.store.Get(ctx, t.id)
+		if err != nil {
+			failed()
+			return
+		}
+		t.next = run.NextSeq
+	}
+	if want >= 0 && want < t.next && !t.stale {
+		return
+	}
+	grew := false
+	for {
+		more, err := t.store.Events(ctx, t.id, t.next, replayPage)
+		if err != nil {
+			failed()
+			return
+		}
+		if len(more) > 0 {
+			t.add(more)
+			grew = true
+		}
+		if len(more) < replayPage {
+			break
+		}
+	}
+	if grew || t.stale {
+		t.stale = false
+		t.broadcast()
+	}
+}
+
+// changed is closed the next time the tail grows.
+func (t *runTail) changed() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.wake
+}
+
+// newest is the newest seq the tail holds: what a woken viewer may read
+// without touching the log (-1: read it).
+func (t *runTail) newest() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.next < 0 || t.stale {
+		return -1
+	}
+	return t.next - 1
+}
+
+// broadcast wakes every viewer waiting on changed; t.mu is held.
+func (t *runTail) broadcast() {
+	close(t.wake)
+	t.wake = make(chan struct{})
+}
+
+// add appends events that follow on from the tail; t.mu is held.
+func (t *runTail) add(more []runs.Event) {
+	t.events = append(t.events, more...)
+	if len(t.events) > tailKeep {
+		t.events = append([]runs.Event(nil), t.events[len(t.events)-tailKeep:]...)
+	}
+	t.next = t.events[len(t.events)-1].Seq + 1
 }
 
 // since returns up to replayPage events from seq from. want is the newest seq
@@ -178,34 +292,36 @@ func (c *tailCache) close(id string) {
 func (t *runTail) since(ctx context.Context, from, want int64) ([]runs.Event, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	first, next := int64(-1), int64(-1)
-	if len(t.events) > 0 {
-		first, next = t.events[0].Seq, t.events[len(t.events)-1].Seq+1
-	}
-	if len(t.events) == 0 || from < first || from > next {
+	first := t.next - int64(len(t.events))
+	if t.next < 0 || from < first || from > t.next {
 		// Outside what the tail holds (a replay from far back): read the
 		// log directly, and start the tail afresh when it reaches the end.
 		evs, err := t.store.Events(ctx, t.id, from, replayPage)
 		if err != nil {
 			return nil, err
 		}
-		if len(evs) < replayPage {
+		if len(evs) > 0 && len(evs) < replayPage && evs[len(evs)-1].Seq+1 >= t.next {
 			t.events = append([]runs.Event(nil), evs...)
+			t.next = evs[len(evs)-1].Seq + 1
 		}
 		return evs, nil
 	}
-	if want < 0 || want >= next {
-		more, err := t.store.Events(ctx, t.id, next, replayPage)
+	if want < 0 || want >= t.next {
+		more, err := t.store.Events(ctx, t.id, t.next, replayPage)
 		if err != nil {
 			return nil, err
 		}
-		t.events = append(t.events, more...)
-		if len(t.events) > tailKeep {
-			t.events = append([]runs.Event(nil), t.events[len(t.events)-tailKeep:]...)
+		if len(more) > 0 {
+			t.add(more)
+			t.broadcast()
 		}
-		first = t.events[0].Seq
+		first = t.next - int64(len(t.events))
 	}
 	i := int(from - first)
+	if i < 0 {
+		// The tail moved past from while growing: read it directly.
+		return t.store.Events(ctx, t.id, from, replayPage)
+	}
 	if i >= len(t.events) {
 		return nil, nil
 	}

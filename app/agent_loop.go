@@ -79,12 +79,19 @@ func (a *AgentService) finish(ctx context.Context, c *chat, err error) {
 	var status runs.Status
 	var evs []runs.NewEvent
 	switch {
-	case errors.Is(cause, errShutdown):
+	case errors.Is(cause, errShutdown), errors.Is(cause, errFenced):
 		status = runs.Interrupted
+		message := "the server stopped while this run was going, so it ended here"
+		if errors.Is(cause, errFenced) {
+			message = "the server running this run lost its lease on the database, so it ended here"
+		}
 		evs = append(evs, runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted,
-			Message: "the server stopped while this run was going, so it ended here",
-			Hint:    "send a message with this run_id to carry on from where it was"}))
-		_, werr := a.store.End(c.wctx, c.run.ID, status, evs...)
+			Message: message, Hint: "send a message with this run_id to carry on from where it was"}))
+		// Bounded: a fenced process may not reach the database at all, and
+		// then a peer's sweep ends the run instead.
+		wctx, cancel := context.WithTimeout(c.wctx, endTimeout)
+		defer cancel()
+		_, werr := a.store.End(wctx, c.run.ID, status, evs...)
 		a.logEnd(c, status, werr)
 		return
 	case errors.Is(cause, errStopped):

@@ -149,9 +149,10 @@ func (l *Ledger) Release(ctx context.Context, hold credit.Hold) error {
 }
 
 // ReleaseOrphanHolds gives back every hold of a process that is gone (no
-// lease row, or a heartbeat older than LeaseStale). A start calls it;
-// holds of live processes are left alone. What those calls cost can't be
-// known, so nothing is charged.
+// lease row, or a heartbeat older than LeaseStale). A start and the sweep
+// call it; holds of live processes are left alone. What those calls cost
+// can't be known here, so nothing is charged; if the process was alive after
+// all and settles its call late, the settle still charges it.
 func (l *Ledger) ReleaseOrphanHolds(ctx context.Context) (int, error) {
 	ids, err := l.store.OrphanReservations(ctx, LeaseStale)
 	if err != nil {
@@ -159,7 +160,7 @@ func (l *Ledger) ReleaseOrphanHolds(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, id := range ids {
-		done, err := l.store.Release(ctx, id)
+		done, err := l.store.ReleaseSwept(ctx, id)
 		if err != nil {
 			return n, err
 		}

@@ -25,11 +25,16 @@ type LedgerStore interface {
 	// already on its person account (Hold.BilledBefore, read under the lock;
 	// it costs a read of that account's entries, so only the free allowance
 	// asks for it). A reservation already settled or released is left alone
-	// (done false). An unknown one is errs.NotFound.
+	// (done false), except one a sweep released (ReleaseSwept) while its
+	// call went on: that one is still charged what decide says, so no charge
+	// is lost. An unknown one is errs.NotFound.
 	Settle(ctx context.Context, reservationID string, readBilled bool, decide func(h credit.Hold) (credit.Settlement, error)) (done bool, err error)
 	// Release gives a still-held reservation back to its accounts; one
 	// already settled or released is left alone (done false).
 	Release(ctx context.Context, reservationID string) (done bool, err error)
+	// ReleaseSwept is Release done by a sweep for a process taken for dead:
+	// the hold goes back, but a late Settle by that process still charges.
+	ReleaseSwept(ctx context.Context, reservationID string) (done bool, err error)
 	// OrphanReservations are the held reservations of processes that are gone:
 	// their row in processes is missing or its heartbeat is older than staleAfter.
 	OrphanReservations(ctx context.Context, staleAfter time.Duration) ([]string, error)

@@ -26,9 +26,12 @@ type RunStore interface {
 	// SetExploration records the exploration the run keeps its flowers in.
 	SetExploration(ctx context.Context, id, exploration string) error
 	// Append adds events to the log and returns the seq of the last one.
+	// Only a running run grows: on an ended one (a sweep ended it while its
+	// job went on) it writes nothing and fails with errs.Conflict.
 	Append(ctx context.Context, id string, events ...runs.NewEvent) (int64, error)
 	// End appends the last events and sets the final status, in one step, so a
-	// reader who sees the last event also sees the run ended.
+	// reader who sees the last event also sees the run ended. Like Append, it
+	// fails with errs.Conflict on a run that has already ended.
 	End(ctx context.Context, id string, status runs.Status, events ...runs.NewEvent) (int64, error)
 	// Events reads up to limit stored events with seq >= from, in order.
 	Events(ctx context.Context, id string, from int64, limit int) ([]runs.Event, error)

@@ -183,9 +183,11 @@ FROM credit_holds WHERE chat_id = $1 AND account_id = $2 AND status <> 'released
 	return out, credit.Micros(taken), br.Close()
 }
 
-// lockReservation locks a reservation's hold rows, then its accounts.
+// lockReservation locks a reservation's hold rows, then its accounts. Its
+// status is the hold's, or "swept" for one a sweep released (ReleaseSwept).
 func lockReservation(ctx context.Context, tx pgx.Tx, reservationID string) (credit.Hold, string, error) {
-	rows, err := tx.Query(ctx, `SELECT h.account_id, a.kind, h.amount_micros, h.run_id, h.process_id, h.payer, h.status
+	rows, err := tx.Query(ctx, `SELECT h.account_id, a.kind, h.amount_micros, h.run_id, h.process_id, h.payer,
+    CASE WHEN h.status = 'released' AND h.swept_at IS NOT NULL THEN 'swept' ELSE h.status END
 FROM credit_holds h JOIN credit_accounts a ON a.id = h.account_id
 WHERE h.reservation_id = $1 ORDER BY h.account_id FOR UPDATE OF h`, reservationID)
 	if err != nil {
@@ -239,9 +241,14 @@ func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, rea
 	done := false
 	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
 		h, status, err := lockReservation(ctx, tx, reservationID)
-		if err != nil || status != "held" {
+		if err != nil || (status != "held" && status != "swept") {
 			return err
 		}
+		// A hold a sweep released (a peer took its process for dead while
+		// the call went on) is still charged what the call cost: the ledger
+		// never loses a charge. Its amount left held_micros then. One its
+		// own process released (the call failed) is never charged.
+		stillHeld := status == "held"
 		// The free allowance (switch E) counts a person's bill so far: the
 		// model call entries on their account, read under its lock.
 		for _, l := range h.Lines {
@@ -275,8 +282,12 @@ VALUES ($1, $2, $3, $4, $5, $6)`, c.Account, string(c.Kind), int64(c.Amount), re
 		}
 		for _, l := range h.Lines {
 			charged := perAccount[l.Account]
+			unheld := int64(l.Amount)
+			if !stillHeld {
+				unheld = 0
+			}
 			batch.Queue(`UPDATE credit_accounts SET held_micros = held_micros - $2, spent_micros = spent_micros + $3 WHERE id = $1`,
-				l.Account, int64(l.Amount), charged)
+				l.Account, unheld, charged)
 			batch.Queue(`UPDATE credit_holds SET status = 'settled', charged_micros = $3, closed_at = now()
 WHERE reservation_id = $1 AND account_id = $2`, reservationID, l.Account, charged)
 		}
@@ -297,6 +308,15 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, reservationID, u.Account
 
 // Release implements ports.LedgerStore.
 func (r *LedgerRepository) Release(ctx context.Context, reservationID string) (bool, error) {
+	return r.release(ctx, reservationID, false)
+}
+
+// ReleaseSwept implements ports.LedgerStore.
+func (r *LedgerRepository) ReleaseSwept(ctx context.Context, reservationID string) (bool, error) {
+	return r.release(ctx, reservationID, true)
+}
+
+func (r *LedgerRepository) release(ctx context.Context, reservationID string, swept bool) (bool, error) {
 	done := false
 	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
 		h, status, err := lockReservation(ctx, tx, reservationID)
@@ -308,7 +328,8 @@ func (r *LedgerRepository) Release(ctx context.Context, reservationID string) (b
 				return fmt.Errorf("postgres: release on account: %w", err)
 			}
 		}
-		if _, err := tx.Exec(ctx, `UPDATE credit_holds SET status = 'released', closed_at = now() WHERE reservation_id = $1`, reservationID); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE credit_holds SET status = 'released', closed_at = now(),
+swept_at = CASE WHEN $2 THEN now() END WHERE reservation_id = $1`, reservationID, swept); err != nil {
 			return fmt.Errorf("postgres: release hold: %w", err)
 		}
 		done = true

@@ -264,3 +264,33 @@ func TestReleaseOrphanHolds(t *testing.T) {
 	assert.EqualValues(t, 1_000, f.account(t, credit.InviteAccount(payer.InviteID)).Held)
 	assert.Zero(t, f.account(t, credit.InviteAccount(payer.InviteID)).Spent, "released holds are not counted as spent")
 }
+
+// A process whose lease lapsed while its model call went on finds its hold
+// released by a peer's sweep; its late settle still charges what the call
+// cost, once, and leaves nothing held.
+func TestASettleAfterTheSweepStillCharges(t *testing.T) {
+	f := newLedgerFixture(t)
+	ctx := t.Context()
+	payer := f.invitePayer(t, 1_000_000)
+	acct := credit.InviteAccount(payer.InviteID)
+	h, err := f.ledger.Reserve(ctx, payer, "run_a", "proc_lapsed", 5_000)
+	require.NoError(t, err)
+	n, err := f.ledger.ReleaseOrphanHolds(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "the lapsed process's hold is swept")
+	assert.Zero(t, f.account(t, acct).Held)
+
+	require.NoError(t, f.ledger.Settle(ctx, h, 3_000))
+	inv := f.account(t, acct)
+	assert.EqualValues(t, 3_000, inv.Spent, "the call's cost is on the ledger")
+	assert.Zero(t, inv.Held, "nothing is held twice")
+	var entries int64
+	require.NoError(t, f.db.Pool.QueryRow(ctx, `SELECT coalesce(sum(amount_micros), 0) FROM credit_entries WHERE account_id = $1`, acct).Scan(&entries))
+	assert.EqualValues(t, 3_000, entries)
+
+	require.NoError(t, f.ledger.Settle(ctx, h, 3_000), "settling twice changes nothing")
+	assert.EqualValues(t, 3_000, f.account(t, acct).Spent)
+	require.NoError(t, f.ledger.Release(ctx, h), "the job's deferred release changes nothing")
+	assert.EqualValues(t, 3_000, f.account(t, acct).Spent)
+	assert.Zero(t, f.account(t, acct).Held)
+}

@@ -182,7 +182,7 @@ func (s *RunStore) End(ctx context.Context, id string, status runs.Status, event
 // appendQuietSQL is appendSQL without its NOTIFY.
 const appendQuietSQL = `WITH s AS (
 	UPDATE runs SET next_seq = next_seq + $2, updated_at = now(), flower = coalesce($5::json, flower)
-	WHERE id = $1 RETURNING next_seq - $2 AS first
+	WHERE id = $1 AND status = 'running' RETURNING next_seq - $2 AS first
 ), ins AS (
 	INSERT INTO run_events (run_id, seq, kind, data)
 	SELECT $1, s.first + t.i - 1, t.k, t.d::json
@@ -196,7 +196,7 @@ SELECT s.first + $2 - 1 FROM s`
 // on its own it is its own transaction.
 const appendSQL = `WITH s AS (
 	UPDATE runs SET next_seq = next_seq + $2, updated_at = now(), flower = coalesce($5::json, flower)
-	WHERE id = $1 RETURNING next_seq - $2 AS first
+	WHERE id = $1 AND status = 'running' RETURNING next_seq - $2 AS first
 ), ins AS (
 	INSERT INTO run_events (run_id, seq, kind, data)
 	SELECT $1, s.first + t.i - 1, t.k, t.d::json
@@ -253,12 +253,27 @@ func appendWith(ctx context.Context, q querier, id string, events []runs.NewEven
 		err = q.QueryRow(ctx, appendQuietSQL, id, n, kinds, datas, nullJSON(flower)).Scan(&last)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, errs.Newf(errs.NotFound, "no run %s", id)
+		return 0, notRunning(ctx, q, id)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("append to run: %w", err)
 	}
 	return last, nil
+}
+
+// notRunning says why an append found no running run: none by that id, or
+// it has ended (a sweep ended it while its job, fenced or cut off, went on;
+// nothing may follow its end).
+func notRunning(ctx context.Context, q querier, id string) error {
+	var status string
+	err := q.QueryRow(ctx, `SELECT status FROM runs WHERE id = $1`, id).Scan(&status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	if err != nil {
+		return fmt.Errorf("append to run: %w", err)
+	}
+	return errs.Newf(errs.Conflict, "run %s has ended (%s); nothing is added after its end", id, status)
 }
 
 // Events implements ports.RunStore.
@@ -280,48 +295,54 @@ func (s *RunStore) Events(ctx context.Context, id string, from int64, limit int)
 	return out, rows.Err()
 }
 
-// InterruptOrphans implements ports.RunStore.
+// interruptBatch is how many orphaned runs one statement ends: each batch is
+// its own short transaction, so a sweep of thousands never holds many row
+// locks for long.
+const interruptBatch = 500
+
+// interruptSQL ends up to $2 orphaned runs in one statement: it locks them
+// (skipping any a late appender holds: the next sweep gets those), appends
+// the interrupted error as each one's next event, sets the status and
+// notifies each run's viewers on every replica (delivered on commit).
+const interruptSQL = `WITH victims AS (
+	SELECT r.id FROM runs r
+	WHERE r.status = 'running' AND NOT EXISTS (
+		SELECT 1 FROM processes p WHERE p.id = r.process_id AND p.heartbeat_at > now() - make_interval(secs => $1))
+	ORDER BY r.id LIMIT $2 FOR UPDATE OF r SKIP LOCKED
+), s AS (
+	UPDATE runs SET next_seq = runs.next_seq + 1, status = 'interrupted', updated_at = now()
+	FROM victims v WHERE runs.id = v.id
+	RETURNING runs.id, runs.next_seq - 1 AS seq
+), ins AS (
+	INSERT INTO run_events (run_id, seq, kind, data) SELECT s.id, s.seq, $3, $4::json FROM s
+)
+SELECT s.id, pg_notify($5, 'e ' || s.id || ' ' || s.seq) FROM s`
+
+// InterruptOrphans implements ports.RunStore, in batches of interruptBatch
+// until none is left or ctx ends.
 func (s *RunStore) InterruptOrphans(ctx context.Context, staleAfter time.Duration) ([]string, error) {
-	rows, err := s.db.Pool.Query(ctx, `SELECT r.id FROM runs r
-		WHERE r.status = 'running' AND NOT EXISTS (
-			SELECT 1 FROM processes p WHERE p.id = r.process_id AND p.heartbeat_at > now() - make_interval(secs => $1))`,
-		staleAfter.Seconds())
-	if err != nil {
-		return nil, fmt.Errorf("find orphaned runs: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("find orphaned runs: %w", err)
-	}
 	ev := runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted,
-		Message: "the server restarted while this run was going, so it ended here",
+		Message: "the server running this run stopped while it was going, so it ended here",
 		Hint:    "send a message with this run_id to carry on from where it was"})
 	var done []string
-	for _, id := range ids {
-		err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
-			// Look again under the lock: the run may have ended, or its
-			// process come back, since the scan.
-			var orphan bool
-			err := tx.QueryRow(ctx, `SELECT r.status = 'running' AND NOT EXISTS (
-					SELECT 1 FROM processes p WHERE p.id = r.process_id AND p.heartbeat_at > now() - make_interval(secs => $2))
-				FROM runs r WHERE r.id = $1 FOR UPDATE`, id, staleAfter.Seconds()).Scan(&orphan)
-			if err != nil || !orphan {
-				return err
-			}
-			if _, err := appendTx(ctx, tx, id, []runs.NewEvent{ev}); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `UPDATE runs SET status = 'interrupted', updated_at = now() WHERE id = $1`, id); err != nil {
-				return err
-			}
-			done = append(done, id)
-			return nil
+	for {
+		rows, err := s.db.Pool.Query(ctx, interruptSQL, staleAfter.Seconds(), interruptBatch, string(ev.Kind), string(ev.Data), notifyChannel)
+		if err != nil {
+			return done, fmt.Errorf("interrupt orphaned runs: %w", err)
+		}
+		ids, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+			var id, notified string
+			err := r.Scan(&id, &notified)
+			return id, err
 		})
 		if err != nil {
-			return done, fmt.Errorf("interrupt run %s: %w", id, err)
+			return done, fmt.Errorf("interrupt orphaned runs: %w", err)
+		}
+		done = append(done, ids...)
+		if len(ids) < interruptBatch {
+			return done, nil
 		}
 	}
-	return done, nil
 }
 
 func nonNilThread(t []runs.Message) []runs.Message {

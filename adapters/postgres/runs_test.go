@@ -145,6 +145,23 @@ func TestInterruptOrphansLeavesLiveProcessesAlone(t *testing.T) {
 	again, err := s.InterruptOrphans(ctx, 30*time.Second)
 	require.NoError(t, err)
 	assert.Empty(t, again, "a second recovery finds nothing")
+
+	// The swept run's job, cut off but still going, adds nothing after the
+	// end: neither an event nor a second end.
+	before, err := s.Events(ctx, "run_stale", 0, 100)
+	require.NoError(t, err)
+	_, err = s.Append(ctx, "run_stale", runs.Make(runs.KindMessage, runs.MessageData{Text: "late"}))
+	assert.True(t, errs.Is(err, errs.Conflict), "%v", err)
+	_, err = s.End(ctx, "run_stale", runs.Done, runs.Make(runs.KindDone, runs.DoneData{}))
+	assert.True(t, errs.Is(err, errs.Conflict), "%v", err)
+	after, err := s.Events(ctx, "run_stale", 0, 100)
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	r, err = s.Get(ctx, "run_stale")
+	require.NoError(t, err)
+	assert.Equal(t, runs.Interrupted, r.Status)
+	_, err = s.Append(ctx, "run_nope", runs.Make(runs.KindMessage, runs.MessageData{Text: "?"}))
+	assert.True(t, errs.Is(err, errs.NotFound), "%v", err)
 }
 
 func TestAttestationsByteForByte(t *testing.T) {

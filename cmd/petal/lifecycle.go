@@ -50,7 +50,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 	jobs, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = s.Bus.Run(jobs) })
-	wg.Go(func() { s.keepLease(jobs) })
+	wg.Go(func() { app.KeepLease(jobs, s.Leases, p, s.Agent, s.Log) })
 	select {
 	case <-s.Bus.Ready():
 	case <-time.After(10 * time.Second):
@@ -80,26 +80,6 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 			s.Log.Warn("giving the process lease back", "err", err)
 		}
 	}, nil
-}
-
-// keepLease beats the lease every app.LeaseEvery. A lease found missing (taken
-// for gone after a long pause) is taken again.
-func (s *service) keepLease(ctx context.Context) {
-	t := time.NewTicker(app.LeaseEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		err := s.Leases.Heartbeat(ctx, string(s.Process))
-		if err != nil && ctx.Err() == nil {
-			s.Log.Warn("process lease heartbeat failed", "err", err)
-			host, _ := os.Hostname()
-			_ = s.Leases.Register(ctx, ports.Process{ID: string(s.Process), Hostname: host, PID: os.Getpid(), BuildID: app.BuildID})
-		}
-	}
 }
 
 // newScheduler is this process's scheduler with every scheduled job petal

@@ -15,7 +15,9 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/runs"
+	"github.com/petal-near/petal/ports"
 )
 
 // Load measurements of runs over SSE, on loopback only and bounded:
@@ -81,6 +83,34 @@ func follow(ctx context.Context, client *http.Client, url string) (*viewer, erro
 	return v, nil
 }
 
+// benchLease keeps a lease beating for proc_bench, the process the
+// benchmarks' runs say they are held by, so the served process's sweep
+// leaves them running.
+func benchLease(b *testing.B, db *pgtest.DB) {
+	b.Helper()
+	leases := postgres.NewLeases(db.DB)
+	p := ports.Process{ID: "proc_bench", Hostname: "bench", PID: os.Getpid(), BuildID: "bench"}
+	if err := leases.Register(context.Background(), p); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(app.LeaseEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_ = leases.Heartbeat(ctx, p.ID)
+			}
+		}
+	}()
+	b.Cleanup(func() { cancel(); <-done })
+}
+
 func rssKiB(pid int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -114,6 +144,7 @@ func benchFanout(b *testing.B, pace time.Duration) {
 		pid := p.cmd.Process.Pid
 		store := postgres.NewRunStore(db.DB)
 		ctx := context.Background()
+		benchLease(b, db)
 		id := "run_fanout"
 		if _, err := store.Create(ctx, runs.Run{ID: id, Model: "recorded", ProcessID: "proc_bench"},
 			runs.Make(runs.KindRun, runs.RunData{RunID: id, ResumeURL: runs.ResumeURL(id)})); err != nil {
@@ -205,6 +236,7 @@ func BenchmarkReplay10k(b *testing.B) {
 	p := startProcess(b, db, nil)
 	store := postgres.NewRunStore(db.DB)
 	ctx := context.Background()
+	benchLease(b, db)
 	id := "run_replay"
 	if _, err := store.Create(ctx, runs.Run{ID: id, Model: "recorded", ProcessID: "proc_bench"},
 		runs.Make(runs.KindRun, runs.RunData{RunID: id, ResumeURL: runs.ResumeURL(id)})); err != nil {
@@ -239,4 +271,63 @@ func BenchmarkReplay10k(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-to-live")
+}
+
+// BenchmarkIdleViewers: 1,000 viewers follow one run that stays quiet, on a
+// real `petal serve` process; it reports the database's transactions per
+// second meanwhile (pg_stat_database.xact_commit over 30 s, from 15 s after they connected), the process's
+// own lease, sweep and job polls included:
+//
+//	go test ./cmd/petal -run '^$' -bench 'IdleViewers' -benchtime 1x
+func BenchmarkIdleViewers(b *testing.B) {
+	for range b.N {
+		db := pgtest.New(b)
+		p := startProcess(b, db, nil)
+		store := postgres.NewRunStore(db.DB)
+		ctx := context.Background()
+		benchLease(b, db)
+		id := "run_idle"
+		if _, err := store.Create(ctx, runs.Run{ID: id, Model: "recorded", ProcessID: "proc_bench"},
+			runs.Make(runs.KindRun, runs.RunData{RunID: id, ResumeURL: runs.ResumeURL(id)})); err != nil {
+			b.Fatal(err)
+		}
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: fanoutViewers, DisableCompression: true}}
+		vctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		errc := make(chan error, fanoutViewers)
+		viewers := make([]*viewer, fanoutViewers)
+		for i := range viewers {
+			wg.Go(func() {
+				v, err := follow(vctx, client, p.URL+"/api/v1/agent/runs/"+id)
+				if err != nil {
+					errc <- err
+					return
+				}
+				viewers[i] = v
+				<-v.live
+			})
+		}
+		wg.Wait()
+		close(errc)
+		for err := range errc {
+			cancel()
+			b.Fatal(err)
+		}
+		commits := func() int64 {
+			var n int64
+			if err := db.Pool.QueryRow(ctx, `SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`).Scan(&n); err != nil {
+				b.Fatal(err)
+			}
+			return n
+		}
+		time.Sleep(15 * time.Second) // past the viewers' connecting reads, whose counts reach the statistics late
+		before, start := commits(), time.Now()
+		time.Sleep(30 * time.Second)
+		after, took := commits(), time.Since(start)
+		cancel()
+		for _, v := range viewers {
+			<-v.done
+		}
+		b.ReportMetric(float64(after-before)/took.Seconds(), "xact/s")
+	}
 }

@@ -1,0 +1,1 @@
+ALTER TABLE credit_holds DROP COLUMN IF EXISTS swept_at;
