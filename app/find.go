@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -31,6 +32,9 @@ const daoListMaxAge = 24 * time.Hour
 
 // maxDAOs bounds the factory's list read into the directory.
 const maxDAOs = 100_000
+
+// daoListRefreshTimeout bounds one refresh of the DAO list.
+const daoListRefreshTimeout = 2 * time.Minute
 
 // Candidate is one target find_target offers.
 type Candidate struct {
@@ -125,7 +129,7 @@ func (s *SnapshotService) findTarget(ctx context.Context, call Call) (any, error
 		w = strings.Trim(strings.TrimPrefix(w, chain+":"), ",;\"'()")
 		if strings.Contains(w, ".") && snapshots.ValidNearAccount(w) {
 			switch {
-			case strings.HasSuffix(w, daoSuffix(chain)):
+			case strings.HasSuffix(w, snapshots.DAOSuffix(chain)):
 				add(daoNetwork, w, 3)
 			case strings.Contains(w, "pool"):
 				add("near-staking-pool", w, 3)
@@ -133,7 +137,7 @@ func (s *SnapshotService) findTarget(ctx context.Context, call Call) (any, error
 		}
 	}
 	if len(found) == 0 && len(words) > 0 {
-		suffix := daoSuffix(chain)
+		suffix := snapshots.DAOSuffix(chain)
 		if !wantPool || wantDAO {
 			for _, d := range daos {
 				if sc := nameScore(words, strings.TrimSuffix(d, suffix)); sc > 0 {
@@ -225,54 +229,68 @@ func nameScore(words []string, name string) float64 {
 
 // daoList is the factory's DAO list for chain, read again from the chain
 // when it is older than a day. A failed refresh falls back on the list kept.
+// Callers that find it stale at once share one refresh.
 func (s *SnapshotService) daoList(ctx context.Context, chain string) ([]string, error) {
 	list, readAt, err := s.daos.DAOs(ctx, chain)
 	if err != nil {
 		return nil, errs.New(errs.Internal, "the DAO list could not be read").WithCause(err)
 	}
-	now := s.clock.Now()
-	if !readAt.IsZero() && now.Sub(readAt) < daoListMaxAge {
+	if s.current(readAt) {
 		return list, nil
 	}
-	fresh, err := s.readDAOList(ctx, chain)
+	fresh, err, _ := s.refreshing.Do(chain, func() (any, error) {
+		// The one refresh outlives a caller that goes (the others wait on
+		// it), within its own deadline.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), daoListRefreshTimeout)
+		defer cancel()
+		return s.refreshDAOList(rctx, chain)
+	})
 	if err != nil {
+		if notKept, ok := errors.AsType[*listNotKept](err); ok {
+			return nil, notKept.err
+		}
 		if len(list) > 0 {
 			s.log.Warn("the DAO list could not be refreshed; using the kept one", "chain", chain, "read_at", readAt, "err", err)
 			return list, nil
 		}
 		return nil, err
 	}
-	if err := s.daos.ReplaceDAOs(ctx, chain, fresh, now); err != nil {
-		return nil, errs.New(errs.Internal, "the DAO list could not be kept").WithCause(err)
+	return fresh.([]string), nil
+}
+
+// current is whether a list read at readAt is young enough to answer from.
+func (s *SnapshotService) current(readAt time.Time) bool {
+	return !readAt.IsZero() && s.clock.Now().Sub(readAt) < daoListMaxAge
+}
+
+// refreshDAOList reads the factory's list and keeps it, unless a refresh
+// that ended since the caller looked has kept a current one.
+func (s *SnapshotService) refreshDAOList(ctx context.Context, chain string) ([]string, error) {
+	if list, readAt, err := s.daos.DAOs(ctx, chain); err == nil && s.current(readAt) {
+		return list, nil
+	}
+	listed, err := s.near.DAOs(ctx, chain, maxDAOs)
+	if err != nil {
+		return nil, err
+	}
+	var fresh []string
+	for _, d := range listed {
+		if snapshots.ValidNearAccount(d) {
+			fresh = append(fresh, d)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil, errs.New(errs.SourceFailed, fmt.Sprintf("the DAO factory %s listed no DAOs", snapshots.DAOFactory(chain)))
+	}
+	if err := s.daos.ReplaceDAOs(ctx, chain, fresh, s.clock.Now()); err != nil {
+		return nil, &listNotKept{errs.New(errs.Internal, "the DAO list could not be kept").WithCause(err)}
 	}
 	return fresh, nil
 }
 
-func (s *SnapshotService) readDAOList(ctx context.Context, chain string) ([]string, error) {
-	factory := daoFactory(chain)
-	rc := &readContext{chain: s.chain, network: chain, progress: func(Progress) {}, pageSize: s.pageSize}
-	var n int
-	if err := rc.view(ctx, factory, "get_number_daos", nil, &n); err != nil {
-		return nil, err
-	}
-	n = min(n, maxDAOs)
-	var out []string
-	for from := 0; from < n; from += rc.pageSize {
-		var page []string
-		if err := rc.view(ctx, factory, "get_daos", map[string]int{"from_index": from, "limit": rc.pageSize}, &page); err != nil {
-			return nil, err
-		}
-		if len(page) == 0 {
-			break
-		}
-		for _, d := range page {
-			if snapshots.ValidNearAccount(d) {
-				out = append(out, d)
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil, errs.New(errs.SourceFailed, fmt.Sprintf("the DAO factory %s listed no DAOs", factory))
-	}
-	return out, nil
-}
+// listNotKept is a refresh that read the factory but could not keep its
+// list: a fault of petal's own, never covered by the list kept before.
+type listNotKept struct{ err *errs.Error }
+
+func (e *listNotKept) Error() string { return e.err.Error() }
+func (e *listNotKept) Unwrap() error { return e.err }

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -89,5 +90,51 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 				t.Fatalf("no list, no factory: %v", err)
 			}
 		}
+	}
+}
+
+// Callers that find the DAO list stale at once share one read of the
+// factory: the first one's read is held in flight while the others ask.
+func TestOneRefreshOfTheDAOListServesEveryoneAsking(t *testing.T) {
+	db := pgtest.New(t)
+	fake := nearrpctest.New(t)
+	cfg, err := app.LoadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &setClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: 30 * time.Second})
+	svc := app.NewSnapshotService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		postgres.NewSnapshotRepository(db.DB), postgres.NewDAODirectoryRepository(db.DB), chain, clock)
+	var find app.Tool
+	for _, tool := range svc.Tools() {
+		if tool.Name == "find_target" {
+			find = tool
+		}
+	}
+	hold := make(chan struct{})
+	fake.Inject(nearrpctest.Fault{Function: "get_number_daos", Times: 1, Hold: hold})
+	const askers = 8
+	answers := make(chan error, askers)
+	for range askers {
+		go func() {
+			out, err := find.Run(t.Context(), app.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(app.Progress) {}})
+			if err == nil && len(out.(app.FindAnswer).Candidates) == 0 {
+				err = errors.New("no candidates")
+			}
+			answers <- err
+		}()
+	}
+	for fake.CountCalls("get_number_daos") == 0 {
+		time.Sleep(time.Millisecond) // until the first refresh is in flight
+	}
+	close(hold)
+	for range askers {
+		if err := <-answers; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := fake.CountCalls("get_number_daos"); n != 1 {
+		t.Fatalf("%d askers read the factory %d times, not once", askers, n)
 	}
 }

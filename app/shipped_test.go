@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,8 +20,8 @@ const shippedMembers = "shipped/members-marketing.json"
 // recorded answers, so it stays real-shaped as the reader changes.
 func TestShippedSnapshotIsTheReadersOutput(t *testing.T) {
 	fake := nearrpctest.New(t)
-	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond})
-	svc := &SnapshotService{chain: chain, pageSize: 100, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, PageSize: 100})
+	svc := &SnapshotService{near: chain, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	snap, err := svc.Read(t.Context(), "near-dao-members", json.RawMessage(`{"dao":"marketing"}`), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -44,20 +43,5 @@ func TestShippedSnapshotIsTheReadersOutput(t *testing.T) {
 	sh := ShippedSnapshots()
 	if len(sh) == 0 || sh[0].Snapshot.Title != "Members of marketing.sputnik-dao.near" {
 		t.Fatalf("shipped: %+v", sh)
-	}
-}
-
-func TestClipKeepsTextsWithinASnapshotsBounds(t *testing.T) {
-	long := strings.Repeat("é", 3000)
-	if got := []rune(clip(long, snapshots.MaxAbout)); len(got) != snapshots.MaxAbout || got[len(got)-1] != '…' {
-		t.Fatalf("clip: %d runes", len(got))
-	}
-	if clip("short", 10) != "short" {
-		t.Fatal("a short text is kept whole")
-	}
-	// A role with a very long name still makes a valid reading.
-	ids := groupIDs([]string{strings.Repeat("Council ", 40), "council", "Council"})
-	if ids[1] != "council" || ids[2] != "council-2" || len(ids[0]) > 64 {
-		t.Fatalf("group ids: %q", ids)
 	}
 }

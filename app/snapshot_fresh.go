@@ -128,13 +128,13 @@ func (s *SnapshotService) read(ctx context.Context, t *target, progress func(Pro
 	if progress == nil {
 		progress = func(Progress) {}
 	}
-	rc := &readContext{chain: s.chain, network: t.chain, progress: progress, pageSize: s.pageSize}
+	rc := &readContext{network: t.chain, progress: progress}
 	rc.say("block", "reading the newest final block of "+t.chain, nil, nil)
-	block, err := s.chain.FinalBlock(ctx, t.chain)
+	reading, err := s.near.Pin(ctx, t.chain)
 	if err != nil {
 		return snapshots.Snapshot{}, err
 	}
-	rc.block = block
+	rc.near = reading
 	snap, err := t.read(ctx, rc)
 	if err != nil {
 		return snapshots.Snapshot{}, err

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -16,23 +18,25 @@ import (
 // the tools list_networks, get_network, find_target, get_snapshot and
 // describe_snapshot, and the snapshot body route.
 type SnapshotService struct {
-	cfg      Config
-	log      *slog.Logger
-	store    ports.SnapshotStore
-	daos     ports.DAODirectory
-	chain    ports.Chain
-	clock    ports.Clock
-	fresh    chan struct{} // one token per fresh read running in this process
-	pageSize int
-	bodies   *bodyCache
+	cfg    Config
+	log    *slog.Logger
+	store  ports.SnapshotStore
+	daos   ports.DAODirectory
+	near   ports.NearContracts
+	clock  ports.Clock
+	fresh  chan struct{} // one token per fresh read running in this process
+	bodies *bodyCache
+	// refreshing lets one refresh of a chain's DAO list run at a time; the
+	// others asking meanwhile get its answer.
+	refreshing singleflight.Group
 }
 
 // NewSnapshotService makes the snapshot service and stores the snapshots
 // that ship inside petal (once; a database that is down only delays that to
 // the next start, and the body route serves them from memory meanwhile).
-func NewSnapshotService(ctx context.Context, cfg Config, log *slog.Logger, store ports.SnapshotStore, daos ports.DAODirectory, chain ports.Chain, clock ports.Clock) *SnapshotService {
-	s := &SnapshotService{cfg: cfg, log: log, store: store, daos: daos, chain: chain, clock: clock,
-		fresh: make(chan struct{}, max(cfg.FreshReadsAtOnce, 1)), pageSize: max(cfg.NearPageSize, 1),
+func NewSnapshotService(ctx context.Context, cfg Config, log *slog.Logger, store ports.SnapshotStore, daos ports.DAODirectory, near ports.NearContracts, clock ports.Clock) *SnapshotService {
+	s := &SnapshotService{cfg: cfg, log: log, store: store, daos: daos, near: near, clock: clock,
+		fresh:  make(chan struct{}, max(cfg.FreshReadsAtOnce, 1)),
 		bodies: newBodyCache(bodyCacheBytes)}
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

@@ -47,6 +47,9 @@ type Options struct {
 	// further one (default 250 ms).
 	Backoff    time.Duration
 	HTTPClient *http.Client
+	// PageSize is how many items a paged view method is asked for at once
+	// (proposals, delegators, DAOs; default 100).
+	PageSize int
 }
 
 // Client talks to NEAR's RPC.
@@ -56,13 +59,15 @@ type Client struct {
 	attempts int
 	backoff  time.Duration
 	http     *http.Client
+	pageSize int
 }
-
-var _ ports.Chain = (*Client)(nil)
 
 // New makes a client.
 func New(o Options) *Client {
-	c := &Client{urls: o.URLs, timeout: o.CallTimeout, attempts: o.Attempts, backoff: o.Backoff, http: o.HTTPClient}
+	c := &Client{urls: o.URLs, timeout: o.CallTimeout, attempts: o.Attempts, backoff: o.Backoff, http: o.HTTPClient, pageSize: o.PageSize}
+	if c.pageSize <= 0 {
+		c.pageSize = 100
+	}
 	if c.timeout <= 0 {
 		c.timeout = 10 * time.Second
 	}
@@ -276,7 +281,7 @@ type blockResult struct {
 	} `json:"header"`
 }
 
-// FinalBlock implements ports.Chain.
+// FinalBlock reads the newest final block.
 func (c *Client) FinalBlock(ctx context.Context, chain string) (snapshots.Block, error) {
 	var b blockResult
 	if err := c.call(ctx, chain, "block", map[string]string{"finality": "final"}, &b); err != nil {
@@ -302,7 +307,9 @@ type callResult struct {
 	BlockHash   string   `json:"block_hash"`
 }
 
-// CallFunction implements ports.Chain.
+// CallFunction calls a view method with JSON args (nil sends {}) at block
+// height at (0: the final block) and returns the method's raw result,
+// usually UTF-8 JSON.
 func (c *Client) CallFunction(ctx context.Context, chain string, at uint64, contract, method string, args any) ([]byte, error) {
 	argBytes := []byte("{}")
 	if args != nil {

@@ -57,7 +57,7 @@ var (
 		postgres.NewSpecRepository,
 		wire.Bind(new(ports.SpecStore), new(*postgres.SpecRepository)),
 		newChain,
-		wire.Bind(new(ports.Chain), new(*nearrpc.Client)),
+		wire.Bind(new(ports.NearContracts), new(*nearrpc.Client)),
 		postgres.NewDAODirectoryRepository,
 		wire.Bind(new(ports.DAODirectory), new(*postgres.DAODirectoryRepository)),
 	)
@@ -113,7 +113,7 @@ func newChain(cfg app.Config) *nearrpc.Client {
 	return nearrpc.New(nearrpc.Options{URLs: map[string]string{
 		snapshots.Mainnet: cfg.NearRPCMainnet,
 		snapshots.Testnet: cfg.NearRPCTestnet,
-	}})
+	}, PageSize: cfg.NearPageSize})
 }
 
 func newRandom() ports.Random { return rand.Reader }

@@ -86,6 +86,10 @@ type Fault struct {
 	Status int
 	// Hang holds the request until the caller gives up (its timeout).
 	Hang bool
+	// Hold keeps the request until the channel is closed, then answers it
+	// from the recordings as if there were no fault: a call the test keeps
+	// in flight for as long as it needs.
+	Hold <-chan struct{}
 }
 
 // Server is the fake. Its URL goes where the real RPC's would.
@@ -204,11 +208,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.calls = append(s.calls, call)
 	fault := s.fault(call)
 	rec, ok := s.answers[key]
-	if !ok && fault == nil {
+	if !ok && (fault == nil || fault.Hold != nil) {
 		s.missing = append(s.missing, key)
 	}
 	s.mu.Unlock()
 
+	if fault != nil && fault.Hold != nil {
+		select {
+		case <-fault.Hold:
+		case <-r.Context().Done():
+			return
+		case <-s.stop:
+			return
+		}
+		fault = nil
+	}
 	if fault != nil {
 		if fault.Hang {
 			select {
