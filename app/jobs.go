@@ -100,6 +100,21 @@ func (s *Scheduler) Observe(f func(JobReport)) {
 	s.mu.Unlock()
 }
 
+// CountJobs is an Observe hook that counts every run on m: runs by job and
+// outcome, what they handled, and how long they took.
+func CountJobs(m ports.Metrics) func(JobReport) {
+	m = ports.MetricsOrNone(m)
+	runs := m.Counter("petal_job_runs_total", "Scheduled jobs' runs on this process, by job and outcome (ok, failed, overran).", "job", "outcome")
+	items := m.Counter("petal_job_items_total", "What scheduled jobs' runs on this process handled (runs ended, rows deleted…), by job.", "job")
+	took := m.Histogram("petal_job_duration_seconds", "How long scheduled jobs' runs on this process took, by job.",
+		[]float64{0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300}, "job")
+	return func(r JobReport) {
+		runs.Add(1, r.Job, r.Outcome)
+		items.Add(float64(r.Items), r.Job)
+		took.Observe(r.Took.Seconds(), r.Job)
+	}
+}
+
 // Stats returns what this process's runs of each job came to.
 func (s *Scheduler) Stats() map[string]JobStats {
 	s.mu.Lock()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/petal-near/petal/ports"
 )
 
 // Sweep timing. A replica killed at T beat its lease last at T at the latest,
@@ -19,13 +21,19 @@ const (
 // has lapsed (interrupted: their error event, no done, which every replica's
 // viewers see through the bus) and then gives back their ledger holds. One
 // replica sweeps at a time; any replica may.
-func SweepJob(agent *AgentService, ledger *Ledger) Job {
+// Its metrics count what the sweeps of this process ended.
+func SweepJob(agent *AgentService, ledger *Ledger, m ports.Metrics) Job {
+	m = ports.MetricsOrNone(m)
+	ended := m.Counter("petal_sweep_runs_ended_total", "Runs of processes whose lease lapsed that this process's sweeps ended (interrupted).")
+	released := m.Counter("petal_sweep_holds_released_total", "Ledger holds of processes whose lease lapsed that this process's sweeps released.")
 	return Job{Name: "sweep_lapsed_leases", Every: SweepEvery, Deadline: SweepDeadline,
 		Run: func(ctx context.Context) (int64, error) {
-			ended, err := agent.Recover(ctx)
+			runs, err := agent.Recover(ctx)
+			ended.Add(float64(len(runs)))
 			// The holds go back after the runs end, whatever the runs' sweep
 			// managed: a hold of a dead process is never settled by anyone.
-			released, herr := ledger.ReleaseOrphanHolds(ctx)
-			return int64(len(ended) + released), errors.Join(err, herr)
+			holds, herr := ledger.ReleaseOrphanHolds(ctx)
+			released.Add(float64(holds))
+			return int64(len(runs) + holds), errors.Join(err, herr)
 		}}
 }

@@ -84,9 +84,10 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 
 // newScheduler is this process's scheduler with every scheduled job petal
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
-func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, agent *app.AgentService, ledger *app.Ledger) *app.Scheduler {
+func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger) *app.Scheduler {
 	s := app.NewScheduler(leases, process, log)
-	s.Add(app.SweepJob(agent, ledger))
+	s.Observe(app.CountJobs(m))
+	s.Add(app.SweepJob(agent, ledger, m))
 	return s
 }
 

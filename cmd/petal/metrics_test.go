@@ -100,6 +100,19 @@ func TestMetricsListener(t *testing.T) {
 	_, ok = metricLine(body, "petal_metrics_read_errors_total")
 	assert.False(t, ok, "no scrape-time read failed:\n%s", body)
 
+	// The scheduled sweep runs at start; its runs are counted by job and outcome.
+	require.Eventually(t, func() bool {
+		_, body := get(t, metricsAddr+"/metrics")
+		n, ok := metricLine(body, "petal_job_runs_total", `job="sweep_lapsed_leases"`, `outcome="ok"`)
+		return ok && n != "0"
+	}, 30*time.Second, 100*time.Millisecond, "the sweep's runs are counted")
+	_, body = get(t, metricsAddr+"/metrics")
+	_, ok = metricLine(body, "petal_job_duration_seconds_count", `job="sweep_lapsed_leases"`)
+	assert.True(t, ok, "and timed:\n%s", body)
+	n, ok = metricLine(body, "petal_sweep_runs_ended_total")
+	require.True(t, ok, "what sweeps ended:\n%s", body)
+	assert.Equal(t, "0", n, "nothing to sweep here")
+
 	status, body = get(t, metricsAddr+"/debug/pprof/")
 	require.Equal(t, http.StatusOK, status)
 	assert.Contains(t, body, "goroutine")

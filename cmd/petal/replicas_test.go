@@ -173,7 +173,7 @@ func TestRestartInterruptsTheRunsOfAProcessThatDied(t *testing.T) {
 	// the run before the stop below looks at it.
 	jobs := postgres.NewJobLeases(db.DB)
 	require.Eventually(t, func() bool {
-		held, err := jobs.Claim(t.Context(), app.SweepJob(nil, nil).Name, "proc_test", time.Hour)
+		held, err := jobs.Claim(t.Context(), app.SweepJob(nil, nil, nil).Name, "proc_test", time.Hour)
 		require.NoError(t, err)
 		return held
 	}, time.Minute, 50*time.Millisecond)

@@ -82,7 +82,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
-	scheduler := newScheduler(jobLeases, processID, log, agentService, ledger)
+	scheduler := newScheduler(jobLeases, processID, log, metricsRegistry, agentService, ledger)
 	mainService := &service{
 		Server:  httpapiServer,
 		Agent:   agentService,
