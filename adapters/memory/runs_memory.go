@@ -1,0 +1,455 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/runs"
+	"github.com/petal-near/petal/ports"
+)
+
+// The agent's stores in memory: leases, runs and their event logs, the event
+// bus, attestation reports. They stand in for PostgreSQL's in app tests that
+// only need the stores to exist, and pass the same contract suites
+// (porttest.RunStoreContract, LeasesContract, EventBusContract,
+// AttestationsContract). One process's memory is never shared by replicas:
+// petal serve always wires PostgreSQL's.
+
+// Leases keeps process leases in memory, timed by clock.
+type Leases struct {
+	clock ports.Clock
+	mu    sync.Mutex
+	beats map[string]time.Time // process id → last heartbeat
+}
+
+var _ ports.Leases = (*Leases)(nil)
+
+// NewLeases makes an empty lease keeper reading time from clock.
+func NewLeases(clock ports.Clock) *Leases {
+	return &Leases{clock: clock, beats: map[string]time.Time{}}
+}
+
+// Register implements ports.Leases.
+func (l *Leases) Register(_ context.Context, p ports.Process) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.beats[p.ID] = l.clock.Now()
+	return nil
+}
+
+// Heartbeat implements ports.Leases.
+func (l *Leases) Heartbeat(_ context.Context, id string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.beats[id]; !ok {
+		return errs.Newf(errs.NotFound, "no lease %s", id)
+	}
+	l.beats[id] = l.clock.Now()
+	return nil
+}
+
+// Remove implements ports.Leases.
+func (l *Leases) Remove(_ context.Context, id string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.beats, id)
+	return nil
+}
+
+// Alive implements ports.Leases.
+func (l *Leases) Alive(_ context.Context, id string, staleAfter time.Duration) (bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.alive(id, staleAfter), nil
+}
+
+func (l *Leases) alive(id string, staleAfter time.Duration) bool {
+	beat, ok := l.beats[id]
+	return ok && beat.After(l.clock.Now().Add(-staleAfter))
+}
+
+// Age makes a lease's last heartbeat d older, for tests of lapsed leases.
+func (l *Leases) Age(id string, d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if beat, ok := l.beats[id]; ok {
+		l.beats[id] = beat.Add(-d)
+	}
+}
+
+// RunStore keeps runs and their event logs in memory. Its appends wake the
+// watchers of hub's buses.
+type RunStore struct {
+	clock  ports.Clock
+	leases *Leases
+	hub    *EventHub
+
+	mu     sync.Mutex
+	runs   map[string]*runs.Run
+	events map[string][]runs.Event
+}
+
+var _ ports.RunStore = (*RunStore)(nil)
+
+// NewRunStore makes an empty run store whose orphans are judged by leases
+// and whose appends are heard on hub.
+func NewRunStore(clock ports.Clock, leases *Leases, hub *EventHub) *RunStore {
+	return &RunStore{clock: clock, leases: leases, hub: hub, runs: map[string]*runs.Run{}, events: map[string][]runs.Event{}}
+}
+
+func copyRun(r *runs.Run) runs.Run {
+	out := *r
+	out.Thread = slices.Clone(r.Thread)
+	out.Draft = bytes.Clone(r.Draft)
+	out.Flower = bytes.Clone(r.Flower)
+	return out
+}
+
+func nonNilThread(t []runs.Message) []runs.Message {
+	if t == nil {
+		return []runs.Message{}
+	}
+	return slices.Clone(t)
+}
+
+// Create implements ports.RunStore.
+func (s *RunStore) Create(ctx context.Context, run runs.Run, first ...runs.NewEvent) (runs.Run, error) {
+	if err := checkStored(first); err != nil {
+		return run, err
+	}
+	s.mu.Lock()
+	if _, ok := s.runs[run.ID]; ok {
+		s.mu.Unlock()
+		return run, fmt.Errorf("create run: run %s exists", run.ID)
+	}
+	now := s.clock.Now()
+	r := &runs.Run{ID: run.ID, Owner: run.Owner, Status: runs.Running, Model: run.Model, ProcessID: run.ProcessID,
+		Thread: nonNilThread(run.Thread), Draft: bytes.Clone(run.Draft), CreatedAt: now, UpdatedAt: now}
+	s.runs[run.ID] = r
+	last := s.appendLocked(r, first)
+	s.mu.Unlock()
+	s.published(run.ID, last, len(first))
+	return s.Get(ctx, run.ID)
+}
+
+// Get implements ports.RunStore.
+func (s *RunStore) Get(_ context.Context, id string) (runs.Run, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.runs[id]
+	if !ok {
+		return runs.Run{}, errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	return copyRun(r), nil
+}
+
+// Resume implements ports.RunStore.
+func (s *RunStore) Resume(ctx context.Context, id, processID string, thread []runs.Message, first ...runs.NewEvent) (runs.Run, error) {
+	if err := checkStored(first); err != nil {
+		return runs.Run{}, err
+	}
+	s.mu.Lock()
+	r, ok := s.runs[id]
+	if !ok {
+		s.mu.Unlock()
+		return runs.Run{}, errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	if r.Status == runs.Running {
+		s.mu.Unlock()
+		return runs.Run{}, errs.New(errs.Conflict, "this run is still going", "follow it at GET /api/v1/agent/runs/"+id+", or stop it first")
+	}
+	r.Status, r.ProcessID, r.Thread, r.UpdatedAt = runs.Running, processID, nonNilThread(thread), s.clock.Now()
+	last := s.appendLocked(r, first)
+	s.mu.Unlock()
+	s.published(id, last, len(first))
+	return s.Get(ctx, id)
+}
+
+// SaveThread implements ports.RunStore.
+func (s *RunStore) SaveThread(_ context.Context, id string, thread []runs.Message) error {
+	return s.update(id, func(r *runs.Run) { r.Thread = nonNilThread(thread) })
+}
+
+// SetExploration implements ports.RunStore.
+func (s *RunStore) SetExploration(_ context.Context, id, exploration string) error {
+	return s.update(id, func(r *runs.Run) { r.Exploration = exploration })
+}
+
+func (s *RunStore) update(id string, f func(*runs.Run)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.runs[id]
+	if !ok {
+		return errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	f(r)
+	r.UpdatedAt = s.clock.Now()
+	return nil
+}
+
+// Append implements ports.RunStore.
+func (s *RunStore) Append(_ context.Context, id string, events ...runs.NewEvent) (int64, error) {
+	if err := checkStored(events); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	r, ok := s.runs[id]
+	if !ok {
+		s.mu.Unlock()
+		return 0, errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	last := s.appendLocked(r, events)
+	s.mu.Unlock()
+	s.published(id, last, len(events))
+	return last, nil
+}
+
+// End implements ports.RunStore.
+func (s *RunStore) End(_ context.Context, id string, status runs.Status, events ...runs.NewEvent) (int64, error) {
+	if !status.Ended() {
+		return 0, fmt.Errorf("end run %s: %q is not an ending status", id, status)
+	}
+	if err := checkStored(events); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	r, ok := s.runs[id]
+	if !ok {
+		s.mu.Unlock()
+		return 0, errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	last := s.appendLocked(r, events)
+	r.Status = status
+	s.mu.Unlock()
+	s.published(id, last, len(events))
+	return last, nil
+}
+
+// Events implements ports.RunStore.
+func (s *RunStore) Events(_ context.Context, id string, from int64, limit int) ([]runs.Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []runs.Event{}
+	for _, e := range s.events[id] {
+		if len(out) == limit {
+			break
+		}
+		if e.Seq >= from {
+			e.Data = bytes.Clone(e.Data)
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// interruptedEvent is the last event of a run whose process went away.
+var interruptedEvent = runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted,
+	Message: "the server restarted while this run was going, so it ended here",
+	Hint:    "send a message with this run_id to carry on from where it was"})
+
+// InterruptOrphans implements ports.RunStore.
+func (s *RunStore) InterruptOrphans(_ context.Context, staleAfter time.Duration) ([]string, error) {
+	s.mu.Lock()
+	var done []string
+	var lasts []int64
+	s.leases.mu.Lock()
+	for id, r := range s.runs {
+		if r.Status != runs.Running || s.leases.alive(r.ProcessID, staleAfter) {
+			continue
+		}
+		lasts = append(lasts, s.appendLocked(r, []runs.NewEvent{interruptedEvent}))
+		r.Status = runs.Interrupted
+		done = append(done, id)
+	}
+	s.leases.mu.Unlock()
+	s.mu.Unlock()
+	for i, id := range done {
+		s.published(id, lasts[i], 1)
+	}
+	return done, nil
+}
+
+// appendLocked numbers and stores events; s.mu is held.
+func (s *RunStore) appendLocked(r *runs.Run, events []runs.NewEvent) int64 {
+	for _, e := range events {
+		s.events[r.ID] = append(s.events[r.ID], runs.Event{Seq: r.NextSeq, Kind: e.Kind, Data: bytes.Clone(e.Data)})
+		if e.Kind == runs.KindFlower {
+			r.Flower = bytes.Clone(e.Data)
+		}
+		r.NextSeq++
+	}
+	if len(events) > 0 {
+		r.UpdatedAt = s.clock.Now()
+	}
+	return r.NextSeq - 1
+}
+
+func (s *RunStore) published(id string, last int64, n int) {
+	if n > 0 && s.hub != nil {
+		s.hub.appended(id, last)
+	}
+}
+
+func checkStored(events []runs.NewEvent) error {
+	for _, e := range events {
+		if !e.Kind.Stored() {
+			return fmt.Errorf("append to run: %s events are not stored", e.Kind)
+		}
+		if !json.Valid(e.Data) {
+			return fmt.Errorf("append to run: a %s event's data is not JSON", e.Kind)
+		}
+	}
+	return nil
+}
+
+// EventHub is what a set of in-memory event buses share: appends to its run
+// stores, and stop requests, reach every bus on it.
+type EventHub struct {
+	mu    sync.Mutex
+	buses []*EventBus
+}
+
+// NewEventHub makes a hub with no buses yet.
+func NewEventHub() *EventHub { return &EventHub{} }
+
+// Bus makes a bus on the hub, standing for one process.
+func (h *EventHub) Bus() *EventBus {
+	b := &EventBus{hub: h, watchers: map[string]map[*watcher]struct{}{}}
+	h.mu.Lock()
+	h.buses = append(h.buses, b)
+	h.mu.Unlock()
+	return b
+}
+
+func (h *EventHub) each(f func(*EventBus)) {
+	h.mu.Lock()
+	buses := slices.Clone(h.buses)
+	h.mu.Unlock()
+	for _, b := range buses {
+		f(b)
+	}
+}
+
+func (h *EventHub) appended(runID string, seq int64) {
+	h.each(func(b *EventBus) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for w := range b.watchers[runID] {
+			w.offer(seq)
+		}
+	})
+}
+
+// EventBus is one process's view of an EventHub.
+type EventBus struct {
+	hub      *EventHub
+	mu       sync.Mutex
+	watchers map[string]map[*watcher]struct{}
+	onStop   func(runID string)
+}
+
+type watcher struct{ ch chan int64 }
+
+// offer gives v to a watcher, replacing an unread older value, so a slow
+// watcher only ever finds the newest.
+func (w *watcher) offer(v int64) {
+	for {
+		select {
+		case w.ch <- v:
+			return
+		default:
+		}
+		select {
+		case <-w.ch:
+		default:
+		}
+	}
+}
+
+var _ ports.EventBus = (*EventBus)(nil)
+
+// Watch implements ports.EventBus.
+func (b *EventBus) Watch(runID string) (<-chan int64, func()) {
+	w := &watcher{ch: make(chan int64, 1)}
+	b.mu.Lock()
+	set := b.watchers[runID]
+	if set == nil {
+		set = map[*watcher]struct{}{}
+		b.watchers[runID] = set
+	}
+	set[w] = struct{}{}
+	b.mu.Unlock()
+	var once sync.Once
+	return w.ch, func() {
+		once.Do(func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			delete(set, w)
+			if len(set) == 0 {
+				delete(b.watchers, runID)
+			}
+		})
+	}
+}
+
+// RequestStop implements ports.EventBus: every bus on the hub hears it.
+func (b *EventBus) RequestStop(_ context.Context, runID string) error {
+	b.hub.each(func(o *EventBus) {
+		o.mu.Lock()
+		f := o.onStop
+		o.mu.Unlock()
+		if f != nil {
+			go f(runID)
+		}
+	})
+	return nil
+}
+
+// OnStop implements ports.EventBus.
+func (b *EventBus) OnStop(f func(runID string)) {
+	b.mu.Lock()
+	b.onStop = f
+	b.mu.Unlock()
+}
+
+// Attestations keeps attestation reports in memory, byte for byte.
+type Attestations struct {
+	mu      sync.Mutex
+	reports map[string][]byte
+}
+
+var _ ports.Attestations = (*Attestations)(nil)
+
+// NewAttestations makes an empty report store.
+func NewAttestations() *Attestations { return &Attestations{reports: map[string][]byte{}} }
+
+// Put implements ports.Attestations.
+func (a *Attestations) Put(_ context.Context, body []byte) (string, error) {
+	sum := sha256.Sum256(body)
+	name := hex.EncodeToString(sum[:])
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.reports[name]; !ok {
+		a.reports[name] = bytes.Clone(body)
+	}
+	return name, nil
+}
+
+// Get implements ports.Attestations.
+func (a *Attestations) Get(_ context.Context, sha string) ([]byte, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b, ok := a.reports[sha]
+	if !ok {
+		return nil, errs.Newf(errs.NotFound, "no attestation report %s", sha)
+	}
+	return bytes.Clone(b), nil
+}
