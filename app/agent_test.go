@@ -13,8 +13,6 @@ import (
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/nearai"
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
-	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/runs"
 )
@@ -34,22 +32,20 @@ func (c *collect) CaughtUp() error          { return nil }
 func (c *collect) Heartbeat() error         { return nil }
 
 func TestAPanickingToolEndsTheRunNotTheProcess(t *testing.T) {
-	db := pgtest.New(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	fake := nearaitest.New(t, nearaitest.Completion("p1", "deepseek-ai/DeepSeek-V3.1", "", nearaitest.Call{Name: "explode", Args: `{}`}))
-	attest := postgres.NewAttestations(db.DB)
+	attest := memory.NewAttestations()
 	model, err := nearai.New(nearai.Options{BaseURL: fake.BaseURL(), Key: "k", Model: "deepseek-ai/DeepSeek-V3.1", Fallback: "openai/gpt-oss-120b"}, attest)
 	require.NoError(t, err)
 	cfg, err := app.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	limiter := memory.NewRateLimiter(memory.SystemClock{})
-	bus := postgres.NewEventBus(db.DB, log)
+	hub := memory.NewEventHub()
+	leases := memory.NewLeases(memory.SystemClock{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { _ = bus.Run(ctx) }()
-	<-bus.Ready()
 	registry := app.NewRegistry(cfg, limiter, []app.ToolSet{panicky{}})
-	agent := app.NewAgentService(cfg, postgres.NewRunStore(db.DB), bus, postgres.NewLeases(db.DB), model, attest, registry,
+	agent := app.NewAgentService(cfg, memory.NewRunStore(memory.SystemClock{}, leases, hub), hub.Bus(), leases, model, attest, registry,
 		nil, nil, nil, nil, nil, limiter, log, app.NewProcessID())
 
 	started, err := agent.Chat(ctx, app.Caller{Door: app.DoorHTTP, Address: "127.0.0.1", Subject: "anon_x"},

@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/nearrpc"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
-	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -33,7 +32,7 @@ func (c *setClock) add(d time.Duration) {
 }
 
 func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
-	db := pgtest.New(t)
+	snaps, directory := memory.NewSnapshotStore(), memory.NewDAODirectory()
 	fake := nearrpctest.New(t)
 	cfg, err := app.LoadConfig(func(string) string { return "" })
 	if err != nil {
@@ -42,7 +41,7 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 	clock := &setClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: time.Second})
 	svc := app.NewSnapshotService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		postgres.NewSnapshotRepository(db.DB), postgres.NewDAODirectoryRepository(db.DB), chain, clock)
+		snaps, directory, chain, clock)
 	var find app.Tool
 	for _, tool := range svc.Tools() {
 		if tool.Name == "find_target" {
@@ -82,7 +81,7 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 
 	// With no list kept and the factory unreachable, it says the source failed.
 	empty := app.NewSnapshotService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		postgres.NewSnapshotRepository(db.DB), postgres.NewDAODirectoryRepository(pgtest.New(t).DB), chain, clock)
+		snaps, memory.NewDAODirectory(), chain, clock)
 	for _, tool := range empty.Tools() {
 		if tool.Name == "find_target" {
 			_, err := tool.Run(t.Context(), app.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(app.Progress) {}})
@@ -96,7 +95,7 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 // Callers that find the DAO list stale at once share one read of the
 // factory: the first one's read is held in flight while the others ask.
 func TestOneRefreshOfTheDAOListServesEveryoneAsking(t *testing.T) {
-	db := pgtest.New(t)
+	snaps, directory := memory.NewSnapshotStore(), memory.NewDAODirectory()
 	fake := nearrpctest.New(t)
 	cfg, err := app.LoadConfig(func(string) string { return "" })
 	if err != nil {
@@ -105,7 +104,7 @@ func TestOneRefreshOfTheDAOListServesEveryoneAsking(t *testing.T) {
 	clock := &setClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: 30 * time.Second})
 	svc := app.NewSnapshotService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		postgres.NewSnapshotRepository(db.DB), postgres.NewDAODirectoryRepository(db.DB), chain, clock)
+		snaps, directory, chain, clock)
 	var find app.Tool
 	for _, tool := range svc.Tools() {
 		if tool.Name == "find_target" {

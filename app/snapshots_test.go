@@ -5,8 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -28,8 +27,7 @@ func testSnapshot() snapshots.Snapshot {
 }
 
 func TestStoreAndLoadSnapshot(t *testing.T) {
-	db := pgtest.New(t)
-	store := postgres.NewSnapshotRepository(db.DB)
+	store := memory.NewSnapshotStore()
 	in := testSnapshot()
 	sha, stored, err := app.StoreSnapshot(t.Context(), store, in, app.OriginThisSite)
 	if err != nil || !stored {
@@ -59,10 +57,12 @@ func TestStoreAndLoadSnapshot(t *testing.T) {
 	other.Title = "tampered"
 	_, canonical, _ := snapshots.Name(other)
 	gz, _ := app.Gzip(canonical)
-	if _, err := db.Pool.Exec(t.Context(), `UPDATE snapshots SET body_gzip = $1 WHERE sha256 = $2`, gz, sha); err != nil {
+	tampered := memory.NewSnapshotStore()
+	row.Gzipped = gz
+	if _, err := tampered.Put(t.Context(), row); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.LoadSnapshot(t.Context(), store, sha); !errs.Is(err, errs.Internal) {
+	if _, err := app.LoadSnapshot(t.Context(), tampered, sha); !errs.Is(err, errs.Internal) {
 		t.Fatalf("tampered body: %v", err)
 	}
 

@@ -10,18 +10,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/nearai"
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
-	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
 )
 
-func newClient(t *testing.T, fake *nearaitest.Server) (*nearai.Client, *postgres.Attestations) {
+func newClient(t *testing.T, fake *nearaitest.Server) (*nearai.Client, ports.Attestations) {
 	t.Helper()
-	attest := postgres.NewAttestations(pgtest.New(t).DB)
+	attest := memory.NewAttestations()
 	c, err := nearai.New(nearai.Options{BaseURL: fake.BaseURL(), Key: "sk-test", Model: "deepseek-ai/DeepSeek-V3.1", Fallback: "openai/gpt-oss-120b"}, attest)
 	require.NoError(t, err)
 	return c, attest

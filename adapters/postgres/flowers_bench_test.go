@@ -1,4 +1,4 @@
-package app_test
+package postgres_test
 
 import (
 	"encoding/json"
@@ -36,7 +36,8 @@ func holders(n int) snapshots.Snapshot {
 	return s
 }
 
-// BenchmarkRenderFlowerTool is render_flower as a door calls it: the spec
+// BenchmarkRenderFlowerTool is render_flower as a door calls it, on the real
+// PostgreSQL (so it lives here, beside the store it reads): the spec
 // validated against its snapshot and kept, the flower laid out and drawn.
 // cold reads the snapshot from PostgreSQL each time (gunzipped, checked
 // against its name, decoded); warm finds it decoded in the service's cache.

@@ -12,14 +12,17 @@ const module = "github.com/petal-near/petal"
 
 // TestImportRule holds the layers to the rule in docs/architecture.md: imports
 // point inward (cmd → adapters → app → ports → domain), an adapter never
-// imports another adapter, and the domain does no I/O.
+// imports another adapter, and the domain does no I/O. Test files are held to
+// it too, with the stand-ins of testImportBreaksRule.
 func TestImportRule(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").CombinedOutput()
+	out, err := exec.Command("go", "list", "-f",
+		`{{.ImportPath}} {{join .Imports " "}} | {{join .TestImports " "}} {{join .XTestImports " "}}`, module+"/...").CombinedOutput()
 	require.NoError(t, err, "go list: %s", out)
 	var broken []string
-	packages := 0
+	packages, testImports := 0, 0
 	for line := range strings.Lines(strings.TrimSpace(string(out))) {
-		fields := strings.Fields(line)
+		code, tests, _ := strings.Cut(line, "|")
+		fields := strings.Fields(code)
 		pkg, imports := fields[0], fields[1:]
 		packages++
 		for _, imp := range imports {
@@ -27,9 +30,40 @@ func TestImportRule(t *testing.T) {
 				broken = append(broken, pkg+" imports "+imp+": "+why)
 			}
 		}
+		for _, imp := range strings.Fields(tests) {
+			testImports++
+			if why := testImportBreaksRule(pkg, imp); why != "" {
+				broken = append(broken, pkg+"'s tests import "+imp+": "+why)
+			}
+		}
 	}
 	require.Greater(t, packages, 5, "go list found too few packages: %s", out)
+	require.Greater(t, testImports, 50, "go list found too few test imports: %s", out)
 	require.Empty(t, broken, "the import rule (docs/architecture.md) is broken")
+}
+
+// standIns are the adapters any package's tests may use besides what its
+// layer may import: the in-memory adapters, which stand in for a store a
+// test only needs to exist, and the NEAR RPC and model adapters, which tests
+// run for real against the fakes at the network edge (nearrpctest,
+// nearaitest). PostgreSQL's adapter is not one: outside its own package and
+// cmd, no test imports it.
+var standIns = []string{"adapters/memory", "adapters/nearrpc", "adapters/nearai"}
+
+// testImportBreaksRule is importBreaksRule for a package's test files. The
+// domain's and the ports' tests get no stand-ins: they need no adapter.
+func testImportBreaksRule(pkg, imp string) string {
+	if from := layer(pkg); from == "domain" || from == "ports" {
+		return importBreaksRule(pkg, imp)
+	}
+	if rest, ok := strings.CutPrefix(imp, module+"/"); ok {
+		for _, s := range standIns {
+			if rest == s || strings.HasPrefix(rest, s+"/") {
+				return ""
+			}
+		}
+	}
+	return importBreaksRule(pkg, imp)
 }
 
 // ioInDomain are imports that mean I/O; the domain takes what it needs through
@@ -106,5 +140,28 @@ func TestImportRuleCatchesBreaks(t *testing.T) {
 	}
 	for _, c := range fine {
 		require.Empty(t, importBreaksRule(c.pkg, c.imp), "%s → %s is allowed", c.pkg, c.imp)
+	}
+
+	testsBreak := []struct{ pkg, imp string }{
+		{module + "/app", module + "/adapters/postgres"},
+		{module + "/app", module + "/adapters/postgres/pgtest"},
+		{module + "/adapters/http", module + "/adapters/postgres"},
+		{module + "/adapters/nearai", module + "/adapters/postgres/pgtest"},
+		{module + "/domain/snapshots", module + "/adapters/memory"},
+		{module + "/ports/porttest", module + "/adapters/memory"},
+	}
+	for _, c := range testsBreak {
+		require.NotEmpty(t, testImportBreaksRule(c.pkg, c.imp), "%s's tests → %s should break the rule", c.pkg, c.imp)
+	}
+	testsFine := []struct{ pkg, imp string }{
+		{module + "/app", module + "/adapters/memory"},
+		{module + "/app", module + "/adapters/nearrpc/nearrpctest"},
+		{module + "/app", module + "/adapters/nearai"},
+		{module + "/adapters/postgres", module + "/ports/porttest"},
+		{module + "/adapters/http", module + "/adapters/memory"},
+		{module + "/cmd/petal", module + "/adapters/postgres/pgtest"},
+	}
+	for _, c := range testsFine {
+		require.Empty(t, testImportBreaksRule(c.pkg, c.imp), "%s's tests → %s is allowed", c.pkg, c.imp)
 	}
 }
