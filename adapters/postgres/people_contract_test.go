@@ -1,0 +1,31 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/ports/porttest"
+)
+
+// pgStores is every store of people, sessions, invites and the ledger over
+// one fresh database.
+func pgStores(t *testing.T) porttest.Stores {
+	db := pgtest.New(t)
+	return porttest.Stores{
+		People:   postgres.NewPeopleRepository(db.DB),
+		Sessions: postgres.NewSessionRepository(db.DB),
+		Invites:  postgres.NewInviteRepository(db.DB),
+		Ledger:   postgres.NewLedgerRepository(db.DB),
+		Runs:     postgres.NewRunStore(db.DB),
+		Leases:   postgres.NewLeases(db.DB),
+	}
+}
+
+func TestSessionStoreContract(t *testing.T) { porttest.SessionStoreContract(t, pgStores) }
+
+func TestPeopleStoreContract(t *testing.T) { porttest.PeopleStoreContract(t, pgStores) }
+
+func TestInviteStoreContract(t *testing.T) { porttest.InviteStoreContract(t, pgStores) }
+
+func TestLedgerStoreContract(t *testing.T) { porttest.LedgerStoreContract(t, pgStores) }
