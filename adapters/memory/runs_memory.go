@@ -206,10 +206,23 @@ func (s *RunStore) Append(_ context.Context, id string, events ...runs.NewEvent)
 		s.mu.Unlock()
 		return 0, errs.Newf(errs.NotFound, "no run %s", id)
 	}
+	if err := growing(r, events); err != nil {
+		s.mu.Unlock()
+		return 0, err
+	}
 	last := s.appendLocked(r, events)
 	s.mu.Unlock()
 	s.published(id, last, len(events))
 	return last, nil
+}
+
+// growing refuses events for a run that has ended: a sweep may end a run
+// while its job, cut off, goes on, and nothing follows an end.
+func growing(r *runs.Run, events []runs.NewEvent) error {
+	if len(events) > 0 && r.Status != runs.Running {
+		return errs.Newf(errs.Conflict, "run %s has ended (%s); nothing is added after its end", r.ID, r.Status)
+	}
+	return nil
 }
 
 // End implements ports.RunStore.
@@ -225,6 +238,10 @@ func (s *RunStore) End(_ context.Context, id string, status runs.Status, events 
 	if !ok {
 		s.mu.Unlock()
 		return 0, errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	if err := growing(r, events); err != nil {
+		s.mu.Unlock()
+		return 0, err
 	}
 	last := s.appendLocked(r, events)
 	r.Status = status
@@ -252,7 +269,7 @@ func (s *RunStore) Events(_ context.Context, id string, from int64, limit int) (
 
 // interruptedEvent is the last event of a run whose process went away.
 var interruptedEvent = runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted,
-	Message: "the server restarted while this run was going, so it ended here",
+	Message: "the server running this run stopped while it was going, so it ended here",
 	Hint:    "send a message with this run_id to carry on from where it was"})
 
 // InterruptOrphans implements ports.RunStore.

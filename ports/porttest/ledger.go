@@ -96,10 +96,33 @@ func LedgerStoreContract(t *testing.T, newStores func(t *testing.T) Stores) {
 			t.Fatalf("a second release: %v %v", done, err)
 		}
 		if done, err := settle(ctx, h.Ledger, "res_2", 1, nil); err != nil || done {
-			t.Fatalf("a settle after release: %v %v", done, err)
+			t.Fatalf("a settle after its own process released it charges nothing: %v %v", done, err)
 		}
 		if a := account(t, h.Ledger, credit.InviteAccount(inv.ID)); a.Held != 0 || a.Spent != 0 {
 			t.Fatalf("after release: %+v", a)
+		}
+	})
+
+	t.Run("a hold a sweep released is still charged by a late settle, once", func(t *testing.T) {
+		h := newStores(t)
+		ctx := t.Context()
+		inv := mintInvite(t, h.Invites, credit.MicrosPerUSD)
+		_, err := reserve(ctx, h.Ledger, "res_s", "proc_dead", invitePayer(inv.ID), 10_000)
+		must(t, err)
+		if done, err := h.Ledger.ReleaseSwept(ctx, "res_s"); err != nil || !done {
+			t.Fatalf("swept: %v %v", done, err)
+		}
+		if a := account(t, h.Ledger, credit.InviteAccount(inv.ID)); a.Held != 0 || a.Spent != 0 {
+			t.Fatalf("the sweep gives the hold back: %+v", a)
+		}
+		if done, err := settle(ctx, h.Ledger, "res_s", 3_000, nil); err != nil || !done {
+			t.Fatalf("the late settle of a swept hold: %v %v", done, err)
+		}
+		if done, err := settle(ctx, h.Ledger, "res_s", 3_000, nil); err != nil || done {
+			t.Fatalf("and only once: %v %v", done, err)
+		}
+		if a := account(t, h.Ledger, credit.InviteAccount(inv.ID)); a.Held != 0 || a.Spent != 3_000 {
+			t.Fatalf("no charge is lost, nothing held twice back: %+v", a)
 		}
 	})
 

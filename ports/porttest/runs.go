@@ -215,6 +215,25 @@ func RunStoreContract(t *testing.T, newRuns func(t *testing.T) Runs) {
 		if err != nil || len(again) != 0 {
 			t.Fatalf("a second recovery finds nothing: %v %v", again, err)
 		}
+
+		// The swept run's job, cut off but still going, adds nothing after
+		// the end: neither an event nor a second end.
+		before, err := s.Events(ctx, "run_stale", 0, 100)
+		must(t, err)
+		if _, err := s.Append(ctx, "run_stale", runs.Make(runs.KindMessage, runs.MessageData{Text: "late"})); !errs.Is(err, errs.Conflict) {
+			t.Fatalf("an append after the end: %v", err)
+		}
+		if _, err := s.End(ctx, "run_stale", runs.Done, runs.Make(runs.KindDone, runs.DoneData{})); !errs.Is(err, errs.Conflict) {
+			t.Fatalf("a second end: %v", err)
+		}
+		after, err := s.Events(ctx, "run_stale", 0, 100)
+		must(t, err)
+		if len(after) != len(before) {
+			t.Fatalf("%d events after the end, %d before", len(after), len(before))
+		}
+		if r, _ := s.Get(ctx, "run_stale"); r.Status != runs.Interrupted {
+			t.Fatalf("the swept run is %s", r.Status)
+		}
 	})
 }
 
