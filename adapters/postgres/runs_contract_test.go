@@ -58,3 +58,7 @@ func TestEventBusContract(t *testing.T) {
 		return porttest.Buses{Store: postgres.NewRunStore(db.DB).PublishingThrough(busA), A: busA, B: busB}
 	})
 }
+
+func TestJobLeasesContract(t *testing.T) {
+	porttest.JobLeasesContract(t, func(t *testing.T) ports.JobLeases { return postgres.NewJobLeases(pgtest.New(t).DB) })
+}
