@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/domain/specs"
@@ -21,66 +22,78 @@ var (
 		`"required":["id","exploration","seq","spec_sha256","note","created_at"]}`
 	noteSchema = `{"type":"object","properties":{"id":{"type":"string"},"exploration":{"type":"string"},"text":{"type":"string"},` +
 		`"created_at":{"type":"string","format":"date-time"}},"required":["id","exploration","text","created_at"]}`
-	refProperty = `"exploration":{"type":"string","description":"the exploration's id, or a link's token"}`
 )
 
 // Tools implements ToolSet.
 func (s *ExplorationService) Tools() []Tool {
 	return []Tool{
-		{
+		WithInput(Tool{
 			Name:        "start_exploration",
 			Description: "Start an exploration: a project that keeps the steps and notes of an investigation into one question, shareable with links.",
-			Input: json.RawMessage(`{"type":"object","properties":{"question":{"type":"string","description":"what the exploration asks"},` +
-				`"title":{"type":"string"}},"required":["question"],"additionalProperties":false}`),
-			Output: json.RawMessage(`{"type":"object","properties":{` + explorationViewSchema + `},"required":[` + explorationViewRequired + `]}`),
-			Run:    s.start,
-		},
-		{
+			Output:      json.RawMessage(`{"type":"object","properties":{` + explorationViewSchema + `},"required":[` + explorationViewRequired + `]}`),
+		}, s.start),
+		WithInput(Tool{
 			Name:        "list_explorations",
 			Description: "The caller's own explorations, the newest first.",
-			Input:       json.RawMessage(`{"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100}},"additionalProperties":false}`),
 			Output: json.RawMessage(`{"type":"object","properties":{"explorations":{"type":"array","items":{"type":"object","properties":{` +
 				explorationViewSchema + `},"required":[` + explorationViewRequired + `]}}},"required":["explorations"]}`),
-			Run: s.list,
-		},
-		{
+		}, s.list),
+		WithInput(Tool{
 			Name:        "get_exploration",
 			Description: "One exploration, whole: its question, steps and notes. By id, or by a link's token.",
-			Input:       json.RawMessage(`{"type":"object","properties":{` + refProperty + `},"required":["exploration"],"additionalProperties":false}`),
 			Output: json.RawMessage(`{"type":"object","properties":{` + explorationViewSchema +
 				`,"steps":{"type":"array","items":` + stepSchema + `},"notes":{"type":"array","items":` + noteSchema + `}},` +
 				`"required":[` + explorationViewRequired + `,"steps","notes"]}`),
-			Run: s.get,
-		},
-		{
+		}, s.get),
+		WithInput(Tool{
 			Name:        "save_step",
 			Description: "Save a step of an exploration: a flower spec, inline or by its sha256, with an optional note.",
-			Input: json.RawMessage(`{"type":"object","properties":{` + refProperty + `,` +
-				`"spec":{"type":"object","description":"the spec itself"},` +
-				`"spec_sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"a spec by the SHA-256 of its canonical JSON"},` +
-				`"note":{"type":"string"}},"required":["exploration"],"additionalProperties":false}`),
-			Output: json.RawMessage(stepSchema),
-			Run:    s.saveStep,
-		},
-		{
+			Output:      json.RawMessage(stepSchema),
+		}, s.saveStep),
+		WithInput(Tool{
 			Name:        "add_note",
 			Description: "Add a note to an exploration.",
-			Input: json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"text":{"type":"string"}},` +
-				`"required":["exploration","text"],"additionalProperties":false}`),
-			Output: json.RawMessage(noteSchema),
-			Run:    s.addNote,
-		},
+			Output:      json.RawMessage(noteSchema),
+		}, s.addNote),
 	}
 }
 
-func (s *ExplorationService) start(ctx context.Context, call Call) (any, error) {
-	var in struct {
-		Question string `json:"question"`
-		Title    string `json:"title"`
+// The exploration tools' inputs: each tool's input is declared here and
+// nowhere else (see WithInput).
+type (
+	startExplorationInput struct {
+		Question string `json:"question" jsonschema:"what the exploration asks"`
+		Title    string `json:"title,omitempty" jsonschema:"a short title"`
 	}
-	if err := DecodeInput(call.Input, &in); err != nil {
-		return nil, err
+	listExplorationsInput struct {
+		Limit int `json:"limit,omitempty" jsonschema:"how many, from 1 to 100"`
 	}
+	refInput struct {
+		Exploration string `json:"exploration" jsonschema:"the exploration's id, or a link's token"`
+	}
+	saveStepInput struct {
+		Exploration string          `json:"exploration" jsonschema:"the exploration's id, or a continue link's token"`
+		Spec        json.RawMessage `json:"spec,omitempty" jsonschema:"the spec itself (flower-spec/v1)"`
+		SpecSHA256  string          `json:"spec_sha256,omitempty" jsonschema:"a spec by the SHA-256 of its canonical JSON"`
+		Note        string          `json:"note,omitempty" jsonschema:"what the step shows"`
+	}
+	addNoteInput struct {
+		Exploration string `json:"exploration" jsonschema:"the exploration's id, or a continue link's token"`
+		Text        string `json:"text" jsonschema:"the note"`
+	}
+)
+
+func (listExplorationsInput) refineSchema(s *jsonschema.Schema) {
+	limit := property(s, "limit")
+	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(100.0)
+}
+
+func (saveStepInput) refineSchema(s *jsonschema.Schema) {
+	property(s, "spec").Type = "object"
+	property(s, "spec_sha256").Pattern = sha256Pattern
+}
+
+func (s *ExplorationService) start(ctx context.Context, call Call, in startExplorationInput) (any, error) {
 	in.Question, in.Title = strings.TrimSpace(in.Question), strings.TrimSpace(in.Title)
 	if err := explorations.CheckQuestion(in.Question, in.Title); err != nil {
 		return nil, err
@@ -99,13 +112,7 @@ func (s *ExplorationService) start(ctx context.Context, call Call) (any, error) 
 	})
 }
 
-func (s *ExplorationService) list(ctx context.Context, call Call) (any, error) {
-	var in struct {
-		Limit int `json:"limit"`
-	}
-	if err := DecodeInput(call.Input, &in); err != nil {
-		return nil, err
-	}
+func (s *ExplorationService) list(ctx context.Context, call Call, in listExplorationsInput) (any, error) {
 	limit, err := explorations.ListLimit(in.Limit)
 	if err != nil {
 		return nil, err
@@ -126,15 +133,7 @@ func (s *ExplorationService) list(ctx context.Context, call Call) (any, error) {
 	return out, nil
 }
 
-type refInput struct {
-	Exploration string `json:"exploration"`
-}
-
-func (s *ExplorationService) get(ctx context.Context, call Call) (any, error) {
-	var in refInput
-	if err := DecodeInput(call.Input, &in); err != nil {
-		return nil, err
-	}
+func (s *ExplorationService) get(ctx context.Context, call Call, in refInput) (any, error) {
 	e, access, err := s.resolve(ctx, in.Exploration, call.Caller, explorations.ReadAccess)
 	if err != nil {
 		return nil, err
@@ -161,16 +160,7 @@ func (s *ExplorationService) whole(ctx context.Context, e explorations.Explorati
 	return out, nil
 }
 
-func (s *ExplorationService) saveStep(ctx context.Context, call Call) (any, error) {
-	var in struct {
-		Exploration string          `json:"exploration"`
-		Spec        json.RawMessage `json:"spec"`
-		SpecSHA256  string          `json:"spec_sha256"`
-		Note        string          `json:"note"`
-	}
-	if err := DecodeInput(call.Input, &in); err != nil {
-		return nil, err
-	}
+func (s *ExplorationService) saveStep(ctx context.Context, call Call, in saveStepInput) (any, error) {
 	step := explorations.Step{Note: strings.TrimSpace(in.Note)}
 	if err := explorations.CheckNote("note", step.Note, false); err != nil {
 		return nil, err
@@ -214,14 +204,7 @@ func (s *ExplorationService) saveStep(ctx context.Context, call Call) (any, erro
 	})
 }
 
-func (s *ExplorationService) addNote(ctx context.Context, call Call) (any, error) {
-	var in struct {
-		Exploration string `json:"exploration"`
-		Text        string `json:"text"`
-	}
-	if err := DecodeInput(call.Input, &in); err != nil {
-		return nil, err
-	}
+func (s *ExplorationService) addNote(ctx context.Context, call Call, in addNoteInput) (any, error) {
 	text := strings.TrimSpace(in.Text)
 	if err := explorations.CheckNote("text", text, true); err != nil {
 		return nil, err

@@ -64,15 +64,7 @@ var (
 // ambiguityMargin: candidates scoring within it of the best fit about equally.
 const ambiguityMargin = 0.15
 
-func (s *SnapshotService) findTarget(ctx context.Context, call Call) (any, error) {
-	var in struct {
-		Query string `json:"query"`
-		Chain string `json:"chain"`
-		Limit *int   `json:"limit"`
-	}
-	if err := DecodeInput(call.Input, &in); err != nil {
-		return nil, err
-	}
+func (s *SnapshotService) findTarget(ctx context.Context, call Call, in findTargetInput) (any, error) {
 	q := strings.TrimSpace(in.Query)
 	if q == "" || len(q) > 200 {
 		return nil, errs.New(errs.BadInput, "query is required: words naming a DAO or a staking pool, up to 200 characters")

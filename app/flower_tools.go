@@ -5,96 +5,79 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/petal-near/petal/domain/specs"
 )
 
 // Tools implements ToolSet.
 func (s *FlowerService) Tools() []Tool {
 	return []Tool{
-		{
+		WithInput(Tool{
 			Name:        ToolComputeFigures,
 			Description: "Concentration figures of a snapshot, exact from its decimal weights: count, total weight, the shares of the top account, the top 10 and the top 1% (rounded up to whole accounts), the Gini coefficient (population form), the Nakamoto coefficient (the fewest accounts holding more than half) and the Herfindahl–Hirschman index, for the whole snapshot and each group. Fractions are rounded half to even to six decimals; a share of nothing is null.",
-			Input:       json.RawMessage(figuresInputSchema),
 			Output:      json.RawMessage(figuresOutputSchema),
-			Run: func(ctx context.Context, call Call) (any, error) {
-				var in struct {
-					SHA256   string          `json:"sha256"`
-					Snapshot json.RawMessage `json:"snapshot"`
-					Group    string          `json:"group"`
-				}
-				if err := DecodeInput(call.Input, &in); err != nil {
-					return nil, err
-				}
-				if in.SHA256 != "" {
-					if err := CheckSHA256("sha256", in.SHA256); err != nil {
-						return nil, err
-					}
-				}
-				if string(bytes.TrimSpace(in.Snapshot)) == "null" {
-					in.Snapshot = nil
-				}
-				return s.ComputeFigures(ctx, in.SHA256, in.Snapshot, in.Group)
-			},
-		},
-		{
+		}, func(ctx context.Context, _ Call, in figuresInput) (any, error) {
+			if string(bytes.TrimSpace(in.Snapshot)) == "null" {
+				in.Snapshot = nil
+			}
+			return s.ComputeFigures(ctx, in.SHA256, in.Snapshot, in.Group)
+		}),
+		WithInput(Tool{
 			Name:        ToolProposeSpec,
 			Description: "Propose a flower spec (flower-spec/v1) for a stored snapshot: enough petals to show its shape, the tail folded into one \"others\" petal, colours that tell its groups apart, with a sentence saying what the flower shows. intent, in plain words, can ask for \"top 20\", \"equal sizes\", \"square root\", \"colour by band\", \"no labels\", \"by name\", \"hide others\" or \"only <group>\". The spec is kept, so /d/<spec_sha256> opens it.",
-			Input:       json.RawMessage(proposeInputSchema),
 			Output:      json.RawMessage(`{"type":"object","required":["spec","spec_sha256","interpretation"],"properties":{"spec":` + specs.SpecJSONSchema + `,"spec_sha256":{"type":"string"},"interpretation":{"type":"string"}}}`),
-			Run: func(ctx context.Context, call Call) (any, error) {
-				var in struct {
-					SHA256 string `json:"sha256"`
-					Intent string `json:"intent"`
-				}
-				if err := DecodeInput(call.Input, &in); err != nil {
-					return nil, err
-				}
-				return s.Propose(ctx, in.SHA256, in.Intent)
-			},
-		},
-		{
+		}, func(ctx context.Context, _ Call, in proposeInput) (any, error) {
+			return s.Propose(ctx, in.SHA256, in.Intent)
+		}),
+		WithInput(Tool{
 			Name:        ToolValidateSpec,
 			Description: "Check a flower spec against flower-spec/v1 and against its snapshot (stored here, groups it names exist, at most 60 petals). Answers { valid, problems: [{ path, message }] } with JSON Pointer paths; a valid spec is kept, so /d/<spec_sha256> opens it.",
-			Input:       json.RawMessage(`{"type":"object","additionalProperties":false,"required":["spec"],"properties":{"spec":{"description":"a flower-spec/v1 to check (docs/schemas/flower-spec-v1.schema.json)"}}}`),
 			Output:      json.RawMessage(validationSchema),
-			Run: func(ctx context.Context, call Call) (any, error) {
-				var in struct {
-					Spec json.RawMessage `json:"spec"`
-				}
-				if err := DecodeInput(call.Input, &in); err != nil {
-					return nil, err
-				}
-				return s.Validate(ctx, in.Spec)
-			},
-		},
-		{
+		}, func(ctx context.Context, _ Call, in validateInput) (any, error) {
+			return s.Validate(ctx, in.Spec)
+		}),
+		WithInput(Tool{
 			Name:        ToolRenderFlower,
 			Description: "Draw a flower spec as SVG: petals around a centre, each petal's area proportional to its size, colour-blind-safe colours, a title and description for screen readers, every name escaped. The same spec, snapshot and view give the same bytes and render_sha256. view (view/v1) changes only how it is drawn: palette and labels; without it the default view. An invalid spec is invalid_spec with the problems validate_spec gives.",
-			Input:       json.RawMessage(`{"type":"object","additionalProperties":false,"required":["spec"],"properties":{"spec":` + specs.SpecJSONSchema + `,"view":` + specs.ViewJSONSchema + `}}`),
 			Output:      json.RawMessage(renderOutputSchema),
-			Run: func(ctx context.Context, call Call) (any, error) {
-				var in struct {
-					Spec json.RawMessage `json:"spec"`
-					View json.RawMessage `json:"view"`
-				}
-				if err := DecodeInput(call.Input, &in); err != nil {
-					return nil, err
-				}
-				return s.Render(ctx, in.Spec, in.View)
-			},
-		},
+		}, func(ctx context.Context, _ Call, in renderInput) (any, error) {
+			return s.Render(ctx, in.Spec, in.View)
+		}),
 	}
 }
 
-const figuresInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "a stored snapshot's name" },
-    "snapshot": { "type": "object", "description": "a snapshot/v1 sent inline instead of sha256" },
-    "group": { "type": "string", "description": "only this group's figures in groups" }
-  }
-}`
+// The flower tools' inputs: each tool's input is declared here and nowhere
+// else (see WithInput). A spec and a view stay JSON for the tool to check:
+// their problems come back as invalid_spec (a spec) or bad_input listing
+// every problem (a view), with JSON Pointers, as validate_spec gives them.
+type (
+	figuresInput struct {
+		SHA256   string          `json:"sha256,omitempty" jsonschema:"a stored snapshot's name"`
+		Snapshot json.RawMessage `json:"snapshot,omitempty" jsonschema:"a snapshot/v1 sent inline instead of sha256"`
+		Group    string          `json:"group,omitempty" jsonschema:"only this group's figures in groups"`
+	}
+	proposeInput struct {
+		SHA256 string `json:"sha256" jsonschema:"a stored snapshot's name"`
+		Intent string `json:"intent,omitempty" jsonschema:"what the person wants to see, in plain words"`
+	}
+	validateInput struct {
+		Spec json.RawMessage `json:"spec" jsonschema:"a flower-spec/v1 to check (docs/schemas/flower-spec-v1.schema.json)"`
+	}
+	renderInput struct {
+		Spec json.RawMessage `json:"spec" jsonschema:"a flower-spec/v1 to draw (docs/schemas/flower-spec-v1.schema.json)"`
+		View json.RawMessage `json:"view,omitempty" jsonschema:"a view/v1: palette and labels (docs/schemas/view-v1.schema.json); the default view without it"`
+	}
+)
+
+func (figuresInput) refineSchema(s *jsonschema.Schema) {
+	property(s, "sha256").Pattern = sha256Pattern
+	property(s, "snapshot").Type = "object"
+}
+
+func (proposeInput) refineSchema(s *jsonschema.Schema) {
+	property(s, "sha256").Pattern = sha256Pattern
+	property(s, "intent").MaxLength = jsonschema.Ptr(MaxIntent)
+}
 
 const figureProperties = `
     "count": { "type": "integer" },

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -59,8 +60,10 @@ type Call struct {
 type Tool struct {
 	Name        string
 	Description string
-	Input       json.RawMessage // JSON Schema of the input object
-	Output      json.RawMessage // JSON Schema of the result
+	Input       json.RawMessage // JSON Schema of the input object; WithInput makes it
+	// InputType is the Go struct Input was generated from (WithInput).
+	InputType reflect.Type
+	Output    json.RawMessage // JSON Schema of the result
 	// OnTheirMachine marks tools that reach outside the site (chain, web, model):
 	// a public site refuses them through every door.
 	OnTheirMachine bool
@@ -79,6 +82,7 @@ type ToolSet interface {
 type Registry struct {
 	tools   []*Tool
 	byName  map[string]*Tool
+	inputs  map[string]*inputValidator
 	public  bool
 	limiter ports.RateLimiter
 	perMin  int
@@ -87,7 +91,7 @@ type Registry struct {
 // NewRegistry registers the tools of every set. A duplicate name is a
 // programming error and panics at start-up.
 func NewRegistry(cfg Config, limiter ports.RateLimiter, sets []ToolSet) *Registry {
-	r := &Registry{byName: map[string]*Tool{}, public: cfg.Public, limiter: limiter, perMin: cfg.ToolCallsPerMinute}
+	r := &Registry{byName: map[string]*Tool{}, inputs: map[string]*inputValidator{}, public: cfg.Public, limiter: limiter, perMin: cfg.ToolCallsPerMinute}
 	for _, s := range sets {
 		for _, t := range s.Tools() {
 			r.Register(t)
@@ -96,7 +100,8 @@ func NewRegistry(cfg Config, limiter ports.RateLimiter, sets []ToolSet) *Registr
 	return r
 }
 
-// Register adds one tool.
+// Register adds one tool, compiling its input schema; a schema that does not
+// compile is a programming error and panics at start-up.
 func (r *Registry) Register(t Tool) {
 	if t.Name == "" || t.Run == nil {
 		panic("app: a tool needs a name and a function")
@@ -110,7 +115,12 @@ func (r *Registry) Register(t Tool) {
 	if len(t.Output) == 0 {
 		t.Output = json.RawMessage(`{"type":"object"}`)
 	}
+	v, err := compileInput(t.Name, t.Input)
+	if err != nil {
+		panic("app: " + err.Error())
+	}
 	tool := t
+	r.inputs[t.Name] = v
 	r.tools = append(r.tools, &tool)
 	r.byName[t.Name] = &tool
 }
@@ -140,8 +150,9 @@ func (r *Registry) Offered() []*Tool {
 }
 
 // Call runs a tool by name with the rules every door shares: public mode's
-// refusals and the per-address limit on tool calls. The agent's own calls are
-// paid for and limited per chat, so they don't count against the address.
+// refusals, the per-address limit on tool calls, and the input checked
+// against the tool's schema before it runs. The agent's own calls are paid
+// for and limited per chat, so they don't count against the address.
 func (r *Registry) Call(ctx context.Context, name string, call Call) (any, error) {
 	t, ok := r.byName[name]
 	if !ok {
@@ -154,6 +165,9 @@ func (r *Registry) Call(ctx context.Context, name string, call Call) (any, error
 		if err := r.Limit(ctx, call.Caller.Address); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.inputs[name].check(call.Input); err != nil {
+		return nil, err
 	}
 	if call.Progress == nil {
 		call.Progress = func(Progress) {}

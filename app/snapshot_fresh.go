@@ -32,16 +32,7 @@ func answerOf(sha, key string, snap snapshots.Snapshot, storedOnly bool) Snapsho
 // freshRetryAfter is what a fresh read past its turn is told to wait.
 const freshRetryAfter = 5 * time.Second
 
-func (s *SnapshotService) getSnapshot(ctx context.Context, call Call) (any, error) {
-	var in struct {
-		Network string          `json:"network"`
-		Params  json.RawMessage `json:"params"`
-		Fresh   bool            `json:"fresh"`
-		At      string          `json:"at"`
-	}
-	if err := DecodeInput(call.Input, &in); err != nil {
-		return nil, err
-	}
+func (s *SnapshotService) getSnapshot(ctx context.Context, call Call, in getSnapshotInput) (any, error) {
 	if in.Network == "" {
 		return nil, errs.New(errs.BadInput, "network is required: a network id such as near-dao-members", "see GET /api/v1/networks")
 	}

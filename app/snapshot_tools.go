@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/petal-near/petal/domain/errs"
@@ -52,59 +53,96 @@ func NewSnapshotService(ctx context.Context, cfg Config, log *slog.Logger, store
 // Tools implements ToolSet.
 func (s *SnapshotService) Tools() []Tool {
 	return []Tool{
-		{
+		WithInput(Tool{
 			Name:        "list_networks",
 			Description: "The networks petal can read (its readers): each with its id, title, chain, what it reads and the JSON Schema of its params. query filters by words.",
-			Input:       json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"words to filter by, such as dao or staking"}},"additionalProperties":false}`),
 			Output:      json.RawMessage(`{"type":"object","properties":{"networks":{"type":"array","items":` + networkSchema + `}},"required":["networks"]}`),
-			Run:         s.listNetworks,
-		},
-		{
+		}, s.listNetworks),
+		WithInput(Tool{
 			Name:        "get_network",
 			Description: "One network (reader) by id. Given its params too, it also checks them and says the target they make and the newest snapshot stored for it.",
-			Input: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"the network's id, such as near-dao-members"},` +
-				`"dao":{"type":"string"},"pool":{"type":"string"},"token":{"type":"string"},"accounts":{"type":"array","items":{"type":"string"}},` +
-				`"snapshot":{"type":"string"},"chain":{"type":"string"}},"required":["id"],"additionalProperties":false}`),
 			Output: json.RawMessage(`{"type":"object","properties":{"network":` + networkSchema + `,"target":{"type":["object","null"],"properties":{` +
 				`"params":{"type":"object"},"target_key":{"type":"string"},"latest":{"type":["object","null"]}}}},"required":["network"]}`),
-			Run: s.getNetwork,
-		},
-		{
+		}, s.getNetwork),
+		WithInput(Tool{
 			Name: "find_target",
 			Description: "Turn words (\"the marketing DAO\", \"astro stakers\") into candidate targets to read: Sputnik DAOs from the factory's list and known staking pools, " +
 				"each with its network and params. ambiguous is true when more than one fits about equally: ask which.",
-			Input: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":200},` +
-				`"chain":{"type":"string","enum":["near:mainnet","near:testnet"]},"limit":{"type":"integer","minimum":1,"maximum":20}},"required":["query"],"additionalProperties":false}`),
 			Output: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"ambiguous":{"type":"boolean"},"candidates":{"type":"array","items":{"type":"object","properties":{` +
 				`"network":{"type":"string"},"params":{"type":"object"},"title":{"type":"string"},"about":{"type":"string"},"target_key":{"type":"string"},"score":{"type":"number"}},` +
 				`"required":["network","params","title","target_key","score"]}}},"required":["query","ambiguous","candidates"]}`),
 			OnTheirMachine: true,
-			Run:            s.findTarget,
-		},
-		{
+		}, s.findTarget),
+		WithInput(Tool{
 			Name: "get_snapshot",
 			Description: "A snapshot of a network's target: the newest stored one (or the one at names), marked stored_only, unless fresh is asked or none is stored; " +
 				"then it reads the chain now. Answers a summary, never the whole body (GET /api/v1/snapshots/:sha256 has it).",
-			Input: json.RawMessage(`{"type":"object","properties":{"network":{"type":"string","description":"a network id from list_networks"},` +
-				`"params":{"type":"object","description":"the network's params"},"fresh":{"type":"boolean","description":"read the chain now even if a snapshot is stored"},` +
-				`"at":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"a stored snapshot of this target, by its sha256"}},"required":["network","params"],"additionalProperties":false}`),
 			Output:         json.RawMessage(snapshotAnswerSchema),
 			OnTheirMachine: true,
 			Long:           true,
-			Run:            s.getSnapshot,
-		},
-		{
+		}, s.getSnapshot),
+		WithInput(Tool{
 			Name:        "describe_snapshot",
 			Description: "What a stored snapshot holds: its count, total weight, top accounts and groups, with shares as fractions from 0 to 1.",
-			Input: json.RawMessage(`{"type":"object","properties":{"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},` +
-				`"top":{"type":"integer","minimum":0,"maximum":100,"description":"how many top accounts (default 10)"}},"required":["sha256"],"additionalProperties":false}`),
 			Output: json.RawMessage(`{"type":"object","properties":{"sha256":{"type":"string"},"title":{"type":"string"},"about":{"type":"string"},"count":{"type":"integer"},` +
 				`"total_weight":{"type":"string"},"top":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"},"weight":{"type":"string"},"share":{"type":"number"}}}},` +
 				`"groups":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"},"count":{"type":"integer"},"weight":{"type":"string"},"share":{"type":"number"}}}}},` +
 				`"required":["sha256","title","about","count","total_weight","top","groups"]}`),
-			Run: s.describe,
-		},
+		}, s.describe),
 	}
+}
+
+// The snapshot tools' inputs: each tool's input is declared here and nowhere
+// else (see WithInput).
+type (
+	listNetworksInput struct {
+		Query string `json:"query,omitempty" jsonschema:"words to filter by, such as dao or staking"`
+	}
+	// getNetworkInput is a network's id and, optionally, its reader's
+	// params, side by side; the reader reads the params as sent.
+	getNetworkInput struct {
+		ID       string   `json:"id" jsonschema:"the network's id, such as near-dao-members"`
+		DAO      string   `json:"dao,omitempty" jsonschema:"a Sputnik DAO's account"`
+		Pool     string   `json:"pool,omitempty" jsonschema:"a staking pool's account"`
+		Token    string   `json:"token,omitempty" jsonschema:"a fungible token's contract"`
+		Accounts []string `json:"accounts,omitempty" jsonschema:"the accounts whose balances to read"`
+		Snapshot string   `json:"snapshot,omitempty" jsonschema:"a stored snapshot's sha256"`
+		Chain    string   `json:"chain,omitempty" jsonschema:"near:mainnet or near:testnet"`
+	}
+	findTargetInput struct {
+		Query string `json:"query" jsonschema:"words naming a DAO or a staking pool"`
+		Chain string `json:"chain,omitempty" jsonschema:"the chain to look on; near:mainnet when left out"`
+		Limit *int   `json:"limit,omitempty" jsonschema:"how many candidates, from 1 to 20 (default 5)"`
+	}
+	getSnapshotInput struct {
+		Network string          `json:"network" jsonschema:"a network id from list_networks"`
+		Params  json.RawMessage `json:"params" jsonschema:"the network's params"`
+		Fresh   bool            `json:"fresh,omitempty" jsonschema:"read the chain now even if a snapshot is stored"`
+		At      string          `json:"at,omitempty" jsonschema:"a stored snapshot of this target, by its sha256"`
+	}
+	describeSnapshotInput struct {
+		SHA256 string `json:"sha256" jsonschema:"a stored snapshot's name"`
+		Top    *int   `json:"top,omitempty" jsonschema:"how many top accounts (default 10)"`
+	}
+)
+
+func (findTargetInput) refineSchema(s *jsonschema.Schema) {
+	q := property(s, "query")
+	q.MinLength, q.MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(200)
+	property(s, "chain").Enum = []any{"near:mainnet", "near:testnet"}
+	limit := property(s, "limit")
+	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(20.0)
+}
+
+func (getSnapshotInput) refineSchema(s *jsonschema.Schema) {
+	property(s, "params").Type = "object"
+	property(s, "at").Pattern = sha256Pattern
+}
+
+func (describeSnapshotInput) refineSchema(s *jsonschema.Schema) {
+	property(s, "sha256").Pattern = sha256Pattern
+	top := property(s, "top")
+	top.Minimum, top.Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(snapshots.MaxTop))
 }
 
 const networkSchema = `{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"chain":{"type":"string"},` +
@@ -119,13 +157,7 @@ type Networks struct {
 	Networks []Reader `json:"networks"`
 }
 
-func (s *SnapshotService) listNetworks(_ context.Context, call Call) (any, error) {
-	var in struct {
-		Query string `json:"query"`
-	}
-	if err := DecodeInput(call.Input, &in); err != nil {
-		return nil, err
-	}
+func (s *SnapshotService) listNetworks(_ context.Context, call Call, in listNetworksInput) (any, error) {
 	words := strings.Fields(strings.ToLower(in.Query))
 	out := Networks{Networks: []Reader{}}
 	for _, r := range readers {
@@ -165,25 +197,25 @@ type StoredSummary struct {
 	StoredAt string `json:"stored_at"`
 }
 
-func (s *SnapshotService) getNetwork(ctx context.Context, call Call) (any, error) {
-	var in map[string]json.RawMessage
-	if err := DecodeInput(call.Input, &in); err != nil {
-		return nil, err
-	}
-	var id string
-	if err := json.Unmarshal(in["id"], &id); err != nil || id == "" {
+func (s *SnapshotService) getNetwork(ctx context.Context, call Call, in getNetworkInput) (any, error) {
+	if in.ID == "" {
 		return nil, errs.New(errs.BadInput, "id is required: a network id such as near-dao-members", "see GET /api/v1/networks")
 	}
-	r, ok := ReaderByID(id)
+	r, ok := ReaderByID(in.ID)
 	if !ok {
-		return nil, errs.Newf(errs.NotFound, "no network %s", id).WithHint("see GET /api/v1/networks")
+		return nil, errs.Newf(errs.NotFound, "no network %s", in.ID).WithHint("see GET /api/v1/networks")
 	}
-	delete(in, "id")
 	out := NetworkAnswer{Network: r}
-	if len(in) == 0 {
+	// The reader reads its params as they were sent: every field but id.
+	var given map[string]json.RawMessage
+	if err := DecodeInput(call.Input, &given); err != nil {
+		return nil, err
+	}
+	delete(given, "id")
+	if len(given) == 0 {
 		return out, nil
 	}
-	params, _ := json.Marshal(in)
+	params, _ := json.Marshal(given)
 	t, err := r.prepare(s, params)
 	if err != nil {
 		return nil, err
@@ -204,14 +236,7 @@ func (s *SnapshotService) getNetwork(ctx context.Context, call Call) (any, error
 	return out, nil
 }
 
-func (s *SnapshotService) describe(ctx context.Context, call Call) (any, error) {
-	var in struct {
-		SHA256 string `json:"sha256"`
-		Top    *int   `json:"top"`
-	}
-	if err := DecodeInput(call.Input, &in); err != nil {
-		return nil, err
-	}
+func (s *SnapshotService) describe(ctx context.Context, call Call, in describeSnapshotInput) (any, error) {
 	if err := CheckSHA256("sha256", in.SHA256); err != nil {
 		return nil, err
 	}
