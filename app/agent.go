@@ -77,16 +77,41 @@ type job struct {
 	done   chan struct{}
 }
 
-// NewAgentService makes the agent over its ports. Stop requests from other
-// processes reach it through the bus.
-func NewAgentService(cfg Config, store ports.RunStore, bus ports.EventBus, leases ports.Leases, model ports.ModelProvider,
-	attest ports.Attestations, registry *Registry, flowers FlowerDrawer, access *Access, ledger *Ledger, pay *PayService, snapshots ports.SnapshotStore, limiter ports.RateLimiter, log *slog.Logger, process ProcessID) *AgentService {
+// AgentDeps is what the agent runs over.
+type AgentDeps struct {
+	Config       Config
+	Runs         ports.RunStore
+	Bus          ports.EventBus
+	Leases       ports.Leases
+	Model        ports.ModelProvider
+	Attestations ports.Attestations
+	Registry     *Registry
+	Flowers      FlowerDrawer // the flower event; nil: none
+	Access       *Access
+	Ledger       *Ledger
+	Pay          *PayService // reconciles a person's calls with NEAR AI's bill before their chat; nil: not
+	Snapshots    ports.SnapshotStore
+	Limiter      ports.RateLimiter
+	Log          *slog.Logger
+	Process      ProcessID
+}
+
+// NewAgentService makes the agent over its ports. It starts nothing: Start
+// listens for stop requests from other processes.
+func NewAgentService(d AgentDeps) *AgentService {
 	life, shutdown := context.WithCancelCause(context.Background())
-	a := &AgentService{cfg: cfg, store: store, bus: bus, leases: leases, model: model, attest: attest, registry: registry, flowers: flowers, access: access, ledger: ledger, pay: pay, snapshots: snapshots, limiter: limiter,
-		log: log, process: process, tails: newTailCache(store, bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
+	a := &AgentService{cfg: d.Config, store: d.Runs, bus: d.Bus, leases: d.Leases, model: d.Model, attest: d.Attestations,
+		registry: d.Registry, flowers: d.Flowers, access: d.Access, ledger: d.Ledger, pay: d.Pay, snapshots: d.Snapshots,
+		limiter: d.Limiter, log: d.Log, process: d.Process, tails: newTailCache(d.Runs, d.Bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
-	bus.OnStop(func(runID string) { a.cancelLocal(runID, errStopped) })
 	return a
+}
+
+// Start has stop requests from other processes, arriving through the bus,
+// stop this process's jobs. A serving process calls it once, before the bus
+// listens.
+func (a *AgentService) Start() {
+	a.bus.OnStop(func(runID string) { a.cancelLocal(runID, errStopped) })
 }
 
 // FlowerDrawer draws a spec as the agent's flower event (the flower service).

@@ -45,8 +45,9 @@ func TestAPanickingToolEndsTheRunNotTheProcess(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	registry := app.NewRegistry(cfg, limiter, []app.ToolSet{panicky{}})
-	agent := app.NewAgentService(cfg, memory.NewRunStore(memory.SystemClock{}, leases, hub), hub.Bus(), leases, model, attest, registry,
-		nil, nil, nil, nil, nil, limiter, log, app.NewProcessID())
+	agent := app.NewAgentService(app.AgentDeps{Config: cfg, Runs: memory.NewRunStore(memory.SystemClock{}, leases, hub), Bus: hub.Bus(), Leases: leases,
+		Model: model, Attestations: attest, Registry: registry, Limiter: limiter, Log: log, Process: app.NewProcessID()})
+	agent.Start()
 
 	started, err := agent.Chat(ctx, app.Caller{Door: app.DoorHTTP, Address: "127.0.0.1", Subject: "anon_x"},
 		app.ChatRequest{Messages: []app.ChatMessage{{Role: "user", Content: "go"}}})

@@ -40,7 +40,7 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 	}
 	clock := &setClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: time.Second})
-	svc := app.NewSnapshotService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
+	svc := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		snaps, directory, chain, clock)
 	var find app.Tool
 	for _, tool := range svc.Tools() {
@@ -80,7 +80,7 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 	}
 
 	// With no list kept and the factory unreachable, it says the source failed.
-	empty := app.NewSnapshotService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
+	empty := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		snaps, memory.NewDAODirectory(), chain, clock)
 	for _, tool := range empty.Tools() {
 		if tool.Name == "find_target" {
@@ -103,7 +103,7 @@ func TestOneRefreshOfTheDAOListServesEveryoneAsking(t *testing.T) {
 	}
 	clock := &setClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: 30 * time.Second})
-	svc := app.NewSnapshotService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
+	svc := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		snaps, directory, chain, clock)
 	var find app.Tool
 	for _, tool := range svc.Tools() {

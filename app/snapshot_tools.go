@@ -32,22 +32,26 @@ type SnapshotService struct {
 	refreshing singleflight.Group
 }
 
-// NewSnapshotService makes the snapshot service and stores the snapshots
-// that ship inside petal (once; a database that is down only delays that to
-// the next start, and the body route serves them from memory meanwhile).
-func NewSnapshotService(ctx context.Context, cfg Config, log *slog.Logger, store ports.SnapshotStore, daos ports.DAODirectory, near ports.NearContracts, clock ports.Clock) *SnapshotService {
-	s := &SnapshotService{cfg: cfg, log: log, store: store, daos: daos, near: near, clock: clock,
+// NewSnapshotService makes the snapshot service. It touches no store:
+// StoreShipped does.
+func NewSnapshotService(cfg Config, log *slog.Logger, store ports.SnapshotStore, daos ports.DAODirectory, near ports.NearContracts, clock ports.Clock) *SnapshotService {
+	return &SnapshotService{cfg: cfg, log: log, store: store, daos: daos, near: near, clock: clock,
 		fresh:  make(chan struct{}, max(cfg.FreshReadsAtOnce, 1)),
 		bodies: newBodyCache(bodyCacheBytes)}
+}
+
+// StoreShipped stores the snapshots that ship inside petal, once; a process
+// that serves calls it as it starts. A database that is down only delays that
+// to the next start, and the body route serves them from memory meanwhile.
+func (s *SnapshotService) StoreShipped(ctx context.Context) {
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	for _, sh := range ShippedSnapshots() {
-		if _, err := StoreCanonical(sctx, store, sh.Snapshot, sh.SHA256, sh.Canonical, OriginThisSite); err != nil {
-			log.Warn("the snapshots shipped inside petal could not be stored yet", "err", err)
-			break
+		if _, err := StoreCanonical(sctx, s.store, sh.Snapshot, sh.SHA256, sh.Canonical, OriginThisSite); err != nil {
+			s.log.Warn("the snapshots shipped inside petal could not be stored yet", "err", err)
+			return
 		}
 	}
-	return s
 }
 
 // Tools implements ToolSet.

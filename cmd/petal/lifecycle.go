@@ -23,30 +23,34 @@ import (
 // runs beside it: the process lease, the event bus listener, the recovery
 // of runs whose process is gone and the scheduled jobs (one replica at a time).
 type service struct {
-	Server  *httpapi.Server
-	Agent   *app.AgentService
-	Bus     *postgres.EventBus
-	Leases  ports.Leases
-	Process app.ProcessID
-	Ledger  *app.Ledger
-	Jobs    *app.Scheduler
-	Log     *slog.Logger
+	Server    *httpapi.Server
+	Agent     *app.AgentService
+	Snapshots *app.SnapshotService
+	Bus       *postgres.EventBus
+	Leases    ports.Leases
+	Process   app.ProcessID
+	Ledger    *app.Ledger
+	Jobs      *app.Scheduler
+	Log       *slog.Logger
 	// Metrics is every metric declared; serve answers them on
 	// PETAL_METRICS_ADDR.
 	Metrics *metrics.Registry
 }
 
-// start takes this process's lease, listens on the event bus, ends the runs
-// of processes that are gone, and keeps the lease beating until ctx ends. The
+// start stores the snapshots shipped inside petal, takes this process's
+// lease, listens on the event bus, ends the runs of processes that are gone,
+// and keeps the lease beating until ctx ends. The
 // returned stop ends this process's runs as interrupted and gives the lease
 // back. Only serving does this: building the app (a test, migrate) touches
 // no run.
 func (s *service) start(ctx context.Context) (stop func(), err error) {
+	s.Snapshots.StoreShipped(ctx)
 	host, _ := os.Hostname()
 	p := ports.Process{ID: string(s.Process), Hostname: host, PID: os.Getpid(), BuildID: app.BuildID}
 	if err := s.Leases.Register(ctx, p); err != nil {
 		return nil, fmt.Errorf("taking the process lease: %w", err)
 	}
+	s.Agent.Start()
 	jobs, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = s.Bus.Run(jobs) })

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/app"
 )
 
@@ -26,11 +27,18 @@ func mcpStdio(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	defer closeDB()
-	door, cleanup, err := buildMCP(ctx, cfg, log, db)
+	svc, cleanup, err := buildMCP(ctx, cfg, log, db)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
+	svc.Snapshots.StoreShipped(ctx)
 	log.Info("petal mcp: serving on stdio", "build_id", app.BuildID, "database", located.How, "public", cfg.Public)
-	return door.ServeStdio(ctx)
+	return svc.Door.ServeStdio(ctx)
+}
+
+// stdioMCP is the MCP door alone, and what it starts.
+type stdioMCP struct {
+	Door      *mcpdoor.Server
+	Snapshots *app.SnapshotService
 }

@@ -79,6 +79,7 @@ var (
 		app.NewSignInService,
 		app.NewPayService,
 		app.NewProcessID,
+		wire.Struct(new(app.AgentDeps), "*"),
 		app.NewAgentService,
 		wire.Bind(new(app.FlowerDrawer), new(*app.FlowerService)),
 		registrySet,

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/wire"
 
-	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 )
@@ -21,7 +20,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 }
 
 // buildMCP wires the MCP door alone, for `petal mcp` over stdio.
-func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*mcpdoor.Server, func(), error) {
-	wire.Build(adapterSet, registrySet, mcpSet)
+func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*stdioMCP, func(), error) {
+	wire.Build(adapterSet, registrySet, mcpSet, wire.Struct(new(stdioMCP), "*"))
 	return nil, nil, nil
 }

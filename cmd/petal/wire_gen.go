@@ -31,7 +31,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg)
-	snapshotService := app.NewSnapshotService(ctx, cfg, log, snapshotRepository, daoDirectoryRepository, client, clock)
+	snapshotService := app.NewSnapshotService(cfg, log, snapshotRepository, daoDirectoryRepository, client, clock)
 	v := toolSets(explorationService, flowerService, snapshotService)
 	registry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db)
@@ -60,7 +60,24 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	modelBilling := newModelBilling(modelProvider)
 	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, modelBilling, log)
 	processID := app.NewProcessID()
-	agentService := app.NewAgentService(cfg, runStore, eventBus, leases, modelProvider, attestations, registry, flowerService, access, ledger, payService, snapshotRepository, rateLimiter, log, processID)
+	agentDeps := app.AgentDeps{
+		Config:       cfg,
+		Runs:         runStore,
+		Bus:          eventBus,
+		Leases:       leases,
+		Model:        modelProvider,
+		Attestations: attestations,
+		Registry:     registry,
+		Flowers:      flowerService,
+		Access:       access,
+		Ledger:       ledger,
+		Pay:          payService,
+		Snapshots:    snapshotRepository,
+		Limiter:      rateLimiter,
+		Log:          log,
+		Process:      processID,
+	}
+	agentService := app.NewAgentService(agentDeps)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
 	metricsRegistry := newMetrics(db)
 	deps := httpapi.Deps{
@@ -84,22 +101,23 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	jobLeases := postgres.NewJobLeases(db)
 	scheduler := newScheduler(jobLeases, processID, log, metricsRegistry, agentService, ledger)
 	mainService := &service{
-		Server:  httpapiServer,
-		Agent:   agentService,
-		Bus:     eventBus,
-		Leases:  leases,
-		Process: processID,
-		Ledger:  ledger,
-		Jobs:    scheduler,
-		Log:     log,
-		Metrics: metricsRegistry,
+		Server:    httpapiServer,
+		Agent:     agentService,
+		Snapshots: snapshotService,
+		Bus:       eventBus,
+		Leases:    leases,
+		Process:   processID,
+		Ledger:    ledger,
+		Jobs:      scheduler,
+		Log:       log,
+		Metrics:   metricsRegistry,
 	}
 	return mainService, func() {
 	}, nil
 }
 
 // buildMCP wires the MCP door alone, for `petal mcp` over stdio.
-func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*mcp.Server, func(), error) {
+func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*stdioMCP, func(), error) {
 	clock := newClock()
 	rateLimiter := memory.NewRateLimiter(clock)
 	explorationRepository := postgres.NewExplorationRepository(db)
@@ -110,10 +128,14 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg)
-	snapshotService := app.NewSnapshotService(ctx, cfg, log, snapshotRepository, daoDirectoryRepository, client, clock)
+	snapshotService := app.NewSnapshotService(cfg, log, snapshotRepository, daoDirectoryRepository, client, clock)
 	v := toolSets(explorationService, flowerService, snapshotService)
 	registry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(registry, log)
-	return server, func() {
+	mainStdioMCP := &stdioMCP{
+		Door:      server,
+		Snapshots: snapshotService,
+	}
+	return mainStdioMCP, func() {
 	}, nil
 }
