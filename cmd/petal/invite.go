@@ -33,21 +33,13 @@ func inviteCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	if err != nil {
 		return err
 	}
-	located, err := postgres.Locate(ctx, cfg.DatabaseURL, cfg.DataDir, newLogger(stderr, cfg.LogFormat))
+	// An operator's one-off command never changes the schema: a database
+	// that is behind is refused, naming petal migrate up.
+	db, _, closeDB, err := openDatabase(ctx, cfg, newLogger(stderr, cfg.LogFormat), false)
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, located.Stop()) }()
-	if cfg.Migrate {
-		if err := postgres.MigrateUp(located.URL); err != nil {
-			return fmt.Errorf("applying migrations: %w", err)
-		}
-	}
-	db, err := postgres.Connect(ctx, located.URL)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
+	defer closeDB()
 	clock := memory.SystemClock{}
 	svc := app.NewInviteService(postgres.NewInviteRepository(db), postgres.NewSessionRepository(db), clock, rand.Reader)
 	switch args[0] {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
 )
 
 // petalCLI runs the petal command against the test's database.
@@ -187,4 +189,22 @@ func TestInviteCLIRefusals(t *testing.T) {
 	var n int
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM invites`).Scan(&n))
 	assert.Zero(t, n, "a refused mint makes nothing")
+}
+
+// petal invite opens the database as serve does, but never migrates it: on
+// a database whose schema is behind it refuses, naming petal migrate up, and
+// leaves the schema as it was.
+func TestInviteNeverMigrates(t *testing.T) {
+	t.Setenv("DATABASE_URL", pgtest.NewEmptyURL(t))
+	t.Setenv("PETAL_LOG_FORMAT", "text")
+	for _, args := range [][]string{{"invite", "list"}, {"invite", "mint", "5"}} {
+		var out, errOut bytes.Buffer
+		code := run(args, &out, &errOut)
+		assert.Equal(t, 1, code, "%v", args)
+		assert.Contains(t, errOut.String(), "petal migrate up", "%v names the way forward", args)
+		assert.Empty(t, out.String(), "%v", args)
+	}
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run([]string{"migrate", "version"}, &out, &errOut), errOut.String())
+	assert.Equal(t, "version 0\n", out.String(), "the schema is where it was")
 }

@@ -22,7 +22,7 @@ func mcpStdio(ctx context.Context, stderr io.Writer) error {
 		format = "text"
 	}
 	log := newLogger(stderr, format)
-	db, located, closeDB, err := openDatabase(ctx, cfg, log)
+	db, located, closeDB, err := openDatabase(ctx, cfg, log, cfg.Migrate)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ func serve(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	log := newLogger(stdout, cfg.LogFormat)
-	db, located, closeDB, err := openDatabase(ctx, cfg, log)
+	db, located, closeDB, err := openDatabase(ctx, cfg, log, cfg.Migrate)
 	if err != nil {
 		return err
 	}
@@ -72,10 +72,11 @@ func serve(ctx context.Context, stdout io.Writer) error {
 }
 
 // openDatabase finds (or starts) the database, brings its schema up to date
-// (or, with PETAL_MIGRATE=off, checks it is) and opens the pool: the start every
-// command that serves shares. closeDB closes the pool, then stops a private
-// cluster if one was started.
-func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger) (db *postgres.DB, located *postgres.Located, closeDB func(), err error) {
+// when migrate (or else checks it is, refusing one that is behind) and opens
+// the pool: the start every command on the database shares. serve and mcp
+// migrate unless PETAL_MIGRATE=off; petal invite never does. closeDB closes
+// the pool, then stops a private cluster if one was started.
+func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger, migrate bool) (db *postgres.DB, located *postgres.Located, closeDB func(), err error) {
 	located, err = postgres.LocateIn(ctx, cfg.DatabaseURL, cfg.DataDir, databasePlaces, log)
 	if err != nil {
 		return nil, nil, nil, err
@@ -85,7 +86,7 @@ func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger) (db *po
 			log.Error("stopping the private PostgreSQL cluster", "err", err)
 		}
 	}
-	if cfg.Migrate {
+	if migrate {
 		if err := postgres.MigrateUp(located.URL); err != nil {
 			stopCluster()
 			return nil, nil, nil, fmt.Errorf("applying migrations: %w (PETAL_MIGRATE=off skips this)", err)
@@ -93,7 +94,11 @@ func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger) (db *po
 		log.Info("migrations applied")
 	} else if err := postgres.CheckSchema(located.URL); err != nil {
 		stopCluster()
-		return nil, nil, nil, fmt.Errorf("PETAL_MIGRATE=off: %w", err)
+		why := "PETAL_MIGRATE=off"
+		if cfg.Migrate {
+			why = "this command never migrates"
+		}
+		return nil, nil, nil, fmt.Errorf("%s: %w", why, err)
 	}
 	db, err = postgres.Connect(ctx, located.URL)
 	if err != nil {
