@@ -187,7 +187,7 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 		return ChatStarted{}, err
 	}
 	// A person spending their own credit isn't held to the new chats'
-	// limit (T374); follow-ups still count.
+	// limit, since every call is paid for; follow-ups still count.
 	if payer == nil || payer.Kind != credit.PayPerson {
 		if err := a.limit(ctx, "chats:", caller.Address, a.cfg.NewChatsPerHour, "new chats"); err != nil {
 			return ChatStarted{}, err

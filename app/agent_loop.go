@@ -130,7 +130,7 @@ func (a *AgentService) finish(ctx context.Context, c *chat, err error) {
 		done.Picked = &c.picked
 	}
 	if c.last != nil && status == runs.Done {
-		// The completion that wrote the answer; null when it has none (T168).
+		// The completion that wrote the answer; null when the provider gives none.
 		done.Signature = a.sign(c.wctx, c.last)
 	}
 	evs = append(evs, runs.Make(runs.KindDone, done))
@@ -146,7 +146,8 @@ func (a *AgentService) logEnd(c *chat, status runs.Status, err error) {
 	a.log.Info("agent run ended", "run", c.run.ID, "status", status, "turns", c.turns)
 }
 
-// sign fetches a completion's signature; a failure leaves it null (T168).
+// sign fetches a completion's signature; a failure leaves it null: a run
+// never fails for want of one.
 func (a *AgentService) sign(ctx context.Context, ans *ports.ModelAnswer) *runs.Signature {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()

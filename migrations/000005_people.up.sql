@@ -1,4 +1,4 @@
--- People, their wallets, sessions and sign-in challenges (issue 5).
+-- People, their wallets, sessions and sign-in challenges.
 -- Tokens are never stored: a session's id is the SHA-256 of its token.
 -- Wallet addresses are sealed (AES-GCM) and found by a keyed hash.
 CREATE TABLE people (

@@ -1,4 +1,4 @@
--- The ledger and invites (issue 5). Money is integer micro-dollars (bigint).
+-- The ledger and invites. Money is integer micro-dollars (bigint).
 -- The constraints hold the invariants even against a bug in the code.
 
 -- An account: an invite's budget, a person's credit, or one UTC day's cap.

@@ -1,4 +1,4 @@
--- A person's settings, NEAR top-ups and usage records (issue 5).
+-- A person's settings, NEAR top-ups and usage records.
 
 -- The person's tip: a percent of each call's bill, NULL for none set.
 CREATE TABLE person_settings (

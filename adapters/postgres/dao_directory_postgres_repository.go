@@ -11,7 +11,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// DAODirectoryRepository keeps the Sputnik DAO list (migration 11).
+// DAODirectoryRepository keeps the Sputnik DAO list (migrations/000003_dao_directory).
 type DAODirectoryRepository struct{ db *DB }
 
 var _ ports.DAODirectory = (*DAODirectoryRepository)(nil)

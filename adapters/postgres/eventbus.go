@@ -17,8 +17,12 @@ import (
 
 // EventBus is the event bus on LISTEN/NOTIFY. One connection per process
 // listens on notifyChannel and hands each notification to the watchers of its
-// run in this process. Notifications carry ids only, and are sent inside the
-// appending transaction, so they arrive once the events are readable.
+// run in this process. Notifications carry ids only. A plain append wakes this
+// process's watchers at once and queues its NOTIFY, sent after the append has
+// committed, batched with others (publish); a chat's first and last events
+// notify inside their own transaction. Either way a notification arrives only
+// once its events are readable; one lost to a crash costs other processes'
+// viewers up to their safety poll, never an event.
 type EventBus struct {
 	db  *DB
 	log *slog.Logger

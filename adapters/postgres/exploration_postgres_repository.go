@@ -14,7 +14,7 @@ import (
 )
 
 // ExplorationRepository keeps explorations and what hangs off them
-// (migration 50).
+// (migrations/000010_explorations).
 type ExplorationRepository struct{ db *DB }
 
 var _ ports.ExplorationStore = (*ExplorationRepository)(nil)

@@ -14,7 +14,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// InviteRepository keeps invites (migration 31); budgets live in credit_accounts.
+// InviteRepository keeps invites (migrations/000006_ledger); budgets live in credit_accounts.
 type InviteRepository struct{ db *DB }
 
 var _ ports.InviteStore = (*InviteRepository)(nil)

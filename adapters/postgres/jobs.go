@@ -11,7 +11,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// JobLeases keeps scheduled jobs' lease rows (scheduled_jobs, migration 12).
+// JobLeases keeps scheduled jobs' lease rows (scheduled_jobs, migrations/000012_scheduled_jobs).
 // Times are the database's (now()), so replicas' clocks don't matter.
 type JobLeases struct {
 	db *DB

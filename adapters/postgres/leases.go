@@ -14,7 +14,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// Leases keeps process leases in the processes table (migration 1).
+// Leases keeps process leases in the processes table (migrations/000001_foundation).
 type Leases struct {
 	db *DB
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// LedgerRepository keeps the ledger (migration 31). Every write locks the
+// LedgerRepository keeps the ledger (migrations/000006_ledger). Every write locks the
 // accounts it touches with SELECT … FOR UPDATE in id order, so two
 // transactions never wait on each other in a circle.
 type LedgerRepository struct {

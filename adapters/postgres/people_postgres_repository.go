@@ -14,8 +14,9 @@ import (
 )
 
 // PeopleRepository keeps persons, wallets, sign-in challenges and a person's
-// settings (migrations 30 and 32). Sign-in also moves an anonymous session's
-// rows in runs (migration 40) and explorations (migration 50).
+// settings (migrations/000005_people and 000007_pay). Sign-in also moves an
+// anonymous session's rows in runs (000008_runs) and explorations
+// (000010_explorations).
 type PeopleRepository struct{ db *DB }
 
 var _ ports.PeopleStore = (*PeopleRepository)(nil)

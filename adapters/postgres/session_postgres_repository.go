@@ -12,7 +12,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// SessionRepository keeps sessions in the sessions table (migration 30).
+// SessionRepository keeps sessions in the sessions table (migrations/000005_people).
 type SessionRepository struct{ db *DB }
 
 var _ ports.SessionStore = (*SessionRepository)(nil)

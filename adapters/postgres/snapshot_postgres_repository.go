@@ -12,7 +12,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// SnapshotRepository keeps snapshots in the snapshots table (migration 10).
+// SnapshotRepository keeps snapshots in the snapshots table (migrations/000002_snapshots).
 type SnapshotRepository struct{ db *DB }
 
 var _ ports.SnapshotStore = (*SnapshotRepository)(nil)

@@ -11,7 +11,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// SpecRepository keeps flower specs in the specs table (migration 20).
+// SpecRepository keeps flower specs in the specs table (migrations/000004_specs).
 type SpecRepository struct{ db *DB }
 
 var _ ports.SpecStore = (*SpecRepository)(nil)
