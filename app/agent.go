@@ -2,11 +2,11 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -31,7 +31,10 @@ const (
 type ProcessID string
 
 // NewProcessID makes a fresh process id.
-func NewProcessID() ProcessID { return ProcessID("proc_" + randomHex(12)) }
+func NewProcessID(random ports.Random) (ProcessID, error) {
+	h, err := randomHex(random, 12)
+	return ProcessID("proc_" + h), err
+}
 
 // Why a run's job was cancelled.
 var (
@@ -59,6 +62,7 @@ type AgentService struct {
 	limiter   ports.RateLimiter
 	log       *slog.Logger
 	process   ProcessID
+	random    ports.Random
 	tails     *tailCache
 
 	life     context.Context
@@ -94,6 +98,7 @@ type AgentDeps struct {
 	Limiter      ports.RateLimiter
 	Log          *slog.Logger
 	Process      ProcessID
+	Random       ports.Random // run ids
 }
 
 // NewAgentService makes the agent over its ports. It starts nothing: Start
@@ -102,7 +107,7 @@ func NewAgentService(d AgentDeps) *AgentService {
 	life, shutdown := context.WithCancelCause(context.Background())
 	a := &AgentService{cfg: d.Config, store: d.Runs, bus: d.Bus, leases: d.Leases, model: d.Model, attest: d.Attestations,
 		registry: d.Registry, flowers: d.Flowers, access: d.Access, ledger: d.Ledger, pay: d.Pay, snapshots: d.Snapshots,
-		limiter: d.Limiter, log: d.Log, process: d.Process, tails: newTailCache(d.Runs, d.Bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
+		limiter: d.Limiter, log: d.Log, process: d.Process, random: d.Random, tails: newTailCache(d.Runs, d.Bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
 	return a
 }
@@ -193,8 +198,12 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 			return ChatStarted{}, err
 		}
 	}
+	id, err := randomHex(a.random, 16)
+	if err != nil {
+		return ChatStarted{}, err
+	}
 	run := runs.Run{
-		ID:        "run_" + randomHex(16),
+		ID:        "run_" + id,
 		Status:    runs.Running,
 		Model:     a.model.Name(),
 		ProcessID: string(a.process),
@@ -355,10 +364,12 @@ func (a *AgentService) Attestation(ctx context.Context, sha string) ([]byte, err
 	return a.attest.Get(ctx, sha)
 }
 
-func randomHex(n int) string {
+func randomHex(random ports.Random, n int) (string, error) {
 	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	if _, err := io.ReadFull(random, b); err != nil {
+		return "", fmt.Errorf("random: %w", err)
+	}
+	return hex.EncodeToString(b), nil
 }
 
 // AllEvents is a run's whole log, in order.

@@ -81,12 +81,11 @@ func (a *AgentService) finish(ctx context.Context, c *chat, err error) {
 	switch {
 	case errors.Is(cause, errShutdown), errors.Is(cause, errFenced):
 		status = runs.Interrupted
-		message := "the server stopped while this run was going, so it ended here"
+		message := interruptedByShutdown
 		if errors.Is(cause, errFenced) {
-			message = "the server running this run lost its lease on the database, so it ended here"
+			message = interruptedByFence
 		}
-		evs = append(evs, runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted,
-			Message: message, Hint: "send a message with this run_id to carry on from where it was"}))
+		evs = append(evs, interrupted(message))
 		// Bounded: a fenced process may not reach the database at all, and
 		// then a peer's sweep ends the run instead.
 		wctx, cancel := context.WithTimeout(c.wctx, endTimeout)

@@ -100,10 +100,24 @@ func (a *AgentService) Shutdown(ctx context.Context) {
 	}
 }
 
+// Why a run ended interrupted, as its last event says: every door and every
+// replica reads these words from the run's log.
+const (
+	interruptedByShutdown = "the server stopped while this run was going, so it ended here"
+	interruptedByFence    = "the server running this run lost its lease on the database, so it ended here"
+	interruptedOrphan     = "the server running this run stopped while it was going, so it ended here"
+)
+
+// interrupted is the last event of a run its process could not finish.
+func interrupted(message string) runs.NewEvent {
+	return runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted, Message: message,
+		Hint: "send a message with this run_id to carry on from where it was"})
+}
+
 // Recover ends as interrupted the runs whose process is gone. Runs of live
 // processes are left alone.
 func (a *AgentService) Recover(ctx context.Context) ([]string, error) {
-	ids, err := a.store.InterruptOrphans(ctx, LeaseStale)
+	ids, err := a.store.InterruptOrphans(ctx, LeaseStale, interrupted(interruptedOrphan))
 	if len(ids) > 0 {
 		a.log.Info("runs interrupted by a restart", "runs", len(ids))
 	}

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"crypto/rand"
 	"io"
 	"log/slog"
 	"testing"
@@ -45,8 +46,10 @@ func TestAPanickingToolEndsTheRunNotTheProcess(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	registry := app.NewRegistry(cfg, limiter, []app.ToolSet{panicky{}})
+	process, err := app.NewProcessID(rand.Reader)
+	require.NoError(t, err)
 	agent := app.NewAgentService(app.AgentDeps{Config: cfg, Runs: memory.NewRunStore(memory.SystemClock{}, leases, hub), Bus: hub.Bus(), Leases: leases,
-		Model: model, Attestations: attest, Registry: registry, Limiter: limiter, Log: log, Process: app.NewProcessID()})
+		Model: model, Attestations: attest, Registry: registry, Limiter: limiter, Log: log, Process: process, Random: rand.Reader})
 	agent.Start()
 
 	started, err := agent.Chat(ctx, app.Caller{Door: app.DoorHTTP, Address: "127.0.0.1", Subject: "anon_x"},

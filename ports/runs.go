@@ -36,9 +36,10 @@ type RunStore interface {
 	// Events reads up to limit stored events with seq >= from, in order.
 	Events(ctx context.Context, id string, from int64, limit int) ([]runs.Event, error)
 	// InterruptOrphans ends as interrupted every running run whose process's
-	// lease has lapsed (no row, or a heartbeat older than staleAfter), with an
-	// interrupted error as its last event. It returns their ids.
-	InterruptOrphans(ctx context.Context, staleAfter time.Duration) ([]string, error)
+	// lease has lapsed (no row, or a heartbeat older than staleAfter), with
+	// interrupted (the app's interrupted error) as its last event. It returns
+	// their ids.
+	InterruptOrphans(ctx context.Context, staleAfter time.Duration, interrupted runs.NewEvent) ([]string, error)
 }
 
 // EventBus carries "something happened" across processes: a run's log grew, or

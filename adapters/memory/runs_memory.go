@@ -267,13 +267,8 @@ func (s *RunStore) Events(_ context.Context, id string, from int64, limit int) (
 	return out, nil
 }
 
-// interruptedEvent is the last event of a run whose process went away.
-var interruptedEvent = runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted,
-	Message: "the server running this run stopped while it was going, so it ended here",
-	Hint:    "send a message with this run_id to carry on from where it was"})
-
 // InterruptOrphans implements ports.RunStore.
-func (s *RunStore) InterruptOrphans(_ context.Context, staleAfter time.Duration) ([]string, error) {
+func (s *RunStore) InterruptOrphans(_ context.Context, staleAfter time.Duration, interrupted runs.NewEvent) ([]string, error) {
 	s.mu.Lock()
 	var done []string
 	var lasts []int64
@@ -282,7 +277,7 @@ func (s *RunStore) InterruptOrphans(_ context.Context, staleAfter time.Duration)
 		if r.Status != runs.Running || s.leases.alive(r.ProcessID, staleAfter) {
 			continue
 		}
-		lasts = append(lasts, s.appendLocked(r, []runs.NewEvent{interruptedEvent}))
+		lasts = append(lasts, s.appendLocked(r, []runs.NewEvent{interrupted}))
 		r.Status = runs.Interrupted
 		done = append(done, id)
 	}

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"log/slog"
 	"sync"
@@ -44,7 +45,7 @@ func TestScheduledJobRunsOnOneReplicaAtATime(t *testing.T) {
 	var wg sync.WaitGroup
 	scheds := make([]*app.Scheduler, 3)
 	for i := range scheds {
-		scheds[i] = app.NewScheduler(leases, app.NewProcessID(), quietLog())
+		scheds[i] = app.NewScheduler(leases, processID(t), quietLog())
 		scheds[i].Add(job)
 		wg.Go(func() {
 			// Each replica hammers the lease, as many replicas' polls would.
@@ -79,7 +80,7 @@ func TestScheduledJobScheduleIsSharedByReplicas(t *testing.T) {
 	leases := postgres.NewJobLeases(db.DB)
 	var runs atomic.Int64
 	for range 3 {
-		s := app.NewScheduler(leases, app.NewProcessID(), quietLog())
+		s := app.NewScheduler(leases, processID(t), quietLog())
 		s.Add(app.Job{Name: "hourly", Every: time.Hour, Deadline: time.Second,
 			Run: func(context.Context) (int64, error) { runs.Add(1); return 0, nil }})
 		for range 2 {
@@ -134,7 +135,7 @@ func TestScheduledJobMovesOnWhenItsReplicaDies(t *testing.T) {
 func TestScheduledJobDeadlineAndFailure(t *testing.T) {
 	db := pgtest.New(t)
 	leases := postgres.NewJobLeases(db.DB)
-	s := app.NewScheduler(leases, app.NewProcessID(), quietLog())
+	s := app.NewScheduler(leases, processID(t), quietLog())
 	s.Add(app.Job{Name: "slow", Every: time.Hour, Deadline: 100 * time.Millisecond,
 		Run: func(ctx context.Context) (int64, error) { <-ctx.Done(); return 2, ctx.Err() }})
 	s.Add(app.Job{Name: "broken", Every: time.Hour, Deadline: time.Second,
@@ -173,4 +174,11 @@ func TestScheduledJobDeadlineAndFailure(t *testing.T) {
 func withoutTimes(s app.JobStats) app.JobStats {
 	s.Took, s.Last = 0, time.Time{}
 	return s
+}
+
+func processID(t testing.TB) app.ProcessID {
+	t.Helper()
+	id, err := app.NewProcessID(rand.Reader)
+	require.NoError(t, err)
+	return id
 }

@@ -320,10 +320,7 @@ SELECT s.id, pg_notify($5, 'e ' || s.id || ' ' || s.seq) FROM s`
 
 // InterruptOrphans implements ports.RunStore, in batches of interruptBatch
 // until none is left or ctx ends.
-func (s *RunStore) InterruptOrphans(ctx context.Context, staleAfter time.Duration) ([]string, error) {
-	ev := runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted,
-		Message: "the server running this run stopped while it was going, so it ended here",
-		Hint:    "send a message with this run_id to carry on from where it was"})
+func (s *RunStore) InterruptOrphans(ctx context.Context, staleAfter time.Duration, ev runs.NewEvent) ([]string, error) {
 	var done []string
 	for {
 		rows, err := s.db.Pool.Query(ctx, interruptSQL, staleAfter.Seconds(), interruptBatch, string(ev.Kind), string(ev.Data), notifyChannel)

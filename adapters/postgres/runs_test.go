@@ -122,7 +122,8 @@ func TestInterruptOrphansLeavesLiveProcessesAlone(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, alive)
 
-	ids, err := s.InterruptOrphans(ctx, 30*time.Second)
+	interrupted := runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted, Message: "the server restarted"})
+	ids, err := s.InterruptOrphans(ctx, 30*time.Second, interrupted)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"run_stale", "run_gone"}, ids)
 	for _, id := range []string{"run_stale", "run_gone"} {
@@ -142,7 +143,7 @@ func TestInterruptOrphansLeavesLiveProcessesAlone(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, runs.Done, r.Status)
 
-	again, err := s.InterruptOrphans(ctx, 30*time.Second)
+	again, err := s.InterruptOrphans(ctx, 30*time.Second, interrupted)
 	require.NoError(t, err)
 	assert.Empty(t, again, "a second recovery finds nothing")
 

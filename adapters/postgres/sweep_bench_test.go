@@ -7,6 +7,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/domain/runs"
 )
 
 // The sweep's cost for 10,000 runs orphaned at once (a replica that held them
@@ -42,12 +43,13 @@ SELECT 'run_orphan_' || i, 0, 'run', '{}' FROM generate_series(1, $1) AS i`, orp
 func BenchmarkSweep(b *testing.B) {
 	db := pgtest.New(b)
 	s := postgres.NewRunStore(db.DB)
+	interrupted := runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted, Message: "the server stopped"})
 	b.Run("InterruptOrphans", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			seedOrphans(b, db)
 			b.StartTimer()
-			ids, err := s.InterruptOrphans(context.Background(), 30*time.Second)
+			ids, err := s.InterruptOrphans(context.Background(), 30*time.Second, interrupted)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -59,7 +59,10 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	nearPrice := newNearPrice(cfg, log)
 	modelBilling := newModelBilling(modelProvider)
 	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, modelBilling, log)
-	processID := app.NewProcessID()
+	processID, err := app.NewProcessID(random)
+	if err != nil {
+		return nil, nil, err
+	}
 	agentDeps := app.AgentDeps{
 		Config:       cfg,
 		Runs:         runStore,
@@ -76,6 +79,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Limiter:      rateLimiter,
 		Log:          log,
 		Process:      processID,
+		Random:       random,
 	}
 	agentService := app.NewAgentService(agentDeps)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)

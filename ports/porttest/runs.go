@@ -183,7 +183,8 @@ func RunStoreContract(t *testing.T, newRuns func(t *testing.T) Runs) {
 		_, err := s.End(ctx, "run_ended", runs.Done, runs.Make(runs.KindDone, runs.DoneData{}))
 		must(t, err)
 
-		ids, err := s.InterruptOrphans(ctx, 30*time.Second)
+		interrupted := runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted, Message: "the server stopped"})
+		ids, err := s.InterruptOrphans(ctx, 30*time.Second, interrupted)
 		must(t, err)
 		got := map[string]bool{}
 		for _, id := range ids {
@@ -211,7 +212,7 @@ func RunStoreContract(t *testing.T, newRuns func(t *testing.T) Runs) {
 				t.Fatalf("%s is %s, want %s", id, r.Status, want)
 			}
 		}
-		again, err := s.InterruptOrphans(ctx, 30*time.Second)
+		again, err := s.InterruptOrphans(ctx, 30*time.Second, interrupted)
 		if err != nil || len(again) != 0 {
 			t.Fatalf("a second recovery finds nothing: %v %v", again, err)
 		}
