@@ -1,0 +1,157 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/petal-near/petal/ports"
+)
+
+// RateLimiter counts calls per key in fixed windows kept in PostgreSQL
+// (migration 12's UNLOGGED rate_limits), so every process on the database
+// counts against one allowance. A check is one statement.
+type RateLimiter struct {
+	db    *DB
+	clock ports.Clock
+	log   *slog.Logger
+	// lastSweep is when this process last deleted closed windows (unix ns).
+	lastSweep atomic.Int64
+}
+
+var _ ports.RateLimiter = (*RateLimiter)(nil)
+
+// NewRateLimiter makes the shared limiter over db, reading time from clock.
+func NewRateLimiter(db *DB, clock ports.Clock, log *slog.Logger) *RateLimiter {
+	return &RateLimiter{db: db, clock: clock, log: log}
+}
+
+// allowSQL takes one call in key's window, opening a new window when the
+// old one has closed. Refused calls leave count at limit+1, so a refusal is
+// count > limit and the window never moves on because of them. Both CASEs
+// read the old row, so they agree on whether the window had closed.
+const allowSQL = `INSERT INTO rate_limits AS r (key, window_end, count) VALUES ($1, $3, 1)
+ON CONFLICT (key) DO UPDATE SET
+	count = CASE WHEN r.window_end <= $2 THEN 1 ELSE least(r.count + 1, $4 + 1) END,
+	window_end = CASE WHEN r.window_end <= $2 THEN $3 ELSE r.window_end END
+RETURNING count, window_end`
+
+// Allow implements ports.RateLimiter.
+func (l *RateLimiter) Allow(ctx context.Context, key string, limit int, per time.Duration) (bool, time.Duration, error) {
+	// PostgreSQL keeps microseconds; so do we, or a wait would be off by a few ns.
+	now := l.clock.Now().Truncate(time.Microsecond)
+	var count int
+	var end time.Time
+	if err := l.db.Pool.QueryRow(ctx, allowSQL, key, now, now.Add(per), limit).Scan(&count, &end); err != nil {
+		return false, 0, fmt.Errorf("rate limit %s: %w", key, err)
+	}
+	l.sweepNowAndThen(now)
+	if count > limit {
+		return false, end.Sub(now), nil
+	}
+	return true, 0, nil
+}
+
+// sweepEvery is how often a process deletes closed windows; any process may,
+// and two at once only delete the same rows.
+const sweepEvery = time.Minute
+
+// sweepNowAndThen deletes closed windows, in batches, at most once a
+// sweepEvery per process and never on the caller's time.
+func (l *RateLimiter) sweepNowAndThen(now time.Time) {
+	last := l.lastSweep.Load()
+	if now.UnixNano()-last < int64(sweepEvery) || !l.lastSweep.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := l.SweepClosed(ctx, now); err != nil && l.log != nil {
+			l.log.Warn("deleting closed rate-limit windows", "err", err)
+		}
+	}()
+}
+
+// SweepClosed deletes windows that closed before now, 5,000 rows per
+// statement so no lock is held long, and says how many went.
+func (l *RateLimiter) SweepClosed(ctx context.Context, now time.Time) (int64, error) {
+	var total int64
+	for {
+		tag, err := l.db.Pool.Exec(ctx, `DELETE FROM rate_limits WHERE ctid = ANY (ARRAY(
+			SELECT ctid FROM rate_limits WHERE window_end <= $1 LIMIT 5000))`, now)
+		if err != nil {
+			return total, err
+		}
+		total += tag.RowsAffected()
+		if tag.RowsAffected() < 5000 {
+			return total, nil
+		}
+	}
+}
+
+// Semaphore hands out leased slots kept in PostgreSQL (migration 12's
+// UNLOGGED semaphore_slots), so the limit holds across every process on the
+// database, and a process that dies holding a slot loses it when its lease
+// runs out.
+type Semaphore struct {
+	db    *DB
+	clock ports.Clock
+}
+
+var _ ports.Semaphore = (*Semaphore)(nil)
+
+// NewSemaphore makes the shared semaphore over db, reading time from clock.
+func NewSemaphore(db *DB, clock ports.Clock) *Semaphore {
+	return &Semaphore{db: db, clock: clock}
+}
+
+// acquireSQL, run under the name's lock, forgets lapsed slots, counts the
+// live ones and takes one when key holds none and one is free.
+const acquireSQL = `WITH gone AS (
+	DELETE FROM semaphore_slots WHERE name = $1 AND lease_until <= $3
+), live AS (
+	SELECT count(*) AS n, coalesce(bool_or(key = $2), false) AS mine
+	FROM semaphore_slots WHERE name = $1 AND lease_until > $3
+), taken AS (
+	INSERT INTO semaphore_slots (name, token, key, lease_until)
+	SELECT $1, $4, $2, $5 FROM live WHERE NOT mine AND n < $6
+	RETURNING 1
+)
+SELECT mine, EXISTS (SELECT 1 FROM taken) FROM live`
+
+// Acquire implements ports.Semaphore. Takers of one name queue on a
+// transaction-scoped advisory lock for the few statements it takes, so the
+// count and the insert can't interleave with another taker's.
+func (s *Semaphore) Acquire(ctx context.Context, name, key string, limit int, lease time.Duration) (func(context.Context) error, error) {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	token := hex.EncodeToString(b[:])
+	now := s.clock.Now().Truncate(time.Microsecond)
+	var mine, taken bool
+	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('petal.semaphore'), hashtext($1))`, name); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, acquireSQL, name, key, now, token, now.Add(lease), limit).Scan(&mine, &taken)
+	})
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("semaphore %s: %w", name, err)
+	case mine:
+		return nil, ports.ErrKeyBusy
+	case !taken:
+		return nil, ports.ErrSlotsTaken
+	}
+	return func(ctx context.Context) error {
+		if _, err := s.db.Pool.Exec(ctx, `DELETE FROM semaphore_slots WHERE name = $1 AND token = $2`, name, token); err != nil {
+			return fmt.Errorf("semaphore %s: release: %w", name, err)
+		}
+		return nil
+	}, nil
+}
