@@ -57,13 +57,17 @@ type chat struct {
 func (a *AgentService) execute(ctx context.Context, run runs.Run, caller Caller, payer *credit.Payer) {
 	ctx, cancel := context.WithTimeoutCause(ctx, a.cfg.RunMax, errTimeout)
 	defer cancel()
-	c := &chat{run: run, caller: caller, thread: run.Thread, model: run.Model, payer: payer, refused: map[string]bool{}, wctx: context.WithoutCancel(ctx)}
+	// The chat's writes outlive a stop or the wall time by detachedWriteTimeout
+	// at most: enough to end the run and settle, not forever.
+	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.RunMax+detachedWriteTimeout)
+	defer wcancel()
+	c := &chat{run: run, caller: caller, thread: run.Thread, model: run.Model, payer: payer, refused: map[string]bool{}, wctx: wctx}
 	defer func() {
 		// A panic in a tool or the model adapter ends this run, not the
 		// process; the holds were released as it unwound.
 		if r := recover(); r != nil {
 			a.log.Error("agent run panicked", "run", run.ID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			a.finish(context.WithoutCancel(ctx), c, errs.New(errs.Internal, "something went wrong on our side", "try again with this run_id"))
+			a.finish(wctx, c, errs.New(errs.Internal, "something went wrong on our side", "try again with this run_id"))
 		}
 	}()
 	a.reconcileFirst(ctx, run.ID, payer)

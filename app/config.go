@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -49,6 +50,12 @@ type Config struct {
 	FeeFreeAllowance      credit.Micros            // PETAL_FEE_FREE_ALLOWANCE_USD (E)
 	PostedSnapshotsPerDay int                      // PETAL_POSTED_SNAPSHOTS_PER_DAY
 	ShutdownDrain         time.Duration            // PETAL_SHUTDOWN_DRAIN_S
+	Limits                string                   // PETAL_LIMITS: "memory", "postgres", or "" (decided by the database, see LimitsFor)
+	TrustedProxies        []netip.Prefix           // PETAL_TRUSTED_PROXIES: peers whose cf-connecting-ip is believed
+	DBPoolSize            int                      // PETAL_DB_POOL_SIZE
+	DBStatementTimeout    time.Duration            // PETAL_DB_STATEMENT_TIMEOUT_S
+	BodyTimeout           time.Duration            // PETAL_BODY_TIMEOUT_S
+	SSEPerAddress         int                      // PETAL_SSE_PER_ADDRESS
 	RecordedPace          time.Duration            // PETAL_RECORDED_PACE_MS
 }
 
@@ -80,7 +87,7 @@ var Variables = []Variable{
 	{"PETAL_TOOL_CALLS_PER_MIN", "60", "tool calls per address per minute"},
 	{"PETAL_NEW_CHATS_PER_HOUR", "10", "new agent chats per address per hour"},
 	{"PETAL_FOLLOWUPS_PER_HOUR", "60", "follow-ups on an existing run per address per hour"},
-	{"PETAL_FRESH_READS", "2", "fresh chain reads at once in one process"},
+	{"PETAL_FRESH_READS", "2", "fresh chain reads at once on the site (every process, with PETAL_LIMITS=postgres), one at a time per address"},
 	{"PETAL_FRESH_READ_TIMEOUT_S", "60", "seconds before a fresh read answers source_failed"},
 	{"PETAL_NEAR_PAGE_SIZE", "100", "items per page when a reader pages through a contract (proposals, delegators, DAOs)"},
 	{"PETAL_RUN_MAX_S", "300", "wall time of one agent chat, in seconds"},
@@ -93,6 +100,12 @@ var Variables = []Variable{
 	{"PETAL_FEE_FREE_ALLOWANCE_USD", "0", "base fee E: a person's first dollars of NEAR AI's bill carry no base fee (0: off)"},
 	{"PETAL_POSTED_SNAPSHOTS_PER_DAY", "200", "new posted readings accepted a day"},
 	{"PETAL_SHUTDOWN_DRAIN_S", "10", "seconds to drain requests at shutdown"},
+	{"PETAL_LIMITS", "", "where per-address limits and fresh-read slots are counted: postgres (shared by every process on the database) or memory (this process only); empty: memory only when petal started its own private cluster, else postgres"},
+	{"PETAL_TRUSTED_PROXIES", "", "CIDRs of the proxies whose cf-connecting-ip is believed, like 10.0.0.0/8,2001:db8::/32; empty: none, every address is the socket's peer"},
+	{"PETAL_DB_POOL_SIZE", "10", "most connections one process opens to PostgreSQL (the event bus's listener is one more)"},
+	{"PETAL_DB_STATEMENT_TIMEOUT_S", "30", "seconds PostgreSQL lets one statement of petal's pool run before cancelling it"},
+	{"PETAL_BODY_TIMEOUT_S", "30", "seconds a client has to send a request's body; a slower body is cut (streams and long polls send none, so are not cut)"},
+	{"PETAL_SSE_PER_ADDRESS", "20", "event streams one address may hold open at once on one process"},
 	{"PETAL_RECORDED_PACE_MS", "0", "pause before each answer of the recorded model, in milliseconds (0: none)"},
 }
 
@@ -187,6 +200,21 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		PostedSnapshotsPerDay: posInt("PETAL_POSTED_SNAPSHOTS_PER_DAY"),
 		ShutdownDrain:         time.Duration(posInt("PETAL_SHUTDOWN_DRAIN_S")) * time.Second,
 		RecordedPace:          time.Duration(nonNegInt("PETAL_RECORDED_PACE_MS")) * time.Millisecond,
+		Limits:                strings.ToLower(get("PETAL_LIMITS")),
+		DBPoolSize:            posInt("PETAL_DB_POOL_SIZE"),
+		DBStatementTimeout:    time.Duration(posInt("PETAL_DB_STATEMENT_TIMEOUT_S")) * time.Second,
+		BodyTimeout:           time.Duration(posInt("PETAL_BODY_TIMEOUT_S")) * time.Second,
+		SSEPerAddress:         posInt("PETAL_SSE_PER_ADDRESS"),
+	}
+	switch c.Limits {
+	case "", LimitsMemory, LimitsPostgres:
+	default:
+		bad("PETAL_LIMITS", fmt.Sprintf("%q is not memory or postgres", c.Limits))
+	}
+	if proxies, err := ParseCIDRs(get("PETAL_TRUSTED_PROXIES")); err != nil {
+		bad("PETAL_TRUSTED_PROXIES", err.Error())
+	} else {
+		c.TrustedProxies = proxies
 	}
 	if tools, err := credit.ParsePerTool(get("PETAL_FEE_PER_TOOL")); err != nil {
 		bad("PETAL_FEE_PER_TOOL", err.Error())
@@ -237,6 +265,56 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("bad configuration: %s", strings.Join(problems, "; "))
 	}
 	return c, nil
+}
+
+// Where limits are counted (PETAL_LIMITS).
+const (
+	LimitsMemory   = "memory"
+	LimitsPostgres = "postgres"
+)
+
+// LimitsFor is where limits are counted on a database found the way how
+// names: PETAL_LIMITS when set; else memory only on a private cluster this
+// petal started (nobody else uses it), postgres on DATABASE_URL or a local
+// server, which other processes may share.
+func (c Config) LimitsFor(privateCluster bool) string {
+	switch {
+	case c.Limits != "":
+		return c.Limits
+	case privateCluster:
+		return LimitsMemory
+	default:
+		return LimitsPostgres
+	}
+}
+
+// ParseCIDRs reads a comma-separated list of CIDRs (a bare address is its own
+// /32 or /128).
+func ParseCIDRs(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(list, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if !strings.Contains(part, "/") {
+			a, err := netip.ParseAddr(part)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not a CIDR (like 10.0.0.0/8) or an address", part)
+			}
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR (like 10.0.0.0/8)", part)
+		}
+		if p.Addr().Is4In6() && p.Bits() >= 96 {
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // Secure reports whether the site is served over https, which makes the session

@@ -41,7 +41,7 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 	clock := &setClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: time.Second})
 	svc := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		snaps, directory, chain, clock)
+		snaps, directory, chain, clock, memory.NewSemaphore(clock))
 	var find app.Tool
 	for _, tool := range svc.Tools() {
 		if tool.Name == "find_target" {
@@ -81,7 +81,7 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 
 	// With no list kept and the factory unreachable, it says the source failed.
 	empty := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		snaps, memory.NewDAODirectory(), chain, clock)
+		snaps, memory.NewDAODirectory(), chain, clock, memory.NewSemaphore(clock))
 	for _, tool := range empty.Tools() {
 		if tool.Name == "find_target" {
 			_, err := tool.Run(t.Context(), app.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(app.Progress) {}})
@@ -104,7 +104,7 @@ func TestOneRefreshOfTheDAOListServesEveryoneAsking(t *testing.T) {
 	clock := &setClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: 30 * time.Second})
 	svc := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		snaps, directory, chain, clock)
+		snaps, directory, chain, clock, memory.NewSemaphore(clock))
 	var find app.Tool
 	for _, tool := range svc.Tools() {
 		if tool.Name == "find_target" {

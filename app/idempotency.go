@@ -55,7 +55,9 @@ func (s *ExplorationService) once(ctx context.Context, call Call, tool string, c
 	}
 	out, err := create()
 	if err != nil {
-		if rerr := s.store.ReleaseIdempotency(context.WithoutCancel(ctx), who, key); rerr != nil {
+		wctx, cancel := detached(ctx)
+		defer cancel()
+		if rerr := s.store.ReleaseIdempotency(wctx, who, key); rerr != nil {
 			return nil, errs.New(errs.Internal, "the request failed and its Idempotency-Key could not be freed").WithCause(rerr)
 		}
 		return nil, err
@@ -64,7 +66,9 @@ func (s *ExplorationService) once(ctx context.Context, call Call, tool string, c
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.KeepIdempotentAnswer(context.WithoutCancel(ctx), who, key, b); err != nil {
+	wctx, cancel := detached(ctx)
+	defer cancel()
+	if err := s.store.KeepIdempotentAnswer(wctx, who, key, b); err != nil {
 		return nil, err
 	}
 	return json.RawMessage(b), nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/ports"
 )
 
 // SnapshotAnswer is get_snapshot's answer: a summary, never the body.
@@ -80,18 +81,39 @@ func (s *SnapshotService) getSnapshot(ctx context.Context, call Call, in getSnap
 			return nil, err
 		}
 	}
-	return s.readFresh(ctx, t, key, call.Progress)
+	return s.readFresh(ctx, call.Caller.Address, t, key, call.Progress)
 }
 
-// readFresh runs a reader now: at most cfg.FreshReadsAtOnce at a time in
-// this process, within cfg.FreshReadTimeout.
-func (s *SnapshotService) readFresh(ctx context.Context, t *target, key string, progress func(Progress)) (SnapshotAnswer, error) {
-	select {
-	case s.fresh <- struct{}{}:
-		defer func() { <-s.fresh }()
-	default:
-		return SnapshotAnswer{}, RateLimited(fmt.Sprintf("%d fresh reads are running already; this one waits its turn", cap(s.fresh)), freshRetryAfter)
+// FreshReadSlots is the name of the fresh reads' semaphore.
+const FreshReadSlots = "fresh_read"
+
+// freshLeaseSlack is how long a fresh read's slot outlives its read's
+// deadline, for keeping the snapshot; past it a dead holder's slot is free.
+const freshLeaseSlack = 30 * time.Second
+
+// readFresh runs a reader now, within cfg.FreshReadTimeout: at most
+// cfg.FreshReadsAtOnce at a time on the site (every process sharing the
+// database, with PETAL_LIMITS=postgres) and one at a time per address, so one
+// address can't hold every slot.
+func (s *SnapshotService) readFresh(ctx context.Context, address string, t *target, key string, progress func(Progress)) (SnapshotAnswer, error) {
+	release, err := s.slots.Acquire(ctx, FreshReadSlots, address, max(s.cfg.FreshReadsAtOnce, 1), s.cfg.FreshReadTimeout+freshLeaseSlack)
+	switch {
+	case errors.Is(err, ports.ErrKeyBusy):
+		return SnapshotAnswer{}, RateLimited("a fresh read from this address is running already: one at a time", freshRetryAfter)
+	case errors.Is(err, ports.ErrSlotsTaken):
+		return SnapshotAnswer{}, RateLimited(fmt.Sprintf("%d fresh reads are running already; this one waits its turn", max(s.cfg.FreshReadsAtOnce, 1)), freshRetryAfter)
+	case err != nil:
+		return SnapshotAnswer{}, errs.New(errs.Internal, "the fresh-read slots could not be read").WithCause(err)
 	}
+	defer func() {
+		// The slot goes back even when the caller has gone; if this fails,
+		// the lease frees it.
+		rctx, cancel := detached(ctx)
+		defer cancel()
+		if err := release(rctx); err != nil {
+			s.log.Warn("giving a fresh-read slot back", "err", err)
+		}
+	}()
 	rctx, cancel := context.WithTimeout(ctx, s.cfg.FreshReadTimeout)
 	defer cancel()
 	snap, err := s.read(rctx, t, progress)
@@ -107,7 +129,9 @@ func (s *SnapshotService) readFresh(ctx context.Context, t *target, key string, 
 	}
 	progress(Progress{Stage: "storing", Message: fmt.Sprintf("keeping the snapshot of %d accounts", len(snap.Accounts))})
 	// A finished reading is kept even if the caller has gone meanwhile.
-	sha, _, err := StoreSnapshot(context.WithoutCancel(ctx), s.store, snap, OriginThisSite)
+	wctx, cancel := detached(ctx)
+	defer cancel()
+	sha, _, err := StoreSnapshot(wctx, s.store, snap, OriginThisSite)
 	if err != nil {
 		return SnapshotAnswer{}, err
 	}

@@ -25,7 +25,7 @@ type SnapshotService struct {
 	daos   ports.DAODirectory
 	near   ports.NearContracts
 	clock  ports.Clock
-	fresh  chan struct{} // one token per fresh read running in this process
+	slots  ports.Semaphore // fresh reads: PETAL_FRESH_READS at once, one per address
 	bodies *bodyCache
 	// refreshing lets one refresh of a chain's DAO list run at a time; the
 	// others asking meanwhile get its answer.
@@ -34,9 +34,9 @@ type SnapshotService struct {
 
 // NewSnapshotService makes the snapshot service. It touches no store:
 // StoreShipped does.
-func NewSnapshotService(cfg Config, log *slog.Logger, store ports.SnapshotStore, daos ports.DAODirectory, near ports.NearContracts, clock ports.Clock) *SnapshotService {
+func NewSnapshotService(cfg Config, log *slog.Logger, store ports.SnapshotStore, daos ports.DAODirectory, near ports.NearContracts, clock ports.Clock, slots ports.Semaphore) *SnapshotService {
 	return &SnapshotService{cfg: cfg, log: log, store: store, daos: daos, near: near, clock: clock,
-		fresh:  make(chan struct{}, max(cfg.FreshReadsAtOnce, 1)),
+		slots:  slots,
 		bodies: newBodyCache(bodyCacheBytes)}
 }
 

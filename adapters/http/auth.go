@@ -56,7 +56,7 @@ func (s *Server) challenge(c echo.Context) error {
 	if err := s.checkOrigin(c); err != nil {
 		return err
 	}
-	if err := s.deps.SignIn.Limit(c.Request().Context(), ClientAddress(c.Request(), s.deps.Config.Public)); err != nil {
+	if err := s.deps.SignIn.Limit(c.Request().Context(), ClientAddress(c.Request(), s.deps.Config.Public, s.deps.Config.TrustedProxies)); err != nil {
 		return err
 	}
 	out, err := s.deps.SignIn.Challenge(c.Request().Context())
@@ -70,7 +70,7 @@ func (s *Server) verify(c echo.Context) error {
 	if err := s.checkOrigin(c); err != nil {
 		return err
 	}
-	if err := s.deps.SignIn.Limit(c.Request().Context(), ClientAddress(c.Request(), s.deps.Config.Public)); err != nil {
+	if err := s.deps.SignIn.Limit(c.Request().Context(), ClientAddress(c.Request(), s.deps.Config.Public, s.deps.Config.TrustedProxies)); err != nil {
 		return err
 	}
 	var in app.VerifyInput

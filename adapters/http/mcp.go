@@ -46,7 +46,7 @@ func (s *Server) mcp(c echo.Context) error {
 		}
 		req.Body = io.NopCloser(bytes.NewReader(raw))
 	}
-	ctx := app.WithCaller(req.Context(), app.Caller{Door: app.DoorMCP, Address: ClientAddress(req, s.deps.Config.Public)})
+	ctx := app.WithCaller(req.Context(), app.Caller{Door: app.DoorMCP, Address: ClientAddress(req, s.deps.Config.Public, s.deps.Config.TrustedProxies)})
 	s.deps.MCP.ServeHTTP(c.Response(), req.WithContext(ctx))
 	return nil
 }

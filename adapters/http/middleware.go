@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"runtime/debug"
 	"strconv"
@@ -222,27 +223,43 @@ func decodeBody(c echo.Context, v any) error {
 	return app.DecodeStrict(c.Request().Body, v)
 }
 
-// ClientAddress is the rate-limit key for a request: cf-connecting-ip, else
-// the socket's peer. X-Forwarded-For and X-Real-IP never count. An IPv6 address
-// counts as its /64. On a public site, everyone without cf-connecting-ip shares
-// one key.
-func ClientAddress(r *http.Request, public bool) string {
-	if v := strings.TrimSpace(r.Header.Get("Cf-Connecting-Ip")); v != "" {
-		if ip := net.ParseIP(v); ip != nil {
-			return addressKey(ip)
-		}
-	}
-	if public {
-		return "shared"
-	}
+// ClientAddress is the rate-limit key for a request. cf-connecting-ip is
+// believed only from a socket peer in trusted (PETAL_TRUSTED_PROXIES), so a
+// client that sets it itself changes nothing; X-Forwarded-For and X-Real-IP
+// never count. A request that came through a trusted proxy without the
+// header, and on a public site any request whose header isn't believed,
+// shares one key ("shared"). Otherwise the key is the socket's peer. An IPv6
+// address counts as its /64.
+func ClientAddress(r *http.Request, public bool, trusted []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	if ip := net.ParseIP(host); ip != nil {
-		return addressKey(ip)
+	peer, perr := netip.ParseAddr(host)
+	viaProxy := perr == nil && trustedPeer(peer.Unmap(), trusted)
+	if viaProxy {
+		if v := strings.TrimSpace(r.Header.Get("Cf-Connecting-Ip")); v != "" {
+			if ip := net.ParseIP(v); ip != nil {
+				return addressKey(ip)
+			}
+		}
+	}
+	if public || viaProxy {
+		return "shared"
+	}
+	if perr == nil {
+		return addressKey(net.IP(peer.AsSlice()))
 	}
 	return host
+}
+
+func trustedPeer(peer netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(peer) {
+			return true
+		}
+	}
+	return false
 }
 
 func addressKey(ip net.IP) string {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/netip"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -525,7 +526,7 @@ func TestCORS(t *testing.T) {
 }
 
 func TestToolCallRateLimit(t *testing.T) {
-	rs := newRulesServer(t, nil)
+	rs := newRulesServer(t, behindLoopbackProxy)
 	call := func(headers ...string) response {
 		t.Helper()
 		return rs.post(t, "/test/echo", `{}`, headers...)
@@ -555,8 +556,27 @@ func TestToolCallRateLimit(t *testing.T) {
 	assert.Equal(t, http.StatusOK, call().StatusCode)
 }
 
+// behindLoopbackProxy makes the test's own client a trusted proxy, so its
+// cf-connecting-ip is believed.
+var behindLoopbackProxy = map[string]string{"PETAL_TRUSTED_PROXIES": "127.0.0.0/8,::1"}
+
+// A client that is not a trusted proxy can't buy itself a new allowance by
+// rotating cf-connecting-ip.
+func TestRotatedCfConnectingIPFromAnUntrustedPeerChangesNothing(t *testing.T) {
+	rs := newRulesServer(t, map[string]string{"PETAL_TRUSTED_PROXIES": "10.0.0.0/8"})
+	for i := range 60 {
+		res := rs.post(t, "/test/echo", `{}`, "Cf-Connecting-Ip", fmt.Sprintf("203.0.113.%d", i))
+		require.Equal(t, http.StatusOK, res.StatusCode, "call %d", i+1)
+		var out map[string]any
+		require.NoError(t, json.Unmarshal(res.Body, &out))
+		require.Equal(t, "127.0.0.1", out["address"], "the socket's peer, whatever the header")
+	}
+	res := rs.post(t, "/test/echo", `{}`, "Cf-Connecting-Ip", "198.51.100.200")
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, "the 61st call, under a 61st cf-connecting-ip")
+}
+
 func TestRateLimitCountsAnIPv6AddressAsItsSlash64(t *testing.T) {
-	rs := newRulesServer(t, nil)
+	rs := newRulesServer(t, behindLoopbackProxy)
 	for i := range 60 {
 		// Sixty different addresses in one /64 share one allowance.
 		ip := fmt.Sprintf("2001:db8:1:2:%x::%x", i, i+1)
@@ -574,23 +594,34 @@ func TestRateLimitCountsAnIPv6AddressAsItsSlash64(t *testing.T) {
 }
 
 func TestClientAddress(t *testing.T) {
+	proxies, err := app.ParseCIDRs("198.51.100.0/24, 2001:db8:ffff::/48")
+	require.NoError(t, err)
 	cases := []struct {
 		name    string
 		remote  string
 		headers map[string]string
 		public  bool
+		trusted []netip.Prefix
 		want    string
 	}{
-		{"socket peer", "198.51.100.7:5555", nil, false, "198.51.100.7"},
-		{"cf-connecting-ip wins", "198.51.100.7:5555", map[string]string{"Cf-Connecting-Ip": "203.0.113.1"}, false, "203.0.113.1"},
-		{"x-forwarded-for never counts", "198.51.100.7:5555", map[string]string{"X-Forwarded-For": "203.0.113.1"}, false, "198.51.100.7"},
-		{"x-real-ip never counts", "198.51.100.7:5555", map[string]string{"X-Real-Ip": "203.0.113.1"}, false, "198.51.100.7"},
-		{"ipv6 peer as its /64", "[2001:db8:a:b:c:d:e:f]:443", nil, false, "2001:db8:a:b::/64"},
-		{"ipv6 cf-connecting-ip as its /64", "198.51.100.7:5555", map[string]string{"Cf-Connecting-Ip": "2001:db8::1"}, false, "2001:db8::/64"},
-		{"ipv4-mapped ipv6 is ipv4", "[::ffff:198.51.100.7]:1", nil, false, "198.51.100.7"},
-		{"garbage cf-connecting-ip is ignored", "198.51.100.7:5555", map[string]string{"Cf-Connecting-Ip": "not an ip"}, false, "198.51.100.7"},
-		{"public: without cf-connecting-ip everyone shares", "198.51.100.7:5555", nil, true, "shared"},
-		{"public: cf-connecting-ip counts", "198.51.100.7:5555", map[string]string{"Cf-Connecting-Ip": "203.0.113.1"}, true, "203.0.113.1"},
+		{"socket peer", "198.51.100.7:5555", nil, false, nil, "198.51.100.7"},
+		{"cf-connecting-ip wins", "198.51.100.7:5555", map[string]string{"Cf-Connecting-Ip": "203.0.113.1"}, false, proxies, "203.0.113.1"},
+		{"x-forwarded-for never counts", "198.51.100.7:5555", map[string]string{"X-Forwarded-For": "203.0.113.1"}, false, nil, "198.51.100.7"},
+		{"x-real-ip never counts", "198.51.100.7:5555", map[string]string{"X-Real-Ip": "203.0.113.1"}, false, nil, "198.51.100.7"},
+		{"ipv6 peer as its /64", "[2001:db8:a:b:c:d:e:f]:443", nil, false, nil, "2001:db8:a:b::/64"},
+		{"ipv6 cf-connecting-ip as its /64", "198.51.100.7:5555", map[string]string{"Cf-Connecting-Ip": "2001:db8::1"}, false, proxies, "2001:db8::/64"},
+		{"ipv4-mapped ipv6 is ipv4", "[::ffff:198.51.100.7]:1", nil, false, nil, "198.51.100.7"},
+		{"garbage cf-connecting-ip is ignored", "198.51.100.7:5555", map[string]string{"Cf-Connecting-Ip": "not an ip"}, false, nil, "198.51.100.7"},
+		{"public: without cf-connecting-ip everyone shares", "198.51.100.7:5555", nil, true, nil, "shared"},
+		{"public: cf-connecting-ip counts", "198.51.100.7:5555", map[string]string{"Cf-Connecting-Ip": "203.0.113.1"}, true, proxies, "203.0.113.1"},
+		// Whose address is it: the header only from a trusted proxy.
+		{"untrusted peer: cf-connecting-ip is not believed", "192.0.2.9:5555", map[string]string{"Cf-Connecting-Ip": "203.0.113.1"}, false, proxies, "192.0.2.9"},
+		{"no trusted proxies: cf-connecting-ip is not believed", "198.51.100.7:5555", map[string]string{"Cf-Connecting-Ip": "203.0.113.1"}, false, nil, "198.51.100.7"},
+		{"public, untrusted peer: shares, whatever the header", "192.0.2.9:5555", map[string]string{"Cf-Connecting-Ip": "203.0.113.1"}, true, proxies, "shared"},
+		{"trusted proxy without the header: shares", "198.51.100.7:5555", nil, false, proxies, "shared"},
+		{"trusted proxy with a garbage header: shares", "198.51.100.7:5555", map[string]string{"Cf-Connecting-Ip": "not an ip"}, false, proxies, "shared"},
+		{"trusted ipv6 proxy", "[2001:db8:ffff:1::5]:443", map[string]string{"Cf-Connecting-Ip": "203.0.113.4"}, false, proxies, "203.0.113.4"},
+		{"trusted ipv4 proxy seen as ipv4-mapped ipv6", "[::ffff:198.51.100.7]:1", map[string]string{"Cf-Connecting-Ip": "203.0.113.5"}, false, proxies, "203.0.113.5"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -599,7 +630,7 @@ func TestClientAddress(t *testing.T) {
 			for k, v := range tc.headers {
 				r.Header.Set(k, v)
 			}
-			assert.Equal(t, tc.want, ClientAddress(r, tc.public))
+			assert.Equal(t, tc.want, ClientAddress(r, tc.public, tc.trusted))
 		})
 	}
 }

@@ -22,7 +22,7 @@ import (
 // caller is who is calling through HTTP. Subject and Session are filled when
 // the request carries a valid session cookie (see session.go).
 func (s *Server) caller(c echo.Context) app.Caller {
-	caller := app.Caller{Door: app.DoorHTTP, Address: ClientAddress(c.Request(), s.deps.Config.Public)}
+	caller := app.Caller{Door: app.DoorHTTP, Address: ClientAddress(c.Request(), s.deps.Config.Public, s.deps.Config.TrustedProxies)}
 	if sess, ok := s.session(c); ok {
 		caller.Subject, caller.Session = sess.Subject, sess.ID
 	}

@@ -31,6 +31,12 @@ type Located struct {
 	Stop func() error // stops a private cluster; a no-op otherwise
 }
 
+// PrivateCluster reports whether the database is a cluster this petal
+// started (or took over) in its data folder, which no other process uses.
+func (l *Located) PrivateCluster() bool { return l.How == howPrivateCluster }
+
+const howPrivateCluster = "private cluster"
+
 // Places are where Locate looks. Zero values mean the defaults; tests and
 // operators with unusual machines set them.
 type Places struct {
@@ -91,7 +97,7 @@ func LocateIn(ctx context.Context, databaseURL, dataDir string, places Places, l
 		return nil, fmt.Errorf("private cluster: %w", err)
 	}
 	log.Info("database: using a private PostgreSQL cluster", "data", cluster.DataDir, "url", u)
-	return &Located{URL: u, How: "private cluster", Stop: cluster.Stop}, nil
+	return &Located{URL: u, How: howPrivateCluster, Stop: cluster.Stop}, nil
 }
 
 // LocalServerURLs are the addresses of a local server as the current OS user,

@@ -88,10 +88,11 @@ func TestEveryRouteFollowsTheGeneralRules(t *testing.T) {
 }
 
 // The wired service limits tool calls per address with PETAL_TOOL_CALLS_PER_MIN,
-// counts cf-connecting-ip, ignores X-Forwarded-For, and answers 429 in the
-// contract's shape with Retry-After.
+// counts cf-connecting-ip (from a trusted proxy: here the test's client),
+// ignores X-Forwarded-For, and answers 429 in the contract's shape with
+// Retry-After.
 func TestWiredToolCallLimit(t *testing.T) {
-	p := startPetal(t, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "3"})
+	p := startPetal(t, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "3", "PETAL_TRUSTED_PROXIES": "127.0.0.1"})
 	call := func(headers ...string) (*http.Response, string) {
 		return p.do(t, http.MethodPost, "/api/v1/specs/validate", `{}`, headers...)
 	}

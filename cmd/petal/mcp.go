@@ -27,6 +27,7 @@ func mcpStdio(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	defer closeDB()
+	cfg.Limits = cfg.LimitsFor(located.PrivateCluster())
 	svc, cleanup, err := buildMCP(ctx, cfg, log, db)
 	if err != nil {
 		return err

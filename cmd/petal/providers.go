@@ -25,8 +25,8 @@ var (
 		newClock,
 		newMetrics,
 		wire.Bind(new(ports.Metrics), new(*metrics.Registry)),
-		memory.NewRateLimiter,
-		wire.Bind(new(ports.RateLimiter), new(*memory.RateLimiter)),
+		newRateLimiter,
+		newSemaphore,
 		newRandom,
 		newRunStore,
 		wire.Bind(new(ports.RunStore), new(*postgres.RunStore)),
@@ -107,6 +107,24 @@ func newMetrics(db *postgres.DB) *metrics.Registry {
 	m := metrics.New()
 	db.Observe(m)
 	return m
+}
+
+// newRateLimiter counts per-address limits in PostgreSQL, shared by every
+// process on the database, or in this process's memory (cfg.Limits, decided
+// by serve from PETAL_LIMITS and the database found).
+func newRateLimiter(cfg app.Config, db *postgres.DB, clock ports.Clock, log *slog.Logger) ports.RateLimiter {
+	if cfg.Limits == app.LimitsMemory {
+		return memory.NewRateLimiter(clock)
+	}
+	return postgres.NewRateLimiter(db, clock, log)
+}
+
+// newSemaphore holds the fresh-read slots where newRateLimiter counts.
+func newSemaphore(cfg app.Config, db *postgres.DB, clock ports.Clock) ports.Semaphore {
+	if cfg.Limits == app.LimitsMemory {
+		return memory.NewSemaphore(clock)
+	}
+	return postgres.NewSemaphore(db, clock)
 }
 
 // newChain is the NEAR RPC client over the configured endpoints.

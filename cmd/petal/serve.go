@@ -24,6 +24,7 @@ func serve(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	defer closeDB()
+	cfg.Limits = cfg.LimitsFor(located.PrivateCluster())
 	svc, cleanup, err := buildService(ctx, cfg, log, db)
 	if err != nil {
 		return err
@@ -63,7 +64,7 @@ func serve(ctx context.Context, stdout io.Writer) error {
 		log.Info("metrics and pprof are served", "addr", "http://"+mln.Addr().String()+"/metrics")
 	}
 	log.Info("petal is serving", "addr", "http://"+ln.Addr().String(), "build_id", app.BuildID,
-		"database", located.How, "llm", cfg.LLM(), "agent_access", cfg.AgentAccessReported(), "public", cfg.Public)
+		"database", located.How, "limits", cfg.Limits, "llm", cfg.LLM(), "agent_access", cfg.AgentAccessReported(), "public", cfg.Public)
 	if err := srv.Serve(ctx, ln, cfg.ShutdownDrain); err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger, migrate
 		}
 		return nil, nil, nil, fmt.Errorf("%s: %w", why, err)
 	}
-	db, err = postgres.Connect(ctx, located.URL)
+	db, err = postgres.ConnectWith(ctx, located.URL, postgres.PoolOptions{MaxConns: cfg.DBPoolSize, StatementTimeout: cfg.DBStatementTimeout})
 	if err != nil {
 		stopCluster()
 		return nil, nil, nil, err

@@ -395,7 +395,8 @@ func TestAGatedServerWithAModelKeyNeedsAWalletKey(t *testing.T) {
 }
 
 func TestSignInCallsAreLimitedPerAddress(t *testing.T) {
-	p, _ := signInPetal(t, nil)
+	// The test's client is the trusted proxy, so its cf-connecting-ip counts.
+	p, _ := signInPetal(t, map[string]string{"PETAL_TRUSTED_PROXIES": "127.0.0.1"})
 	for i := range app.AuthCallsPerMinute {
 		res, body := p.do(t, http.MethodPost, "/api/v1/auth/challenge", "")
 		require.Equal(t, http.StatusOK, res.StatusCode, "call %d: %s", i, body)

@@ -52,6 +52,14 @@ func (p *testPetal) getSnapshot(t *testing.T, body string) (int, map[string]any)
 	return res.StatusCode, jsonOf(t, out)
 }
 
+// getSnapshotFrom is getSnapshot from address, as a trusted proxy
+// (PETAL_TRUSTED_PROXIES covering the test's client) says with cf-connecting-ip.
+func (p *testPetal) getSnapshotFrom(t *testing.T, address, body string) (int, map[string]any) {
+	t.Helper()
+	res, out := p.do(t, http.MethodPost, "/api/v1/snapshots", body, "Accept", "application/json", "Cf-Connecting-Ip", address)
+	return res.StatusCode, jsonOf(t, out)
+}
+
 // body fetches a snapshot's canonical JSON, plain.
 func (p *testPetal) body(t *testing.T, sha string) map[string]any {
 	t.Helper()
@@ -244,25 +252,27 @@ func TestStoredOnlyVersusFresh(t *testing.T) {
 	assert.Contains(t, errorMessage(other), "at names a snapshot of near-dao-members")
 }
 
-func TestFreshReadsAreCappedPerProcess(t *testing.T) {
+func TestFreshReadsAreCapped(t *testing.T) {
 	// The held reads end at the deadline; it must outlast the wait below and
 	// the third request even on a loaded machine, so it is not 1 or 2 s.
-	p, fake := chainPetal(t, map[string]string{"PETAL_FRESH_READ_TIMEOUT_S": "6", "PETAL_FRESH_READS": "2"})
+	// Two addresses hold the two turns (one address holds one at most).
+	p, fake := chainPetal(t, map[string]string{"PETAL_FRESH_READ_TIMEOUT_S": "6", "PETAL_FRESH_READS": "2", "PETAL_TRUSTED_PROXIES": "127.0.0.1"})
 	fake.Inject(nearrpctest.Fault{Function: "get_policy", Hang: true})
 	var wg sync.WaitGroup
 	statuses := make([]int, 2)
 	for i := range 2 {
 		wg.Go(func() {
-			statuses[i], _ = p.getSnapshot(t, `{"network":"near-dao-members","params":{"dao":"marketing"},"fresh":true}`)
+			statuses[i], _ = p.getSnapshotFrom(t, fmt.Sprintf("198.51.100.%d", i+1), `{"network":"near-dao-members","params":{"dao":"marketing"},"fresh":true}`)
 		})
 	}
 	// Wait (not a timing assertion) until both reads hold their turn at the chain.
 	for fake.CountCalls("get_policy") < 2 {
 		time.Sleep(5 * time.Millisecond)
 	}
-	res, body := p.do(t, http.MethodPost, "/api/v1/snapshots", `{"network":"near-staking-pool","params":{"pool":"astro-stakers.poolv1.near"},"fresh":true}`)
+	res, body := p.do(t, http.MethodPost, "/api/v1/snapshots", `{"network":"near-staking-pool","params":{"pool":"astro-stakers.poolv1.near"},"fresh":true}`, "Cf-Connecting-Ip", "198.51.100.3")
 	out := jsonOf(t, body)
 	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
+	assert.Contains(t, errorMessage(out), "2 fresh reads are running already")
 	assert.Equal(t, "rate_limited", errorCode(out))
 	retry := out["error"].(map[string]any)["retry_after_s"].(float64)
 	assert.True(t, retry >= 1 && retry <= 10, "a short retry_after_s: %v", retry)
@@ -274,6 +284,37 @@ func TestFreshReadsAreCappedPerProcess(t *testing.T) {
 	assert.Equal(t, []int{http.StatusServiceUnavailable, http.StatusServiceUnavailable}, statuses, "the held reads end at the deadline")
 	// The turns are free again.
 	status, out = p.getSnapshot(t, `{"network":"near-staking-pool","params":{"pool":"astro-stakers.poolv1.near"},"fresh":true}`)
+	assert.Equal(t, http.StatusOK, status, out)
+}
+
+// One address holds one fresh read at a time (issue 10 item 10): a loop of
+// two can't keep both turns from everyone else.
+func TestOneFreshReadPerAddress(t *testing.T) {
+	p, fake := chainPetal(t, map[string]string{"PETAL_FRESH_READ_TIMEOUT_S": "6", "PETAL_FRESH_READS": "2", "PETAL_TRUSTED_PROXIES": "127.0.0.1"})
+	fake.Inject(nearrpctest.Fault{Function: "get_policy", Hang: true})
+	held := make(chan int, 1)
+	go func() {
+		status, _ := p.getSnapshotFrom(t, "198.51.100.1", `{"network":"near-dao-members","params":{"dao":"marketing"},"fresh":true}`)
+		held <- status
+	}()
+	for fake.CountCalls("get_policy") < 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	res, body := p.do(t, http.MethodPost, "/api/v1/snapshots", `{"network":"near-staking-pool","params":{"pool":"astro-stakers.poolv1.near"},"fresh":true}`,
+		"Accept", "application/json", "Cf-Connecting-Ip", "198.51.100.1")
+	out := jsonOf(t, body)
+	require.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
+	assert.Equal(t, "rate_limited", errorCode(out))
+	assert.Contains(t, errorMessage(out), "one at a time")
+	retry := out["error"].(map[string]any)["retry_after_s"].(float64)
+	assert.True(t, retry >= 1 && retry <= 10, "a short retry_after_s: %v", retry)
+
+	// The second turn is anyone else's.
+	status, other := p.getSnapshotFrom(t, "198.51.100.2", `{"network":"near-staking-pool","params":{"pool":"astro-stakers.poolv1.near"},"fresh":true}`)
+	assert.Equal(t, http.StatusOK, status, other)
+	assert.Equal(t, http.StatusServiceUnavailable, <-held, "the held read ends at the deadline")
+	// Once its read has ended, the address reads again.
+	status, out = p.getSnapshotFrom(t, "198.51.100.1", `{"network":"near-staking-pool","params":{"pool":"astro-stakers.poolv1.near"},"fresh":true}`)
 	assert.Equal(t, http.StatusOK, status, out)
 }
 

@@ -10,7 +10,6 @@ import (
 	"context"
 	"github.com/petal-near/petal/adapters/http"
 	"github.com/petal-near/petal/adapters/mcp"
-	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 	"log/slog"
@@ -22,7 +21,7 @@ import (
 // adapters.
 func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*service, func(), error) {
 	clock := newClock()
-	rateLimiter := memory.NewRateLimiter(clock)
+	rateLimiter := newRateLimiter(cfg, db, clock, log)
 	explorationRepository := postgres.NewExplorationRepository(db)
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	specRepository := postgres.NewSpecRepository(db)
@@ -31,7 +30,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg)
-	snapshotService := app.NewSnapshotService(cfg, log, snapshotRepository, daoDirectoryRepository, client, clock)
+	semaphore := newSemaphore(cfg, db, clock)
+	snapshotService := app.NewSnapshotService(cfg, log, snapshotRepository, daoDirectoryRepository, client, clock, semaphore)
 	v := toolSets(explorationService, flowerService, snapshotService)
 	registry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db)
@@ -123,7 +123,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 // buildMCP wires the MCP door alone, for `petal mcp` over stdio.
 func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*stdioMCP, func(), error) {
 	clock := newClock()
-	rateLimiter := memory.NewRateLimiter(clock)
+	rateLimiter := newRateLimiter(cfg, db, clock, log)
 	explorationRepository := postgres.NewExplorationRepository(db)
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	specRepository := postgres.NewSpecRepository(db)
@@ -132,7 +132,8 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg)
-	snapshotService := app.NewSnapshotService(cfg, log, snapshotRepository, daoDirectoryRepository, client, clock)
+	semaphore := newSemaphore(cfg, db, clock)
+	snapshotService := app.NewSnapshotService(cfg, log, snapshotRepository, daoDirectoryRepository, client, clock, semaphore)
 	v := toolSets(explorationService, flowerService, snapshotService)
 	registry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(registry, log)
