@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -153,6 +154,14 @@ func TestKubernetesManifests(t *testing.T) {
 		assert.NotEqual(t, "metrics", dig(t, p, "targetPort"), "the Service never exposes metrics or pprof")
 		assert.NotEqual(t, metricsPort, itoa(dig(t, p, "port").(int)))
 	}
+
+	// Three replicas on one database: limits shared, and cf-connecting-ip
+	// believed only from the ingress.
+	assert.Equal(t, "postgres", cm["PETAL_LIMITS"], "replicas share their limits")
+	var proxies []netip.Prefix
+	proxies, err = app.ParseCIDRs(cm["PETAL_TRUSTED_PROXIES"].(string))
+	require.NoError(t, err)
+	assert.NotEmpty(t, proxies, "the ingress's range is trusted")
 }
 
 func TestComposeFile(t *testing.T) {
