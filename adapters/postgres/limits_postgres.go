@@ -15,7 +15,7 @@ import (
 )
 
 // RateLimiter counts calls per key in fixed windows kept in PostgreSQL
-// (migration 12's UNLOGGED rate_limits), so every process on the database
+// (migration 13's UNLOGGED rate_limits), so every process on the database
 // counts against one allowance. A check is one statement.
 type RateLimiter struct {
 	db    *DB
@@ -95,7 +95,7 @@ func (l *RateLimiter) SweepClosed(ctx context.Context, now time.Time) (int64, er
 	}
 }
 
-// Semaphore hands out leased slots kept in PostgreSQL (migration 12's
+// Semaphore hands out leased slots kept in PostgreSQL (migration 13's
 // UNLOGGED semaphore_slots), so the limit holds across every process on the
 // database, and a process that dies holding a slot loses it when its lease
 // runs out.
