@@ -43,6 +43,14 @@ func (s *Server) chat(c echo.Context) error {
 		return err
 	}
 	caller := s.caller(c)
+	if !acceptsJSONOnly(c.Request()) {
+		// A stream refused starts no chat and opens no session.
+		done, err := s.openStream(caller.Address)
+		if err != nil {
+			return err
+		}
+		defer done()
+	}
 	if real && !s.deps.Config.Public {
 		// A chat on a real model is owned by the session's subject.
 		sess, err := s.ensureSession(c)
@@ -97,6 +105,11 @@ func (s *Server) getRun(c echo.Context) error {
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	if stream {
+		done, err := s.openStream(caller.Address)
+		if err != nil {
+			return err
+		}
+		defer done()
 		v := &sseViewer{w: newSSE(c), marker: true, next: from}
 		v.w.start()
 		return s.deps.Agent.Follow(ctx, run.ID, from, v)

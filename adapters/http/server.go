@@ -80,6 +80,8 @@ type Server struct {
 	echo   *echo.Echo
 	routes []Route
 	doc    openapiDoc
+	// streams counts the event streams open per address (PETAL_SSE_PER_ADDRESS).
+	streams streamCount
 }
 
 // New builds the Echo app with every route and middleware.
@@ -92,7 +94,7 @@ func New(deps Deps) *Server {
 	deps.Metrics = ports.MetricsOrNone(deps.Metrics)
 	// Lines logged with a request's context carry its request_id.
 	deps.Log = slog.New(app.WithRequestIDs(deps.Log.Handler()))
-	e.Use(requestID, accessLog(deps.Log, newRequestMetrics(deps.Metrics)), recoverPanics(deps.Log))
+	e.Use(bodyDeadline(deps.Config.BodyTimeout), requestID, accessLog(deps.Log, newRequestMetrics(deps.Metrics)), recoverPanics(deps.Log))
 	for _, r := range s.routeTable() {
 		s.add(r)
 	}

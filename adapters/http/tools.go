@@ -106,6 +106,9 @@ func decodeError(err error) error {
 	if errors.As(err, &tooBig) {
 		return errs.Newf(errs.BadInput, "the body is larger than %s", tooBig.Limit).WithHint("send a smaller body")
 	}
+	if e, ok := errs.As(err); ok {
+		return e // the body's own refusal, like its deadline
+	}
 	return errs.New(errs.BadInput, "the body could not be read").WithCause(err)
 }
 
@@ -182,6 +185,11 @@ func acceptsEventStream(r *http.Request) bool {
 // streamTool runs a long tool with its progress as SSE events, then one
 // result event, or an error event in the contract's error shape.
 func (s *Server) streamTool(c echo.Context, name string, call app.Call) error {
+	done, err := s.openStream(call.Caller.Address)
+	if err != nil {
+		return err
+	}
+	defer done()
 	sse := newSSE(c)
 	var mu sync.Mutex
 	call.Progress = func(p app.Progress) {

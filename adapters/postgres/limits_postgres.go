@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,20 +14,18 @@ import (
 
 // RateLimiter counts calls per key in fixed windows kept in PostgreSQL
 // (migration 13's UNLOGGED rate_limits), so every process on the database
-// counts against one allowance. A check is one statement.
+// counts against one allowance. A check is one statement. Closed windows are
+// deleted by SweepClosed, a scheduled job.
 type RateLimiter struct {
 	db    *DB
 	clock ports.Clock
-	log   *slog.Logger
-	// lastSweep is when this process last deleted closed windows (unix ns).
-	lastSweep atomic.Int64
 }
 
 var _ ports.RateLimiter = (*RateLimiter)(nil)
 
 // NewRateLimiter makes the shared limiter over db, reading time from clock.
-func NewRateLimiter(db *DB, clock ports.Clock, log *slog.Logger) *RateLimiter {
-	return &RateLimiter{db: db, clock: clock, log: log}
+func NewRateLimiter(db *DB, clock ports.Clock) *RateLimiter {
+	return &RateLimiter{db: db, clock: clock}
 }
 
 // allowSQL takes one call in key's window, opening a new window when the
@@ -51,31 +47,10 @@ func (l *RateLimiter) Allow(ctx context.Context, key string, limit int, per time
 	if err := l.db.Pool.QueryRow(ctx, allowSQL, key, now, now.Add(per), limit).Scan(&count, &end); err != nil {
 		return false, 0, fmt.Errorf("rate limit %s: %w", key, err)
 	}
-	l.sweepNowAndThen(now)
 	if count > limit {
 		return false, end.Sub(now), nil
 	}
 	return true, 0, nil
-}
-
-// sweepEvery is how often a process deletes closed windows; any process may,
-// and two at once only delete the same rows.
-const sweepEvery = time.Minute
-
-// sweepNowAndThen deletes closed windows, in batches, at most once a
-// sweepEvery per process and never on the caller's time.
-func (l *RateLimiter) sweepNowAndThen(now time.Time) {
-	last := l.lastSweep.Load()
-	if now.UnixNano()-last < int64(sweepEvery) || !l.lastSweep.CompareAndSwap(last, now.UnixNano()) {
-		return
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := l.SweepClosed(ctx, now); err != nil && l.log != nil {
-			l.log.Warn("deleting closed rate-limit windows", "err", err)
-		}
-	}()
 }
 
 // SweepClosed deletes windows that closed before now, 5,000 rows per

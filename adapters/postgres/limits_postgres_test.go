@@ -15,7 +15,7 @@ import (
 
 func TestRateLimiterContract(t *testing.T) {
 	porttest.RateLimiterContract(t, func(t *testing.T, clock ports.Clock) ports.RateLimiter {
-		return postgres.NewRateLimiter(pgtest.New(t).DB, clock, nil)
+		return postgres.NewRateLimiter(pgtest.New(t).DB, clock)
 	})
 }
 
@@ -30,8 +30,8 @@ func TestSemaphoreContract(t *testing.T) {
 func TestRateLimiterIsSharedByEveryProcessOnTheDatabase(t *testing.T) {
 	db := pgtest.New(t)
 	clock := porttest.NewHandClock()
-	a := postgres.NewRateLimiter(db.DB, clock, nil)
-	b := postgres.NewRateLimiter(db.DB, clock, nil)
+	a := postgres.NewRateLimiter(db.DB, clock)
+	b := postgres.NewRateLimiter(db.DB, clock)
 	for i := range 6 {
 		l := a
 		if i%2 == 1 {
@@ -50,7 +50,7 @@ func TestRateLimiterIsSharedByEveryProcessOnTheDatabase(t *testing.T) {
 func TestRateLimiterSweepDeletesOnlyClosedWindows(t *testing.T) {
 	db := pgtest.New(t)
 	clock := porttest.NewHandClock()
-	l := postgres.NewRateLimiter(db.DB, clock, nil)
+	l := postgres.NewRateLimiter(db.DB, clock)
 	for i := range 12 {
 		_, _, err := l.Allow(t.Context(), "short:"+string(rune('a'+i)), 5, time.Minute)
 		require.NoError(t, err)

@@ -112,11 +112,11 @@ func newMetrics(db *postgres.DB) *metrics.Registry {
 // newRateLimiter counts per-address limits in PostgreSQL, shared by every
 // process on the database, or in this process's memory (cfg.Limits, decided
 // by serve from PETAL_LIMITS and the database found).
-func newRateLimiter(cfg app.Config, db *postgres.DB, clock ports.Clock, log *slog.Logger) ports.RateLimiter {
+func newRateLimiter(cfg app.Config, db *postgres.DB, clock ports.Clock) ports.RateLimiter {
 	if cfg.Limits == app.LimitsMemory {
 		return memory.NewRateLimiter(clock)
 	}
-	return postgres.NewRateLimiter(db, clock, log)
+	return postgres.NewRateLimiter(db, clock)
 }
 
 // newSemaphore holds the fresh-read slots where newRateLimiter counts.

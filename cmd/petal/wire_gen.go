@@ -21,7 +21,7 @@ import (
 // adapters.
 func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*service, func(), error) {
 	clock := newClock()
-	rateLimiter := newRateLimiter(cfg, db, clock, log)
+	rateLimiter := newRateLimiter(cfg, db, clock)
 	explorationRepository := postgres.NewExplorationRepository(db)
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	specRepository := postgres.NewSpecRepository(db)
@@ -103,7 +103,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
-	scheduler := newScheduler(jobLeases, processID, log, metricsRegistry, agentService, ledger)
+	scheduler := newScheduler(jobLeases, processID, log, metricsRegistry, agentService, ledger, rateLimiter, clock)
 	mainService := &service{
 		Server:    httpapiServer,
 		Agent:     agentService,
@@ -123,7 +123,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 // buildMCP wires the MCP door alone, for `petal mcp` over stdio.
 func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*stdioMCP, func(), error) {
 	clock := newClock()
-	rateLimiter := newRateLimiter(cfg, db, clock, log)
+	rateLimiter := newRateLimiter(cfg, db, clock)
 	explorationRepository := postgres.NewExplorationRepository(db)
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	specRepository := postgres.NewSpecRepository(db)

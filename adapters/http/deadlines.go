@@ -1,0 +1,107 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+)
+
+// bodyDeadline gives a request's body d to arrive, from the end of its
+// headers (http.Server's ReadHeaderTimeout bounds those): a client sending a
+// byte every few seconds is cut at d, and its connection closed. Once the body
+// has been read the deadline is lifted, so an answer that streams for minutes
+// after it (SSE, a long poll, MCP's streamed progress) is never cut. Requests
+// without a body (every GET, the event streams among them) have no deadline
+// but the idle one between requests.
+func bodyDeadline(d time.Duration) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if d <= 0 || r.Body == nil || r.Body == http.NoBody {
+				return next(c)
+			}
+			ctl := http.NewResponseController(c.Response())
+			if err := ctl.SetReadDeadline(time.Now().Add(d)); err != nil {
+				// Only a test's recorder can't; a real connection always can.
+				return next(c)
+			}
+			r.Body = &deadlineBody{rc: r.Body, ctl: ctl, limit: d}
+			return next(c)
+		}
+	}
+}
+
+// deadlineBody lifts the read deadline once its body has been read, and
+// turns the deadline's error into the contract's shape.
+type deadlineBody struct {
+	rc     io.ReadCloser
+	ctl    *http.ResponseController
+	limit  time.Duration
+	lifted bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	switch {
+	case err == nil:
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return n, errs.Newf(errs.BadInput, "the body took longer than %d s to arrive", int(b.limit.Seconds())).
+			WithHint("send the whole body at once")
+	case !b.lifted:
+		b.lifted = true
+		_ = b.ctl.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+func (b *deadlineBody) Close() error { return b.rc.Close() }
+
+// streamCount counts the event streams each address holds open on this
+// process. It guards this process's connections and goroutines, which is
+// why it lives in memory: behind a load balancer an address may hold up to
+// the cap on each replica.
+type streamCount struct {
+	mu   sync.Mutex
+	open map[string]int
+}
+
+// streamRetryAfter is what an address past its stream cap is told to wait.
+const streamRetryAfter = 5 * time.Second
+
+// openStream takes one of address's event streams, or refuses with 429 when
+// it holds PETAL_SSE_PER_ADDRESS already. done gives it back.
+func (s *Server) openStream(address string) (done func(), err error) {
+	limit := s.deps.Config.SSEPerAddress
+	if limit <= 0 {
+		return func() {}, nil
+	}
+	sc := &s.streams
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.open == nil {
+		sc.open = map[string]int{}
+	}
+	if sc.open[address] >= limit {
+		return nil, app.RateLimited(fmt.Sprintf("%d event streams are open from this address already; close one, or ask with Accept: application/json", limit), streamRetryAfter)
+	}
+	sc.open[address]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			sc.mu.Lock()
+			defer sc.mu.Unlock()
+			if sc.open[address]--; sc.open[address] <= 0 {
+				delete(sc.open, address)
+			}
+		})
+	}, nil
+}
