@@ -34,29 +34,35 @@ func bodyDeadline(d time.Duration) echo.MiddlewareFunc {
 				// Only a test's recorder can't; a real connection always can.
 				return next(c)
 			}
-			r.Body = &deadlineBody{rc: r.Body, ctl: ctl, limit: d}
+			r.Body = &deadlineBody{rc: r.Body, ctl: ctl, limit: d, left: r.ContentLength}
 			return next(c)
 		}
 	}
 }
 
-// deadlineBody lifts the read deadline once its body has been read, and
-// turns the deadline's error into the contract's shape.
+// deadlineBody lifts the read deadline once its body has been read (its
+// declared length reached, or its end), and turns the deadline's error into
+// the contract's shape. A JSON decoder stops at the value's last byte without
+// asking for the end, so the length is what tells a streamed answer after a
+// decoded body (MCP's) that the body is in.
 type deadlineBody struct {
 	rc     io.ReadCloser
 	ctl    *http.ResponseController
 	limit  time.Duration
+	left   int64 // bytes still declared; -1 when the length is unknown (chunked)
 	lifted bool
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
+	if b.left > 0 {
+		b.left -= int64(n)
+	}
 	switch {
-	case err == nil:
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return n, errs.Newf(errs.BadInput, "the body took longer than %d s to arrive", int(b.limit.Seconds())).
 			WithHint("send the whole body at once")
-	case !b.lifted:
+	case (err != nil || b.left == 0) && !b.lifted:
 		b.lifted = true
 		_ = b.ctl.SetReadDeadline(time.Time{})
 	}
