@@ -13,7 +13,7 @@ import (
 )
 
 // RateLimiter counts calls per key in fixed windows kept in PostgreSQL
-// (migration 13's UNLOGGED rate_limits), so every process on the database
+// (migration 14's UNLOGGED rate_limits), so every process on the database
 // counts against one allowance. A check is one statement. Closed windows are
 // deleted by SweepClosed, a scheduled job.
 type RateLimiter struct {
@@ -70,7 +70,7 @@ func (l *RateLimiter) SweepClosed(ctx context.Context, now time.Time) (int64, er
 	}
 }
 
-// Semaphore hands out leased slots kept in PostgreSQL (migration 13's
+// Semaphore hands out leased slots kept in PostgreSQL (migration 14's
 // UNLOGGED semaphore_slots), so the limit holds across every process on the
 // database, and a process that dies holding a slot loses it when its lease
 // runs out.
