@@ -79,7 +79,9 @@ func BenchmarkLimiterCheck(b *testing.B) {
 	}
 	for c, cs := range cases {
 		slices.Sort(took[c])
-		at := func(q float64) float64 { return float64(took[c][int(q*float64(len(took[c])-1))]) / float64(time.Microsecond) }
+		at := func(q float64) float64 {
+			return float64(took[c][int(q*float64(len(took[c])-1))]) / float64(time.Microsecond)
+		}
 		b.ReportMetric(at(0.50), cs.name+"-p50-µs")
 		b.ReportMetric(at(0.99), cs.name+"-p99-µs")
 	}
