@@ -99,8 +99,10 @@ func (s *SnapshotService) readFresh(ctx context.Context, address string, t *targ
 	release, err := s.slots.Acquire(ctx, FreshReadSlots, address, max(s.cfg.FreshReadsAtOnce, 1), s.cfg.FreshReadTimeout+freshLeaseSlack)
 	switch {
 	case errors.Is(err, ports.ErrKeyBusy):
+		s.freshReads.Observe(0, "address_busy")
 		return SnapshotAnswer{}, RateLimited("a fresh read from this address is running already: one at a time", freshRetryAfter)
 	case errors.Is(err, ports.ErrSlotsTaken):
+		s.freshReads.Observe(0, "no_slot")
 		return SnapshotAnswer{}, RateLimited(fmt.Sprintf("%d fresh reads are running already; this one waits its turn", max(s.cfg.FreshReadsAtOnce, 1)), freshRetryAfter)
 	case err != nil:
 		return SnapshotAnswer{}, errs.New(errs.Internal, "the fresh-read slots could not be read").WithCause(err)
@@ -116,7 +118,19 @@ func (s *SnapshotService) readFresh(ctx context.Context, address string, t *targ
 	}()
 	rctx, cancel := context.WithTimeout(ctx, s.cfg.FreshReadTimeout)
 	defer cancel()
+	s.freshInFlight.Add(1)
+	start := time.Now()
 	snap, err := s.read(rctx, t, progress)
+	s.freshInFlight.Add(-1)
+	outcome := "ok"
+	switch {
+	case err == nil:
+	case errors.Is(rctx.Err(), context.DeadlineExceeded):
+		outcome = "timeout"
+	default:
+		outcome = "failed"
+	}
+	s.freshReads.Observe(time.Since(start).Seconds(), outcome)
 	if err != nil {
 		if errors.Is(rctx.Err(), context.DeadlineExceeded) {
 			return SnapshotAnswer{}, errs.Newf(errs.SourceFailed, "the chain took longer than %d s to read", int(s.cfg.FreshReadTimeout.Seconds())).

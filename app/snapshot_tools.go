@@ -30,14 +30,28 @@ type SnapshotService struct {
 	// refreshing lets one refresh of a chain's DAO list run at a time; the
 	// others asking meanwhile get its answer.
 	refreshing singleflight.Group
+
+	freshInFlight ports.Gauge
+	freshReads    ports.Histogram
+}
+
+// ObservedBy declares the service's metrics on m: fresh reads running, and
+// how each ended.
+func (s *SnapshotService) ObservedBy(m ports.Metrics) *SnapshotService {
+	s.freshInFlight = m.Gauge("petal_fresh_reads_in_flight", "Fresh chain reads running now in this process.")
+	s.freshReads = m.Histogram("petal_fresh_read_duration_seconds",
+		"Fresh chain reads by outcome (ok; no_slot: refused, every slot on the site taken; address_busy: refused, that address has one running; timeout; failed), with their time; _count is the reads.",
+		[]float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 60, 120}, "outcome")
+	return s
 }
 
 // NewSnapshotService makes the snapshot service. It touches no store:
 // StoreShipped does.
 func NewSnapshotService(cfg Config, log *slog.Logger, store ports.SnapshotStore, daos ports.DAODirectory, near ports.NearContracts, clock ports.Clock, slots ports.Semaphore) *SnapshotService {
-	return &SnapshotService{cfg: cfg, log: log, store: store, daos: daos, near: near, clock: clock,
+	s := &SnapshotService{cfg: cfg, log: log, store: store, daos: daos, near: near, clock: clock,
 		slots:  slots,
 		bodies: newBodyCache(bodyCacheBytes)}
+	return s.ObservedBy(ports.NoMetrics{})
 }
 
 // StoreShipped stores the snapshots that ship inside petal, once; a process

@@ -66,6 +66,7 @@ func (s *Server) chat(c echo.Context) error {
 	if acceptsJSONOnly(c.Request()) {
 		return writeJSON(c, http.StatusAccepted, started)
 	}
+	defer s.streaming("run")()
 	v := &sseViewer{w: newSSE(c)}
 	// The chat's own stream starts at its first event and has no live marker.
 	return agent.Follow(c.Request().Context(), started.RunID, started.FirstSeq, v)
@@ -110,6 +111,7 @@ func (s *Server) getRun(c echo.Context) error {
 			return err
 		}
 		defer done()
+		defer s.streaming("run")()
 		v := &sseViewer{w: newSSE(c), marker: true, next: from}
 		v.w.start()
 		return s.deps.Agent.Follow(ctx, run.ID, from, v)

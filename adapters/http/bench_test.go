@@ -20,7 +20,7 @@ import (
 
 // The measure of the middleware's cost: requests per second of GET
 // /api/v1/info through the whole stack (request id, access log, panics,
-// route, body limit, JSON with tools_version), against a bare net/http
+// metrics, route, CORS, body limit, JSON with tools_version), against a bare net/http
 // handler answering the same bytes, both on real loopback listeners, loaded
 // in the same run. Run with:
 //
@@ -37,7 +37,8 @@ func infoServers(tb testing.TB) (petalURL, bareURL string, body []byte) {
 	// The access log is formatted as in production, then dropped: the
 	// measure is petal's work, not the terminal's.
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	s := New(Deps{Config: cfg, Log: log, Registry: app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil)})
+	// Metrics on client_golang, as served: the measure includes counting.
+	s := New(Deps{Config: cfg, Log: log, Registry: app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil), Metrics: newPromMetrics()})
 
 	// The bytes petal answers, which the bare handler answers too.
 	ps := serveOnLoopback(tb, s.Handler())
@@ -182,7 +183,7 @@ func cpuTime() time.Duration {
 func BenchmarkInfoHandler(b *testing.B) {
 	cfg, err := app.LoadConfig(func(string) string { return "" })
 	require.NoError(b, err)
-	s := New(Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), Registry: app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil)})
+	s := New(Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), Registry: app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil), Metrics: newPromMetrics()})
 	body := []byte(`{"tools_version":"1.0.0","build_id":"dev","server_implementation":"petal"}`)
 	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", jsonContentType)

@@ -48,7 +48,7 @@ type Access int
 const (
 	AccessOpen Access = iota
 	AccessSession
-	AccessPlain // no CORS, no session: health, info, /d, /s
+	AccessPlain // no CORS, no session: /d, /s
 )
 
 // Deps is what the HTTP door needs. Wire fills it field by field.
@@ -82,18 +82,21 @@ type Server struct {
 	doc    openapiDoc
 	// streams counts the event streams open per address (PETAL_SSE_PER_ADDRESS).
 	streams streamCount
+	// streamsOpen counts the SSE streams open, by kind, for the metrics.
+	streamsOpen ports.Gauge
 }
 
 // New builds the Echo app with every route and middleware.
 func New(deps Deps) *Server {
+	deps.Metrics = ports.MetricsOrNone(deps.Metrics)
+	// Lines logged with a request's context carry its request_id.
+	deps.Log = slog.New(app.WithRequestIDs(deps.Log.Handler()))
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(deps.Log)
-	s := &Server{deps: deps, echo: e}
-	deps.Metrics = ports.MetricsOrNone(deps.Metrics)
-	// Lines logged with a request's context carry its request_id.
-	deps.Log = slog.New(app.WithRequestIDs(deps.Log.Handler()))
+	s := &Server{deps: deps, echo: e, streamsOpen: deps.Metrics.Gauge("petal_sse_streams_open",
+		"SSE streams open now in this process, by kind: run (a viewer of an agent run, the chat's own stream included) or tool (a long tool's progress).", "kind")}
 	e.Use(bodyDeadline(deps.Config.BodyTimeout), requestID, accessLog(deps.Log, newRequestMetrics(deps.Metrics)), recoverPanics(deps.Log))
 	for _, r := range s.routeTable() {
 		s.add(r)
@@ -187,4 +190,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 		return serr
 	}
 	return err
+}
+
+// streaming counts one open SSE stream of kind until the returned func runs.
+func (s *Server) streaming(kind string) func() {
+	s.streamsOpen.Add(1, kind)
+	return func() { s.streamsOpen.Add(-1, kind) }
 }

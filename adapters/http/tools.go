@@ -190,6 +190,7 @@ func (s *Server) streamTool(c echo.Context, name string, call app.Call) error {
 		return err
 	}
 	defer done()
+	defer s.streaming("tool")()
 	sse := newSSE(c)
 	var mu sync.Mutex
 	call.Progress = func(p app.Progress) {

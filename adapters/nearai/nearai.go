@@ -69,6 +69,8 @@ type Options struct {
 	Model    string // the default model; must be in the catalogue
 	Fallback string // tried once when the default fails on NEAR AI's side
 	HTTP     *http.Client
+	// Metrics receives each completion's outcome and time (nil: none kept).
+	Metrics ports.Metrics
 }
 
 // Client is the NEAR AI model provider.
@@ -77,6 +79,7 @@ type Client struct {
 	model    Model
 	fallback Model
 	attest   ports.Attestations
+	calls    ports.Histogram
 }
 
 var _ ports.ModelProvider = (*Client)(nil)
@@ -95,7 +98,10 @@ func New(opt Options, attest ports.Attestations) (*Client, error) {
 		opt.HTTP = &http.Client{Timeout: 120 * time.Second}
 	}
 	opt.BaseURL = strings.TrimRight(opt.BaseURL, "/")
-	return &Client{opt: opt, model: m, fallback: f, attest: attest}, nil
+	calls := ports.MetricsOrNone(opt.Metrics).Histogram("petal_model_call_duration_seconds",
+		"Model completions asked of NEAR AI by model and outcome (ok, provider_failed: 5xx, 429 or no answer, cancelled, or the error's code), with their time; a fallback is a call of its own. _count is the calls.",
+		[]float64{0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120}, "model", "outcome")
+	return &Client{opt: opt, model: m, fallback: f, attest: attest, calls: calls}, nil
 }
 
 // Name implements ports.ModelProvider.
@@ -222,7 +228,28 @@ func retryable(err error) bool {
 	return errors.As(err, &pe)
 }
 
+// complete asks model m once, and counts the call.
 func (c *Client) complete(ctx context.Context, m Model, req ports.ModelRequest) (ports.ModelAnswer, error) {
+	start := time.Now()
+	ans, err := c.completeOnce(ctx, m, req)
+	outcome := "ok"
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		outcome = "cancelled"
+	case retryable(err):
+		outcome = "provider_failed"
+	default:
+		outcome = "error"
+		if e, ok := errs.As(err); ok {
+			outcome = string(e.Code)
+		}
+	}
+	c.calls.Observe(time.Since(start).Seconds(), m.ID, outcome)
+	return ans, err
+}
+
+func (c *Client) completeOnce(ctx context.Context, m Model, req ports.ModelRequest) (ports.ModelAnswer, error) {
 	body := wireRequest{Model: m.ID, MaxTokens: req.MaxTokens, Stream: false}
 	for _, msg := range req.Messages {
 		wm := wireMessage{Role: msg.Role, ToolCallID: msg.ToolCallID}

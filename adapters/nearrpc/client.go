@@ -50,6 +50,8 @@ type Options struct {
 	// PageSize is how many items a paged view method is asked for at once
 	// (proposals, delegators, DAOs; default 100).
 	PageSize int
+	// Metrics receives each call's outcome and time (nil: none kept).
+	Metrics ports.Metrics
 }
 
 // Client talks to NEAR's RPC.
@@ -60,6 +62,7 @@ type Client struct {
 	backoff  time.Duration
 	http     *http.Client
 	pageSize int
+	calls    ports.Histogram
 }
 
 // New makes a client.
@@ -80,6 +83,9 @@ func New(o Options) *Client {
 	if c.http == nil {
 		c.http = &http.Client{Transport: http.DefaultTransport}
 	}
+	c.calls = ports.MetricsOrNone(o.Metrics).Histogram("petal_near_rpc_call_duration_seconds",
+		"NEAR RPC calls by chain, JSON-RPC method and outcome (ok, chain_error: NEAR answered with an error, timeout, transport, http_5xx, bad_answer, refused), with their time, retries included; _count is the calls.",
+		nil, "chain", "method", "outcome")
 	return c
 }
 
@@ -108,8 +114,33 @@ type rpcError struct {
 	Data    json.RawMessage `json:"data"`
 }
 
-// call sends one JSON-RPC request and decodes its result into out.
+// call sends one JSON-RPC request and decodes its result into out, and
+// counts it.
 func (c *Client) call(ctx context.Context, chain, method string, params, out any) error {
+	start := time.Now()
+	err := c.callOnce(ctx, chain, method, params, out)
+	if _, known := c.urls[chain]; known {
+		c.calls.Observe(time.Since(start).Seconds(), chain, method, callOutcome(err))
+	}
+	return err
+}
+
+// callOutcome is a call's outcome as a metric label, from a small fixed set.
+func callOutcome(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	if ce, ok := errors.AsType[*ports.ChainError](err); ok {
+		switch ce.Cause {
+		case "TIMEOUT", "TRANSPORT", "HTTP_5XX", "BAD_ANSWER":
+			return strings.ToLower(ce.Cause)
+		}
+		return "chain_error"
+	}
+	return "refused"
+}
+
+func (c *Client) callOnce(ctx context.Context, chain, method string, params, out any) error {
 	url, ok := c.urls[chain]
 	if !ok || url == "" {
 		return errs.Newf(errs.BadInput, "chain must be near:mainnet or near:testnet, not %q", chain)

@@ -1,6 +1,8 @@
 package oneclick
 
 import (
+	"bytes"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -63,6 +65,19 @@ func TestNearPriceUnknownWhenUnreachable(t *testing.T) {
 	_, ok, err := f.NearUSD(t.Context())
 	require.NoError(t, err)
 	assert.False(t, ok)
+}
+
+// A failed fetch is still "unknown" to the caller, and the operator is told
+// why.
+func TestAFailedPriceFetchIsLogged(t *testing.T) {
+	var buf bytes.Buffer
+	f := NewPriceFeed("http://127.0.0.1:1", nil).LoggingTo(slog.New(slog.NewTextHandler(&buf, nil)))
+	_, ok, err := f.NearUSD(t.Context())
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.Contains(t, buf.String(), "level=WARN")
+	assert.Contains(t, buf.String(), "reading the NEAR price from 1Click failed")
+	assert.Contains(t, buf.String(), "127.0.0.1:1")
 }
 
 func TestDecimalUSD(t *testing.T) {

@@ -36,8 +36,20 @@ type EventBus struct {
 	// Batched NOTIFYs of appends (see RunStore.PublishingThrough).
 	publishing atomic.Bool
 	pending    map[string]int64
+	pendingAt  map[string]time.Time // when each pending run first grew
 	kick       chan struct{}
+
+	// sentAt is when each NOTIFY this process sent was queued, by payload,
+	// until it comes back on this process's own LISTEN: the lag every
+	// replica's viewers see, measured without comparing two machines' clocks.
+	sentAt   map[string]time.Time
+	watching ports.Gauge
+	lag      ports.Histogram
 }
+
+// maxSentAt bounds sentAt: notifications lost while the listener reconnected
+// never come back, so past this many the record starts again.
+const maxSentAt = 10_000
 
 type watcher struct {
 	ch chan int64
@@ -47,8 +59,21 @@ var _ ports.EventBus = (*EventBus)(nil)
 
 // NewEventBus makes the bus; Run must be running for it to deliver.
 func NewEventBus(db *DB, log *slog.Logger) *EventBus {
-	return &EventBus{db: db, log: log, watchers: map[string]map[*watcher]struct{}{}, ready: make(chan struct{}),
-		pending: map[string]int64{}, kick: make(chan struct{}, 1)}
+	b := &EventBus{db: db, log: log, watchers: map[string]map[*watcher]struct{}{}, ready: make(chan struct{}),
+		pending: map[string]int64{}, pendingAt: map[string]time.Time{}, kick: make(chan struct{}, 1),
+		sentAt: map[string]time.Time{}}
+	return b.ObservedBy(ports.NoMetrics{})
+}
+
+// ObservedBy declares the bus's metrics on m: who waits on it, and how long
+// its notifications take to arrive.
+func (b *EventBus) ObservedBy(m ports.Metrics) *EventBus {
+	b.watching = m.Gauge("petal_event_bus_watchers",
+		"Waits on a run's events in this process: each SSE viewer following a run live, and each stop waiting for its run to end.")
+	b.lag = m.Histogram("petal_event_bus_notify_lag_seconds",
+		"From an append being published to its NOTIFY arriving back on this process's LISTEN (batching, the commit and delivery): what viewers on other replicas wait.",
+		[]float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5})
+	return b
 }
 
 // Ready is closed once the bus listens.
@@ -65,9 +90,11 @@ func (b *EventBus) Watch(runID string) (<-chan int64, func()) {
 	}
 	set[w] = struct{}{}
 	b.mu.Unlock()
+	b.watching.Add(1)
 	var once sync.Once
 	return w.ch, func() {
 		once.Do(func() {
+			b.watching.Add(-1)
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			delete(set, w)
@@ -169,6 +196,9 @@ func (b *EventBus) published(runID string, seq int64) {
 	if seq > b.pending[runID] || b.pending[runID] == 0 {
 		b.pending[runID] = seq
 	}
+	if _, ok := b.pendingAt[runID]; !ok {
+		b.pendingAt[runID] = time.Now()
+	}
 	b.mu.Unlock()
 	select {
 	case b.kick <- struct{}{}:
@@ -188,10 +218,16 @@ func (b *EventBus) publish(ctx context.Context) {
 		}
 		b.mu.Lock()
 		payloads := make([]string, 0, len(b.pending))
+		if len(b.sentAt)+len(b.pending) > maxSentAt {
+			clear(b.sentAt)
+		}
 		for run, seq := range b.pending {
-			payloads = append(payloads, fmt.Sprintf("e %s %d", run, seq))
+			p := fmt.Sprintf("e %s %d", run, seq)
+			payloads = append(payloads, p)
+			b.sentAt[p] = b.pendingAt[run]
 		}
 		clear(b.pending)
+		clear(b.pendingAt)
 		b.mu.Unlock()
 		if len(payloads) > 0 {
 			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -220,7 +256,12 @@ func (b *EventBus) dispatch(payload string) {
 		for w := range b.watchers[runID] {
 			w.offer(seq)
 		}
+		sent, ours := b.sentAt[payload]
+		delete(b.sentAt, payload)
 		b.mu.Unlock()
+		if ours {
+			b.lag.Observe(time.Since(sent).Seconds())
+		}
 	case "s":
 		b.mu.Lock()
 		f := b.onStop

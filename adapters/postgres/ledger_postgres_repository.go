@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,12 +23,28 @@ import (
 type LedgerRepository struct {
 	db   *DB
 	made sync.Map // accounts made on first use, known to exist
+
+	charged ports.Counter
+	closed  ports.Counter
 }
 
 var _ ports.LedgerStore = (*LedgerRepository)(nil)
 
 // NewLedgerRepository makes the ledger store over db.
-func NewLedgerRepository(db *DB) *LedgerRepository { return &LedgerRepository{db: db} }
+func NewLedgerRepository(db *DB) *LedgerRepository {
+	return (&LedgerRepository{db: db}).ObservedBy(ports.NoMetrics{})
+}
+
+// ObservedBy declares the ledger's metrics on m: what this process charged,
+// and the holds it closed.
+func (r *LedgerRepository) ObservedBy(m ports.Metrics) *LedgerRepository {
+	r.charged = m.Counter("petal_ledger_charged_micros_total",
+		"Micro-dollars this process charged when settling holds, by entry kind (call: the model's bill, fee, tip) and the kind of account paying (invite, person, daily).",
+		"kind", "account")
+	r.closed = m.Counter("petal_ledger_holds_closed_total",
+		"Ledger holds this process closed, by how: settled (charged what the call cost) or released (given back, as a sweep does for a dead process).", "how")
+	return r
+}
 
 // lockAccounts locks the accounts named (in id order) and returns them by id.
 func lockAccounts(ctx context.Context, tx pgx.Tx, ids []string) (map[string]credit.Account, error) {
@@ -239,6 +256,7 @@ func boolRank(b bool) int {
 // Settle implements ports.LedgerStore.
 func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, readBilled bool, decide func(credit.Hold) (credit.Settlement, error)) (bool, error) {
 	done := false
+	var settled credit.Settlement
 	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
 		h, status, err := lockReservation(ctx, tx, reservationID)
 		if err != nil || (status != "held" && status != "swept") {
@@ -301,8 +319,16 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, reservationID, u.Account
 			return fmt.Errorf("postgres: settle: %w", err)
 		}
 		done = true
+		settled = settlement
 		return nil
 	})
+	if done && err == nil {
+		r.closed.Add(1, "settled")
+		for _, c := range settled.Charges {
+			kind, _, _ := strings.Cut(c.Account, ":")
+			r.charged.Add(float64(c.Amount), string(c.Kind), kind)
+		}
+	}
 	return done, err
 }
 
@@ -335,6 +361,9 @@ swept_at = CASE WHEN $2 THEN now() END WHERE reservation_id = $1`, reservationID
 		done = true
 		return nil
 	})
+	if done && err == nil {
+		r.closed.Add(1, "released")
+	}
 	return done, err
 }
 

@@ -21,14 +21,23 @@ const notifyChannel = "petal_runs"
 
 // RunStore is the run store and event log on PostgreSQL.
 type RunStore struct {
-	db  *DB
-	bus *EventBus // when set and listening, plain appends notify through it
+	db    *DB
+	bus   *EventBus // when set and listening, plain appends notify through it
+	ended ports.Counter
 }
 
 var _ ports.RunStore = (*RunStore)(nil)
 
 // NewRunStore makes the run store over db.
-func NewRunStore(db *DB) *RunStore { return &RunStore{db: db} }
+func NewRunStore(db *DB) *RunStore { return (&RunStore{db: db}).ObservedBy(ports.NoMetrics{}) }
+
+// ObservedBy declares the store's metrics on m: the runs this process ended,
+// by how.
+func (s *RunStore) ObservedBy(m ports.Metrics) *RunStore {
+	s.ended = m.Counter("petal_runs_ended_total",
+		"Agent runs this process ended, by status (done, failed, stopped, interrupted; a sweep's ends count here as interrupted).", "status")
+	return s
+}
 
 // PublishingThrough makes plain appends notify through bus, which wakes this
 // process's viewers at once and batches the NOTIFYs other processes hear:
@@ -176,6 +185,9 @@ func (s *RunStore) End(ctx context.Context, id string, status runs.Status, event
 		_, err = tx.Exec(ctx, `UPDATE runs SET status = $2, updated_at = now() WHERE id = $1`, id, status)
 		return err
 	})
+	if err == nil {
+		s.ended.Add(1, string(status))
+	}
 	return last, err
 }
 
@@ -335,6 +347,7 @@ func (s *RunStore) InterruptOrphans(ctx context.Context, staleAfter time.Duratio
 		if err != nil {
 			return done, fmt.Errorf("interrupt orphaned runs: %w", err)
 		}
+		s.ended.Add(float64(len(ids)), string(runs.Interrupted))
 		done = append(done, ids...)
 		if len(ids) < interruptBatch {
 			return done, nil

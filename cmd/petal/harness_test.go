@@ -24,6 +24,13 @@ type testPetal struct {
 	Svc *service
 }
 
+// offlineDefaults keep a test's petal off the real NEAR (health checks the
+// chain, say) unless the test points it at a fake: nothing listens on port 1.
+var offlineDefaults = map[string]string{
+	"PETAL_NEAR_RPC_MAINNET": "http://127.0.0.1:1",
+	"PETAL_NEAR_RPC_TESTNET": "http://127.0.0.1:1",
+}
+
 // startPetal serves petal for one test. env overrides the configuration.
 func startPetal(t *testing.T, env map[string]string) *testPetal {
 	t.Helper()
@@ -35,7 +42,12 @@ func startPetal(t *testing.T, env map[string]string) *testPetal {
 // test controls, like a proxy it can cut).
 func startPetalOn(t *testing.T, env map[string]string, db *pgtest.DB, serving *postgres.DB) *testPetal {
 	t.Helper()
-	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
+	cfg, err := app.LoadConfig(func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return offlineDefaults[k]
+	})
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}

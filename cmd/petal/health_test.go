@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 )
@@ -135,4 +136,61 @@ func TestHealthCommand(t *testing.T) {
 	stderr.Reset()
 	assert.Equal(t, 1, run([]string{"health", "http://127.0.0.1:1/api/v1/health"}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "petal health:")
+}
+
+// Health's map is what a check of NEAR's RPC found (the first call of every
+// live reading), not a constant: up when it answers, down when it does not,
+// held on a public site, which never reads live. ok stays the database's
+// alone. Health and info are open to other sites, like every tool route.
+func TestHealthMapIsChecked(t *testing.T) {
+	rpc := nearrpctest.New(t)
+	up := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": rpc.URL})
+	down := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": "http://127.0.0.1:1"})
+	public := startPetal(t, map[string]string{"PETAL_PUBLIC": "1", "PETAL_NEAR_RPC_MAINNET": "http://127.0.0.1:1"})
+
+	health := func(p *testPetal) map[string]any {
+		res, body := p.do(t, http.MethodGet, "/api/v1/health", "", "Origin", "https://elsewhere.example")
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+		assert.Equal(t, "*", res.Header.Get("Access-Control-Allow-Origin"), "health is open to any site")
+		assert.Empty(t, res.Header.Get("Access-Control-Allow-Credentials"))
+		var h map[string]any
+		require.NoError(t, json.Unmarshal([]byte(body), &h), body)
+		return h
+	}
+	h := health(up)
+	assert.Equal(t, "up", h["map"])
+	checked, err := time.Parse(time.RFC3339Nano, h["map_checked_at"].(string))
+	require.NoError(t, err)
+	assert.WithinDuration(t, time.Now(), checked, time.Minute)
+	calls := 0
+	for _, c := range rpc.Calls() {
+		if c.Method == "block" {
+			calls++
+		}
+	}
+	assert.Equal(t, 1, calls, "one check of the final block")
+	health(up)
+	health(up)
+	n := 0
+	for _, c := range rpc.Calls() {
+		if c.Method == "block" {
+			n++
+		}
+	}
+	assert.Equal(t, 1, n, "a recent check is reused: probes do not reach NEAR each time")
+
+	h = health(down)
+	assert.Equal(t, "down", h["map"])
+	assert.Equal(t, true, h["ok"], "the chain does not decide ok")
+	assert.NotEmpty(t, h["map_checked_at"])
+
+	h = health(public)
+	assert.Equal(t, "held", h["map"])
+	assert.NotContains(t, h, "map_checked_at")
+
+	res, _ := up.do(t, http.MethodGet, "/api/v1/info", "", "Origin", "https://elsewhere.example")
+	assert.Equal(t, "*", res.Header.Get("Access-Control-Allow-Origin"), "info is open to any site")
+	res, _ = up.do(t, http.MethodOptions, "/api/v1/health", "", "Origin", "https://elsewhere.example", "Access-Control-Request-Method", "GET")
+	assert.Equal(t, http.StatusNoContent, res.StatusCode, "a preflight is answered")
+	assert.Contains(t, res.Header.Get("Access-Control-Allow-Methods"), "GET")
 }

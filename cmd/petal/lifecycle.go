@@ -101,18 +101,18 @@ func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logge
 
 // newRunStore is the run store, its appends notifying through this
 // process's bus.
-func newRunStore(db *postgres.DB, bus *postgres.EventBus) *postgres.RunStore {
-	return postgres.NewRunStore(db).PublishingThrough(bus)
+func newRunStore(db *postgres.DB, bus *postgres.EventBus, m ports.Metrics) *postgres.RunStore {
+	return postgres.NewRunStore(db).PublishingThrough(bus).ObservedBy(m)
 }
 
 // newModelProvider is NEAR AI with a model key, the recorded conversation
 // without one (and always on a public site, which never loads the key).
-func newModelProvider(cfg app.Config, attest ports.Attestations) (ports.ModelProvider, error) {
+func newModelProvider(cfg app.Config, attest ports.Attestations, m ports.Metrics) (ports.ModelProvider, error) {
 	if cfg.ModelKey == "" {
 		return recorded.New(cfg.RecordedPace), nil
 	}
 	c, err := nearai.New(nearai.Options{BaseURL: cfg.ModelBaseURL, Key: cfg.ModelKey, Model: cfg.Model, Fallback: cfg.FallbackModel,
-		HTTP: &http.Client{Timeout: 120 * time.Second}}, attest)
+		HTTP: &http.Client{Timeout: 120 * time.Second}, Metrics: m}, attest)
 	if err != nil {
 		return nil, fmt.Errorf("NEAR_AI_MODEL / NEAR_AI_FALLBACK_MODEL: %w", err)
 	}

@@ -3,7 +3,10 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/petal-near/petal/adapters/nearai/nearaitest"
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 )
 
@@ -147,4 +152,65 @@ func TestMetricsListenerOffByDefault(t *testing.T) {
 	_, out, stop := servePetal(t)
 	stop()
 	assert.Nil(t, out.logRecord("metrics and pprof are served"))
+}
+
+// scrapeOf reads p's metrics as Prometheus would.
+func scrapeOf(t *testing.T, p *testPetal) string {
+	t.Helper()
+	srv := httptest.NewServer(p.Svc.Metrics.Handler(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	defer srv.Close()
+	status, body := get(t, srv.URL+"/metrics")
+	require.Equal(t, http.StatusOK, status)
+	return body
+}
+
+func metricValue(t *testing.T, exposition, name string, labels ...string) float64 {
+	t.Helper()
+	v, ok := metricLine(exposition, name, labels...)
+	if !ok {
+		return -1
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	require.NoError(t, err)
+	return f
+}
+
+// A chat on the model and a fresh read leave their marks: the model call by
+// outcome, the NEAR RPC calls by method and outcome, the fresh read, the run
+// ended done, what the ledger charged and the hold it closed, the viewer's
+// stream and its wait on the bus opened and closed, and the bus's own
+// notifications come back with their lag.
+func TestMetricsOfAChatAndAFreshRead(t *testing.T) {
+	model := nearaitest.New(t, nearaitest.Completion("m1", "deepseek-ai/DeepSeek-V3.1", "Here it is."))
+	env := modelEnv(model)
+	rpc := nearrpctest.New(t)
+	env["PETAL_NEAR_RPC_MAINNET"] = rpc.URL
+	env["PETAL_NEAR_PAGE_SIZE"] = "2"
+	p := startPetal(t, env)
+
+	status, out := p.getSnapshot(t, `{"network":"near-dao-members","params":{"dao":"marketing"},"fresh":true}`)
+	require.Equal(t, http.StatusOK, status, "%v", out)
+
+	evs := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt).rest(t)
+	require.Equal(t, "done", evs[len(evs)-1].Name, "%v", names(evs))
+
+	var body string
+	require.Eventually(t, func() bool {
+		body = scrapeOf(t, p)
+		return metricValue(t, body, "petal_sse_streams_open", `kind="run"`) == 0 &&
+			metricValue(t, body, "petal_event_bus_watchers") == 0 &&
+			metricValue(t, body, "petal_event_bus_notify_lag_seconds_count") > 0
+	}, 10*time.Second, 50*time.Millisecond, "the stream and its wait are closed, and a notification came back")
+
+	assert.Equal(t, 1.0, metricValue(t, body, "petal_model_call_duration_seconds_count", `model="deepseek-ai/DeepSeek-V3.1"`, `outcome="ok"`), body)
+	assert.Positive(t, metricValue(t, body, "petal_near_rpc_call_duration_seconds_count", `chain="near:mainnet"`, `method="block"`, `outcome="ok"`), body)
+	assert.Positive(t, metricValue(t, body, "petal_near_rpc_call_duration_seconds_count", `chain="near:mainnet"`, `method="query"`, `outcome="ok"`), body)
+	assert.Equal(t, 1.0, metricValue(t, body, "petal_fresh_read_duration_seconds_count", `outcome="ok"`), body)
+	assert.Equal(t, 0.0, metricValue(t, body, "petal_fresh_reads_in_flight"), body)
+	assert.Equal(t, 1.0, metricValue(t, body, "petal_runs_ended_total", `status="done"`), body)
+	assert.Equal(t, 1.0, metricValue(t, body, "petal_ledger_holds_closed_total", `how="settled"`), body)
+	assert.Positive(t, metricValue(t, body, "petal_ledger_charged_micros_total", `kind="call"`), body)
+	assert.Equal(t, 0.0, metricValue(t, body, "petal_holds_outstanding", `measure="holds"`), body)
+	assert.Equal(t, 0.0, metricValue(t, body, "petal_runs_running"), body)
+	assert.Equal(t, 1.0, metricValue(t, body, "petal_http_request_duration_seconds_count", `route="/api/v1/agent/chat"`, `code="200"`), body)
 }

@@ -30,7 +30,7 @@ var (
 		newRandom,
 		newRunStore,
 		wire.Bind(new(ports.RunStore), new(*postgres.RunStore)),
-		postgres.NewEventBus,
+		newEventBus,
 		wire.Bind(new(ports.EventBus), new(*postgres.EventBus)),
 		postgres.NewLeases,
 		wire.Bind(new(ports.Leases), new(*postgres.Leases)),
@@ -43,7 +43,7 @@ var (
 		wire.Bind(new(ports.SessionStore), new(*postgres.SessionRepository)),
 		postgres.NewInviteRepository,
 		wire.Bind(new(ports.InviteStore), new(*postgres.InviteRepository)),
-		postgres.NewLedgerRepository,
+		newLedgerRepository,
 		wire.Bind(new(ports.LedgerStore), new(*postgres.LedgerRepository)),
 		postgres.NewPeopleRepository,
 		wire.Bind(new(ports.PeopleStore), new(*postgres.PeopleRepository)),
@@ -65,7 +65,7 @@ var (
 	registrySet = wire.NewSet(
 		app.NewExplorationService,
 		app.NewFlowerService,
-		app.NewSnapshotService,
+		newSnapshotService,
 		toolSets,
 		app.NewRegistry,
 	)
@@ -128,11 +128,11 @@ func newSemaphore(cfg app.Config, db *postgres.DB, clock ports.Clock) ports.Sema
 }
 
 // newChain is the NEAR RPC client over the configured endpoints.
-func newChain(cfg app.Config) *nearrpc.Client {
+func newChain(cfg app.Config, m ports.Metrics) *nearrpc.Client {
 	return nearrpc.New(nearrpc.Options{URLs: map[string]string{
 		snapshots.Mainnet: cfg.NearRPCMainnet,
 		snapshots.Testnet: cfg.NearRPCTestnet,
-	}, PageSize: cfg.NearPageSize})
+	}, PageSize: cfg.NearPageSize, Metrics: m})
 }
 
 func newRandom() ports.Random { return rand.Reader }
@@ -159,4 +159,20 @@ func newModelBilling(p ports.ModelProvider) ports.ModelBilling {
 		return b
 	}
 	return nil
+}
+
+// newEventBus is the event bus, observed.
+func newEventBus(db *postgres.DB, log *slog.Logger, m ports.Metrics) *postgres.EventBus {
+	return postgres.NewEventBus(db, log).ObservedBy(m)
+}
+
+// newLedgerRepository is the ledger store, observed.
+func newLedgerRepository(db *postgres.DB, m ports.Metrics) *postgres.LedgerRepository {
+	return postgres.NewLedgerRepository(db).ObservedBy(m)
+}
+
+// newSnapshotService is the snapshot service, observed.
+func newSnapshotService(cfg app.Config, log *slog.Logger, store ports.SnapshotStore, daos ports.DAODirectory,
+	near ports.NearContracts, clock ports.Clock, slots ports.Semaphore, m ports.Metrics) *app.SnapshotService {
+	return app.NewSnapshotService(cfg, log, store, daos, near, clock, slots).ObservedBy(m)
 }

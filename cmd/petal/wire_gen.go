@@ -29,25 +29,26 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	random := newRandom()
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
-	client := newChain(cfg)
+	registry := newMetrics(db)
+	client := newChain(cfg, registry)
 	semaphore := newSemaphore(cfg, db, clock)
-	snapshotService := app.NewSnapshotService(cfg, log, snapshotRepository, daoDirectoryRepository, client, clock, semaphore)
+	snapshotService := newSnapshotService(cfg, log, snapshotRepository, daoDirectoryRepository, client, clock, semaphore, registry)
 	v := toolSets(explorationService, flowerService, snapshotService)
-	registry := app.NewRegistry(cfg, rateLimiter, v)
-	healthService := app.NewHealthService(cfg, db)
+	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
+	healthService := app.NewHealthService(cfg, db, client)
 	sessionRepository := postgres.NewSessionRepository(db)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
-	server := mcp.New(registry, log)
-	eventBus := postgres.NewEventBus(db, log)
-	runStore := newRunStore(db, eventBus)
+	server := mcp.New(appRegistry, log)
+	eventBus := newEventBus(db, log, registry)
+	runStore := newRunStore(db, eventBus, registry)
 	leases := postgres.NewLeases(db)
 	attestations := postgres.NewAttestations(db)
-	modelProvider, err := newModelProvider(cfg, attestations)
+	modelProvider, err := newModelProvider(cfg, attestations, registry)
 	if err != nil {
 		return nil, nil, err
 	}
 	inviteRepository := postgres.NewInviteRepository(db)
-	ledgerRepository := postgres.NewLedgerRepository(db)
+	ledgerRepository := newLedgerRepository(db, registry)
 	access := app.NewAccess(cfg, sessionRepository, inviteRepository, ledgerRepository, clock)
 	peopleRepository := postgres.NewPeopleRepository(db)
 	ledger := app.NewLedger(cfg, ledgerRepository, peopleRepository, clock, random, log)
@@ -70,7 +71,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Leases:       leases,
 		Model:        modelProvider,
 		Attestations: attestations,
-		Registry:     registry,
+		Registry:     appRegistry,
 		Flowers:      flowerService,
 		Access:       access,
 		Ledger:       ledger,
@@ -83,11 +84,10 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	agentService := app.NewAgentService(agentDeps)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
-	metricsRegistry := newMetrics(db)
 	deps := httpapi.Deps{
 		Config:       cfg,
 		Log:          log,
-		Registry:     registry,
+		Registry:     appRegistry,
 		Health:       healthService,
 		Sessions:     sessionService,
 		Flowers:      flowerService,
@@ -99,11 +99,11 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Snapshots:    snapshotService,
 		SignIn:       signInService,
 		Pay:          payService,
-		Metrics:      metricsRegistry,
+		Metrics:      registry,
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
-	scheduler := newScheduler(jobLeases, processID, log, metricsRegistry, agentService, ledger, rateLimiter, clock)
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, rateLimiter, clock)
 	mainService := &service{
 		Server:    httpapiServer,
 		Agent:     agentService,
@@ -114,7 +114,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Ledger:    ledger,
 		Jobs:      scheduler,
 		Log:       log,
-		Metrics:   metricsRegistry,
+		Metrics:   registry,
 	}
 	return mainService, func() {
 	}, nil
@@ -131,12 +131,13 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	random := newRandom()
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
-	client := newChain(cfg)
+	registry := newMetrics(db)
+	client := newChain(cfg, registry)
 	semaphore := newSemaphore(cfg, db, clock)
-	snapshotService := app.NewSnapshotService(cfg, log, snapshotRepository, daoDirectoryRepository, client, clock, semaphore)
+	snapshotService := newSnapshotService(cfg, log, snapshotRepository, daoDirectoryRepository, client, clock, semaphore, registry)
 	v := toolSets(explorationService, flowerService, snapshotService)
-	registry := app.NewRegistry(cfg, rateLimiter, v)
-	server := mcp.New(registry, log)
+	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
+	server := mcp.New(appRegistry, log)
 	mainStdioMCP := &stdioMCP{
 		Door:      server,
 		Snapshots: snapshotService,
