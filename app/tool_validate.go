@@ -51,15 +51,30 @@ func (v *inputValidator) check(raw json.RawMessage) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{}`)
 	}
-	var whole json.RawMessage
-	if err := DecodeStrict(bytes.NewReader(raw), &whole); err != nil {
-		return err
+	var inst any
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' && !deep(v.schema) {
+		// An object, the usual input: one pass reads its members, and
+		// what the schema does not look into is never decoded.
+		var fields map[string]json.RawMessage
+		if err := DecodeStrict(bytes.NewReader(raw), &fields); err != nil {
+			return err
+		}
+		members, err := shallowMembers(fields, v.schema)
+		if err != nil {
+			return decodeError(err)
+		}
+		inst = members
+	} else {
+		var whole json.RawMessage
+		if err := DecodeStrict(bytes.NewReader(raw), &whole); err != nil {
+			return err
+		}
+		var err error
+		if inst, err = shallow(whole, v.schema); err != nil {
+			return decodeError(err)
+		}
 	}
-	inst, err := shallow(whole, v.schema)
-	if err != nil {
-		return decodeError(err)
-	}
-	err = v.schema.Validate(inst)
+	err := v.schema.Validate(inst)
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return err
@@ -181,47 +196,25 @@ func shallow(raw json.RawMessage, s *jsonschema.Schema) (any, error) {
 	if len(raw) == 0 {
 		return nil, io.ErrUnexpectedEOF
 	}
-	deep := s == nil || s.Ref != nil || s.DynamicRef != nil || s.RecursiveRef != nil || s.AllOf != nil || s.AnyOf != nil ||
-		s.OneOf != nil || s.Not != nil || s.If != nil || s.Enum != nil || s.Const != nil
+	whole := deep(s)
 	switch raw[0] {
 	case '{':
-		if !deep && !looksInsideObject(s) {
+		if !whole && !looksInsideObject(s) {
 			return map[string]any{}, nil
 		}
-		if deep {
+		if whole {
 			return decodeAny(raw)
 		}
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &fields); err != nil {
 			return nil, err
 		}
-		out := make(map[string]any, len(fields))
-		for name, v := range fields {
-			child := s.Properties[name]
-			if ap, ok := s.AdditionalProperties.(*jsonschema.Schema); ok && child == nil {
-				child = ap
-			}
-			if child == nil && s.PatternProperties == nil {
-				// Refused, or allowed as anything: what is inside does not matter.
-				val, err := placeholder(v)
-				if err != nil {
-					return nil, err
-				}
-				out[name] = val
-				continue
-			}
-			val, err := shallow(v, child)
-			if err != nil {
-				return nil, err
-			}
-			out[name] = val
-		}
-		return out, nil
+		return shallowMembers(fields, s)
 	case '[':
-		if !deep && !looksInsideArray(s) {
+		if !whole && !looksInsideArray(s) {
 			return []any{}, nil
 		}
-		if deep || s.Items2020 == nil {
+		if whole || s.Items2020 == nil {
 			return decodeAny(raw)
 		}
 		var items []json.RawMessage
@@ -239,6 +232,39 @@ func shallow(raw json.RawMessage, s *jsonschema.Schema) (any, error) {
 		return out, nil
 	}
 	return decodeAny(raw)
+}
+
+// shallowMembers is an object's members, each as deep as s looks.
+func shallowMembers(fields map[string]json.RawMessage, s *jsonschema.Schema) (map[string]any, error) {
+	out := make(map[string]any, len(fields))
+	for name, v := range fields {
+		child := s.Properties[name]
+		if ap, ok := s.AdditionalProperties.(*jsonschema.Schema); ok && child == nil {
+			child = ap
+		}
+		if child == nil && s.PatternProperties == nil {
+			// Refused, or allowed as anything: what is inside does not matter.
+			val, err := placeholder(v)
+			if err != nil {
+				return nil, err
+			}
+			out[name] = val
+			continue
+		}
+		val, err := shallow(v, child)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = val
+	}
+	return out, nil
+}
+
+// deep is a schema whose keywords may look at a whole value (references,
+// combinations, enum, const): its value is decoded whole.
+func deep(s *jsonschema.Schema) bool {
+	return s == nil || s.Ref != nil || s.DynamicRef != nil || s.RecursiveRef != nil || s.AllOf != nil || s.AnyOf != nil ||
+		s.OneOf != nil || s.Not != nil || s.If != nil || s.Enum != nil || s.Const != nil
 }
 
 func looksInsideObject(s *jsonschema.Schema) bool {
