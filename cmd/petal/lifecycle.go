@@ -88,11 +88,13 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 
 // newScheduler is this process's scheduler with every scheduled job petal
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
-func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, limiter ports.RateLimiter, clock ports.Clock) *app.Scheduler {
+func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg app.Config, db *postgres.DB, clock ports.Clock) *app.Scheduler {
 	s := app.NewScheduler(leases, process, log)
 	s.Observe(app.CountJobs(m))
 	s.Add(app.SweepJob(agent, ledger, m))
-	if shared, ok := limiter.(*postgres.RateLimiter); ok {
+	if cfg.Limits != app.LimitsMemory {
+		// Closed windows of the limits counted in PostgreSQL (newRateLimiter).
+		shared := postgres.NewRateLimiter(db, clock)
 		s.Add(app.Job{Name: "rate_limit_windows", Every: time.Minute, Deadline: 30 * time.Second,
 			Run: func(ctx context.Context) (int64, error) { return shared.SweepClosed(ctx, clock.Now()) }})
 	}

@@ -112,11 +112,11 @@ func newMetrics(db *postgres.DB) *metrics.Registry {
 // newRateLimiter counts per-address limits in PostgreSQL, shared by every
 // process on the database, or in this process's memory (cfg.Limits, decided
 // by serve from PETAL_LIMITS and the database found).
-func newRateLimiter(cfg app.Config, db *postgres.DB, clock ports.Clock) ports.RateLimiter {
+func newRateLimiter(cfg app.Config, db *postgres.DB, clock ports.Clock, m ports.Metrics) ports.RateLimiter {
 	if cfg.Limits == app.LimitsMemory {
-		return memory.NewRateLimiter(clock)
+		return app.CountedRateLimiter(memory.NewRateLimiter(clock), m)
 	}
-	return postgres.NewRateLimiter(db, clock)
+	return app.CountedRateLimiter(postgres.NewRateLimiter(db, clock), m)
 }
 
 // newSemaphore holds the fresh-read slots where newRateLimiter counts.

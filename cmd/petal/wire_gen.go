@@ -21,7 +21,8 @@ import (
 // adapters.
 func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*service, func(), error) {
 	clock := newClock()
-	rateLimiter := newRateLimiter(cfg, db, clock)
+	registry := newMetrics(db)
+	rateLimiter := newRateLimiter(cfg, db, clock, registry)
 	explorationRepository := postgres.NewExplorationRepository(db)
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	specRepository := postgres.NewSpecRepository(db)
@@ -29,7 +30,6 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	random := newRandom()
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
-	registry := newMetrics(db)
 	client := newChain(cfg, registry)
 	semaphore := newSemaphore(cfg, db, clock)
 	snapshotService := newSnapshotService(cfg, log, snapshotRepository, daoDirectoryRepository, client, clock, semaphore, registry)
@@ -103,7 +103,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
-	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, rateLimiter, clock)
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock)
 	mainService := &service{
 		Server:    httpapiServer,
 		Agent:     agentService,
@@ -123,7 +123,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 // buildMCP wires the MCP door alone, for `petal mcp` over stdio.
 func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*stdioMCP, func(), error) {
 	clock := newClock()
-	rateLimiter := newRateLimiter(cfg, db, clock)
+	registry := newMetrics(db)
+	rateLimiter := newRateLimiter(cfg, db, clock, registry)
 	explorationRepository := postgres.NewExplorationRepository(db)
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	specRepository := postgres.NewSpecRepository(db)
@@ -131,7 +132,6 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	random := newRandom()
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
-	registry := newMetrics(db)
 	client := newChain(cfg, registry)
 	semaphore := newSemaphore(cfg, db, clock)
 	snapshotService := newSnapshotService(cfg, log, snapshotRepository, daoDirectoryRepository, client, clock, semaphore, registry)
