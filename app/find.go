@@ -242,7 +242,7 @@ func (s *SnapshotService) daoList(ctx context.Context, chain string) ([]string, 
 			return nil, notKept.err
 		}
 		if len(list) > 0 {
-			s.log.Warn("the DAO list could not be refreshed; using the kept one", "chain", chain, "read_at", readAt, "err", err)
+			s.log.WarnContext(ctx, "the DAO list could not be refreshed; using the kept one", "chain", chain, "read_at", readAt, "err", err)
 			return list, nil
 		}
 		return nil, err

@@ -63,7 +63,7 @@ func (s *PayService) ReconcilePending(ctx context.Context, personID string) erro
 	bills, err := s.billing.Billed(ctx, ids)
 	if err != nil {
 		if s.log != nil {
-			s.log.Warn("reading NEAR AI's bills", "err", err)
+			s.log.WarnContext(ctx, "reading NEAR AI's bills", "err", err)
 		}
 		return nil
 	}

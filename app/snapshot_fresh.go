@@ -113,7 +113,7 @@ func (s *SnapshotService) readFresh(ctx context.Context, address string, t *targ
 		rctx, cancel := detached(ctx)
 		defer cancel()
 		if err := release(rctx); err != nil {
-			s.log.Warn("giving a fresh-read slot back", "err", err)
+			s.log.WarnContext(ctx, "giving a fresh-read slot back", "err", err)
 		}
 	}()
 	rctx, cancel := context.WithTimeout(ctx, s.cfg.FreshReadTimeout)

@@ -84,11 +84,11 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		}
 		out, err := s.reg.Call(ctx, name, call)
 		if err != nil {
-			return s.errorResult(err), nil
+			return s.errorResult(ctx, err), nil
 		}
 		b, err := json.Marshal(out)
 		if err != nil {
-			return s.errorResult(errs.New(errs.Internal, "the answer could not be encoded").WithCause(err)), nil
+			return s.errorResult(ctx, errs.New(errs.Internal, "the answer could not be encoded").WithCause(err)), nil
 		}
 		return &sdk.CallToolResult{
 			Content:           []sdk.Content{&sdk.TextContent{Text: string(b)}},
@@ -122,13 +122,13 @@ func progressSender(ctx context.Context, ss *sdk.ServerSession, token any) func(
 	}
 }
 
-func (s *Server) errorResult(err error) *sdk.CallToolResult {
+func (s *Server) errorResult(ctx context.Context, err error) *sdk.CallToolResult {
 	e, ok := errs.As(err)
 	if !ok {
 		e = errs.New(errs.Internal, "something went wrong on our side", "try again").WithCause(err)
 	}
 	if e.Code == errs.Internal {
-		s.log.Error("mcp tool call failed", "err", err)
+		s.log.ErrorContext(ctx, "mcp tool call failed", "err", err)
 	}
 	b, _ := json.Marshal(e.Body())
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}
@@ -139,7 +139,7 @@ func (s *Server) refuseUnoffered(next sdk.MethodHandler) sdk.MethodHandler {
 		if method == "tools/call" {
 			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && !s.offers(p.Name) {
 				if _, known := s.reg.Get(p.Name); known {
-					return s.errorResult(app.NotOnThisSite(p.Name)), nil
+					return s.errorResult(ctx, app.NotOnThisSite(p.Name)), nil
 				}
 			}
 		}
