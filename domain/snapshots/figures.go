@@ -137,8 +137,7 @@ func ParseWeights(accounts []Account) (Weights, error) {
 	for i, a := range accounts {
 		v, scale, ok := parseDecimal(a.Weight)
 		if !ok {
-			return Weights{}, errs.Newf(errs.BadInput, "accounts[%d].weight: %q is not a non-negative decimal", i, truncate(a.Weight, 40)).
-				WithHint("weights are decimal strings such as \"1250\" or \"0.5\"")
+			return Weights{}, weightError(i, a.Weight)
 		}
 		ints[i], scales[i] = v, scale
 		maxScale = max(maxScale, scale)
@@ -155,18 +154,10 @@ func ParseWeights(accounts []Account) (Weights, error) {
 // parseDecimal reads digits with an optional fractional part ("12", "0.25").
 // Exponents, signs and other forms are refused so a weight means one thing.
 func parseDecimal(s string) (*big.Int, int, bool) {
-	whole, frac, hasDot := strings.Cut(s, ".")
-	if whole == "" || (hasDot && frac == "") || len(s) > 200 {
+	whole, frac, ok := splitDecimal(s)
+	if !ok {
 		return nil, 0, false
 	}
-	for _, part := range []string{whole, frac} {
-		for i := 0; i < len(part); i++ {
-			if part[i] < '0' || part[i] > '9' {
-				return nil, 0, false
-			}
-		}
-	}
-	frac = strings.TrimRight(frac, "0")
 	v := new(big.Int)
 	setDigits(v, whole)
 	if frac != "" {
@@ -177,6 +168,29 @@ func parseDecimal(s string) (*big.Int, int, bool) {
 }
 
 var tenTo19 = new(big.Int).SetUint64(10_000_000_000_000_000_000)
+
+// splitDecimal checks a weight's form and splits it into its whole digits and
+// its fractional digits without trailing zeros. Both parsers use it, so they
+// accept and refuse the same strings.
+func splitDecimal(s string) (whole, frac string, ok bool) {
+	whole, frac, hasDot := strings.Cut(s, ".")
+	if whole == "" || (hasDot && frac == "") || len(s) > 200 {
+		return "", "", false
+	}
+	for _, part := range []string{whole, frac} {
+		for i := 0; i < len(part); i++ {
+			if part[i] < '0' || part[i] > '9' {
+				return "", "", false
+			}
+		}
+	}
+	return whole, strings.TrimRight(frac, "0"), true
+}
+
+func weightError(i int, weight string) error {
+	return errs.Newf(errs.BadInput, "accounts[%d].weight: %q is not a non-negative decimal", i, truncate(weight, 40)).
+		WithHint("weights are decimal strings such as \"1250\" or \"0.5\"")
+}
 
 // setDigits sets z to the decimal digits s (already checked), nineteen at a
 // time: several times faster than SetString on 100,000 weights.
@@ -216,17 +230,17 @@ func FormatScaled(v *big.Int, scale int) string {
 	return whole + "." + frac
 }
 
-// ComputeFigures computes the figures of a snapshot and of each of its groups
-// (only the group named by onlyGroup when it is not empty, which must be one of
-// the snapshot's groups).
-func ComputeFigures(s *Snapshot, onlyGroup string) (FigureSet, error) {
+// computeFiguresBig is the reference computation: every weight a math/big
+// integer, sorted per set. ComputeFigures falls back to it when a snapshot's
+// total does not fit in 128 bits, and the differential tests hold the fast
+// path to its every digit.
+func computeFiguresBig(s *Snapshot, onlyGroup string) (FigureSet, error) {
 	w, err := ParseWeights(s.Accounts)
 	if err != nil {
 		return FigureSet{}, err
 	}
-	if onlyGroup != "" && !slices.ContainsFunc(s.Groups, func(g Group) bool { return g.ID == onlyGroup }) {
-		return FigureSet{}, errs.Newf(errs.BadInput, "group: %q is not one of this snapshot's groups", truncate(onlyGroup, 80)).
-			WithHint("describe_snapshot lists the groups")
+	if err := checkGroup(s, onlyGroup); err != nil {
+		return FigureSet{}, err
 	}
 	all := FiguresOf(w.Values, w.Scale)
 	out := FigureSet{Figures: all, Groups: []GroupFigures{}}
@@ -249,6 +263,15 @@ func ComputeFigures(s *Snapshot, onlyGroup string) (FigureSet, error) {
 		})
 	}
 	return out, nil
+}
+
+// checkGroup refuses a group filter that names none of the snapshot's groups.
+func checkGroup(s *Snapshot, onlyGroup string) error {
+	if onlyGroup != "" && !slices.ContainsFunc(s.Groups, func(g Group) bool { return g.ID == onlyGroup }) {
+		return errs.Newf(errs.BadInput, "group: %q is not one of this snapshot's groups", truncate(onlyGroup, 80)).
+			WithHint("describe_snapshot lists the groups")
+	}
+	return nil
 }
 
 // FiguresOf computes the figures of weights already on one scale. It does not

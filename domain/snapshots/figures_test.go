@@ -126,6 +126,10 @@ func TestFiguresHandComputed(t *testing.T) {
 			w, err := ParseWeights(accountsOf(c.weights...))
 			require.NoError(t, err)
 			check(t, FiguresOf(w.Values, w.Scale), c.want)
+			// The same case on the fixed-width path compute_figures takes.
+			fast, err := ComputeFigures(&Snapshot{Accounts: accountsOf(c.weights...)}, "")
+			require.NoError(t, err)
+			check(t, fast.Figures, c.want)
 		})
 	}
 }
