@@ -156,3 +156,32 @@ func BenchmarkFiguresRanked(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFiguresVersusBig alternates the two paths on the same 100,000
+// accounts, round by round, and reports the median of (math/big time /
+// fixed-width time): the machine is shared, so pairs measured back to back
+// are the fairer ratio than two separate runs.
+//
+//	go test ./domain/snapshots -run '^$' -bench BenchmarkFiguresVersusBig -benchtime 5x
+func BenchmarkFiguresVersusBig(b *testing.B) {
+	s := figuresSnapshot(MaxAccounts)
+	timed := func(compute func(*Snapshot, string) (FigureSet, error)) float64 {
+		start := time.Now()
+		if _, err := compute(s, ""); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start).Seconds()
+	}
+	var ratios []float64
+	for i := range max(b.N, 5) {
+		var fast, slow float64
+		if i%2 == 0 {
+			fast, slow = timed(ComputeFigures), timed(computeFiguresBig)
+		} else {
+			slow, fast = timed(computeFiguresBig), timed(ComputeFigures)
+		}
+		ratios = append(ratios, slow/fast)
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "big/fixed-width")
+}
