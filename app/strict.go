@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,8 +18,22 @@ import (
 //
 // The body must be UTF-8, as the contract's rules say: encoding/json would
 // otherwise turn invalid bytes into U+FFFD silently.
+//
+// Two things encoding/json lets through are refused too, naming where they
+// are: a name given twice in one object (encoding/json keeps the last, so two
+// readers of one body could disagree on what it says), and a C0 control
+// character other than tab, line feed and carriage return in any string
+// (PostgreSQL can't store NUL in text, and the others only hide text).
+// Callers bound the body (the door's body limit), so it is read whole first.
 func DecodeStrict(r io.Reader, into any) error {
-	dec := json.NewDecoder(&utf8Reader{r: r})
+	raw, err := io.ReadAll(&utf8Reader{r: r})
+	if err != nil {
+		return decodeError(err)
+	}
+	if err := CheckJSONText(raw); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(into); err != nil {
@@ -157,3 +172,107 @@ func jsonKind(goKind string) string {
 type BodyTooLargeError struct{ Limit string }
 
 func (e *BodyTooLargeError) Error() string { return fmt.Sprintf("body larger than %s", e.Limit) }
+
+// CheckJSONText walks the first JSON value of raw and refuses, as bad_input
+// naming the place, a member name given twice in one object and a string (a
+// name or a value) holding a C0 control character other than tab, line feed
+// and carriage return. Syntax errors are left to the decoder that follows,
+// which names them better.
+func CheckJSONText(raw []byte) error {
+	type frame struct {
+		object bool
+		names  map[string]struct{}
+		key    bool   // an object expecting a name next
+		base   string // the container's own path ("" at the top)
+		index  int    // an array's next element
+		child  string // the path of the member or element being read
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var stack []*frame
+	here := func() string {
+		if len(stack) == 0 || stack[len(stack)-1].child == "" {
+			return "the body"
+		}
+		return "field " + stack[len(stack)-1].child
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end of the value, or a syntax error the decoder reports
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return nil
+			}
+			if parent := stack[len(stack)-1]; parent.object {
+				parent.key = true
+			}
+			continue
+		}
+		if top != nil && top.object && top.key {
+			name, _ := tok.(string)
+			if i := c0Index(name); i >= 0 {
+				where := "the body"
+				if top.base != "" {
+					where = "field " + top.base
+				}
+				return errs.Newf(errs.BadInput, "a name in %s holds a control character (U+%04X)", where, name[i]).
+					WithHint("remove control characters; tab and line breaks are fine")
+			}
+			top.child = name
+			if top.base != "" {
+				top.child = top.base + "." + name
+			}
+			if _, dup := top.names[name]; dup {
+				return errs.Newf(errs.BadInput, "%s is given twice", here()).WithHint("send each name once in an object")
+			}
+			top.names[name] = struct{}{}
+			top.key = false
+			continue
+		}
+		if top != nil && !top.object {
+			top.child = fmt.Sprintf("%s[%d]", top.base, top.index)
+			top.index++
+		}
+		switch v := tok.(type) {
+		case json.Delim: // an opening one: closings are handled above
+			f := &frame{object: v == '{', key: v == '{'}
+			if top != nil {
+				f.base = top.child
+			}
+			if f.object {
+				f.names = map[string]struct{}{}
+			}
+			stack = append(stack, f)
+			continue
+		case string:
+			if i := c0Index(v); i >= 0 {
+				return errs.Newf(errs.BadInput, "%s holds a control character (U+%04X)", here(), v[i]).
+					WithHint("remove control characters; tab and line breaks are fine")
+			}
+		}
+		if top == nil {
+			return nil // a lone scalar
+		}
+		if top.object {
+			top.key = true
+		}
+	}
+}
+
+// c0Index is the index of the first C0 control character in s other than
+// tab, line feed and carriage return, or -1.
+func c0Index(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return i
+		}
+	}
+	return -1
+}

@@ -93,3 +93,40 @@ func TestDecodeStrictNamesTheField(t *testing.T) {
 		assert.Contains(t, err.Error(), want, "%q", body)
 	}
 }
+
+func TestDecodeStrictRefusesANameGivenTwice(t *testing.T) {
+	cases := map[string]string{
+		`{"text":"a","text":"b"}`:                     "field text is given twice",
+		`{"inner":{"k":1,"k":2}}`:                     "field inner.k is given twice",
+		`{"inner":{"k":1},"n":1,"inner":{"j":2}}`:     "field inner is given twice",
+		`{"text":"a","list":[{"x":1},{"x":1,"x":2}]}`: "field list[1].x is given twice",
+	}
+	for body, want := range cases {
+		var got map[string]any
+		err := app.DecodeStrict(strings.NewReader(body), &got)
+		require.True(t, errs.Is(err, errs.BadInput), "%q: %v", body, err)
+		assert.Contains(t, err.Error(), want, "%q", body)
+	}
+	// The same name in two objects, or twice as a value, is fine.
+	var got map[string]any
+	require.NoError(t, app.DecodeStrict(strings.NewReader(`{"a":{"k":1},"b":{"k":1},"c":["k","k"],"d":[[1],[1]]}`), &got))
+}
+
+func TestDecodeStrictRefusesControlCharacters(t *testing.T) {
+	cases := map[string]string{
+		`{"text":"a\u0000b"}`:          "field text holds a control character (U+0000)",
+		`{"inner":{"k":"\u001b[31m"}}`: "field inner.k holds a control character (U+001B)",
+		`{"list":["ok","\u0007"]}`:     "field list[1] holds a control character (U+0007)",
+		`{"inner":{"a\u0001b":1}}`:     "a name in field inner holds a control character (U+0001)",
+		`"\u0000"`:                     "the body holds a control character",
+	}
+	for body, want := range cases {
+		var got any
+		err := app.DecodeStrict(strings.NewReader(body), &got)
+		require.True(t, errs.Is(err, errs.BadInput), "%q: %v", body, err)
+		assert.Contains(t, err.Error(), want, "%q", body)
+	}
+	var got strictTarget
+	require.NoError(t, app.DecodeStrict(strings.NewReader(`{"text":"tab\tand\nlines\r\n"}`), &got), "tab and line breaks are text")
+	assert.Equal(t, "tab\tand\nlines\r\n", got.Text)
+}

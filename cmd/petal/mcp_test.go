@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,4 +65,48 @@ func TestMCPSharesTheToolCallLimit(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.Content[0].(*sdk.TextContent).Text), &e))
 	assert.Equal(t, "rate_limited", e.Error.Code)
 	assert.Positive(t, e.Error.RetryAfterS)
+}
+
+// A payload the MCP SDK can't read, a method it doesn't know, a missing
+// Accept, a wrong method and a name given twice are all answered in the
+// contract's error shape, never the SDK's plain text.
+func TestMCPMalformedPayloadsAnswerInTheErrorShape(t *testing.T) {
+	p := startPetal(t, nil)
+	const both = "application/json, text/event-stream"
+	cases := []struct {
+		name, method, body string
+		headers            []string
+		status             int
+		code, message      string
+	}{
+		{"not JSON", http.MethodPost, `not json`, []string{"Accept", both}, 400, "bad_input", "not a JSON-RPC 2.0 request"},
+		{"cut short", http.MethodPost, `{"jsonrpc":"2.0"`, []string{"Accept", both}, 400, "bad_input", "not a JSON-RPC 2.0 request"},
+		{"no version", http.MethodPost, `{}`, []string{"Accept", both}, 400, "bad_input", "not a JSON-RPC 2.0 request"},
+		{"a string", http.MethodPost, `"x"`, []string{"Accept", both}, 400, "bad_input", "not a JSON-RPC 2.0 request"},
+		{"unknown method", http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"nope"}`, []string{"Accept", both}, 400, "bad_input", "no such JSON-RPC method"},
+		{"method twice", http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"nope"}`, []string{"Accept", both}, 400, "bad_input", "field method is given twice"},
+		{"argument twice", http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"describe_snapshot","arguments":{"sha256":"a","sha256":"b"}}}`,
+			[]string{"Accept", both}, 400, "bad_input", "field params.arguments.sha256 is given twice"},
+		{"no Accept", http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil, 400, "bad_input", "Accept must contain"},
+		{"plain text", http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, []string{"Accept", both, "Content-Type", "text/plain"}, 400, "bad_input", "Content-Type must be"},
+		{"DELETE", http.MethodDelete, ``, nil, 405, "method_not_allowed", "does not take that method"},
+	}
+	for _, tc := range cases {
+		res, body := p.do(t, tc.method, "/mcp", tc.body, tc.headers...)
+		assert.Equal(t, tc.status, res.StatusCode, "%s: %s", tc.name, body)
+		assert.True(t, strings.HasPrefix(res.Header.Get("Content-Type"), "application/json"), "%s: %s", tc.name, res.Header.Get("Content-Type"))
+		var e struct {
+			ToolsVersion string `json:"tools_version"`
+			Error        struct{ Code, Message, Hint string }
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &e), "%s: %s", tc.name, body)
+		assert.Equal(t, tc.code, e.Error.Code, tc.name)
+		assert.Contains(t, e.Error.Message, tc.message, tc.name)
+		assert.NotEmpty(t, e.Error.Hint, tc.name)
+		assert.NotEmpty(t, e.ToolsVersion, tc.name)
+	}
+	// A well-formed call still streams its answer.
+	res, body := p.do(t, http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Accept", both)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"describe_snapshot"`)
 }
