@@ -60,6 +60,7 @@ type AgentService struct {
 	pay       *PayService // reconciles a person's calls with NEAR AI's bill before their chat
 	snapshots ports.SnapshotStore
 	limiter   ports.RateLimiter
+	budget    *DataBudget // what strangers' chats store
 	log       *slog.Logger
 	process   ProcessID
 	random    ports.Random
@@ -99,6 +100,7 @@ type AgentDeps struct {
 	Log          *slog.Logger
 	Process      ProcessID
 	Random       ports.Random // run ids
+	Budget       *DataBudget  // what strangers' chats store; nil: not counted
 }
 
 // NewAgentService makes the agent over its ports. It starts nothing: Start
@@ -107,7 +109,7 @@ func NewAgentService(d AgentDeps) *AgentService {
 	life, shutdown := context.WithCancelCause(context.Background())
 	a := &AgentService{cfg: d.Config, store: d.Runs, bus: d.Bus, leases: d.Leases, model: d.Model, attest: d.Attestations,
 		registry: d.Registry, flowers: d.Flowers, access: d.Access, ledger: d.Ledger, pay: d.Pay, snapshots: d.Snapshots,
-		limiter: d.Limiter, log: d.Log, process: d.Process, random: d.Random, tails: newTailCache(d.Runs, d.Bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
+		limiter: d.Limiter, log: d.Log, process: d.Process, random: d.Random, budget: d.Budget, tails: newTailCache(d.Runs, d.Bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
 	return a
 }
@@ -198,6 +200,16 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 			return ChatStarted{}, err
 		}
 	}
+	if !a.Recorded() {
+		// Only now, past the gate and the limit, does a caller without a
+		// session get one (the run's owner): a refusal opens nothing.
+		if err := a.budget.Fits(ctx, caller.Subject, RowBytes+int64(runs.ThreadBytes(threadOf(req.Messages)))); err != nil {
+			return ChatStarted{}, err
+		}
+		if caller, err = caller.Own(ctx); err != nil {
+			return ChatStarted{}, errs.New(errs.Internal, "a session could not be opened").WithCause(err)
+		}
+	}
 	id, err := randomHex(a.random, 16)
 	if err != nil {
 		return ChatStarted{}, err
@@ -213,17 +225,31 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 		// A recorded run opens no session and has no owner.
 		run.Owner = caller.Subject
 	}
-	for _, m := range req.Messages {
-		run.Thread = append(run.Thread, runs.Message{Role: m.Role, Content: m.Content})
-	}
+	run.Thread = threadOf(req.Messages)
 	payer = forChat(payer, run.ID, 0)
+	// What a stranger sends is what they store: a run's thread counts against
+	// the data budget (the events the job writes are bounded per chat).
+	refund, err := a.budget.Spend(ctx, run.Owner, RowBytes+int64(runs.ThreadBytes(run.Thread)))
+	if err != nil {
+		return ChatStarted{}, err
+	}
 	first := a.openingEvents(run.ID)
 	created, err := a.store.Create(ctx, run, first...)
 	if err != nil {
+		refund()
 		return ChatStarted{}, err
 	}
 	a.start(created, caller, payer)
 	return ChatStarted{RunID: run.ID, Status: string(runs.Running), FirstSeq: 0}, nil
+}
+
+// threadOf is a chat's messages as a run's thread.
+func threadOf(messages []ChatMessage) []runs.Message {
+	thread := make([]runs.Message, 0, len(messages))
+	for _, m := range messages {
+		thread = append(thread, runs.Message{Role: m.Role, Content: m.Content})
+	}
+	return thread
 }
 
 func (a *AgentService) continueRun(ctx context.Context, caller Caller, req ChatRequest, last ChatMessage) (ChatStarted, error) {
@@ -237,15 +263,24 @@ func (a *AgentService) continueRun(ctx context.Context, caller Caller, req ChatR
 	if run.Status == runs.Running {
 		return ChatStarted{}, errs.New(errs.Conflict, "this run is still going", "follow it at GET /api/v1/agent/runs/"+run.ID+", or stop it first")
 	}
+	thread := append(run.Thread, runs.Message{Role: runs.RoleUser, Content: last.Content})
+	size := runs.ThreadBytes(thread)
+	if size > runs.MaxThread {
+		return ChatStarted{}, runs.ThreadFull(size)
+	}
 	payer, err := a.gate(ctx, caller)
 	if err != nil {
 		return ChatStarted{}, err
 	}
-	thread := append(run.Thread, runs.Message{Role: runs.RoleUser, Content: last.Content})
 	firstSeq := run.NextSeq
 	payer = forChat(payer, run.ID, firstSeq)
+	refund, err := a.budget.Spend(ctx, run.Owner, RowBytes+int64(len(last.Content)))
+	if err != nil {
+		return ChatStarted{}, err
+	}
 	resumed, err := a.store.Resume(ctx, run.ID, string(a.process), thread, a.openingEvents(run.ID)...)
 	if err != nil {
+		refund()
 		return ChatStarted{}, err
 	}
 	a.start(resumed, caller, payer)
@@ -372,17 +407,25 @@ func randomHex(random ports.Random, n int) (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// AllEvents is a run's whole log, in order.
-func (a *AgentService) AllEvents(ctx context.Context, id string) ([]runs.Event, error) {
-	out := []runs.Event{}
-	for {
-		page, err := a.store.Events(ctx, id, int64(len(out)), replayPage)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page...)
-		if len(page) < replayPage {
-			return out, nil
-		}
+// Pages of a run's events as JSON (GET /api/v1/agent/runs/:id).
+const (
+	DefaultEventsPage = 500
+	MaxEventsPage     = replayPage
+)
+
+// EventsPage is at most limit of a run's events from seq from, in order, and
+// the seq the next page starts at (nil after the last stored event).
+func (a *AgentService) EventsPage(ctx context.Context, id string, from int64, limit int) ([]runs.Event, *int64, error) {
+	if limit <= 0 || limit > MaxEventsPage {
+		return nil, nil, errs.Newf(errs.BadInput, "limit must be between 1 and %d", MaxEventsPage)
 	}
+	evs, err := a.store.Events(ctx, id, from, limit+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(evs) <= limit {
+		return append([]runs.Event{}, evs...), nil, nil
+	}
+	next := evs[limit].Seq
+	return evs[:limit], &next, nil
 }

@@ -49,6 +49,8 @@ type Config struct {
 	FeePerTool            map[string]credit.Micros // PETAL_FEE_PER_TOOL (D)
 	FeeFreeAllowance      credit.Micros            // PETAL_FEE_FREE_ALLOWANCE_USD (E)
 	PostedSnapshotsPerDay int                      // PETAL_POSTED_SNAPSHOTS_PER_DAY
+	PostedPerAddress      int                      // PETAL_POSTED_SNAPSHOTS_PER_ADDRESS (and per owner)
+	DataBudgetBytes       int64                    // PETAL_DATA_BUDGET_MB, in bytes
 	ShutdownDrain         time.Duration            // PETAL_SHUTDOWN_DRAIN_S
 	Limits                string                   // PETAL_LIMITS: "memory", "postgres", or "" (decided by the database, see LimitsFor)
 	TrustedProxies        []netip.Prefix           // PETAL_TRUSTED_PROXIES: peers whose cf-connecting-ip is believed
@@ -99,6 +101,8 @@ var Variables = []Variable{
 	{"PETAL_FEE_PER_TOOL", "", "base fee D: dollars per use of a tool by the agent, by name, like render_flower=0.01,get_snapshot=0.02 (empty: off)"},
 	{"PETAL_FEE_FREE_ALLOWANCE_USD", "0", "base fee E: a person's first dollars of NEAR AI's bill carry no base fee (0: off)"},
 	{"PETAL_POSTED_SNAPSHOTS_PER_DAY", "200", "new posted readings accepted a day"},
+	{"PETAL_POSTED_SNAPSHOTS_PER_ADDRESS", "20", "of those, the most one address, and one exploration owner, may post a day (a share, so one poster can't take the day's for everyone)"},
+	{"PETAL_DATA_BUDGET_MB", "512", "megabytes (MiB) that callers who aren't signed in may store a day, all together; past it their writes answer 429 budget_exhausted"},
 	{"PETAL_SHUTDOWN_DRAIN_S", "10", "seconds to drain requests at shutdown"},
 	{"PETAL_LIMITS", "", "where per-address limits and fresh-read slots are counted: postgres (shared by every process on the database) or memory (this process only); empty: memory only when petal started its own private cluster, else postgres"},
 	{"PETAL_TRUSTED_PROXIES", "", "CIDRs of the proxies whose cf-connecting-ip is believed, like 10.0.0.0/8,2001:db8::/32; empty: none, every address is the socket's peer"},
@@ -153,6 +157,15 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		return bps
 	}
+	// A size in MiB, fractions allowed (0.5 is 512 KiB).
+	megabytes := func(name string) int64 {
+		f, err := strconv.ParseFloat(get(name), 64)
+		if err != nil || !(f > 0) || f > 1<<40 {
+			bad(name, fmt.Sprintf("%q is not a positive number of megabytes", get(name)))
+			return 0
+		}
+		return int64(f * (1 << 20))
+	}
 	boolean := func(name string) bool {
 		switch strings.ToLower(get(name)) {
 		case "1", "true", "yes", "on":
@@ -198,6 +211,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		FeePerTurn:            usd("PETAL_FEE_PER_TURN_USD"),
 		FeeFreeAllowance:      usd("PETAL_FEE_FREE_ALLOWANCE_USD"),
 		PostedSnapshotsPerDay: posInt("PETAL_POSTED_SNAPSHOTS_PER_DAY"),
+		PostedPerAddress:      posInt("PETAL_POSTED_SNAPSHOTS_PER_ADDRESS"),
+		DataBudgetBytes:       megabytes("PETAL_DATA_BUDGET_MB"),
 		ShutdownDrain:         time.Duration(posInt("PETAL_SHUTDOWN_DRAIN_S")) * time.Second,
 		RecordedPace:          time.Duration(nonNegInt("PETAL_RECORDED_PACE_MS")) * time.Millisecond,
 		Limits:                strings.ToLower(get("PETAL_LIMITS")),

@@ -39,7 +39,8 @@ func (s *ExplorationService) owned(ctx context.Context, caller Caller, id string
 }
 
 // CreateLink makes a read or continue link for the owner; base is the site's
-// address, which the link's url starts with.
+// configured address, which the link's url starts with, or "" for a url
+// relative to the site.
 func (s *ExplorationService) CreateLink(ctx context.Context, caller Caller, id, scope, base string) (NewLink, error) {
 	e, err := s.owned(ctx, caller, id)
 	if err != nil {
@@ -57,8 +58,13 @@ func (s *ExplorationService) CreateLink(ctx context.Context, caller Caller, id, 
 	if err != nil {
 		return NewLink{}, err
 	}
+	refund, err := s.budget.Spend(ctx, e.Owner, RowBytes+int64(len(hash)))
+	if err != nil {
+		return NewLink{}, err
+	}
 	l := explorations.Link{ID: linkID, Exploration: e.ID, Scope: sc, TokenSHA256: hash, CreatedAt: s.now()}
 	if err := s.store.CreateLink(ctx, l); err != nil {
+		refund()
 		return NewLink{}, err
 	}
 	return NewLink{ID: l.ID, Scope: string(l.Scope), URL: strings.TrimRight(base, "/") + "/s/" + token, CreatedAt: l.CreatedAt}, nil
@@ -104,15 +110,20 @@ type Claimed struct {
 // reached with its continue link (or its id, which opens an unowned one).
 // One that already has an owner stays theirs: claimed is false.
 func (s *ExplorationService) Claim(ctx context.Context, caller Caller, ref string) (Claimed, error) {
-	if caller.Subject == "" {
-		return Claimed{}, errs.New(errs.Unauthorised, "claiming an exploration needs a session")
-	}
+	// Access first: a ref that opens nothing leaves nothing behind, not even
+	// a session.
 	e, _, err := s.resolve(ctx, ref, caller, explorations.ContinueAccess)
 	if err != nil {
 		return Claimed{}, err
 	}
 	if e.Owner != "" {
 		return Claimed{Exploration: e.ID, Claimed: false}, nil
+	}
+	if caller, err = caller.Own(ctx); err != nil {
+		return Claimed{}, errs.New(errs.Internal, "a session could not be opened").WithCause(err)
+	}
+	if caller.Subject == "" {
+		return Claimed{}, errs.New(errs.Unauthorised, "claiming an exploration needs a session")
 	}
 	ok, err := s.store.Claim(ctx, e.ID, caller.Subject, s.now())
 	if err != nil {
@@ -121,8 +132,10 @@ func (s *ExplorationService) Claim(ctx context.Context, caller Caller, ref strin
 	return Claimed{Exploration: e.ID, Claimed: ok}, nil
 }
 
-// ResumePacket is the markdown a link's token opens at /s/:token.
-func (s *ExplorationService) ResumePacket(ctx context.Context, token, base string) (string, error) {
+// ResumePacket is the markdown a link's token opens at /s/:token: one page of
+// it from cursor (as get_exploration pages). base is the site's configured
+// address, or "" for paths relative to the site.
+func (s *ExplorationService) ResumePacket(ctx context.Context, token, base, cursor string) (string, error) {
 	if !explorations.ValidToken(token) {
 		return "", explorations.NotFound()
 	}
@@ -130,13 +143,14 @@ func (s *ExplorationService) ResumePacket(ctx context.Context, token, base strin
 	if err != nil {
 		return "", err
 	}
-	steps, err := s.store.Steps(ctx, e.ID)
+	at, err := explorations.ParseCursor(cursor)
 	if err != nil {
 		return "", err
 	}
-	notes, err := s.store.Notes(ctx, e.ID)
+	steps, notes, next, err := s.page(ctx, e.ID, at, explorations.DefaultPageItems)
 	if err != nil {
 		return "", err
 	}
-	return explorations.ResumePacket(e, steps, notes, access, base, token), nil
+	return explorations.ResumePacket(explorations.ResumePage{Exploration: e, Steps: steps, Notes: notes, Access: access,
+		Base: base, Token: token, Continued: !at.IsStart(), Next: next}), nil
 }

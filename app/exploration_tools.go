@@ -40,10 +40,11 @@ func (s *ExplorationService) Tools() []Tool {
 		}, s.list),
 		WithInput(Tool{
 			Name:        "get_exploration",
-			Description: "One exploration, whole: its question, steps and notes. By id, or by a link's token.",
+			Description: "One exploration: its question, and its steps and notes a page at a time (pass next_cursor back as cursor for the next page). By id, or by a link's token.",
 			Output: json.RawMessage(`{"type":"object","properties":{` + explorationViewSchema +
-				`,"steps":{"type":"array","items":` + stepSchema + `},"notes":{"type":"array","items":` + noteSchema + `}},` +
-				`"required":[` + explorationViewRequired + `,"steps","notes"]}`),
+				`,"steps":{"type":"array","items":` + stepSchema + `},"notes":{"type":"array","items":` + noteSchema + `},` +
+				`"next_cursor":{"type":["string","null"],"description":"the cursor of the next page, null on the last"}},` +
+				`"required":[` + explorationViewRequired + `,"steps","notes","next_cursor"]}`),
 		}, s.get),
 		WithInput(Tool{
 			Name:        "save_step",
@@ -68,8 +69,10 @@ type (
 	listExplorationsInput struct {
 		Limit int `json:"limit,omitempty" jsonschema:"how many, from 1 to 100"`
 	}
-	refInput struct {
+	getExplorationInput struct {
 		Exploration string `json:"exploration" jsonschema:"the exploration's id, or a link's token"`
+		Cursor      string `json:"cursor,omitempty" jsonschema:"the next_cursor of the page before; none for the first page"`
+		Limit       int    `json:"limit,omitempty" jsonschema:"steps, and notes, on the page: 1 to 200, 50 when not given"`
 	}
 	saveStepInput struct {
 		Exploration string          `json:"exploration" jsonschema:"the exploration's id, or a continue link's token"`
@@ -88,6 +91,11 @@ func (listExplorationsInput) refineSchema(s *jsonschema.Schema) {
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(100.0)
 }
 
+func (getExplorationInput) refineSchema(s *jsonschema.Schema) {
+	limit := property(s, "limit")
+	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(explorations.MaxPageItems))
+}
+
 func (saveStepInput) refineSchema(s *jsonschema.Schema) {
 	property(s, "spec").Type = "object"
 	property(s, "spec_sha256").Pattern = sha256Pattern
@@ -98,18 +106,44 @@ func (s *ExplorationService) start(ctx context.Context, call Call, in startExplo
 	if err := explorations.CheckQuestion(in.Question, in.Title); err != nil {
 		return nil, err
 	}
+	size := RowBytes + int64(len(in.Question)+len(in.Title))
+	if err := s.ownWrite(ctx, &call, call.Caller.Subject, size); err != nil {
+		return nil, err
+	}
 	return s.once(ctx, call, "start_exploration", func() (any, error) {
 		id, err := explorations.NewID(s.random, explorations.IDPrefix)
+		if err != nil {
+			return nil, err
+		}
+		refund, err := s.budget.Spend(ctx, call.Caller.Subject, size)
 		if err != nil {
 			return nil, err
 		}
 		now := s.now()
 		e := explorations.Exploration{ID: id, Owner: call.Caller.Subject, Question: in.Question, Title: in.Title, CreatedAt: now, UpdatedAt: now}
 		if err := s.store.CreateExploration(ctx, e); err != nil {
+			refund()
 			return nil, err
 		}
 		return viewOf(e, explorations.AccessByID(e, call.Caller.Subject)), nil
 	})
+}
+
+// ownWrite gives a write's caller a session, opened through the door when it
+// has none, after the checks that can refuse it: the tool-call limit (in
+// Registry.Call), the input's, access, and whether the write's size fits
+// what is left of the data budget (owner is who it counts against). A
+// refused write opens nothing.
+func (s *ExplorationService) ownWrite(ctx context.Context, call *Call, owner string, size int64) error {
+	if err := s.budget.Fits(ctx, owner, size); err != nil {
+		return err
+	}
+	caller, err := call.Caller.Own(ctx)
+	if err != nil {
+		return errs.New(errs.Internal, "a session could not be opened").WithCause(err)
+	}
+	call.Caller = caller
+	return nil
 }
 
 func (s *ExplorationService) list(ctx context.Context, call Call, in listExplorationsInput) (any, error) {
@@ -133,22 +167,22 @@ func (s *ExplorationService) list(ctx context.Context, call Call, in listExplora
 	return out, nil
 }
 
-func (s *ExplorationService) get(ctx context.Context, call Call, in refInput) (any, error) {
+func (s *ExplorationService) get(ctx context.Context, call Call, in getExplorationInput) (any, error) {
+	cursor, err := explorations.ParseCursor(in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := explorations.PageItems(in.Limit)
+	if err != nil {
+		return nil, err
+	}
 	e, access, err := s.resolve(ctx, in.Exploration, call.Caller, explorations.ReadAccess)
 	if err != nil {
 		return nil, err
 	}
-	return s.whole(ctx, e, access)
-}
-
-func (s *ExplorationService) whole(ctx context.Context, e explorations.Exploration, access explorations.Access) (ExplorationWhole, error) {
-	steps, err := s.store.Steps(ctx, e.ID)
+	steps, notes, next, err := s.page(ctx, e.ID, cursor, limit)
 	if err != nil {
-		return ExplorationWhole{}, err
-	}
-	notes, err := s.store.Notes(ctx, e.ID)
-	if err != nil {
-		return ExplorationWhole{}, err
+		return nil, err
 	}
 	out := ExplorationWhole{ExplorationView: viewOf(e, access), Steps: []StepView{}, Notes: []NoteView{}}
 	for _, st := range steps {
@@ -157,7 +191,53 @@ func (s *ExplorationService) whole(ctx context.Context, e explorations.Explorati
 	for _, n := range notes {
 		out.Notes = append(out.Notes, noteView(n))
 	}
+	if next != "" {
+		out.NextCursor = &next
+	}
 	return out, nil
+}
+
+// page reads one page of an exploration's steps and notes from cursor: at
+// most limit of each, and about explorations.PageBytes of their text in all
+// (at least one of each that is left). next is the following page's cursor,
+// "" when this page holds the last of both.
+func (s *ExplorationService) page(ctx context.Context, id string, cursor explorations.Cursor, limit int) ([]explorations.Step, []explorations.Note, string, error) {
+	steps, err := s.store.Steps(ctx, id, cursor.AfterStep, limit+1)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	notes, err := s.store.Notes(ctx, id, cursor.NoteAt, cursor.NoteID, limit+1)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	more := len(steps) > limit || len(notes) > limit
+	steps, notes = steps[:min(len(steps), limit)], notes[:min(len(notes), limit)]
+	size := 0
+	for i, st := range steps {
+		if size += len(st.Spec) + len(st.Note); size > explorations.PageBytes/2 && i > 0 {
+			steps, more = steps[:i], true
+			break
+		}
+	}
+	size = 0
+	for i, n := range notes {
+		if size += len(n.Text); size > explorations.PageBytes/2 && i > 0 {
+			notes, more = notes[:i], true
+			break
+		}
+	}
+	if !more {
+		return steps, notes, "", nil
+	}
+	next := cursor
+	if len(steps) > 0 {
+		next.AfterStep = steps[len(steps)-1].Seq
+	}
+	if len(notes) > 0 {
+		last := notes[len(notes)-1]
+		next.NoteAt, next.NoteID = last.CreatedAt, last.ID
+	}
+	return steps, notes, next.String(), nil
 }
 
 func (s *ExplorationService) saveStep(ctx context.Context, call Call, in saveStepInput) (any, error) {
@@ -190,14 +270,23 @@ func (s *ExplorationService) saveStep(ctx context.Context, call Call, in saveSte
 				WithHint("send the spec alone, or its right sha256")
 		}
 	}
+	size := RowBytes + int64(len(step.Spec)+len(step.Note))
+	if err := s.ownWrite(ctx, &call, e.Owner, size); err != nil {
+		return nil, err
+	}
 	return s.once(ctx, call, "save_step", func() (any, error) {
 		id, err := explorations.NewID(s.random, "stp_")
+		if err != nil {
+			return nil, err
+		}
+		refund, err := s.budget.Spend(ctx, e.Owner, size)
 		if err != nil {
 			return nil, err
 		}
 		step.ID, step.Exploration, step.CreatedAt = id, e.ID, s.now()
 		saved, err := s.store.AddStep(ctx, step)
 		if err != nil {
+			refund()
 			return nil, err
 		}
 		return stepView(saved), nil
@@ -213,13 +302,22 @@ func (s *ExplorationService) addNote(ctx context.Context, call Call, in addNoteI
 	if err != nil {
 		return nil, err
 	}
+	size := RowBytes + int64(len(text))
+	if err := s.ownWrite(ctx, &call, e.Owner, size); err != nil {
+		return nil, err
+	}
 	return s.once(ctx, call, "add_note", func() (any, error) {
 		id, err := explorations.NewID(s.random, "not_")
 		if err != nil {
 			return nil, err
 		}
+		refund, err := s.budget.Spend(ctx, e.Owner, size)
+		if err != nil {
+			return nil, err
+		}
 		n := explorations.Note{ID: id, Exploration: e.ID, Text: text, CreatedAt: s.now()}
 		if err := s.store.AddNote(ctx, n); err != nil {
+			refund()
 			return nil, err
 		}
 		return noteView(n), nil

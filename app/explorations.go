@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"time"
 
 	"github.com/petal-near/petal/domain/explorations"
@@ -21,12 +22,22 @@ type ExplorationService struct {
 	flowers   *FlowerService
 	clock     ports.Clock
 	random    ports.Random
+	budget    *DataBudget
+	log       *slog.Logger
 }
 
 // NewExplorationService makes the exploration service. A step's inline spec
 // is checked against its snapshot by the flowers' own validation.
-func NewExplorationService(cfg Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *FlowerService, clock ports.Clock, random ports.Random) *ExplorationService {
-	return &ExplorationService{cfg: cfg, store: store, snapshots: snapshots, flowers: flowers, clock: clock, random: random}
+// What strangers write counts against budget.
+func NewExplorationService(cfg Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *FlowerService, clock ports.Clock, random ports.Random, budget *DataBudget, log *slog.Logger) *ExplorationService {
+	return &ExplorationService{cfg: cfg, store: store, snapshots: snapshots, flowers: flowers, clock: clock, random: random, budget: budget, log: log}
+}
+
+// logError logs what went wrong after a request was answered.
+func (s *ExplorationService) logError(what string, err error) {
+	if s.log != nil {
+		s.log.Error(what, "err", err)
+	}
 }
 
 // ExplorationView is an exploration as every door answers it.
@@ -40,11 +51,13 @@ type ExplorationView struct {
 	Access string `json:"access"`
 }
 
-// ExplorationWhole is get_exploration's answer.
+// ExplorationWhole is get_exploration's answer: the exploration and one page
+// of its steps and notes. NextCursor, when not null, fetches the next page.
 type ExplorationWhole struct {
 	ExplorationView
-	Steps []StepView `json:"steps"`
-	Notes []NoteView `json:"notes"`
+	Steps      []StepView `json:"steps"`
+	Notes      []NoteView `json:"notes"`
+	NextCursor *string    `json:"next_cursor"`
 }
 
 // StepView is a saved step.

@@ -35,6 +35,25 @@ type Caller struct {
 	Address string // the rate-limit key: an IP, an IPv6 /64, or "shared"
 	Subject string // the session's subject (prs_… or anon_…), empty without a session
 	Session string // the session's id (its hash), empty without a session
+	// OpenSession opens an anonymous session for a caller without one, at a
+	// door that has sessions (nil elsewhere), and answers its subject and id.
+	// Services call it through Own only once a request has passed its gate,
+	// its limits and its checks, so a refusal leaves no session behind.
+	OpenSession func(ctx context.Context) (subject, session string, err error)
+}
+
+// Own is the caller with a session: its own, or one opened now through the
+// door; a door without sessions leaves the caller as it is.
+func (c Caller) Own(ctx context.Context) (Caller, error) {
+	if c.Subject != "" || c.OpenSession == nil {
+		return c, nil
+	}
+	subject, session, err := c.OpenSession(ctx)
+	if err != nil {
+		return c, err
+	}
+	c.Subject, c.Session, c.OpenSession = subject, session, nil
+	return c, nil
 }
 
 // Progress is one step of a long tool, forwarded as SSE progress or MCP

@@ -52,12 +52,9 @@ func (s *Server) chat(c echo.Context) error {
 		defer done()
 	}
 	if real && !s.deps.Config.Public {
-		// A chat on a real model is owned by the session's subject.
-		sess, err := s.ensureSession(c)
-		if err != nil {
-			return err
-		}
-		caller.Subject, caller.Session = sess.Subject, sess.ID
+		// A chat on a real model is owned by the session's subject; the agent
+		// opens one for a caller without it once the gate and the limit pass.
+		caller = s.sessionOpener(c, caller)
 	}
 	started, err := agent.Chat(c.Request().Context(), caller, req)
 	if err != nil {
@@ -74,10 +71,13 @@ func (s *Server) chat(c echo.Context) error {
 
 // runBody is GET /api/v1/agent/runs/:id as JSON.
 type runBody struct {
-	RunID       string          `json:"run_id"`
-	Status      runs.Status     `json:"status"`
-	Messages    []runs.Message  `json:"messages"`
-	Events      []runs.Event    `json:"events"`
+	RunID    string         `json:"run_id"`
+	Status   runs.Status    `json:"status"`
+	Messages []runs.Message `json:"messages"`
+	Events   []runs.Event   `json:"events"`
+	// NextFrom is where the next page of events starts (?from=), null when
+	// events holds the last stored one.
+	NextFrom    *int64          `json:"next_from"`
 	Flower      json.RawMessage `json:"flower,omitempty"`
 	Exploration json.RawMessage `json:"exploration,omitempty"`
 }
@@ -92,11 +92,12 @@ func (s *Server) getRun(c echo.Context) error {
 		if from, err = runCursor(c); err != nil {
 			return err
 		}
-	} else if len(c.QueryParams()) > 0 {
-		for name := range c.QueryParams() {
-			if name != "from" {
-				return errs.Newf(errs.BadInput, "unknown query parameter %s", name)
-			}
+	}
+	var limit int
+	if !stream {
+		var err error
+		if from, limit, err = eventsPage(c); err != nil {
+			return err
 		}
 	}
 	caller := s.caller(c)
@@ -116,11 +117,11 @@ func (s *Server) getRun(c echo.Context) error {
 		v.w.start()
 		return s.deps.Agent.Follow(ctx, run.ID, from, v)
 	}
-	events, err := s.deps.Agent.AllEvents(ctx, run.ID)
+	events, next, err := s.deps.Agent.EventsPage(ctx, run.ID, from, limit)
 	if err != nil {
 		return err
 	}
-	body := runBody{RunID: run.ID, Status: run.Status, Messages: runs.Conversation(run.Thread), Events: events}
+	body := runBody{RunID: run.ID, Status: run.Status, Messages: runs.Conversation(run.Thread), Events: events, NextFrom: next}
 	if len(run.Flower) > 0 {
 		body.Flower = run.Flower
 	}
@@ -128,6 +129,32 @@ func (s *Server) getRun(c echo.Context) error {
 		body.Exploration, _ = json.Marshal(map[string]string{"id": run.Exploration})
 	}
 	return writeJSON(c, http.StatusOK, body)
+}
+
+// eventsPage reads a JSON read's page of events: ?from=<seq> (default 0)
+// and ?limit= (default app.DefaultEventsPage, at most app.MaxEventsPage).
+func eventsPage(c echo.Context) (from int64, limit int, err error) {
+	limit = app.DefaultEventsPage
+	for name, vs := range c.QueryParams() {
+		if name != "from" && name != "limit" {
+			return 0, 0, errs.Newf(errs.BadInput, "unknown query parameter %s", name).WithHint("a page of events is ?from=<seq>&limit=<n>")
+		}
+		if len(vs) != 1 {
+			return 0, 0, errs.Newf(errs.BadInput, "query parameter %s is given more than once", name)
+		}
+		n, perr := strconv.ParseInt(vs[0], 10, 64)
+		switch {
+		case name == "from" && (perr != nil || n < 0):
+			return 0, 0, errs.Newf(errs.BadInput, "query parameter from must be a seq (a whole number, 0 or more), not %q", vs[0])
+		case name == "from":
+			from = n
+		case perr != nil || n < 1 || n > app.MaxEventsPage:
+			return 0, 0, errs.Newf(errs.BadInput, "query parameter limit must be a whole number from 1 to %d, not %q", app.MaxEventsPage, vs[0])
+		default:
+			limit = int(n)
+		}
+	}
+	return from, limit, nil
 }
 
 // runCursor reads where a replay starts: Last-Event-ID n starts after n,

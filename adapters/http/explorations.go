@@ -46,15 +46,13 @@ func (s *Server) explorationRoutes() []Route {
 var refIsExploration = map[string]string{"ref": "exploration"}
 
 // explorationTool is the door onto an exploration tool. A write checks the
-// Origin and opens an anonymous session for a caller without one, so the
-// exploration it makes has an owner who can share it later.
+// Origin, and gets an anonymous session for a caller without one, so the
+// exploration it makes has an owner who can share it later; the tool opens
+// it once the limit, the input and access have passed (app.Caller.Own).
 func (s *Server) explorationTool(tool string, write bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if write {
 			if err := s.checkOrigin(c); err != nil {
-				return err
-			}
-			if _, err := s.ensureSession(c); err != nil {
 				return err
 			}
 		}
@@ -78,7 +76,11 @@ func (s *Server) explorationTool(tool string, write bool) echo.HandlerFunc {
 			input["exploration"] = ref
 		}
 		raw, _ = json.Marshal(input)
-		call := app.Call{Input: raw, Caller: s.caller(c), IdempotencyKey: c.Request().Header.Get("Idempotency-Key")}
+		caller := s.caller(c)
+		if write {
+			caller = s.sessionOpener(c, caller)
+		}
+		call := app.Call{Input: raw, Caller: caller, IdempotencyKey: c.Request().Header.Get("Idempotency-Key")}
 		out, err := s.deps.Registry.Call(c.Request().Context(), tool, call)
 		if err != nil {
 			return err
@@ -91,13 +93,11 @@ func (s *Server) claimExploration(c echo.Context) error {
 	if err := s.checkOrigin(c); err != nil {
 		return err
 	}
-	if _, err := s.ensureSession(c); err != nil {
-		return err
-	}
 	if err := s.emptyBody(c); err != nil {
 		return err
 	}
-	out, err := s.deps.Explorations.Claim(c.Request().Context(), s.caller(c), c.Param("ref"))
+	// The session is opened only for a ref that opens something to claim.
+	out, err := s.deps.Explorations.Claim(c.Request().Context(), s.sessionOpener(c, s.caller(c)), c.Param("ref"))
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (s *Server) createLink(c echo.Context) error {
 	if err := decodeBody(c, &in); err != nil {
 		return err
 	}
-	out, err := s.deps.Explorations.CreateLink(c.Request().Context(), s.caller(c), c.Param("ref"), in.Scope, s.siteBase(c))
+	out, err := s.deps.Explorations.CreateLink(c.Request().Context(), s.caller(c), c.Param("ref"), in.Scope, s.siteBase())
 	if err != nil {
 		return err
 	}
@@ -189,11 +189,22 @@ func (b *lazyBody) Close() error {
 func (s *Server) resumePacket(c echo.Context) error {
 	h := c.Response().Header()
 	h.Set("Cache-Control", "no-store")
-	md, err := s.deps.Explorations.ResumePacket(c.Request().Context(), c.Param("token"), s.siteBase(c))
+	// Plain text, never sniffed as HTML: the packet quotes people's text.
+	h.Set("X-Content-Type-Options", "nosniff")
+	cursor := ""
+	for name, vs := range c.QueryParams() {
+		if name != "cursor" || len(vs) != 1 {
+			return c.String(http.StatusBadRequest, "the only query parameter is cursor, once\n")
+		}
+		cursor = vs[0]
+	}
+	md, err := s.deps.Explorations.ResumePacket(c.Request().Context(), c.Param("token"), s.siteBase(), cursor)
 	if err != nil {
 		e := toPetalError(err)
 		if e.Code != errs.NotFound {
-			s.deps.Log.ErrorContext(c.Request().Context(), "resume packet", "err", err)
+			if e.Code == errs.Internal {
+				s.deps.Log.ErrorContext(c.Request().Context(), "resume packet", "err", err)
+			}
 			return c.String(StatusOf(e.Code), e.Message+"\n")
 		}
 		return c.String(http.StatusNotFound, "not found\n")
@@ -219,15 +230,9 @@ func (s *Server) emptyBody(c echo.Context) error {
 	return app.DecodeInput(raw, &none)
 }
 
-// siteBase is the site's address for links: PETAL_API, else the address the
-// request came to (a local site).
-func (s *Server) siteBase(c echo.Context) string {
-	if s.deps.Config.PublicURL != "" {
-		return s.deps.Config.PublicURL
-	}
-	scheme := "http"
-	if c.Request().TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + c.Request().Host
+// siteBase is the site's address for links and packets: PETAL_API, else ""
+// so they are relative to the site. The request's Host is never used: anyone
+// can send one, and a link built on it would point wherever they like.
+func (s *Server) siteBase() string {
+	return s.deps.Config.PublicURL
 }

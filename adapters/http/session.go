@@ -18,6 +18,7 @@ package httpapi
 // Origin; request headers never do.
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -75,6 +76,20 @@ func (s *Server) ensureSession(c echo.Context) (people.Session, error) {
 	s.setSessionCookie(c, token, sess)
 	s.rememberSession(c, sess)
 	return sess, nil
+}
+
+// sessionOpener lets the app open a session for caller when its request has
+// passed every check that can refuse it (app.Caller.Own): a refused request
+// leaves no session behind.
+func (s *Server) sessionOpener(c echo.Context, caller app.Caller) app.Caller {
+	if caller.Subject != "" || s.deps.Sessions == nil {
+		return caller
+	}
+	caller.OpenSession = func(context.Context) (string, string, error) {
+		sess, err := s.ensureSession(c)
+		return sess.Subject, sess.ID, err
+	}
+	return caller
 }
 
 // setSessionCookie hands the token to the browser, once.

@@ -90,6 +90,14 @@ func (r *ExplorationRepository) AddStep(ctx context.Context, s explorations.Step
 		if tag.RowsAffected() == 0 {
 			return explorations.NotFound()
 		}
+		// The row lock above orders this count with every other step's.
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM exploration_steps WHERE exploration = $1`, s.Exploration).Scan(&n); err != nil {
+			return err
+		}
+		if n >= explorations.MaxSteps {
+			return explorations.TooMany("steps", explorations.MaxSteps)
+		}
 		var spec *string
 		if len(s.Spec) > 0 {
 			v := string(s.Spec)
@@ -118,6 +126,13 @@ func (r *ExplorationRepository) AddNote(ctx context.Context, n explorations.Note
 		if tag.RowsAffected() == 0 {
 			return explorations.NotFound()
 		}
+		var count int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM exploration_notes WHERE exploration = $1`, n.Exploration).Scan(&count); err != nil {
+			return fmt.Errorf("postgres: count notes: %w", err)
+		}
+		if count >= explorations.MaxNotes {
+			return explorations.TooMany("notes", explorations.MaxNotes)
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO exploration_notes (id, exploration, text, created_at) VALUES ($1, $2, $3, $4)`,
 			n.ID, n.Exploration, n.Text, n.CreatedAt); err != nil {
 			return fmt.Errorf("postgres: add note: %w", err)
@@ -127,9 +142,9 @@ func (r *ExplorationRepository) AddNote(ctx context.Context, n explorations.Note
 }
 
 // Steps implements ports.ExplorationStore.
-func (r *ExplorationRepository) Steps(ctx context.Context, id string) ([]explorations.Step, error) {
+func (r *ExplorationRepository) Steps(ctx context.Context, id string, afterSeq, limit int) ([]explorations.Step, error) {
 	rows, err := r.db.Pool.Query(ctx, `SELECT id, exploration, seq, spec_sha256, coalesce(spec, ''), note, created_at
-FROM exploration_steps WHERE exploration = $1 ORDER BY seq`, id)
+FROM exploration_steps WHERE exploration = $1 AND seq > $2 ORDER BY seq LIMIT $3`, id, afterSeq, limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: read steps: %w", err)
 	}
@@ -150,9 +165,10 @@ FROM exploration_steps WHERE exploration = $1 ORDER BY seq`, id)
 }
 
 // Notes implements ports.ExplorationStore.
-func (r *ExplorationRepository) Notes(ctx context.Context, id string) ([]explorations.Note, error) {
+func (r *ExplorationRepository) Notes(ctx context.Context, id string, afterAt time.Time, afterID string, limit int) ([]explorations.Note, error) {
 	rows, err := r.db.Pool.Query(ctx, `SELECT id, exploration, text, created_at
-FROM exploration_notes WHERE exploration = $1 ORDER BY created_at, id`, id)
+FROM exploration_notes WHERE exploration = $1 AND ($2 = '' OR (created_at, id) > ($3, $2))
+ORDER BY created_at, id LIMIT $4`, id, afterID, afterAt, limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: read notes: %w", err)
 	}
@@ -291,4 +307,46 @@ func (r *ExplorationRepository) PostedReadingsSince(ctx context.Context, t time.
 		return 0, fmt.Errorf("postgres: count posted readings: %w", err)
 	}
 	return n, nil
+}
+
+// ReservePostedReading implements ports.ExplorationStore. One transaction
+// holds an advisory lock for the count and the insert, so posts racing at a
+// cap on any replica take its last place once.
+func (r *ExplorationRepository) ReservePostedReading(ctx context.Context, slot ports.PostedSlot, caps ports.PostedCaps) (string, error) {
+	refused := ""
+	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('petal.posted_readings'))`); err != nil {
+			return err
+		}
+		var site, address, owner int
+		if err := tx.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE address = $2), count(*) FILTER (WHERE owner = $3 AND $3 <> '')
+FROM exploration_readings WHERE is_new AND posted_at >= $1`, slot.Since, slot.Address, slot.Owner).Scan(&site, &address, &owner); err != nil {
+			return err
+		}
+		switch {
+		case site >= caps.Site:
+			refused = "site"
+		case address >= caps.PerAddress:
+			refused = "address"
+		case slot.Owner != "" && owner >= caps.PerOwner:
+			refused = "owner"
+		default:
+			_, err := tx.Exec(ctx, `INSERT INTO exploration_readings (exploration, sha256, is_new, posted_at, address, owner)
+VALUES ($1, $2, true, $3, $4, $5) ON CONFLICT (exploration, sha256) DO NOTHING`, slot.Exploration, slot.SHA256, slot.At, slot.Address, slot.Owner)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("postgres: reserve a posted reading: %w", err)
+	}
+	return refused, nil
+}
+
+// ReleasePostedReading implements ports.ExplorationStore.
+func (r *ExplorationRepository) ReleasePostedReading(ctx context.Context, explorationID, sha256 string) error {
+	if _, err := r.db.Pool.Exec(ctx, `DELETE FROM exploration_readings WHERE exploration = $1 AND sha256 = $2 AND is_new`, explorationID, sha256); err != nil {
+		return fmt.Errorf("postgres: release a posted reading: %w", err)
+	}
+	return nil
 }

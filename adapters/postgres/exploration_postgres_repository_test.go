@@ -14,3 +14,9 @@ func TestExplorationRepositoryContract(t *testing.T) {
 		return postgres.NewExplorationRepository(pgtest.New(t).DB)
 	})
 }
+
+func TestDataBudgetRepositoryContract(t *testing.T) {
+	porttest.DataBudgetContract(t, func(t *testing.T) ports.DataBudget {
+		return postgres.NewDataBudgetRepository(pgtest.New(t).DB)
+	})
+}

@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
@@ -504,5 +506,10 @@ VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9) ON CONFLICT (tx_hash) DO NO
 		added = true
 		return nil
 	})
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == pgerrcode.NumericValueOutOfRange {
+		// A credit past what bigint holds: refused whole, nothing counted.
+		return false, errs.New(errs.BadInput, "this top-up would take the credit past what the ledger can count",
+			"send a smaller transfer").WithCause(err)
+	}
 	return added, err
 }

@@ -54,6 +54,8 @@ var (
 		wire.Bind(new(ports.SnapshotStore), new(*postgres.SnapshotRepository)),
 		postgres.NewExplorationRepository,
 		wire.Bind(new(ports.ExplorationStore), new(*postgres.ExplorationRepository)),
+		postgres.NewDataBudgetRepository,
+		wire.Bind(new(ports.DataBudget), new(*postgres.DataBudgetRepository)),
 		postgres.NewSpecRepository,
 		wire.Bind(new(ports.SpecStore), new(*postgres.SpecRepository)),
 		newChain,
@@ -63,6 +65,7 @@ var (
 	)
 	// registrySet is every tool; the stdio MCP door needs only this.
 	registrySet = wire.NewSet(
+		app.NewDataBudget,
 		app.NewExplorationService,
 		app.NewFlowerService,
 		newSnapshotService,

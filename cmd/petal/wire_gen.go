@@ -28,7 +28,9 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	specRepository := postgres.NewSpecRepository(db)
 	flowerService := app.NewFlowerService(snapshotRepository, specRepository)
 	random := newRandom()
-	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random)
+	dataBudgetRepository := postgres.NewDataBudgetRepository(db)
+	dataBudget := app.NewDataBudget(cfg, dataBudgetRepository, clock, log)
+	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, log)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry)
 	semaphore := newSemaphore(cfg, db, clock)
@@ -81,6 +83,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Log:          log,
 		Process:      processID,
 		Random:       random,
+		Budget:       dataBudget,
 	}
 	agentService := app.NewAgentService(agentDeps)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
@@ -130,7 +133,9 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	specRepository := postgres.NewSpecRepository(db)
 	flowerService := app.NewFlowerService(snapshotRepository, specRepository)
 	random := newRandom()
-	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random)
+	dataBudgetRepository := postgres.NewDataBudgetRepository(db)
+	dataBudget := app.NewDataBudget(cfg, dataBudgetRepository, clock, log)
+	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, log)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry)
 	semaphore := newSemaphore(cfg, db, clock)

@@ -134,6 +134,13 @@ func TestNearToDollars(t *testing.T) {
 		_, err := ParseYocto(bad)
 		assert.Error(t, err, bad)
 	}
+	// Past what one top-up may add, or what the ledger stores: refused.
+	_, err = YoctoToMicros(mustYocto("200000000000000000000000000000000"), 3_250_000)
+	assert.Error(t, err, "200 million NEAR, $650M, is past one top-up")
+	_, err = YoctoToMicros(mustYocto("200000000000000000000000000000"), 3_250_000)
+	require.NoError(t, err, "200,000 NEAR, $650,000, is within it")
+	_, err = YoctoToMicros(new(big.Int).Exp(big.NewInt(10), big.NewInt(40), nil), 1)
+	assert.Error(t, err, "41 digits of yocto")
 	b, _ := NEARNumber{Yocto: mustYocto("2500000000000000000000000")}.MarshalJSON()
 	assert.Equal(t, "2.5", string(b))
 	b, _ = NEARNumber{Yocto: mustYocto("1")}.MarshalJSON()

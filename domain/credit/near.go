@@ -21,13 +21,25 @@ func ParseYocto(s string) (*big.Int, error) {
 	return n, nil
 }
 
+// MaxTopUp is the most one top-up may add: a million dollars. The ledger sums
+// a person's top-ups, fees and spend in int64 micro-dollars (and PostgreSQL's
+// bigint), so a bound per top-up keeps every sum far from overflowing.
+const MaxTopUp = 1_000_000 * MicrosPerUSD
+
+// MaxYoctoDigits is the most digits a stored NEAR amount has (numeric(40, 0)).
+const MaxYoctoDigits = 40
+
 // YoctoToMicros is yocto NEAR in micro-dollars at nearUSD micro-dollars per
-// NEAR, rounded down: a person is never credited more than they sent.
+// NEAR, rounded down: a person is never credited more than they sent. An
+// amount past MaxTopUp, or more NEAR than the ledger stores, is an error.
 func YoctoToMicros(yocto *big.Int, nearUSD Micros) (Micros, error) {
+	if yocto.Sign() < 0 || len(yocto.String()) > MaxYoctoDigits {
+		return 0, fmt.Errorf("the amount is too large")
+	}
 	v := new(big.Int).Mul(yocto, big.NewInt(int64(nearUSD)))
 	v.Quo(v, YoctoPerNEAR)
-	if !v.IsInt64() {
-		return 0, fmt.Errorf("the amount is too large")
+	if !v.IsInt64() || v.Int64() > int64(MaxTopUp) {
+		return 0, fmt.Errorf("the amount is too large: one top-up adds at most $%d", int64(MaxTopUp/MicrosPerUSD))
 	}
 	return Micros(v.Int64()), nil
 }

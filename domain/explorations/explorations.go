@@ -149,6 +149,7 @@ func NotFound() *errs.Error {
 var (
 	idPattern    = regexp.MustCompile(`^exp_[0-9a-f]{32}$`)
 	tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
+	notePattern  = regexp.MustCompile(`^not_[0-9a-f]{32}$`)
 )
 
 // ValidID reports whether id has an exploration id's shape.

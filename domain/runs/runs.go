@@ -7,6 +7,8 @@ package runs
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/petal-near/petal/domain/errs"
 )
 
 // Status is where a run stands.
@@ -39,7 +41,27 @@ const (
 	MaxToolRounds = 8
 	// HeartbeatEvery keeps idle SSE connections open.
 	HeartbeatEvery = 10 * time.Second
+	// MaxThread is the most a run's thread may hold (its messages as stored
+	// JSON) for a follow-up to be taken: past it the run is full, and the
+	// person starts a new chat.
+	MaxThread = 2 << 20
 )
+
+// ThreadBytes is the size of a thread as stored (its JSON).
+func ThreadBytes(thread []Message) int {
+	b, err := json.Marshal(thread)
+	if err != nil {
+		return 0
+	}
+	return len(b)
+}
+
+// ThreadFull is the refusal of a follow-up that would take a run's thread
+// past MaxThread.
+func ThreadFull(size int) *errs.Error {
+	return errs.Newf(errs.BadInput, "this chat's thread would hold %d bytes, past the %d one run keeps", size, MaxThread).
+		WithHint("start a new chat (POST /api/v1/agent/chat without run_id), saying in it what this one found")
+}
 
 // Model names the provider answered by when there is no model key.
 const RecordedModel = "recorded"

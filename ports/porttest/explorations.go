@@ -94,7 +94,7 @@ func ExplorationStoreContract(t *testing.T, newStore func(t *testing.T) ports.Ex
 				t.Fatal(err)
 			}
 		}
-		steps, err := store.Steps(t.Context(), e.ID)
+		steps, err := store.Steps(t.Context(), e.ID, 0, 100)
 		if err != nil || len(steps) != n {
 			t.Fatalf("%d steps, %v", len(steps), err)
 		}
@@ -213,6 +213,206 @@ func ExplorationStoreContract(t *testing.T, newStore func(t *testing.T) ports.Ex
 		n, err := store.PostedReadingsSince(t.Context(), explorations.StartOfDayUTC(at))
 		if err != nil || n != 1 {
 			t.Fatalf("%d new readings today, %v", n, err)
+		}
+	})
+
+	t.Run("steps and notes read a page at a time", func(t *testing.T) {
+		store := newStore(t)
+		e := sample(1, "anon_a")
+		if err := store.CreateExploration(t.Context(), e); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 5 {
+			if _, err := store.AddStep(t.Context(), explorations.Step{ID: fmt.Sprintf("stp_%d", i), Exploration: e.ID,
+				SpecSHA256: fmt.Sprintf("%064x", i), CreatedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+			// Two notes share each time, so the id orders them.
+			if err := store.AddNote(t.Context(), explorations.Note{ID: fmt.Sprintf("not_%032x", i), Exploration: e.ID, Text: "n",
+				CreatedAt: at.Add(time.Duration(i/2) * time.Second)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		steps, err := store.Steps(t.Context(), e.ID, 2, 2)
+		if err != nil || len(steps) != 2 || steps[0].Seq != 3 || steps[1].Seq != 4 {
+			t.Fatalf("steps after 2: %+v, %v", steps, err)
+		}
+		var seen []string
+		afterAt, afterID := time.Time{}, ""
+		for range 5 {
+			page, err := store.Notes(t.Context(), e.ID, afterAt, afterID, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) == 0 {
+				break
+			}
+			for _, n := range page {
+				seen = append(seen, n.ID)
+			}
+			afterAt, afterID = page[len(page)-1].CreatedAt, page[len(page)-1].ID
+		}
+		if len(seen) != 5 || !sort.StringsAreSorted(seen) {
+			t.Fatalf("notes by pages: %v", seen)
+		}
+	})
+
+	t.Run("an exploration holds at most MaxSteps steps and MaxNotes notes", func(t *testing.T) {
+		store := newStore(t)
+		e := sample(1, "anon_a")
+		if err := store.CreateExploration(t.Context(), e); err != nil {
+			t.Fatal(err)
+		}
+		for i := range explorations.MaxNotes {
+			if err := store.AddNote(t.Context(), explorations.Note{ID: fmt.Sprintf("not_%032x", i), Exploration: e.ID, Text: "n", CreatedAt: at}); err != nil {
+				t.Fatalf("note %d: %v", i, err)
+			}
+		}
+		if err := store.AddNote(t.Context(), explorations.Note{ID: "not_over", Exploration: e.ID, Text: "n", CreatedAt: at}); !errs.Is(err, errs.BadInput) {
+			t.Fatalf("a note past the cap: %v", err)
+		}
+		for i := range explorations.MaxSteps {
+			if _, err := store.AddStep(t.Context(), explorations.Step{ID: fmt.Sprintf("stp_%d", i), Exploration: e.ID,
+				SpecSHA256: fmt.Sprintf("%064x", i), CreatedAt: at}); err != nil {
+				t.Fatalf("step %d: %v", i, err)
+			}
+		}
+		if _, err := store.AddStep(t.Context(), explorations.Step{ID: "stp_over", Exploration: e.ID, SpecSHA256: fmt.Sprintf("%064x", 0), CreatedAt: at}); !errs.Is(err, errs.BadInput) {
+			t.Fatalf("a step past the cap: %v", err)
+		}
+		if steps, _ := store.Steps(t.Context(), e.ID, explorations.MaxSteps-1, 10); len(steps) != 1 {
+			t.Fatalf("the step refused was stored: %d after the last but one", len(steps))
+		}
+	})
+
+	t.Run("posted readings' places: caps per site, address and owner, raced once", func(t *testing.T) {
+		store := newStore(t)
+		e, f := sample(1, "anon_a"), sample(2, "")
+		for _, x := range []explorations.Exploration{e, f} {
+			if err := store.CreateExploration(t.Context(), x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		caps := ports.PostedCaps{Site: 6, PerAddress: 3, PerOwner: 4}
+		since := explorations.StartOfDayUTC(at)
+		slot := func(x explorations.Exploration, sha, address string) ports.PostedSlot {
+			return ports.PostedSlot{Exploration: x.ID, SHA256: sha, Address: address, Owner: x.Owner, At: at, Since: since}
+		}
+		// Twenty posts from one address race for its three places.
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		taken := 0
+		for i := range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				refused, err := store.ReservePostedReading(t.Context(), slot(e, fmt.Sprintf("a%d", i), "1.1.1.1"), caps)
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err != nil:
+					t.Error(err)
+				case refused == "":
+					taken++
+				case refused != "address":
+					t.Errorf("refused for %q", refused)
+				}
+			}()
+		}
+		wg.Wait()
+		if taken != 3 {
+			t.Fatalf("one address took %d places, not 3", taken)
+		}
+		if refused, _ := store.ReservePostedReading(t.Context(), slot(e, "b1", "2.2.2.2"), caps); refused != "" {
+			t.Fatalf("another address: refused %q", refused)
+		}
+		if refused, _ := store.ReservePostedReading(t.Context(), slot(e, "b2", "2.2.2.2"), caps); refused != "owner" {
+			t.Fatalf("the owner's fifth: refused %q", refused)
+		}
+		// The unowned exploration has no owner's cap; the site's stops it.
+		if refused, _ := store.ReservePostedReading(t.Context(), slot(f, "c1", "3.3.3.3"), caps); refused != "" {
+			t.Fatalf("unowned: refused %q", refused)
+		}
+		if refused, _ := store.ReservePostedReading(t.Context(), slot(f, "c2", "3.3.3.3"), caps); refused != "" {
+			t.Fatalf("unowned: refused %q", refused)
+		}
+		if refused, _ := store.ReservePostedReading(t.Context(), slot(f, "c3", "3.3.3.3"), caps); refused != "site" {
+			t.Fatalf("past the site's cap: refused %q", refused)
+		}
+		// A place given back is free again; yesterday's don't count.
+		if err := store.ReleasePostedReading(t.Context(), f.ID, "c2"); err != nil {
+			t.Fatal(err)
+		}
+		if refused, _ := store.ReservePostedReading(t.Context(), slot(f, "c3", "3.3.3.3"), caps); refused != "" {
+			t.Fatalf("after a release: refused %q", refused)
+		}
+		if n, _ := store.PostedReadingsSince(t.Context(), since); n != 6 {
+			t.Fatalf("%d new readings today, not 6", n)
+		}
+		tomorrow := slot(f, "d1", "3.3.3.3")
+		tomorrow.At, tomorrow.Since = at.Add(24*time.Hour), since.Add(24*time.Hour)
+		if refused, _ := store.ReservePostedReading(t.Context(), tomorrow, caps); refused != "" {
+			t.Fatalf("a new day: refused %q", refused)
+		}
+	})
+}
+
+// DataBudgetContract runs the DataBudget contract against the budgets
+// newBudget makes (a fresh one per call).
+func DataBudgetContract(t *testing.T, newBudget func(t *testing.T) ports.DataBudget) {
+	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
+	t.Run("spends within the limit, refuses past it, counts nothing refused", func(t *testing.T) {
+		b := newBudget(t)
+		if ok, err := b.Spend(t.Context(), day, 600, 1000); err != nil || !ok {
+			t.Fatalf("first spend: %v %v", ok, err)
+		}
+		if ok, err := b.Spend(t.Context(), day, 401, 1000); err != nil || ok {
+			t.Fatalf("past the limit: %v %v", ok, err)
+		}
+		if ok, err := b.Spend(t.Context(), day, 400, 1000); err != nil || !ok {
+			t.Fatalf("up to the limit: %v %v", ok, err)
+		}
+		if n, err := b.Spent(t.Context(), day); err != nil || n != 1000 {
+			t.Fatalf("spent %d, %v", n, err)
+		}
+		if ok, _ := b.Spend(t.Context(), day.Add(24*time.Hour), 1001, 1000); ok {
+			t.Fatal("one write larger than the whole budget")
+		}
+		if n, _ := b.Spent(t.Context(), day.Add(24*time.Hour)); n != 0 {
+			t.Fatalf("a refused first write counted %d", n)
+		}
+		if err := b.Refund(t.Context(), day, 300); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := b.Spent(t.Context(), day); n != 700 {
+			t.Fatalf("after a refund: %d", n)
+		}
+	})
+
+	t.Run("spends racing at the limit never pass it together", func(t *testing.T) {
+		b := newBudget(t)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		ok := 0
+		for range 30 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				took, err := b.Spend(t.Context(), day, 100, 1000)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					t.Error(err)
+				}
+				if took {
+					ok++
+				}
+			}()
+		}
+		wg.Wait()
+		if n, _ := b.Spent(t.Context(), day); ok != 10 || n != 1000 {
+			t.Fatalf("%d spends took %d bytes; want 10 and 1000", ok, n)
 		}
 	})
 }
