@@ -1,4 +1,4 @@
-DROP INDEX exploration_readings_new_owner;
-DROP INDEX exploration_readings_new_address;
-ALTER TABLE exploration_readings DROP COLUMN owner, DROP COLUMN address;
-DROP TABLE data_budget_days;
+DROP INDEX IF EXISTS exploration_readings_new_owner;
+DROP INDEX IF EXISTS exploration_readings_new_address;
+ALTER TABLE exploration_readings DROP COLUMN IF EXISTS owner, DROP COLUMN IF EXISTS address;
+DROP TABLE IF EXISTS data_budget_days;
