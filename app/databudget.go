@@ -18,15 +18,34 @@ import (
 // cause answers 429 budget_exhausted and stores nothing. A signed-in person's
 // writes aren't counted: they answer for what they keep.
 type DataBudget struct {
-	limit int64
-	store ports.DataBudget
-	clock ports.Clock
-	log   *slog.Logger
+	limit   int64
+	store   ports.DataBudget
+	clock   ports.Clock
+	log     *slog.Logger
+	spent   ports.Counter // bytes spent, by whether the write then stood
+	refused ports.Counter // writes refused past the budget
 }
 
-// NewDataBudget makes the data budget over its store.
-func NewDataBudget(cfg Config, store ports.DataBudget, clock ports.Clock, log *slog.Logger) *DataBudget {
-	return &DataBudget{limit: cfg.DataBudgetBytes, store: store, clock: clock, log: log}
+// NewDataBudget makes the data budget over its store. Its metrics: the bytes
+// spent and refunded, the writes refused, and today's count and the limit,
+// read from PostgreSQL when scraped.
+func NewDataBudget(cfg Config, store ports.DataBudget, clock ports.Clock, log *slog.Logger, metrics ports.Metrics) *DataBudget {
+	m := ports.MetricsOrNone(metrics)
+	b := &DataBudget{limit: cfg.DataBudgetBytes, store: store, clock: clock, log: log,
+		spent: m.Counter("petal_data_budget_spent_bytes_total", "Bytes counted against the data budget (spent), and given back by writes that then failed (refunded).", "outcome"),
+		refused: m.Counter("petal_data_budget_refusals_total", "Writes refused because they would pass the day's data budget."),
+	}
+	m.Observe("petal_data_budget_today_bytes", "Today's count against the data budget (used), and the budget (limit).", []string{"of"},
+		func(ctx context.Context, emit func(float64, ...string)) error {
+			n, err := store.Spent(ctx, explorations.StartOfDayUTC(clock.Now()))
+			if err != nil {
+				return err
+			}
+			emit(float64(n), "used")
+			emit(float64(b.limit), "limit")
+			return nil
+		})
+	return b
 }
 
 // RowBytes is what one stored row costs beyond its text: keys, ids, times and
@@ -52,12 +71,15 @@ func (b *DataBudget) Spend(ctx context.Context, owner string, n int64) (refund f
 		return none, errs.New(errs.Internal, "the data budget could not be read").WithCause(err)
 	}
 	if !ok {
+		b.refused.Add(1)
 		if b.log != nil {
 			b.log.Warn("data budget spent", "bytes", n, "limit", b.limit)
 		}
 		return none, Exhausted(day.Add(24 * time.Hour).Sub(now))
 	}
+	b.spent.Add(float64(n), "spent")
 	return func() {
+		b.spent.Add(float64(n), "refunded")
 		// The write failed after spending: give the bytes back, whatever
 		// became of the request's context.
 		if err := b.store.Refund(context.WithoutCancel(ctx), day, n); err != nil && b.log != nil {
@@ -80,6 +102,7 @@ func (b *DataBudget) Fits(ctx context.Context, owner string, n int64) error {
 		return errs.New(errs.Internal, "the data budget could not be read").WithCause(err)
 	}
 	if spent+n > b.limit {
+		b.refused.Add(1)
 		return Exhausted(day.Add(24 * time.Hour).Sub(now))
 	}
 	return nil

@@ -146,6 +146,24 @@ func TestTheDataBudget(t *testing.T) {
 	assert.Zero(t, count(t, p, `SELECT count(*) FROM runs`))
 	assert.Equal(t, spent, count(t, p, `SELECT bytes FROM data_budget_days`), "refusals spend nothing")
 
+	// Its metrics: what was spent, the refusals, today's count and the limit.
+	families, err := p.Svc.Metrics.Gatherer().Gather()
+	require.NoError(t, err)
+	values := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			key := f.GetName()
+			for _, l := range m.GetLabel() {
+				key += "/" + l.GetValue()
+			}
+			values[key] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	assert.EqualValues(t, spent, values["petal_data_budget_spent_bytes_total/spent"])
+	assert.EqualValues(t, 4, values["petal_data_budget_refusals_total"], "a note, a start, a reading and a chat")
+	assert.EqualValues(t, spent, values["petal_data_budget_today_bytes/used"])
+	assert.EqualValues(t, 1048, values["petal_data_budget_today_bytes/limit"])
+
 	// A signed-in person's writes aren't counted.
 	cookie := p.Cfg.SessionCookieName() + "=" + sessionFor(t, p, "prs_"+strings.Repeat("ab", 16), time.Now())
 	res, body = p.do(t, http.MethodPost, "/api/v1/explorations", `{"question":"a person's"}`, "Cookie", cookie)
