@@ -32,7 +32,7 @@ type DataBudget struct {
 func NewDataBudget(cfg Config, store ports.DataBudget, clock ports.Clock, log *slog.Logger, metrics ports.Metrics) *DataBudget {
 	m := ports.MetricsOrNone(metrics)
 	b := &DataBudget{limit: cfg.DataBudgetBytes, store: store, clock: clock, log: log,
-		spent: m.Counter("petal_data_budget_spent_bytes_total", "Bytes counted against the data budget (spent), and given back by writes that then failed (refunded).", "outcome"),
+		spent:   m.Counter("petal_data_budget_spent_bytes_total", "Bytes counted against the data budget (spent), and given back by writes that then failed (refunded).", "outcome"),
 		refused: m.Counter("petal_data_budget_refusals_total", "Writes refused because they would pass the day's data budget."),
 	}
 	m.Observe("petal_data_budget_today_bytes", "Today's count against the data budget (used), and the budget (limit).", []string{"of"},
