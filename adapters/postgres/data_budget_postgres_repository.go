@@ -12,7 +12,7 @@ import (
 )
 
 // DataBudgetRepository counts the bytes strangers store a day in one row per
-// UTC day (migration 14), so every replica spends from the same count.
+// UTC day (migration 15), so every replica spends from the same count.
 type DataBudgetRepository struct{ db *DB }
 
 var _ ports.DataBudget = (*DataBudgetRepository)(nil)
