@@ -338,7 +338,8 @@ func TestAFollowUpPastTheThreadCapIs400(t *testing.T) {
 // Item 8: posted readings per address and per owner a day are a share of the
 // site's cap.
 func TestPostedReadingsPerAddressAndPerOwner(t *testing.T) {
-	p := startPetal(t, map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "10", "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS": "1"})
+	p := startPetal(t, map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "10", "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS": "1",
+		"PETAL_TRUSTED_PROXIES": "127.0.0.1"}) // so cf-connecting-ip names each poster
 	alice, bob := p.browser(t), p.browser(t)
 	ida := alice.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"a"}`, "Cf-Connecting-Ip", "192.0.2.1")["id"].(string)
 	cont := tokenOf(t, alice.ok(t, http.MethodPost, "/api/v1/explorations/"+ida+"/links", `{"scope":"continue"}`)["url"].(string))
