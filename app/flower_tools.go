@@ -109,16 +109,6 @@ const figuresOutputSchema = `{
   }
 }`
 
-const proposeInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["sha256"],
-  "properties": {
-    "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "a stored snapshot's name" },
-    "intent": { "type": "string", "maxLength": 2000, "description": "what the person wants to see, in plain words" }
-  }
-}`
-
 const validationSchema = `{
   "type": "object",
   "required": ["valid", "problems"],
