@@ -51,6 +51,7 @@ type Config struct {
 	PostedSnapshotsPerDay int                      // PETAL_POSTED_SNAPSHOTS_PER_DAY
 	PostedPerAddress      int                      // PETAL_POSTED_SNAPSHOTS_PER_ADDRESS (and per owner)
 	DataBudgetBytes       int64                    // PETAL_DATA_BUDGET_MB, in bytes
+	LargeDecodes          int                      // PETAL_LARGE_DECODES
 	ShutdownDrain         time.Duration            // PETAL_SHUTDOWN_DRAIN_S
 	Limits                string                   // PETAL_LIMITS: "memory", "postgres", or "" (decided by the database, see LimitsFor)
 	TrustedProxies        []netip.Prefix           // PETAL_TRUSTED_PROXIES: peers whose cf-connecting-ip is believed
@@ -103,6 +104,7 @@ var Variables = []Variable{
 	{"PETAL_POSTED_SNAPSHOTS_PER_DAY", "200", "new posted readings accepted a day"},
 	{"PETAL_POSTED_SNAPSHOTS_PER_ADDRESS", "20", "of those, the most one address, and one exploration owner, may post a day (a share, so one poster can't take the day's for everyone)"},
 	{"PETAL_DATA_BUDGET_MB", "512", "megabytes (MiB) that callers who aren't signed in may store a day, all together; past it their writes answer 429 budget_exhausted"},
+	{"PETAL_LARGE_DECODES", "2", "snapshot bodies over 1 MiB (inflated) decoded at once in one process, stored or posted; the rest wait their turn"},
 	{"PETAL_SHUTDOWN_DRAIN_S", "10", "seconds to drain requests at shutdown"},
 	{"PETAL_LIMITS", "", "where per-address limits and fresh-read slots are counted: postgres (shared by every process on the database) or memory (this process only); empty: memory only when petal started its own private cluster, else postgres"},
 	{"PETAL_TRUSTED_PROXIES", "", "CIDRs of the proxies whose cf-connecting-ip is believed, like 10.0.0.0/8,2001:db8::/32; empty: none, every address is the socket's peer"},
@@ -213,6 +215,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		PostedSnapshotsPerDay: posInt("PETAL_POSTED_SNAPSHOTS_PER_DAY"),
 		PostedPerAddress:      posInt("PETAL_POSTED_SNAPSHOTS_PER_ADDRESS"),
 		DataBudgetBytes:       megabytes("PETAL_DATA_BUDGET_MB"),
+		LargeDecodes:          posInt("PETAL_LARGE_DECODES"),
 		ShutdownDrain:         time.Duration(posInt("PETAL_SHUTDOWN_DRAIN_S")) * time.Second,
 		RecordedPace:          time.Duration(nonNegInt("PETAL_RECORDED_PACE_MS")) * time.Millisecond,
 		Limits:                strings.ToLower(get("PETAL_LIMITS")),

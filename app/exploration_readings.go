@@ -1,7 +1,10 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"time"
@@ -37,8 +40,13 @@ func (c Config) PostedCaps() ports.PostedCaps {
 // it per address and per owner) and, for an owner who isn't signed in, its canonical size from the
 // data budget; both are checked before the body is read, and a refusal
 // stores nothing.
-// body yields the request's bytes, already inflated and capped by the door.
-func (s *ExplorationService) PostReading(ctx context.Context, caller Caller, ref, name string, body io.Reader) (PostedReading, error) {
+//
+// The body is read twice at most. The first pass streams it through the
+// SHA-256 and the shape checker (PostedLimits), holding nothing: a reading
+// past a limit is refused there, and one already held whose bytes hash to
+// its name is answered at once, never parsed. Only then is it decoded, in
+// one of the library's decode slots when it is large.
+func (s *ExplorationService) PostReading(ctx context.Context, caller Caller, ref, name string, body PostedBody) (PostedReading, error) {
 	e, _, err := s.resolve(ctx, ref, caller, explorations.ContinueAccess)
 	if err != nil {
 		return PostedReading{}, err
@@ -50,9 +58,16 @@ func (s *ExplorationService) PostReading(ctx context.Context, caller Caller, ref
 	held, err := s.snapshots.Get(ctx, name)
 	switch {
 	case err == nil:
-		// Held already: the body must still be the reading its name says.
-		if _, _, _, err := s.readPosted(body, name); err != nil {
+		// Held already: the body must still be the reading its name says,
+		// which bytes hashing to that name are without being parsed.
+		rawSHA, size, accounts, err := scanPosted(body)
+		if err != nil {
 			return PostedReading{}, err
+		}
+		if rawSHA != name {
+			if _, _, err := parsePosted(ctx, s.flowers.library, body, size, accounts, name); err != nil {
+				return PostedReading{}, err
+			}
 		}
 		out.Origin = held.Origin
 		if err := s.store.RecordPostedReading(ctx, e.ID, name, false, s.now()); err != nil {
@@ -89,10 +104,15 @@ func (s *ExplorationService) PostReading(ctx context.Context, caller Caller, ref
 			}
 		}
 	}()
-	snap, sha, canonical, err := s.readPosted(body, name)
+	_, size, accounts, err := scanPosted(body)
 	if err != nil {
 		return PostedReading{}, err
 	}
+	snap, canonical, err := parsePosted(ctx, s.flowers.library, body, size, accounts, name)
+	if err != nil {
+		return PostedReading{}, err
+	}
+	sha := name
 	refund, err := s.budget.Spend(ctx, e.Owner, RowBytes+int64(len(canonical)))
 	if err != nil {
 		return PostedReading{}, err
@@ -117,19 +137,59 @@ func (s *ExplorationService) PostReading(ctx context.Context, caller Caller, ref
 	return out, nil
 }
 
-// readPosted reads a posted body and checks it is the reading name names.
-func (s *ExplorationService) readPosted(body io.Reader, name string) (snapshots.Snapshot, string, []byte, error) {
-	raw, err := io.ReadAll(body)
+// PostedBody is a posted reading's body as the door holds it: the bytes as
+// sent (at most the wire limit), which Open yields from the start each time
+// it is called, inflated afresh and capped at the inflated limit. Holding the
+// wire bytes rather than the inflated ones keeps a reading waiting for its
+// turn to be decoded at 2 MiB at most.
+type PostedBody interface {
+	Open() (io.ReadCloser, error)
+}
+
+// scanPosted streams a posted body through the SHA-256 of its bytes and the
+// shape checker, keeping none of it.
+func scanPosted(body PostedBody) (sha string, size int64, accounts int, err error) {
+	rc, err := body.Open()
 	if err != nil {
-		return snapshots.Snapshot{}, "", nil, decodeError(err)
+		return "", 0, 0, decodeError(err)
 	}
-	snap, sha, canonical, err := snapshots.Parse(raw)
+	defer func() { _ = rc.Close() }()
+	h := sha256.New()
+	shape := snapshots.NewShapeChecker(snapshots.PostedLimits)
+	size, err = io.Copy(io.MultiWriter(h, shape), rc)
+	if err == nil {
+		err = shape.Close()
+	}
 	if err != nil {
-		return snapshots.Snapshot{}, "", nil, err
+		return "", 0, 0, decodeError(err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), size, shape.Accounts(), nil
+}
+
+// parsePosted decodes a body that passed scanPosted, in a decode slot when it
+// is large, and checks it is the reading its name says.
+func parsePosted(ctx context.Context, library *SnapshotLibrary, body PostedBody, size int64, accounts int, name string) (snapshots.Snapshot, []byte, error) {
+	release, err := library.DecodeSlot(ctx, size)
+	if err != nil {
+		return snapshots.Snapshot{}, nil, err
+	}
+	defer release()
+	rc, err := body.Open()
+	if err != nil {
+		return snapshots.Snapshot{}, nil, decodeError(err)
+	}
+	defer func() { _ = rc.Close() }()
+	raw := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	if _, err := raw.ReadFrom(rc); err != nil {
+		return snapshots.Snapshot{}, nil, decodeError(err)
+	}
+	snap, sha, canonical, err := snapshots.ParseShapedCounted(raw.Bytes(), accounts)
+	if err != nil {
+		return snapshots.Snapshot{}, nil, err
 	}
 	if sha != name {
-		return snapshots.Snapshot{}, "", nil, errs.Newf(errs.BadInput, "the snapshot's SHA-256 is %s, not the %s its address names", sha, name).
+		return snapshots.Snapshot{}, nil, errs.Newf(errs.BadInput, "the snapshot's SHA-256 is %s, not the %s its address names", sha, name).
 			WithHint("put it at /api/v1/explorations/<ref>/snapshots/<the sha256 of its canonical JSON (RFC 8785)>")
 	}
-	return snap, sha, canonical, nil
+	return snap, canonical, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/ports"
 )
 
 // setClock is a clock the test moves by hand.
@@ -41,7 +42,7 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 	clock := &setClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: time.Second})
 	svc := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		snaps, directory, chain, clock, memory.NewSemaphore(clock))
+		app.NewSnapshotLibrary(cfg, snaps, ports.NoMetrics{}), directory, chain, clock, memory.NewSemaphore(clock))
 	var find app.Tool
 	for _, tool := range svc.Tools() {
 		if tool.Name == "find_target" {
@@ -81,7 +82,7 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 
 	// With no list kept and the factory unreachable, it says the source failed.
 	empty := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		snaps, memory.NewDAODirectory(), chain, clock, memory.NewSemaphore(clock))
+		app.NewSnapshotLibrary(cfg, snaps, ports.NoMetrics{}), memory.NewDAODirectory(), chain, clock, memory.NewSemaphore(clock))
 	for _, tool := range empty.Tools() {
 		if tool.Name == "find_target" {
 			_, err := tool.Run(t.Context(), app.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(app.Progress) {}})
@@ -104,7 +105,7 @@ func TestOneRefreshOfTheDAOListServesEveryoneAsking(t *testing.T) {
 	clock := &setClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: 30 * time.Second})
 	svc := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		snaps, directory, chain, clock, memory.NewSemaphore(clock))
+		app.NewSnapshotLibrary(cfg, snaps, ports.NoMetrics{}), directory, chain, clock, memory.NewSemaphore(clock))
 	var find app.Tool
 	for _, tool := range svc.Tools() {
 		if tool.Name == "find_target" {

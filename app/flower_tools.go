@@ -25,7 +25,7 @@ func (s *FlowerService) Tools() []Tool {
 		WithInput(Tool{
 			Name:        ToolProposeSpec,
 			Description: "Propose a flower spec (flower-spec/v1) for a stored snapshot: enough petals to show its shape, the tail folded into one \"others\" petal, colours that tell its groups apart, with a sentence saying what the flower shows. intent, in plain words, can ask for \"top 20\", \"equal sizes\", \"square root\", \"colour by band\", \"no labels\", \"by name\", \"hide others\" or \"only <group>\". The spec is kept, so /d/<spec_sha256> opens it.",
-			Output:      json.RawMessage(`{"type":"object","required":["spec","spec_sha256","interpretation"],"properties":{"spec":` + specs.SpecJSONSchema + `,"spec_sha256":{"type":"string"},"interpretation":{"type":"string"}}}`),
+			Output:      json.RawMessage(`{"type":"object","required":["spec","spec_sha256","interpretation"],"properties":{"spec":` + specs.SpecJSONSchema + `,"spec_sha256":{"type":"string"},"interpretation":{"type":"string"},"demo":{"type":"boolean"}}}`),
 		}, func(ctx context.Context, _ Call, in proposeInput) (any, error) {
 			return s.Propose(ctx, in.SHA256, in.Intent)
 		}),
@@ -95,6 +95,8 @@ const figuresOutputSchema = `{
   "required": ["sha256", "count", "total_weight", "top1_share", "top10_share", "top1pct_share", "gini", "nakamoto", "hhi", "groups"],
   "properties": {
     "sha256": { "type": "string" },` + figureProperties + `,
+    "origin": { "type": "string", "enum": ["this_site", "their_machine", "demo"], "description": "where the stored snapshot came from (none for one sent inline)" },
+    "demo": { "type": "boolean", "description": "true when the snapshot is the made-up demo reading" },
     "groups": {
       "type": "array",
       "items": {
@@ -118,7 +120,8 @@ const validationSchema = `{
       "type": "array",
       "items": { "type": "object", "required": ["path", "message"], "properties": { "path": { "type": "string" }, "message": { "type": "string" } } }
     },
-    "spec_sha256": { "type": "string" }
+    "spec_sha256": { "type": "string" },
+    "demo": { "type": "boolean", "description": "true when the snapshot is the made-up demo reading" }
   }
 }`
 
@@ -129,6 +132,7 @@ const renderOutputSchema = `{
     "svg": { "type": "string" },
     "spec_sha256": { "type": "string" },
     "render_sha256": { "type": "string", "description": "SHA-256 of the SVG's bytes" },
+    "demo": { "type": "boolean", "description": "true when the snapshot is the made-up demo reading" },
     "legend": {
       "type": "array",
       "items": { "type": "object", "required": ["label", "swatch"], "properties": { "label": { "type": "string" }, "swatch": { "type": "string" } } }

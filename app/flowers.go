@@ -30,36 +30,30 @@ const MaxIntent = 2000
 // picture. Specs are kept by their name when proposed, validated (valid) or
 // rendered, so a draft link finds them.
 type FlowerService struct {
-	snapshots ports.SnapshotStore
-	specs     ports.SpecStore
-	decoded   *snapshotCache
+	library *SnapshotLibrary
+	specs   ports.SpecStore
 }
 
 var _ ToolSet = (*FlowerService)(nil)
 
-// NewFlowerService makes the flower service over the snapshot and spec stores.
-func NewFlowerService(snapshots ports.SnapshotStore, specs ports.SpecStore) *FlowerService {
-	return &FlowerService{snapshots: snapshots, specs: specs, decoded: newSnapshotCache(CachedAccounts)}
+// NewFlowerService makes the flower service over the snapshot library and
+// the spec store.
+func NewFlowerService(library *SnapshotLibrary, specs ports.SpecStore) *FlowerService {
+	return &FlowerService{library: library, specs: specs}
 }
 
-// load reads a stored snapshot, decoded, from the cache when it holds it.
-// The snapshot it gives is shared: read it, never change it.
-func (s *FlowerService) load(ctx context.Context, sha string) (*snapshots.Snapshot, error) {
-	if snap, ok := s.decoded.get(sha); ok {
-		return snap, nil
-	}
-	snap, err := LoadSnapshot(ctx, s.snapshots, sha)
-	if err != nil {
-		return nil, err
-	}
-	s.decoded.put(sha, &snap)
-	return &snap, nil
+// load reads a stored snapshot, decoded, through the library's cache. The
+// snapshot it gives is shared: read it, never change it.
+func (s *FlowerService) load(ctx context.Context, sha string) (Loaded, error) {
+	return s.library.Load(ctx, sha)
 }
 
 // FiguresResult is what compute_figures answers.
 type FiguresResult struct {
 	SHA256 string `json:"sha256"`
 	snapshots.FigureSet
+	Origin string `json:"origin,omitempty"` // a stored snapshot's origin; none for one sent inline
+	Demo   bool   `json:"demo,omitempty"`
 }
 
 // Proposal is what propose_spec answers.
@@ -67,6 +61,7 @@ type Proposal struct {
 	Spec           specs.Spec `json:"spec"`
 	SpecSHA256     string     `json:"spec_sha256"`
 	Interpretation string     `json:"interpretation"`
+	Demo           bool       `json:"demo,omitempty"` // drawn from the made-up demo reading
 }
 
 // Validation is what validate_spec answers, and the flower event's validation.
@@ -74,6 +69,7 @@ type Validation struct {
 	Valid      bool           `json:"valid"`
 	Problems   []errs.Problem `json:"problems"`
 	SpecSHA256 string         `json:"spec_sha256,omitempty"` // additive: the name of a valid spec
+	Demo       bool           `json:"demo,omitempty"`        // its snapshot is the made-up demo reading
 }
 
 // Rendered is what render_flower answers. The HTTP door writes SVG alone for
@@ -83,6 +79,7 @@ type Rendered struct {
 	SpecSHA256   string              `json:"spec_sha256"`
 	RenderSHA256 string              `json:"render_sha256"`
 	Legend       []specs.LegendEntry `json:"legend"`
+	Demo         bool                `json:"demo,omitempty"` // drawn from the made-up demo reading
 }
 
 // FlowerEvent is the agent's `flower` event: the spec drawn, its name, the
@@ -96,6 +93,7 @@ type FlowerEvent struct {
 	Legend         []specs.LegendEntry `json:"legend"`
 	Interpretation string              `json:"interpretation"`
 	Validation     Validation          `json:"validation"`
+	Demo           bool                `json:"demo,omitempty"` // drawn from the made-up demo reading
 }
 
 // checked is a spec that passed validation, with its snapshot.
@@ -104,12 +102,14 @@ type checked struct {
 	sha       string
 	canonical []byte
 	snap      *snapshots.Snapshot
+	demo      bool
 }
 
 // ComputeFigures is compute_figures over a stored snapshot (sha) or one given
 // inline (raw); group limits the per-group figures to one group.
 func (s *FlowerService) ComputeFigures(ctx context.Context, sha string, raw json.RawMessage, group string) (FiguresResult, error) {
 	var snap snapshots.Snapshot
+	var origin string
 	switch {
 	case sha != "" && len(raw) > 0:
 		return FiguresResult{}, errs.New(errs.BadInput, "give sha256 or snapshot, not both")
@@ -118,7 +118,7 @@ func (s *FlowerService) ComputeFigures(ctx context.Context, sha string, raw json
 		if err != nil {
 			return FiguresResult{}, err
 		}
-		snap = *loaded
+		snap, origin = *loaded.Snapshot, loaded.Origin
 	case len(raw) > 0:
 		var err error
 		if snap, sha, _, err = snapshots.Parse(raw); err != nil {
@@ -131,7 +131,7 @@ func (s *FlowerService) ComputeFigures(ctx context.Context, sha string, raw json
 	if err != nil {
 		return FiguresResult{}, err
 	}
-	return FiguresResult{SHA256: sha, FigureSet: fs}, nil
+	return FiguresResult{SHA256: sha, FigureSet: fs, Origin: origin, Demo: origin == OriginDemo}, nil
 }
 
 // Propose is propose_spec: a good spec for a stored snapshot, kept by name.
@@ -139,10 +139,11 @@ func (s *FlowerService) Propose(ctx context.Context, sha, intent string) (Propos
 	if n := utf8.RuneCountInString(intent); n > MaxIntent {
 		return Proposal{}, errs.Newf(errs.BadInput, "intent is %d characters; at most %d", n, MaxIntent)
 	}
-	snap, err := s.load(ctx, sha)
+	loaded, err := s.load(ctx, sha)
 	if err != nil {
 		return Proposal{}, err
 	}
+	snap := loaded.Snapshot
 	spec, err := specs.Propose(snap, sha, intent)
 	if err != nil {
 		return Proposal{}, err
@@ -158,7 +159,7 @@ func (s *FlowerService) Propose(ctx context.Context, sha, intent string) (Propos
 	if err := s.keep(ctx, name, sha, canonical); err != nil {
 		return Proposal{}, err
 	}
-	return Proposal{Spec: spec, SpecSHA256: name, Interpretation: specs.Interpret(f)}, nil
+	return Proposal{Spec: spec, SpecSHA256: name, Interpretation: specs.Interpret(f), Demo: loaded.Demo()}, nil
 }
 
 // Validate is validate_spec: the schema's problems, then the snapshot's (not
@@ -171,7 +172,7 @@ func (s *FlowerService) Validate(ctx context.Context, raw json.RawMessage) (Vali
 	if len(problems) > 0 {
 		return Validation{Valid: false, Problems: problems}, nil
 	}
-	return Validation{Valid: true, Problems: []errs.Problem{}, SpecSHA256: c.sha}, nil
+	return Validation{Valid: true, Problems: []errs.Problem{}, SpecSHA256: c.sha, Demo: c.demo}, nil
 }
 
 // Render is render_flower: a valid spec drawn through a view (the default
@@ -204,7 +205,8 @@ func (s *FlowerService) Flower(ctx context.Context, rawSpec, rawView json.RawMes
 		ViewURL:        "/d/" + r.SpecSHA256,
 		Legend:         r.Legend,
 		Interpretation: specs.Interpret(f),
-		Validation:     Validation{Valid: true, Problems: []errs.Problem{}, SpecSHA256: r.SpecSHA256},
+		Validation:     Validation{Valid: true, Problems: []errs.Problem{}, SpecSHA256: r.SpecSHA256, Demo: r.Demo},
+		Demo:           r.Demo,
 	}, nil
 }
 
@@ -235,7 +237,7 @@ func (s *FlowerService) draw(ctx context.Context, rawSpec, rawView json.RawMessa
 		return nil, Rendered{}, err
 	}
 	out := specs.Render(f, view)
-	return f, Rendered{SVG: string(out.SVG), SpecSHA256: c.sha, RenderSHA256: out.SHA256, Legend: out.Legend}, nil
+	return f, Rendered{SVG: string(out.SVG), SpecSHA256: c.sha, RenderSHA256: out.SHA256, Legend: out.Legend, Demo: c.demo}, nil
 }
 
 // InvalidSpec is the invalid_spec error carrying a spec's problems.
@@ -267,13 +269,14 @@ func (s *FlowerService) check(ctx context.Context, raw json.RawMessage) (checked
 	if len(problems) > 0 {
 		return checked{}, problems, nil
 	}
-	snap, err := s.load(ctx, spec.Snapshot)
+	loaded, err := s.load(ctx, spec.Snapshot)
 	if errs.Is(err, errs.NotFound) {
 		return checked{}, []errs.Problem{{Path: "/snapshot", Message: "no snapshot " + spec.Snapshot + " is stored here"}}, nil
 	}
 	if err != nil {
 		return checked{}, nil, err
 	}
+	snap := loaded.Snapshot
 	if problems := specs.CheckAgainst(spec, spec.Snapshot, snap); len(problems) > 0 {
 		return checked{}, problems, nil
 	}
@@ -284,7 +287,7 @@ func (s *FlowerService) check(ctx context.Context, raw json.RawMessage) (checked
 	if err := s.keep(ctx, name, spec.Snapshot, canonical); err != nil {
 		return checked{}, nil, err
 	}
-	return checked{spec: spec, sha: name, canonical: canonical, snap: snap}, nil, nil
+	return checked{spec: spec, sha: name, canonical: canonical, snap: snap, demo: loaded.Demo()}, nil, nil
 }
 
 func (s *FlowerService) keep(ctx context.Context, name, snapshot string, canonical []byte) error {

@@ -23,11 +23,22 @@ type SnapshotAnswer struct {
 	About      string `json:"about"`
 	Count      int    `json:"count"`
 	Summary    string `json:"summary"`
+	// Origin is where the reading came from: this_site (this site's own
+	// readers), their_machine (posted by someone's own agent, served by its
+	// name only) or demo (made up, shipped for demos).
+	Origin string `json:"origin"`
+	Demo   bool   `json:"demo,omitempty"` // the made-up demo reading: never a real DAO's members
 }
 
-func answerOf(sha, key string, snap snapshots.Snapshot, storedOnly bool) SnapshotAnswer {
+func answerOf(sha, key string, snap snapshots.Snapshot, storedOnly bool, origin string) SnapshotAnswer {
+	summary := snapshots.Summary(snap)
+	if origin == OriginDemo {
+		// The summary is what the agent's tool_result carries: it says so too.
+		summary = "A made-up demo reading (demo: true), not the real members of any DAO. " + summary
+	}
 	return SnapshotAnswer{SHA256: sha, Network: snap.Network, TargetKey: key, AsOf: snap.Block.Time, StoredOnly: storedOnly,
-		Title: snap.Title, About: snap.About, Count: len(snap.Accounts), Summary: snapshots.Summary(snap)}
+		Title: snap.Title, About: snap.About, Count: len(snap.Accounts), Summary: summary,
+		Origin: origin, Demo: origin == OriginDemo}
 }
 
 // freshRetryAfter is what a fresh read past its turn is told to wait.
@@ -59,24 +70,26 @@ func (s *SnapshotService) getSnapshot(ctx context.Context, call Call, in getSnap
 		if err := CheckSHA256("at", in.At); err != nil {
 			return nil, err
 		}
-		snap, err := LoadSnapshot(ctx, s.store, in.At)
+		got, err := s.library.Load(ctx, in.At)
 		if err != nil {
 			return nil, err
 		}
-		if k, _ := snapshots.TargetKey(snap.Network, snap.Params); k != key {
+		if k, _ := snapshots.TargetKey(got.Snapshot.Network, got.Snapshot.Params); k != key {
 			return nil, errs.Newf(errs.BadInput, "at names a snapshot of %s, not of this target", k)
 		}
-		return answerOf(in.At, key, snap, true), nil
+		return answerOf(in.At, key, *got.Snapshot, true, got.Origin), nil
 	}
 	if !in.Fresh {
+		// Latest is this site's own readings only: a posted reading or the
+		// demo is never what a target's stored reading is for anyone.
 		latest, err := s.store.Latest(ctx, key)
 		switch {
 		case err == nil:
-			snap, err := LoadSnapshot(ctx, s.store, latest.SHA256)
+			got, err := s.library.Load(ctx, latest.SHA256)
 			if err != nil {
 				return nil, err
 			}
-			return answerOf(latest.SHA256, key, snap, true), nil
+			return answerOf(latest.SHA256, key, *got.Snapshot, true, got.Origin), nil
 		case !errs.Is(err, errs.NotFound):
 			return nil, err
 		}
@@ -149,7 +162,8 @@ func (s *SnapshotService) readFresh(ctx context.Context, address string, t *targ
 	if err != nil {
 		return SnapshotAnswer{}, err
 	}
-	return answerOf(sha, key, snap, false), nil
+	s.library.Forget(sha) // held before under another origin, it is this site's now
+	return answerOf(sha, key, snap, false, OriginThisSite), nil
 }
 
 // read runs a target's reader against the chain, pinned to the final block.

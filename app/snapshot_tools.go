@@ -19,14 +19,14 @@ import (
 // the tools list_networks, get_network, find_target, get_snapshot and
 // describe_snapshot, and the snapshot body route.
 type SnapshotService struct {
-	cfg    Config
-	log    *slog.Logger
-	store  ports.SnapshotStore
-	daos   ports.DAODirectory
-	near   ports.NearContracts
-	clock  ports.Clock
-	slots  ports.Semaphore // fresh reads: PETAL_FRESH_READS at once, one per address
-	bodies *bodyCache
+	cfg     Config
+	log     *slog.Logger
+	store   ports.SnapshotStore
+	library *SnapshotLibrary
+	daos    ports.DAODirectory
+	near    ports.NearContracts
+	clock   ports.Clock
+	slots   ports.Semaphore // fresh reads: PETAL_FRESH_READS at once, one per address
 	// refreshing lets one refresh of a chain's DAO list run at a time; the
 	// others asking meanwhile get its answer.
 	refreshing singleflight.Group
@@ -47,21 +47,21 @@ func (s *SnapshotService) ObservedBy(m ports.Metrics) *SnapshotService {
 
 // NewSnapshotService makes the snapshot service. It touches no store:
 // StoreShipped does.
-func NewSnapshotService(cfg Config, log *slog.Logger, store ports.SnapshotStore, daos ports.DAODirectory, near ports.NearContracts, clock ports.Clock, slots ports.Semaphore) *SnapshotService {
-	s := &SnapshotService{cfg: cfg, log: log, store: store, daos: daos, near: near, clock: clock,
-		slots:  slots,
-		bodies: newBodyCache(bodyCacheBytes)}
+func NewSnapshotService(cfg Config, log *slog.Logger, library *SnapshotLibrary, daos ports.DAODirectory, near ports.NearContracts, clock ports.Clock, slots ports.Semaphore) *SnapshotService {
+	s := &SnapshotService{cfg: cfg, log: log, store: library.Store(), library: library, daos: daos, near: near, clock: clock,
+		slots: slots}
 	return s.ObservedBy(ports.NoMetrics{})
 }
 
-// StoreShipped stores the snapshots that ship inside petal, once; a process
-// that serves calls it as it starts. A database that is down only delays that
-// to the next start, and the body route serves them from memory meanwhile.
+// StoreShipped stores the snapshots that ship inside petal, once, with
+// origin demo; a process that serves calls it as it starts. A database that
+// is down only delays that to the next start, and the body route serves them
+// from memory meanwhile.
 func (s *SnapshotService) StoreShipped(ctx context.Context) {
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	for _, sh := range ShippedSnapshots() {
-		if _, err := StoreCanonical(sctx, s.store, sh.Snapshot, sh.SHA256, sh.Canonical, OriginThisSite); err != nil {
+		if _, err := StoreCanonical(sctx, s.store, sh.Snapshot, sh.SHA256, sh.Canonical, OriginDemo); err != nil {
 			s.log.Warn("the snapshots shipped inside petal could not be stored yet", "err", err)
 			return
 		}
@@ -104,8 +104,9 @@ func (s *SnapshotService) Tools() []Tool {
 			Description: "What a stored snapshot holds: its count, total weight, top accounts and groups, with shares as fractions from 0 to 1.",
 			Output: json.RawMessage(`{"type":"object","properties":{"sha256":{"type":"string"},"title":{"type":"string"},"about":{"type":"string"},"count":{"type":"integer"},` +
 				`"total_weight":{"type":"string"},"top":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"},"weight":{"type":"string"},"share":{"type":"number"}}}},` +
-				`"groups":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"},"count":{"type":"integer"},"weight":{"type":"string"},"share":{"type":"number"}}}}},` +
-				`"required":["sha256","title","about","count","total_weight","top","groups"]}`),
+				`"groups":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"},"count":{"type":"integer"},"weight":{"type":"string"},"share":{"type":"number"}}}},` +
+				`"origin":{"type":"string","enum":["this_site","their_machine","demo"]},"demo":{"type":"boolean"}},` +
+				`"required":["sha256","title","about","count","total_weight","top","groups","origin"]}`),
 		}, s.describe),
 	}
 }
@@ -168,7 +169,8 @@ const networkSchema = `{"type":"object","properties":{"id":{"type":"string"},"ti
 
 const snapshotAnswerSchema = `{"type":"object","properties":{"sha256":{"type":"string"},"network":{"type":"string"},"target_key":{"type":"string"},` +
 	`"as_of":{"type":"string","format":"date-time"},"stored_only":{"type":"boolean"},"title":{"type":"string"},"about":{"type":"string"},` +
-	`"count":{"type":"integer"},"summary":{"type":"string"}},"required":["sha256","network","target_key","as_of","stored_only","title","about","count","summary"]}`
+	`"count":{"type":"integer"},"summary":{"type":"string"},"origin":{"type":"string","enum":["this_site","their_machine","demo"]},"demo":{"type":"boolean"}},` +
+	`"required":["sha256","network","target_key","as_of","stored_only","title","about","count","summary","origin"]}`
 
 // Networks is list_networks' answer.
 type Networks struct {
@@ -213,6 +215,7 @@ type StoredSummary struct {
 	Count    int    `json:"count"`
 	Title    string `json:"title"`
 	StoredAt string `json:"stored_at"`
+	Origin   string `json:"origin"` // always this_site: only this site's own readings are a target's
 }
 
 func (s *SnapshotService) getNetwork(ctx context.Context, call Call, in getNetworkInput) (any, error) {
@@ -247,7 +250,7 @@ func (s *SnapshotService) getNetwork(ctx context.Context, call Call, in getNetwo
 	switch {
 	case err == nil:
 		out.Target.Latest = &StoredSummary{SHA256: latest.SHA256, AsOf: latest.Block.Time, Count: latest.Count, Title: latest.Title,
-			StoredAt: latest.StoredAt.UTC().Format(time.RFC3339)}
+			StoredAt: latest.StoredAt.UTC().Format(time.RFC3339), Origin: latest.Origin}
 	case !errs.Is(err, errs.NotFound):
 		return nil, err
 	}
@@ -265,48 +268,27 @@ func (s *SnapshotService) describe(ctx context.Context, call Call, in describeSn
 		}
 		top = *in.Top
 	}
-	snap, err := s.load(ctx, in.SHA256)
+	got, err := s.library.Load(ctx, in.SHA256)
 	if err != nil {
 		return nil, err
 	}
-	d, err := snapshots.Describe(in.SHA256, snap, top)
+	d, err := snapshots.Describe(in.SHA256, *got.Snapshot, top)
 	if err != nil {
 		return nil, errs.New(errs.Internal, "the snapshot could not be described").WithCause(err)
 	}
-	return d, nil
+	return Described{Description: d, Origin: got.Origin, Demo: got.Demo()}, nil
 }
 
-// load reads a stored snapshot, or one shipped inside petal.
-func (s *SnapshotService) load(ctx context.Context, sha string) (snapshots.Snapshot, error) {
-	snap, err := LoadSnapshot(ctx, s.store, sha)
-	if errs.Is(err, errs.NotFound) {
-		if sh, ok := shippedBySHA(sha); ok {
-			return sh.Snapshot, nil
-		}
-	}
-	return snap, err
+// Described is describe_snapshot's answer: the description and where the
+// reading came from.
+type Described struct {
+	snapshots.Description
+	Origin string `json:"origin"`
+	Demo   bool   `json:"demo,omitempty"`
 }
 
-// Body is a stored snapshot's canonical JSON, gzipped exactly as stored, for
-// the body route to serve without recompressing. Bodies are immutable, so
-// recent ones are kept in memory (bodyCacheBytes) and served from there.
-func (s *SnapshotService) Body(ctx context.Context, sha string) ([]byte, error) {
-	if err := CheckSHA256("sha256", sha); err != nil {
-		return nil, err
-	}
-	if gz, ok := s.bodies.get(sha); ok {
-		return gz, nil
-	}
-	stored, err := s.store.Get(ctx, sha)
-	if errs.Is(err, errs.NotFound) {
-		if sh, ok := shippedBySHA(sha); ok {
-			return sh.Gzipped, nil
-		}
-		return nil, errs.Newf(errs.NotFound, "no snapshot %s is stored here", sha)
-	}
-	if err != nil {
-		return nil, err
-	}
-	s.bodies.put(sha, stored.Gzipped)
-	return stored.Gzipped, nil
+// Body is a stored snapshot's canonical JSON, gzipped exactly as stored,
+// and its origin, for the body route to serve without recompressing.
+func (s *SnapshotService) Body(ctx context.Context, sha string) (Body, error) {
+	return s.library.Body(ctx, sha)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +20,10 @@ import (
 const (
 	OriginThisSite     = "this_site"     // read by this site's own readers
 	OriginTheirMachine = "their_machine" // posted by a person's own agent; never read again here
+	// OriginDemo is the made-up reading that ships inside petal for demos:
+	// it names a real DAO with invented members, so it is never any
+	// target's stored reading and every answer about it says demo: true.
+	OriginDemo = "demo"
 )
 
 // MaxSnapshotInflated bounds a snapshot's canonical bytes (the contract's
@@ -43,7 +48,8 @@ func LoadSnapshot(ctx context.Context, store ports.SnapshotStore, sha string) (s
 	return s, err
 }
 
-// LoadSnapshotCanonical is LoadSnapshot with the canonical bytes too.
+// LoadSnapshotCanonical is LoadSnapshot with the canonical bytes too. It
+// reads and decodes every time; services read through SnapshotLibrary.
 func LoadSnapshotCanonical(ctx context.Context, store ports.SnapshotStore, sha string) (snapshots.Snapshot, []byte, error) {
 	if err := CheckSHA256("sha256", sha); err != nil {
 		return snapshots.Snapshot{}, nil, err
@@ -55,7 +61,14 @@ func LoadSnapshotCanonical(ctx context.Context, store ports.SnapshotStore, sha s
 		}
 		return snapshots.Snapshot{}, nil, err
 	}
-	canonical, err := Gunzip(stored.Gzipped)
+	return decodeStored(sha, stored.Gzipped)
+}
+
+// decodeStored inflates a stored body, checks it against its name and
+// decodes it. A body that no longer matches its name is internal, never
+// served as if it were the snapshot.
+func decodeStored(sha string, gz []byte) (snapshots.Snapshot, []byte, error) {
+	canonical, err := Gunzip(gz)
 	if err != nil {
 		return snapshots.Snapshot{}, nil, errs.New(errs.Internal, "a stored snapshot could not be read").WithCause(err)
 	}
@@ -87,7 +100,7 @@ func StoreSnapshot(ctx context.Context, store ports.SnapshotStore, s snapshots.S
 // StoreCanonical stores a snapshot whose name and canonical bytes are known
 // (from snapshots.Parse for a posted body).
 func StoreCanonical(ctx context.Context, store ports.SnapshotStore, s snapshots.Snapshot, sha string, canonical []byte, origin string) (bool, error) {
-	if origin != OriginThisSite && origin != OriginTheirMachine {
+	if origin != OriginThisSite && origin != OriginTheirMachine && origin != OriginDemo {
 		return false, errs.Newf(errs.Internal, "unknown snapshot origin %q", origin)
 	}
 	target, err := snapshots.TargetKey(s.Network, s.Params)
@@ -125,19 +138,30 @@ func Gzip(b []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Gunzip inflates a stored body, at most MaxSnapshotInflated bytes.
+// Gunzip inflates a stored body, at most MaxSnapshotInflated bytes, into a
+// buffer sized once from the gzip trailer.
 func Gunzip(gz []byte) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = zr.Close() }()
-	b, err := io.ReadAll(io.LimitReader(zr, MaxSnapshotInflated+1))
-	if err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, int(min(InflatedLength(gz), MaxSnapshotInflated))+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(zr, MaxSnapshotInflated+1)); err != nil {
 		return nil, err
 	}
-	if len(b) > MaxSnapshotInflated {
+	if buf.Len() > MaxSnapshotInflated {
 		return nil, fmt.Errorf("body inflates past %d bytes", MaxSnapshotInflated)
 	}
-	return b, nil
+	return buf.Bytes(), nil
+}
+
+// InflatedLength is the size a body gzipped by Gzip inflates to, from the
+// gzip trailer (ISIZE, exact for one member under 4 GiB, which is what Gzip
+// writes); 0 when gz is too short to have one.
+func InflatedLength(gz []byte) int64 {
+	if len(gz) < 18 {
+		return 0
+	}
+	return int64(binary.LittleEndian.Uint32(gz[len(gz)-4:]))
 }

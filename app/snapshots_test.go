@@ -20,7 +20,7 @@ func testSnapshot() snapshots.Snapshot {
 		Title:  "Members of marketing.sputnik-dao.near", About: "roles",
 		Groups: []snapshots.Group{{ID: "council", Label: "Council"}},
 		Accounts: []snapshots.Account{
-			{ID: "near:mainnet:alice.near", Label: "alice.near", Weight: "1", Groups: []string{"council"}, Attrs: map[string]any{"role": "council"}},
+			{ID: "near:mainnet:alice.near", Label: "alice.near", Weight: "1", Groups: []string{"council"}, Attrs: json.RawMessage(`{"role":"council"}`)},
 		},
 		Source: snapshots.Source{Calls: []snapshots.Call{{Contract: "marketing.sputnik-dao.near", Method: "get_policy"}}},
 	}

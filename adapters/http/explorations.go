@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -149,11 +150,16 @@ func (s *Server) postReading(c echo.Context) error {
 	if err := s.checkOrigin(c); err != nil {
 		return err
 	}
-	// The body is opened on first read, after the access check, so a caller
-	// without access learns nothing from how its body is refused.
-	body := &lazyBody{open: func() (io.ReadCloser, error) { return RequestBodyReader(c, PostedReadingInflatedLimit) }}
-	// Closing a request's body only frees it; there is nothing to do on an error.
-	defer func() { _ = body.Close() }()
+	// The per-address limit comes before anything is read.
+	if s.deps.Registry != nil {
+		if err := s.deps.Registry.Limit(c.Request().Context(), ClientAddress(c.Request(), s.deps.Config.Public, s.deps.Config.TrustedProxies)); err != nil {
+			return err
+		}
+	}
+	// The body is read on first Open, after the access check and the daily
+	// cap, so a caller without access learns nothing from how its body is
+	// refused, and a refused one costs no reading.
+	body := &postedBody{c: c}
 	out, err := s.deps.Explorations.PostReading(c.Request().Context(), s.caller(c), c.Param("ref"), c.Param("sha256"), body)
 	if err != nil {
 		return err
@@ -161,27 +167,32 @@ func (s *Server) postReading(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, out)
 }
 
-type lazyBody struct {
-	open func() (io.ReadCloser, error)
-	rc   io.ReadCloser
+// postedBody holds a posted reading's wire bytes (at most the route's 2 MiB,
+// which limitBody enforces) and opens them as many times as the app asks,
+// inflating a gzip body afresh each time within PostedReadingInflatedLimit.
+type postedBody struct {
+	c    echo.Context
+	wire []byte
+	read bool
 	err  error
 }
 
-func (b *lazyBody) Read(p []byte) (int, error) {
-	if b.rc == nil && b.err == nil {
-		b.rc, b.err = b.open()
+func (b *postedBody) Open() (io.ReadCloser, error) {
+	if !b.read {
+		b.read = true
+		b.wire, b.err = io.ReadAll(b.c.Request().Body)
 	}
 	if b.err != nil {
-		return 0, b.err
+		return nil, b.err
 	}
-	return b.rc.Read(p)
-}
-
-func (b *lazyBody) Close() error {
-	if b.rc != nil {
-		return b.rc.Close()
+	switch enc := strings.ToLower(strings.TrimSpace(b.c.Request().Header.Get(echo.HeaderContentEncoding))); enc {
+	case "", "identity":
+		return io.NopCloser(bytes.NewReader(b.wire)), nil
+	case "gzip", "x-gzip":
+		return NewGzipBodyReader(bytes.NewReader(b.wire), PostedReadingInflatedLimit)
+	default:
+		return nil, errs.Newf(errs.BadInput, "Content-Encoding %s is not accepted", enc).WithHint("send the body plain or gzip")
 	}
-	return nil
 }
 
 // resumePacket answers /s/:token in plain text whatever happens, since what

@@ -1,6 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -46,24 +50,54 @@ func (s *Server) snapshotBody(c echo.Context) error {
 		h.Set("Cache-Control", immutable)
 		return c.NoContent(http.StatusNotModified)
 	}
-	gz, err := s.deps.Snapshots.Body(c.Request().Context(), sha)
+	b, err := s.deps.Snapshots.Body(c.Request().Context(), sha)
 	if err != nil {
 		return err
 	}
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", immutable)
 	h.Set("X-Content-Type-Options", "nosniff")
+	// The body is the snapshot's canonical bytes and can say nothing more;
+	// where it came from goes beside it.
+	h.Set("Petal-Origin", b.Origin)
+	if b.Origin == app.OriginDemo {
+		h.Set("Petal-Demo", "true")
+	}
 	if acceptsGzip(c.Request().Header.Get("Accept-Encoding")) {
 		h.Set("Content-Encoding", "gzip")
-		h.Set("Content-Length", strconv.Itoa(len(gz)))
-		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, gz)
+		h.Set("Content-Length", strconv.Itoa(len(b.Gzipped)))
+		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b.Gzipped)
 	}
-	body, err := app.Gunzip(gz)
+	return s.streamInflated(c, b.Gzipped)
+}
+
+// streamInflated serves a stored body to a client that takes no gzip by
+// inflating it as it is written, never whole in memory: its length is the
+// gzip trailer's, which petal wrote itself when it stored the body.
+func (s *Server) streamInflated(c echo.Context, gz []byte) error {
+	size := app.InflatedLength(gz)
+	if size <= 0 || size > app.MaxSnapshotInflated {
+		return errs.New(errs.Internal, "a stored snapshot could not be read").WithCause(fmt.Errorf("gzip trailer says %d bytes", size))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return errs.New(errs.Internal, "a stored snapshot could not be read").WithCause(err)
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body)
+	defer func() { _ = zr.Close() }()
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	c.Response().Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	c.Response().WriteHeader(http.StatusOK)
+	if c.Request().Method == http.MethodHead {
+		return nil
+	}
+	if _, err := io.Copy(c.Response(), io.LimitReader(zr, size)); err != nil {
+		// The status is sent: the client sees a body shorter than its
+		// length, and the log says why.
+		if s.deps.Log != nil {
+			s.deps.Log.Warn("a snapshot body was cut short", "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "err", err)
+		}
+	}
+	return nil
 }
 
 // acceptsGzip reads Accept-Encoding: gzip (or *) with a q above zero.

@@ -39,7 +39,13 @@ func (s *SnapshotStore) Put(_ context.Context, in ports.StoredSnapshot) (bool, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.bySHA[in.SHA256]; ok {
+	if held, ok := s.bySHA[in.SHA256]; ok {
+		// A reading this site made itself is this site's, whoever stored
+		// the same bytes first; only the origin moves, and only up.
+		if in.Origin == "this_site" && held.Origin != "this_site" {
+			held.Origin = "this_site"
+			s.bySHA[in.SHA256] = held
+		}
 		return false, nil
 	}
 	s.bySHA[in.SHA256] = in
@@ -59,15 +65,15 @@ func (s *SnapshotStore) Get(_ context.Context, sha256 string) (ports.StoredSnaps
 	return got, nil
 }
 
-// Latest implements ports.SnapshotStore: the reading at the highest block,
-// the latest stored among equals.
+// Latest implements ports.SnapshotStore: of this site's own readings, the
+// one at the highest block, the latest stored among equals.
 func (s *SnapshotStore) Latest(_ context.Context, targetKey string) (ports.StoredSnapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var best *ports.StoredSnapshot
 	for _, sha := range s.order {
 		c := s.bySHA[sha]
-		if c.TargetKey != targetKey {
+		if c.TargetKey != targetKey || c.Origin != "this_site" {
 			continue
 		}
 		if best == nil || c.Block.Height > best.Block.Height ||

@@ -11,6 +11,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/ports"
 )
 
 // holders is a valid snapshot of n token holders with a power-law tail.
@@ -44,7 +45,7 @@ func holders(n int) snapshots.Snapshot {
 func BenchmarkRenderFlowerTool(b *testing.B) {
 	db := pgtest.New(b)
 	snaps := postgres.NewSnapshotRepository(db.DB)
-	svc := app.NewFlowerService(snaps, postgres.NewSpecRepository(db.DB))
+	svc := app.NewFlowerService(app.NewSnapshotLibrary(app.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB))
 	for _, n := range []int{1_000, 100_000} {
 		sha, _, err := app.StoreSnapshot(b.Context(), snaps, holders(n), app.OriginThisSite)
 		if err != nil {
@@ -62,7 +63,7 @@ func BenchmarkRenderFlowerTool(b *testing.B) {
 				for b.Loop() {
 					s := svc
 					if mode == "cold" {
-						s = app.NewFlowerService(snaps, postgres.NewSpecRepository(db.DB))
+						s = app.NewFlowerService(app.NewSnapshotLibrary(app.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB))
 					}
 					r, err := s.Render(b.Context(), spec, nil)
 					if err != nil {

@@ -21,7 +21,8 @@ var _ ports.SnapshotStore = (*SnapshotRepository)(nil)
 func NewSnapshotRepository(db *DB) *SnapshotRepository { return &SnapshotRepository{db: db} }
 
 // Put implements ports.SnapshotStore. The name is the primary key, so a
-// second write of the same snapshot, even a concurrent one, changes nothing.
+// second write of the same snapshot, even a concurrent one, stores nothing
+// again.
 func (r *SnapshotRepository) Put(ctx context.Context, s ports.StoredSnapshot) (bool, error) {
 	blockTime, err := time.Parse(time.RFC3339Nano, s.Block.Time)
 	if err != nil {
@@ -31,16 +32,25 @@ func (r *SnapshotRepository) Put(ctx context.Context, s ports.StoredSnapshot) (b
 	if !s.StoredAt.IsZero() {
 		storedAt = s.StoredAt
 	}
-	tag, err := r.db.Pool.Exec(ctx, `INSERT INTO snapshots
+	// A reading this site made itself is this site's, whoever stored the
+	// same bytes first (a posted reading, the demo): only the origin moves,
+	// and only up to this_site. xmax = 0 tells an insert from that update.
+	var inserted bool
+	err = r.db.Pool.QueryRow(ctx, `INSERT INTO snapshots
   (sha256, network, target_key, block_height, block_hash, block_time, origin, account_count, title, about, body_gzip, stored_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, coalesce($12::timestamptz, now()))
-ON CONFLICT (sha256) DO NOTHING`,
+ON CONFLICT (sha256) DO UPDATE SET origin = 'this_site'
+WHERE EXCLUDED.origin = 'this_site' AND snapshots.origin <> 'this_site'
+RETURNING xmax = 0`,
 		s.SHA256, s.Network, s.TargetKey, int64(s.Block.Height), s.Block.Hash, blockTime, s.Origin, s.Count,
-		s.Title, s.About, s.Gzipped, storedAt)
+		s.Title, s.About, s.Gzipped, storedAt).Scan(&inserted)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil // held already, origin unchanged
+	}
 	if err != nil {
 		return false, fmt.Errorf("postgres: put snapshot: %w", err)
 	}
-	return tag.RowsAffected() == 1, nil
+	return inserted, nil
 }
 
 const snapshotColumns = `sha256, network, target_key, block_height, block_hash, block_time, origin, account_count, title, about, body_gzip, stored_at`
@@ -50,11 +60,11 @@ func (r *SnapshotRepository) Get(ctx context.Context, sha256 string) (ports.Stor
 	return scanSnapshot(r.db.Pool.QueryRow(ctx, `SELECT `+snapshotColumns+` FROM snapshots WHERE sha256 = $1`, sha256))
 }
 
-// Latest implements ports.SnapshotStore: the reading at the highest block,
-// the latest stored among equals.
+// Latest implements ports.SnapshotStore: of this site's own readings, the
+// one at the highest block, the latest stored among equals.
 func (r *SnapshotRepository) Latest(ctx context.Context, targetKey string) (ports.StoredSnapshot, error) {
 	return scanSnapshot(r.db.Pool.QueryRow(ctx, `SELECT `+snapshotColumns+` FROM snapshots
-WHERE target_key = $1 ORDER BY block_height DESC, stored_at DESC LIMIT 1`, targetKey))
+WHERE target_key = $1 AND origin = 'this_site' ORDER BY block_height DESC, stored_at DESC LIMIT 1`, targetKey))
 }
 
 func scanSnapshot(row pgx.Row) (ports.StoredSnapshot, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/recorded"
+	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
 )
@@ -45,4 +46,17 @@ func TestTheTranscriptChainsOnWhatToolsAnswered(t *testing.T) {
 	sig, err := p.Sign(t.Context(), later)
 	require.NoError(t, err)
 	assert.Equal(t, "recorded", sig.SignatureKind)
+}
+
+// The recorded chat draws the demo reading by its name (the demo is never a
+// target's stored reading), so the name in the transcript is the shipped one.
+func TestTheTranscriptReadsTheShippedDemoByName(t *testing.T) {
+	first, err := recorded.New(0).Complete(t.Context(), ports.ModelRequest{
+		Messages: []runs.Message{{Role: runs.RoleUser, Content: "draw something"}}, Tools: []ports.ModelTool{}})
+	require.NoError(t, err)
+	var args map[string]any
+	require.NoError(t, json.Unmarshal(first.Message.ToolCalls[0].Args, &args))
+	shipped := app.ShippedSnapshots()
+	require.NotEmpty(t, shipped)
+	assert.Equal(t, shipped[0].SHA256, args["at"], "regenerated shipped snapshot: update the transcript's at")
 }

@@ -65,7 +65,7 @@ func TestFiguresRoute(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	// 6, 2, 2 (T=10): top1 0.6; Gini on [2,2,6]: (−2·2 + 0·2 + 2·6)/(3·10) = 0.266667;
 	// HHI .36+.04+.04; half is 5, and 6 alone is more.
-	assert.JSONEq(t, `{"tools_version":"1.0.0","sha256":"`+sha+`","count":3,"total_weight":"10",
+	assert.JSONEq(t, `{"tools_version":"1.0.0","sha256":"`+sha+`","origin":"this_site","count":3,"total_weight":"10",
 		"top1_share":0.6,"top10_share":1,"top1pct_share":0.6,"top1pct_count":1,"gini":0.266667,"nakamoto":1,"hhi":0.44,
 		"groups":[
 		 {"id":"council","label":"Council","share":0.8,"count":2,"total_weight":"8","top1_share":0.75,"top10_share":1,"top1pct_share":0.75,"top1pct_count":1,"gini":0.25,"nakamoto":1,"hhi":0.625},

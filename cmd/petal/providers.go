@@ -67,6 +67,7 @@ var (
 	registrySet = wire.NewSet(
 		app.NewDataBudget,
 		app.NewExplorationService,
+		app.NewSnapshotLibrary,
 		app.NewFlowerService,
 		newSnapshotService,
 		toolSets,
@@ -175,7 +176,7 @@ func newLedgerRepository(db *postgres.DB, m ports.Metrics) *postgres.LedgerRepos
 }
 
 // newSnapshotService is the snapshot service, observed.
-func newSnapshotService(cfg app.Config, log *slog.Logger, store ports.SnapshotStore, daos ports.DAODirectory,
+func newSnapshotService(cfg app.Config, log *slog.Logger, library *app.SnapshotLibrary, daos ports.DAODirectory,
 	near ports.NearContracts, clock ports.Clock, slots ports.Semaphore, m ports.Metrics) *app.SnapshotService {
-	return app.NewSnapshotService(cfg, log, store, daos, near, clock, slots).ObservedBy(m)
+	return app.NewSnapshotService(cfg, log, library, daos, near, clock, slots).ObservedBy(m)
 }

@@ -19,6 +19,7 @@ func serve(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	log := newLogger(stdout, cfg.LogFormat)
+	setMemoryLimitFromHost(log)
 	db, located, closeDB, err := openDatabase(ctx, cfg, log, cfg.Migrate)
 	if err != nil {
 		return err

@@ -160,7 +160,7 @@ func bigSnapshot(n int) snapshots.Snapshot {
 		}
 		w := fmt.Sprintf("%d.%024d", next()%100000, next()%1_000_000_000_000_000_000)
 		s.Accounts = append(s.Accounts, snapshots.Account{ID: "near:mainnet:" + id, Label: id, Weight: trimZeros(w), Groups: groups,
-			Attrs: map[string]any{"staked_yocto": fmt.Sprint(next())}})
+			Attrs: snapshots.RawAttrs(map[string]string{"staked_yocto": fmt.Sprint(next())})})
 	}
 	return s
 }

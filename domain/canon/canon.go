@@ -49,7 +49,15 @@ func Sum(canonical []byte) string {
 // I-JSON) refuses: invalid UTF-8, lone surrogates, duplicate member names,
 // numbers outside float64's range, and anything after the value.
 func Transform(in []byte) ([]byte, error) {
-	c := canonicaliser{in: in, out: make([]byte, 0, len(in))}
+	return AppendTransform(make([]byte, 0, len(in)), in)
+}
+
+// AppendTransform is Transform writing onto dst, so a caller canonicalising
+// many small texts into one buffer (a snapshot's accounts' attrs) allocates
+// nothing per text. On an error dst's contents past its old length are
+// undefined.
+func AppendTransform(dst, in []byte) ([]byte, error) {
+	c := canonicaliser{in: in, out: dst}
 	c.space()
 	if err := c.value(0); err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ func benchSnapshot(n int) Snapshot {
 		id := fmt.Sprintf("d%x%d.near", next()%0xffffff, i)
 		s.Accounts = append(s.Accounts, Account{
 			ID: "near:mainnet:" + id, Label: id, Weight: fmt.Sprintf("%d.%d", next()%100000, next()%1_000_000_000_000),
-			Groups: []string{"council"}, Attrs: map[string]any{"staked_yocto": fmt.Sprint(next()), "can_withdraw": true},
+			Groups: []string{"council"}, Attrs: RawAttrs(map[string]any{"staked_yocto": fmt.Sprint(next()), "can_withdraw": true}),
 		})
 	}
 	return s

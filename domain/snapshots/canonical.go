@@ -1,8 +1,8 @@
 package snapshots
 
 import (
+	"bytes"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -15,6 +15,32 @@ import (
 // fast on 100,000 accounts. ok is false when a value needs the general path
 // (invalid UTF-8, an attribute of an unusual type).
 func appendCanonical(out []byte, s Snapshot) (_ []byte, ok bool) {
+	return appendCanonicalFlushing(out, s, nil)
+}
+
+// flushAt is how much canonicalEqual holds before comparing.
+const flushAt = 64 << 10
+
+// canonicalEqual reports whether raw is s's canonical form, comparing as the
+// form is written, a piece at a time, so a 32 MiB reading is never written
+// out whole a second time just to be compared.
+func canonicalEqual(s Snapshot, raw []byte) bool {
+	off := 0
+	same := func(piece []byte) bool {
+		if len(piece) > len(raw)-off || !bytes.Equal(raw[off:off+len(piece)], piece) {
+			return false
+		}
+		off += len(piece)
+		return true
+	}
+	rest, ok := appendCanonicalFlushing(make([]byte, 0, 2*flushAt), s, same)
+	return ok && same(rest) && off == len(raw)
+}
+
+// appendCanonicalFlushing is appendCanonical handing out to flush, when it
+// is not nil, whenever it holds flushAt bytes or more between accounts;
+// flush answering false stops the writing (ok false).
+func appendCanonicalFlushing(out []byte, s Snapshot, flush func([]byte) bool) (_ []byte, ok bool) {
 	str := func(v string) bool {
 		if !utf8.ValidString(v) {
 			ok = false
@@ -74,6 +100,12 @@ func appendCanonical(out []byte, s Snapshot) (_ []byte, ok bool) {
 				return out, false
 			}
 			out = append(out, '}')
+			if flush != nil && len(out) >= flushAt {
+				if !flush(out) {
+					return out, false
+				}
+				out = out[:0]
+			}
 		}
 		out = append(out, ']')
 	}
@@ -197,75 +229,11 @@ func appendStrings(out []byte, ss []string) ([]byte, bool) {
 	return append(out, ']'), true
 }
 
-// appendAttrs writes the common attribute values directly and leaves
-// anything else to the general path.
-func appendAttrs(out []byte, attrs map[string]any) ([]byte, bool) {
-	keys := make([]string, 0, len(attrs))
-	for k := range attrs {
-		if !utf8.ValidString(k) {
-			return out, false
-		}
-		keys = append(keys, k)
+// appendAttrs writes one account's attrs (raw JSON) in canonical form.
+func appendAttrs(out []byte, attrs json.RawMessage) ([]byte, bool) {
+	o, err := canon.AppendTransform(out, attrs)
+	if err != nil {
+		return out, false
 	}
-	slices.SortFunc(keys, canon.CompareNames)
-	out = append(out, '{')
-	for i, k := range keys {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = canon.AppendString(out, k)
-		out = append(out, ':')
-		var ok bool
-		if out, ok = appendValue(out, attrs[k]); !ok {
-			return out, false
-		}
-	}
-	return append(out, '}'), true
-}
-
-func appendValue(out []byte, v any) ([]byte, bool) {
-	switch x := v.(type) {
-	case nil:
-		return append(out, "null"...), true
-	case string:
-		if !utf8.ValidString(x) {
-			return out, false
-		}
-		return canon.AppendString(out, x), true
-	case bool:
-		return strconv.AppendBool(out, x), true
-	case int:
-		return canon.AppendInt(out, int64(x)), true
-	case int64:
-		return canon.AppendInt(out, x), true
-	case float64:
-		o, err := canon.AppendNumber(out, x)
-		return o, err == nil
-	case []string:
-		return appendStrings(out, x)
-	case map[string]string:
-		m := make(map[string]any, len(x))
-		for k, s := range x {
-			m[k] = s
-		}
-		return appendAttrs(out, m)
-	case map[string]any:
-		return appendAttrs(out, x)
-	case []any:
-		if x == nil {
-			return append(out, "null"...), true
-		}
-		out = append(out, '[')
-		for i, e := range x {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			var ok bool
-			if out, ok = appendValue(out, e); !ok {
-				return out, false
-			}
-		}
-		return append(out, ']'), true
-	}
-	return out, false
+	return o, true
 }

@@ -3,6 +3,7 @@ package snapshots
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/petal-near/petal/domain/canon"
@@ -22,14 +23,12 @@ func TestDirectCanonicalFormEqualsTheGeneralOne(t *testing.T) {
 			s.Source.Calls[0].Args = `{"x":1}`
 		},
 		"attrs of every common type": func(s *Snapshot) {
-			s.Accounts[0].Attrs = map[string]any{
-				"s": "x", "b": true, "n": nil, "i": 42, "big": int64(1) << 60, "f": 0.1, "f2": 1e21, "list": []string{"a"},
-				"obj": map[string]any{"\ufb33": 1, "\U0001F600": 2, "\u20ac": 3}, "ss": map[string]string{"k": "v"}, "anys": []any{1.5, "x", nil},
-			}
+			s.Accounts[0].Attrs = json.RawMessage(` { "s": "x", "b": true, "n": null, "i": 42, "big": 1152921504606846976, "f": 0.1, "f2": 1e21, "list": ["a"],
+				"obj": {"\ufb33": 1, "\ud83d\ude00": 2, "\u20ac": 3}, "ss": {"k": "v"}, "anys": [1.50, "x", null] } `)
 		},
-		"an attribute of another type": func(s *Snapshot) { s.Accounts[0].Attrs = map[string]any{"t": struct{ A int }{1}} },
-		"invalid UTF-8":                func(s *Snapshot) { s.About = "bad \xff byte" },
-		"weights":                      func(s *Snapshot) { s.Accounts[1].Weight = "0.000000000000000000000001" },
+		"attrs nested deeper": func(s *Snapshot) { s.Accounts[0].Attrs = json.RawMessage(`{"t":{"A":[{"b":1E2}]}}`) },
+		"invalid UTF-8":       func(s *Snapshot) { s.About = "bad \xff byte" },
+		"weights":             func(s *Snapshot) { s.Accounts[1].Weight = "0.000000000000000000000001" },
 	}
 	for name, change := range variants {
 		t.Run(name, func(t *testing.T) {
@@ -60,7 +59,7 @@ func FuzzDirectCanonicalForm(f *testing.F) {
 	f.Fuzz(func(t *testing.T, title, account, weight, group, attr string) {
 		s := sample()
 		s.Title, s.Groups = title, []Group{{ID: group, Label: group}}
-		s.Accounts = []Account{{ID: account, Label: account, Weight: weight, Groups: []string{group}, Attrs: map[string]any{attr: attr}}}
+		s.Accounts = []Account{{ID: account, Label: account, Weight: weight, Groups: []string{group}, Attrs: RawAttrs(map[string]string{attr: attr})}}
 		want, err := canon.Marshal(s)
 		if err != nil {
 			return
@@ -70,4 +69,40 @@ func FuzzDirectCanonicalForm(f *testing.F) {
 			t.Fatalf("direct %s\ngeneral %s (%v)", got, want, err)
 		}
 	})
+}
+
+// canonicalEqual compares piece by piece: equal bytes are equal, and a
+// difference anywhere (past the first piece too), a byte more or a byte
+// fewer, is not.
+func TestCanonicalEqualComparesEveryPiece(t *testing.T) {
+	s := sample()
+	for i := range 5_000 { // well past one 64 KiB piece
+		id := "near:mainnet:a" + strconv.Itoa(i) + ".near"
+		s.Accounts = append(s.Accounts, Account{ID: id, Label: id, Weight: "1", Groups: []string{}})
+	}
+	_, raw, err := Name(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) < 3*flushAt {
+		t.Fatalf("too small to need pieces: %d", len(raw))
+	}
+	if !canonicalEqual(s, raw) {
+		t.Fatal("its own canonical form is not equal")
+	}
+	late := append([]byte(nil), raw...)
+	late[2*flushAt+7] ^= 1
+	for name, other := range map[string][]byte{"a late byte": late, "one more": append(append([]byte(nil), raw...), ' '), "one fewer": raw[:len(raw)-1]} {
+		if canonicalEqual(s, other) {
+			t.Fatalf("%s: equal", name)
+		}
+	}
+	c := NewShapeChecker(PostedLimits)
+	if _, err := c.Write(raw); err != nil || c.Close() != nil || c.Accounts() != len(s.Accounts) {
+		t.Fatalf("counted %d accounts of %d (%v)", c.Accounts(), len(s.Accounts), err)
+	}
+	got, _, _, err := ParseShapedCounted(raw, c.Accounts())
+	if err != nil || len(got.Accounts) != len(s.Accounts) {
+		t.Fatalf("parse: %v", err)
+	}
 }

@@ -19,10 +19,61 @@ func Name(s Snapshot) (sha256 string, canonical []byte, err error) {
 	return canon.SHA256Hex(s)
 }
 
-// Parse reads a snapshot posted as JSON: strictly (an unknown field is an
-// error, since it would be dropped and change the name), validated, and named
-// by the canonical form of the bytes as sent. Every error is bad_input.
+// Parse reads a snapshot posted as JSON: held to PostedLimits, then read
+// strictly (an unknown field is an error, since it would be dropped and
+// change the name), validated, and named by the canonical form of the bytes
+// as sent. Every error is bad_input.
 func Parse(raw []byte) (s Snapshot, sha256 string, canonical []byte, err error) {
+	if err := CheckShape(raw, PostedLimits); err != nil {
+		return s, "", nil, err
+	}
+	return ParseShaped(raw)
+}
+
+// ParseShaped is Parse for bytes already held to PostedLimits (streamed
+// through a ShapeChecker as they arrived). When raw is already canonical, as
+// a reading named by its SHA-256 usually is, the canonical bytes returned are
+// raw itself.
+func ParseShaped(raw []byte) (s Snapshot, sha256 string, canonical []byte, err error) {
+	return parseShaped(raw, 0)
+}
+
+// ParseShapedCounted is ParseShaped told how many accounts the shape checker
+// counted, so the accounts are decoded into one array of the right size
+// rather than one grown by doubling.
+func ParseShapedCounted(raw []byte, accounts int) (s Snapshot, sha256 string, canonical []byte, err error) {
+	return parseShaped(raw, accounts)
+}
+
+func parseShaped(raw []byte, accounts int) (s Snapshot, sha256 string, canonical []byte, err error) {
+	if accounts > 0 {
+		s.Accounts = make([]Account, 0, min(accounts, MaxAccounts))
+	}
+	// json.Unmarshal decodes raw where it lies; a json.Decoder would first
+	// copy it whole into a buffer of its own, growing by doubling.
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return s, "", nil, errs.Newf(errs.BadInput, "the snapshot could not be read: %s", plainJSONError(err)).
+			WithHint("send one snapshot/v1 object; see /docs/schemas/snapshot-v1.schema.json")
+	}
+	// The name must be the one petal would give the decoded snapshot, or a
+	// stored reading would name itself two ways. When raw is the decoded
+	// snapshot's own canonical form, as a reading named by its SHA-256
+	// usually is, that holds and nothing was dropped: every key raw has,
+	// the snapshot has.
+	if canonicalEqual(s, raw) {
+		if problems := Validate(s); len(problems) > 0 {
+			return s, "", nil, Invalid(problems)
+		}
+		return s, canon.Sum(raw), raw, nil
+	}
+	return parseSlowly(raw)
+}
+
+// parseSlowly is ParseShaped for bytes that are not their own canonical form:
+// read strictly (an unknown field would be dropped and change the name),
+// then compared with their canonical form, which encoding/json forgives
+// breaking (keys in another case, missing keys read as zero, a null cut).
+func parseSlowly(raw []byte) (s Snapshot, sha256 string, canonical []byte, err error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
@@ -39,10 +90,6 @@ func Parse(raw []byte) (s Snapshot, sha256 string, canonical []byte, err error) 
 	if err != nil {
 		return s, "", nil, errs.Newf(errs.BadInput, "the snapshot is not canonicalisable JSON: %s", err.Error())
 	}
-	// The name must be the one petal would give the decoded snapshot, or a
-	// stored reading would name itself two ways. encoding/json forgives what
-	// would break that (keys in another case, missing keys read as zero, an
-	// empty attrs, a null cut), so the two forms are compared.
 	var top map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &top)
 	for _, key := range []string{"schema", "network", "params", "chain", "block", "title", "about", "groups", "accounts", "source"} {

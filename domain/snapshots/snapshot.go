@@ -2,7 +2,11 @@
 // format snapshot/v1, named by the SHA-256 of its canonical JSON (RFC 8785).
 package snapshots
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/petal-near/petal/domain/canon"
+)
 
 // Schema is the format id every snapshot carries.
 const Schema = "snapshot/v1"
@@ -44,11 +48,15 @@ type Group struct {
 
 // Account is one petal.
 type Account struct {
-	ID     string         `json:"id"` // CAIP-10: near:mainnet:alice.near
-	Label  string         `json:"label"`
-	Weight string         `json:"weight"` // exact non-negative decimal
-	Groups []string       `json:"groups"`
-	Attrs  map[string]any `json:"attrs,omitempty"`
+	ID     string   `json:"id"` // CAIP-10: near:mainnet:alice.near
+	Label  string   `json:"label"`
+	Weight string   `json:"weight"` // exact non-negative decimal
+	Groups []string `json:"groups"`
+	// Attrs is what a reader keeps about one account beyond its weight (a
+	// member's roles, a voter's votes): a non-empty JSON object, kept as the
+	// raw JSON it came as and never decoded into maps, so a posted reading
+	// costs its bytes and no more.
+	Attrs json.RawMessage `json:"attrs,omitempty"`
 }
 
 // Source says which contract calls made the reading, and whether it was cut.
@@ -70,4 +78,15 @@ type Call struct {
 type Cut struct {
 	Total int `json:"total"`
 	Kept  int `json:"kept"`
+}
+
+// RawAttrs is a reader's attrs for one account as canonical JSON. It is for
+// values petal's own readers build; it panics on a value JSON can't hold,
+// which would be a bug in the reader.
+func RawAttrs(v any) json.RawMessage {
+	b, err := canon.Marshal(v)
+	if err != nil {
+		panic("snapshots: attrs that JSON can't hold: " + err.Error())
+	}
+	return b
 }

@@ -21,7 +21,7 @@ func sample() Snapshot {
 		Groups:  []Group{{ID: "council", Label: "Council"}, {ID: "all", Label: "All"}},
 		Accounts: []Account{
 			{ID: "near:mainnet:alice.near", Label: "alice.near", Weight: "1", Groups: []string{"council"}},
-			{ID: "near:mainnet:bob.near", Label: "bob.near", Weight: "2.5", Groups: []string{}, Attrs: map[string]any{"note": "x"}},
+			{ID: "near:mainnet:bob.near", Label: "bob.near", Weight: "2.5", Groups: []string{}, Attrs: json.RawMessage(`{"note":"x"}`)},
 		},
 		Source: Source{Calls: []Call{{Contract: "marketing.sputnik-dao.near", Method: "get_policy"}}},
 	}

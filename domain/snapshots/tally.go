@@ -48,7 +48,7 @@ func TallyMembers(chain string, roles []DAORole) Tally {
 	for _, a := range accounts {
 		t.Accounts = append(t.Accounts, Account{
 			ID: AccountID(chain, a), Label: a, Weight: "1", Groups: byAccount[a],
-			Attrs: map[string]any{"roles": rolesOf[a]},
+			Attrs: RawAttrs(map[string]any{"roles": rolesOf[a]}),
 		})
 	}
 	return t
@@ -115,7 +115,7 @@ func TallyVotes(chain string, p Proposals) (Tally, error) {
 		}
 		out.Accounts = append(out.Accounts, Account{
 			ID: AccountID(chain, a), Label: a, Weight: fmt.Sprint(cast), Groups: groups,
-			Attrs: map[string]any{"approve": t.votes["approve"], "reject": t.votes["reject"], "remove": t.votes["remove"], "proposed": t.proposed, "votes": t.byID},
+			Attrs: RawAttrs(map[string]any{"approve": t.votes["approve"], "reject": t.votes["reject"], "remove": t.votes["remove"], "proposed": t.proposed, "votes": t.byID}),
 		})
 	}
 	detail, err := json.Marshal(map[string]any{"proposals": details, "last_proposal_id": p.Last})
@@ -148,7 +148,7 @@ func TallyDelegators(chain string, ds []Delegation) (Tally, error) {
 		}
 		t.Accounts = append(t.Accounts, Account{
 			ID: AccountID(chain, d.Account), Label: d.Account, Weight: staked, Groups: groups,
-			Attrs: map[string]any{"staked_yocto": d.StakedYocto, "unstaked_yocto": d.UnstakedYocto, "can_withdraw": d.CanWithdraw},
+			Attrs: RawAttrs(map[string]any{"staked_yocto": d.StakedYocto, "unstaked_yocto": d.UnstakedYocto, "can_withdraw": d.CanWithdraw}),
 		})
 	}
 	return t, nil

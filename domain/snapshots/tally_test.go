@@ -37,7 +37,11 @@ func TestTallyMembersGroupsByRole(t *testing.T) {
 	if alice.ID != "near:mainnet:alice.near" || alice.Weight != "1" || strings.Join(alice.Groups, ",") != "council,community" {
 		t.Fatalf("alice: %+v", alice)
 	}
-	if roles := alice.Attrs["roles"].([]string); strings.Join(roles, ",") != "Council,Community" {
+	var attrs struct{ Roles []string }
+	if err := json.Unmarshal(alice.Attrs, &attrs); err != nil {
+		t.Fatal(err)
+	}
+	if roles := attrs.Roles; strings.Join(roles, ",") != "Council,Community" {
 		t.Fatalf("alice's roles, each once: %v", roles)
 	}
 }

@@ -1,6 +1,7 @@
 package snapshots
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -152,6 +153,9 @@ func Validate(s Snapshot) []Problem {
 		if a.Groups == nil {
 			add(path+"/groups", "must be an array (it may be empty)")
 		}
+		if len(a.Attrs) > 0 && !nonEmptyObject(a.Attrs) {
+			add(path+"/attrs", "must be a non-empty JSON object when present")
+		}
 		for j, g := range a.Groups {
 			if !groups[g] {
 				if !add(fmt.Sprintf("%s/groups/%d", path, j), "group %q is not in /groups", g) {
@@ -165,11 +169,8 @@ func Validate(s Snapshot) []Problem {
 			add(fmt.Sprintf("/source/calls/%d", i), "a call names its contract and method")
 		}
 	}
-	if d := strings.TrimSpace(string(s.Detail)); d != "" {
-		var m map[string]json.RawMessage
-		if d[0] != '{' || json.Unmarshal(s.Detail, &m) != nil || len(m) == 0 {
-			add("/detail", "must be a non-empty JSON object when present")
-		}
+	if len(s.Detail) > 0 && !nonEmptyObject(s.Detail) {
+		add("/detail", "must be a non-empty JSON object when present")
 	}
 	if s.Source.Calls == nil {
 		add("/source/calls", "must be an array of the contract calls that made the reading")
@@ -178,6 +179,19 @@ func Validate(s Snapshot) []Problem {
 		add("/source/cut", "kept must equal the number of accounts and total must be at least kept")
 	}
 	return ps
+}
+
+// nonEmptyObject reports whether raw is a JSON object with at least one
+// member, looking only at its first bytes: whether the rest is JSON is for
+// the decoder and the canonical form to say, and a stranger's 16 MiB detail
+// is never decoded into maps to find out.
+func nonEmptyObject(raw json.RawMessage) bool {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	t = bytes.TrimLeft(t[1:], " \t\r\n")
+	return len(t) > 0 && t[0] == '"'
 }
 
 // SumWeights adds decimal weights exactly.

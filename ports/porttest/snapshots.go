@@ -72,6 +72,36 @@ func SnapshotStoreContract(t *testing.T, newStore func(t *testing.T) ports.Snaps
 		}
 	})
 
+	t.Run("a reading this site makes itself becomes this site's, whoever stored it first; never the other way", func(t *testing.T) {
+		store := newStore(t)
+		posted := sample(4, "t4", 100)
+		posted.Origin = "their_machine"
+		if stored, err := store.Put(t.Context(), posted); err != nil || !stored {
+			t.Fatalf("posted: %v %v", stored, err)
+		}
+		if _, err := store.Latest(t.Context(), "t4"); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("a posted reading is no target's latest: %v", err)
+		}
+		own := posted
+		own.Origin = "this_site"
+		if stored, err := store.Put(t.Context(), own); err != nil || stored {
+			t.Fatalf("read here too: stored=%v err=%v", stored, err)
+		}
+		if got, err := store.Latest(t.Context(), "t4"); err != nil || got.Origin != "this_site" || got.SHA256 != own.SHA256 {
+			t.Fatalf("after this site read it: %+v %v", got, err)
+		}
+		for _, origin := range []string{"their_machine", "demo"} {
+			again := posted
+			again.Origin = origin
+			if stored, err := store.Put(t.Context(), again); err != nil || stored {
+				t.Fatalf("again: stored=%v err=%v", stored, err)
+			}
+		}
+		if got, _ := store.Get(t.Context(), own.SHA256); got.Origin != "this_site" {
+			t.Fatalf("this site's reading went back to %s", got.Origin)
+		}
+	})
+
 	t.Run("twenty writers of one snapshot at once: exactly one stores it", func(t *testing.T) {
 		store := newStore(t)
 		in := sample(3, "t3", 100)
@@ -128,6 +158,35 @@ func SnapshotStoreContract(t *testing.T, newStore func(t *testing.T) ports.Snaps
 		}
 		if got.SHA256 != sample(14, "", 0).SHA256 {
 			t.Fatalf("latest is %s (count %d)", got.SHA256, got.Count)
+		}
+	})
+
+	t.Run("a posted reading or the demo is never a target's latest, whatever its block", func(t *testing.T) {
+		store := newStore(t)
+		own := sample(20, "dao", 100)
+		posted, demo := sample(21, "dao", 900), sample(22, "dao", 950)
+		posted.Origin, demo.Origin = "their_machine", "demo"
+		for _, s := range []ports.StoredSnapshot{own, posted, demo} {
+			if _, err := store.Put(t.Context(), s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := store.Latest(t.Context(), "dao")
+		if err != nil || got.SHA256 != own.SHA256 || got.Origin != "this_site" {
+			t.Fatalf("latest is %s (%s), %v; want this site's own %s", got.SHA256, got.Origin, err, own.SHA256)
+		}
+		for _, s := range []ports.StoredSnapshot{posted, demo} {
+			if got, err := store.Get(t.Context(), s.SHA256); err != nil || got.Origin != s.Origin {
+				t.Fatalf("by its name %s: %s, %v", s.SHA256, got.Origin, err)
+			}
+		}
+		only := sample(23, "posted-only", 5)
+		only.Origin = "their_machine"
+		if _, err := store.Put(t.Context(), only); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.Latest(t.Context(), "posted-only"); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("a target with only a posted reading has no latest: %v", err)
 		}
 	})
 }
