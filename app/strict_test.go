@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -129,4 +130,30 @@ func TestDecodeStrictRefusesControlCharacters(t *testing.T) {
 	var got strictTarget
 	require.NoError(t, app.DecodeStrict(strings.NewReader(`{"text":"tab\tand\nlines\r\n"}`), &got), "tab and line breaks are text")
 	assert.Equal(t, "tab\tand\nlines\r\n", got.Text)
+}
+
+func TestCheckJSONTextReadsNamesAsJSONDoes(t *testing.T) {
+	var many strings.Builder
+	many.WriteString(`{`)
+	for i := range 40 {
+		fmt.Fprintf(&many, `"k%d":%d,`, i, i)
+	}
+	many.WriteString(`"k7":0}`)
+	cases := map[string]string{
+		`{"a":1,"\u0061":2}`:            "field a is given twice",
+		many.String():                   "field k7 is given twice",
+		`{"x":"\b"}`:                    "field x holds a control character (U+0008)",
+		`{"x":["ok",{"y":"a\fb"}]}`:     "field x[1].y holds a control character (U+000C)",
+		`[{"a":1},{"b":{"c":1,"c":2}}]`: "field [1].b.c is given twice",
+	}
+	for body, want := range cases {
+		err := app.CheckJSONText([]byte(body))
+		require.Error(t, err, body)
+		assert.Contains(t, err.Error(), want, body)
+	}
+	// What isn't JSON is the decoder's to name; deep nesting too.
+	for _, body := range []string{`{"a":`, `{"a" 1}`, `[1,,2]`, "{\"a\":\"raw\x01\"}", strings.Repeat("[", 20000)} {
+		assert.NoError(t, app.CheckJSONText([]byte(body)), body)
+	}
+	assert.NoError(t, app.CheckJSONText([]byte(`{"a":{"k":1},"b":{"k":1},"t":"tab\tand\n","n":-1.5e3,"l":[true,false,null]}`)))
 }
