@@ -189,7 +189,8 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 	if req.RunID != "" {
 		return a.continueRun(ctx, caller, req, last)
 	}
-	payer, err := a.gate(ctx, caller)
+	thread := threadOf(req.Messages)
+	payer, err := a.gate(ctx, caller, thread)
 	if err != nil {
 		return ChatStarted{}, err
 	}
@@ -203,7 +204,7 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 	if !a.Recorded() {
 		// Only now, past the gate and the limit, does a caller without a
 		// session get one (the run's owner): a refusal opens nothing.
-		if err := a.budget.Fits(ctx, caller.Subject, RowBytes+int64(runs.ThreadBytes(threadOf(req.Messages)))); err != nil {
+		if err := a.budget.Fits(ctx, caller.Subject, RowBytes+int64(runs.ThreadBytes(thread))); err != nil {
 			return ChatStarted{}, err
 		}
 		if caller, err = caller.Own(ctx); err != nil {
@@ -225,7 +226,7 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 		// A recorded run opens no session and has no owner.
 		run.Owner = caller.Subject
 	}
-	run.Thread = threadOf(req.Messages)
+	run.Thread = thread
 	payer = forChat(payer, run.ID, 0)
 	// What a stranger sends is what they store: a run's thread counts against
 	// the data budget (the events the job writes are bounded per chat).
@@ -268,7 +269,7 @@ func (a *AgentService) continueRun(ctx context.Context, caller Caller, req ChatR
 	if size > runs.MaxThread {
 		return ChatStarted{}, runs.ThreadFull(size)
 	}
-	payer, err := a.gate(ctx, caller)
+	payer, err := a.gate(ctx, caller, thread)
 	if err != nil {
 		return ChatStarted{}, err
 	}
@@ -367,11 +368,12 @@ func forChat(payer *credit.Payer, runID string, firstSeq int64) *credit.Payer {
 
 // gate says who pays for a chat on a real model, before any model call
 // (nil: nobody needs to, the recorded model spends nothing).
-func (a *AgentService) gate(ctx context.Context, caller Caller) (*credit.Payer, error) {
+func (a *AgentService) gate(ctx context.Context, caller Caller, thread []runs.Message) (*credit.Payer, error) {
 	if a.Recorded() || a.access == nil || a.ledger == nil {
 		return nil, nil
 	}
-	p, err := a.access.Gate(ctx, caller)
+	// The chat's first call must fit in what its payer has left.
+	p, err := a.access.GateFor(ctx, caller, a.model.WorstCase(modelRequest(thread, a.modelTools())))
 	if err != nil {
 		return nil, err
 	}

@@ -30,10 +30,22 @@ func (a *AgentService) reconcileFirst(ctx context.Context, runID string, payer *
 	}
 }
 
+// modelRequest is the request a call on thread offering tools sends.
+func modelRequest(thread []runs.Message, tools []ports.ModelTool) ports.ModelRequest {
+	msgs := append([]runs.Message{{Role: runs.RoleSystem, Content: systemMessage}}, thread...)
+	return ports.ModelRequest{Messages: msgs, Tools: tools, MaxTokens: maxAnswerTokens}
+}
+
+// FirstCallWorstCase is the model bill a new chat asking question holds for
+// its first call (before base fees and tip): what the ledger must have left
+// for the chat to start.
+func (a *AgentService) FirstCallWorstCase(question string) credit.Micros {
+	return a.model.WorstCase(modelRequest([]runs.Message{{Role: runs.RoleUser, Content: question}}, a.modelTools()))
+}
+
 // complete makes one model call and counts it.
 func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.ModelTool) (ports.ModelAnswer, error) {
-	msgs := append([]runs.Message{{Role: runs.RoleSystem, Content: systemMessage}}, c.thread...)
-	req := ports.ModelRequest{Messages: msgs, Tools: tools, MaxTokens: maxAnswerTokens}
+	req := modelRequest(c.thread, tools)
 	var hold credit.Hold
 	if c.payer != nil {
 		// Every model call is held on the ledger first, then settled; every
@@ -59,8 +71,21 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 	}
 	ans, err := a.model.Complete(ctx, req)
 	if err != nil {
-		// An aborted or failed call counts only what it is known to have
-		// cost: nothing is known, so the hold goes back.
+		// A failed or cut call counts what it is known to have cost: a call
+		// cut after NEAR AI had it (a stop, the chat's time) bills its input
+		// at least, so it is charged that (ans.Cost), and reconciling with
+		// NEAR AI's bill corrects it when its inference id is known. Nothing
+		// known: the hold goes back.
+		if ans.Cost > 0 && c.payer != nil {
+			usage := credit.Usage{InferenceID: ans.InferenceID, Model: ans.Model, TokensIn: int(ans.Tokens.In), TokensCached: int(ans.Tokens.Cached)}
+			// No turn ends and the tools run since the last call are not
+			// charged: the chat was cut.
+			if serr := a.ledger.SettleCall(c.wctx, hold, ans.Cost, usage, credit.CallContext{}); serr != nil {
+				a.log.Error("agent: charging a cut call", "run", c.run.ID, "err", serr)
+			}
+			c.tokens.Add(ans.Tokens)
+			c.cost += ans.Cost
+		}
 		if ctx.Err() != nil {
 			return ans, ctx.Err()
 		}

@@ -15,24 +15,26 @@ import (
 // Config is everything petal reads from its environment. docs/operations.md and
 // .env.example list every variable with its default; keep the three in step.
 type Config struct {
-	Addr           string // PETAL_ADDR
-	MetricsAddr    string // PETAL_METRICS_ADDR: metrics and pprof listener; empty: none
-	DatabaseURL    string // DATABASE_URL; empty means find or start a local PostgreSQL
-	DataDir        string // PETAL_DATA_DIR: where a private PostgreSQL cluster lives
-	PublicURL      string // PETAL_API: the site's public address; decides recipient, Origin and cookie
-	AgentAccess    string // PETAL_AGENT_ACCESS: "gated" or "open"
-	Public         bool   // PETAL_PUBLIC
-	Migrate        bool   // PETAL_MIGRATE (off skips migrations at start)
-	LogFormat      string // PETAL_LOG_FORMAT: "json", "text" or "" (json unless a terminal)
-	WalletKey      string // PETAL_WALLET_KEY: 32 bytes, hex or base64
-	ModelKey       string // NEAR_AI_API_KEY
-	ModelBaseURL   string // NEAR_AI_BASE_URL
-	Model          string // NEAR_AI_MODEL
-	FallbackModel  string // NEAR_AI_FALLBACK_MODEL
-	NearRPCMainnet string // PETAL_NEAR_RPC_MAINNET
-	NearRPCTestnet string // PETAL_NEAR_RPC_TESTNET
-	NearUSD        string // PETAL_NEAR_USD: fixes the NEAR price when set
-	OneClickURL    string // PETAL_ONECLICK_URL: NEAR Intents' 1Click API, whose token list prices NEAR
+	Addr           string        // PETAL_ADDR
+	MetricsAddr    string        // PETAL_METRICS_ADDR: metrics and pprof listener; empty: none
+	DatabaseURL    string        // DATABASE_URL; empty means find or start a local PostgreSQL
+	DataDir        string        // PETAL_DATA_DIR: where a private PostgreSQL cluster lives
+	PublicURL      string        // PETAL_API: the site's public address; decides recipient, Origin and cookie
+	AgentAccess    string        // PETAL_AGENT_ACCESS: "gated" or "open"
+	Public         bool          // PETAL_PUBLIC
+	Migrate        bool          // PETAL_MIGRATE (off skips migrations at start)
+	LogFormat      string        // PETAL_LOG_FORMAT: "json", "text" or "" (json unless a terminal)
+	WalletKey      string        // PETAL_WALLET_KEY: 32 bytes, hex or base64
+	ModelKey       string        // NEAR_AI_API_KEY
+	ModelBaseURL   string        // NEAR_AI_BASE_URL
+	Model          string        // NEAR_AI_MODEL
+	FallbackModel  string        // NEAR_AI_FALLBACK_MODEL
+	NearRPCMainnet string        // PETAL_NEAR_RPC_MAINNET
+	NearRPCTestnet string        // PETAL_NEAR_RPC_TESTNET
+	NearUSD        string        // PETAL_NEAR_USD: fixes the NEAR price when set
+	OneClickURL    string        // PETAL_ONECLICK_URL: NEAR Intents' 1Click API, whose token list prices NEAR
+	PayTestnet     bool          // PETAL_PAY_TESTNET: testnet NEAR counts even where the model is paid (NEAR AI)
+	NearPriceKeep  time.Duration // PETAL_NEAR_PRICE_KEEP_DAYS: how long the NEAR price history is kept
 
 	ToolCallsPerMinute    int                      // PETAL_TOOL_CALLS_PER_MIN
 	NewChatsPerHour       int                      // PETAL_NEW_CHATS_PER_HOUR
@@ -87,6 +89,8 @@ var Variables = []Variable{
 	{"PETAL_NEAR_RPC_TESTNET", "https://rpc.testnet.near.org", "NEAR RPC for testnet"},
 	{"PETAL_NEAR_USD", "", "fixes dollars per NEAR for top-ups; empty reads it from NEAR Intents' token list"},
 	{"PETAL_ONECLICK_URL", "https://1click.chaindefuser.com", "NEAR Intents' 1Click API, whose token list (GET /v0/tokens) gives dollars per NEAR"},
+	{"PETAL_NEAR_PRICE_KEEP_DAYS", "400", "days the NEAR price history (read every 10 minutes) is kept; a transfer older than that can't be priced"},
+	{"PETAL_PAY_TESTNET", "0", "1: testnet NEAR (free) adds credit that pays for real NEAR AI calls (a test lane only; warned at start). Without it testnet counts only where the model is the recorded one"},
 	{"PETAL_TOOL_CALLS_PER_MIN", "60", "tool calls per address per minute"},
 	{"PETAL_NEW_CHATS_PER_HOUR", "10", "new agent chats per address per hour"},
 	{"PETAL_FOLLOWUPS_PER_HOUR", "60", "follow-ups on an existing run per address per hour"},
@@ -198,6 +202,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		NearRPCTestnet: get("PETAL_NEAR_RPC_TESTNET"),
 		NearUSD:        get("PETAL_NEAR_USD"),
 		OneClickURL:    strings.TrimRight(get("PETAL_ONECLICK_URL"), "/"),
+		PayTestnet:     boolean("PETAL_PAY_TESTNET"),
+		NearPriceKeep:  time.Duration(posInt("PETAL_NEAR_PRICE_KEEP_DAYS")) * 24 * time.Hour,
 
 		ToolCallsPerMinute:    posInt("PETAL_TOOL_CALLS_PER_MIN"),
 		NewChatsPerHour:       posInt("PETAL_NEW_CHATS_PER_HOUR"),
@@ -365,4 +371,21 @@ func (c Config) AgentAccessReported() string {
 func (c Config) Price() credit.Price {
 	return credit.Price{CallFeeBps: c.FeeCallBps, TopUpFeeBps: c.FeeTopUpBps, PerTurn: c.FeePerTurn,
 		PerTool: c.FeePerTool, FreeAllowance: c.FeeFreeAllowance}
+}
+
+// TestnetCounts reports whether a NEAR transfer on testnet adds credit here.
+// Testnet NEAR is free, so it never buys real model spend: it counts only on
+// a site that isn't public whose model isn't a real, paid one (the recorded
+// model), or where the operator said so (PETAL_PAY_TESTNET=1).
+func (c Config) TestnetCounts() bool {
+	return !c.Public && (c.ModelKey == "" || c.PayTestnet)
+}
+
+// TestnetWarning is the warning a start logs when testnet NEAR buys real
+// model spend on this site; empty when it doesn't.
+func (c Config) TestnetWarning() string {
+	if c.TestnetCounts() && c.ModelKey != "" {
+		return "PETAL_PAY_TESTNET=1: free testnet NEAR adds credit that pays for real NEAR AI calls on this site"
+	}
+	return ""
 }

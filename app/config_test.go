@@ -138,11 +138,31 @@ func TestThePriceDocumentFollowsTheSwitches(t *testing.T) {
 	require.NoError(t, err)
 	on, err := load(map[string]string{"PETAL_FEE_PER_TURN_USD": "0.01"})
 	require.NoError(t, err)
-	a, err := app.NewPayService(off, nil, nil, nil, nil, nil, nil, nil).Price()
+	a, err := app.NewPayService(off, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil).Price()
 	require.NoError(t, err)
-	b, err := app.NewPayService(on, nil, nil, nil, nil, nil, nil, nil).Price()
+	b, err := app.NewPayService(on, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil).Price()
 	require.NoError(t, err)
 	assert.False(t, a.Price.BaseFee.C.On)
 	assert.True(t, b.Price.BaseFee.C.On)
 	assert.NotEqual(t, a.Hash, b.Hash)
+}
+
+func TestTestnetCountsOnlyWhereItBuysNothingReal(t *testing.T) {
+	for _, tc := range []struct {
+		env    map[string]string
+		counts bool
+		warn   bool
+	}{
+		{nil, true, false}, // the recorded model
+		{map[string]string{"NEAR_AI_API_KEY": "k"}, false, false}, // NEAR AI bills real dollars
+		{map[string]string{"NEAR_AI_API_KEY": "k", "PETAL_PAY_TESTNET": "1"}, true, true},
+		{map[string]string{"PETAL_PUBLIC": "1", "PETAL_PAY_TESTNET": "1"}, false, false}, // a public site counts mainnet only
+	} {
+		c, err := load(tc.env)
+		require.NoError(t, err)
+		assert.Equal(t, tc.counts, c.TestnetCounts(), "%v", tc.env)
+		assert.Equal(t, tc.warn, c.TestnetWarning() != "", "%v", tc.env)
+	}
+	_, err := load(map[string]string{"PETAL_PAY_TESTNET": "maybe"})
+	assert.ErrorContains(t, err, "PETAL_PAY_TESTNET")
 }

@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/credit"
@@ -30,14 +34,29 @@ type PayService struct {
 	near    ports.NearAccounts
 	price   ports.NearPrice
 	billing ports.ModelBilling // nil when the model provider sends no bills (the recorded model)
+	prices  *NearPrices
+	claims  ports.BillingClaims
+	limiter ports.RateLimiter
 	log     *slog.Logger
+	// asking makes concurrent usage requests of one person in this process
+	// wait for one ask for their bills (other replicas are kept out by claims).
+	asking singleflight.Group
 }
 
 // NewPayService makes the pay service.
 func NewPayService(cfg Config, ledger ports.LedgerStore, people ports.PeopleStore, signIn *SignInService, near ports.NearAccounts,
-	price ports.NearPrice, billing ports.ModelBilling, log *slog.Logger) *PayService {
-	return &PayService{cfg: cfg, ledger: ledger, people: people, signIn: signIn, near: near, price: price, billing: billing, log: log}
+	price ports.NearPrice, prices *NearPrices, billing ports.ModelBilling, claims ports.BillingClaims, limiter ports.RateLimiter, log *slog.Logger) *PayService {
+	return &PayService{cfg: cfg, ledger: ledger, people: people, signIn: signIn, near: near, price: price, prices: prices, billing: billing,
+		claims: claims, limiter: limiter, log: log}
 }
+
+// UsageCallsPerMinute bounds GET /api/v1/me/usage per person: each reads the
+// ledger, and may ask NEAR AI for bills.
+const UsageCallsPerMinute = 30
+
+// BillingAskEvery is how often, at most, GET /api/v1/me/usage asks NEAR AI
+// for one person's bills, whatever the replica.
+const BillingAskEvery = time.Minute
 
 // pendingBatch bounds how many calls one reconciliation asks NEAR AI about.
 const pendingBatch = 100
@@ -75,6 +94,31 @@ func (s *PayService) ReconcilePending(ctx context.Context, personID string) erro
 		}
 	}
 	return nil
+}
+
+// reconcileSpaced is ReconcilePending at most once every BillingAskEvery
+// per person, one at a time.
+func (s *PayService) reconcileSpaced(ctx context.Context, personID string) error {
+	if s.billing == nil {
+		return nil
+	}
+	_, err, _ := s.asking.Do(personID, func() (any, error) {
+		// Not cut by the first asker leaving: the others wait on it.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reconcileTimeout)
+		defer cancel()
+		pending, err := s.ledger.PendingBills(ctx, credit.PersonAccount(personID), 1)
+		if err != nil || len(pending) == 0 {
+			return nil, err // nothing to ask about: no turn taken
+		}
+		if s.claims != nil {
+			claimed, err := s.claims.ClaimBilling(ctx, personID, BillingAskEvery)
+			if err != nil || !claimed {
+				return nil, err
+			}
+		}
+		return nil, s.ReconcilePending(ctx, personID)
+	})
+	return err
 }
 
 // PriceBody is GET /api/v1/price: the price and the SHA-256 of its canonical JSON.
@@ -161,9 +205,22 @@ type UsageTotals struct {
 // usageLimit bounds one answer.
 const usageLimit = 1000
 
-// Usage is every model call charged to the person's credit, newest first.
+// Usage is every model call charged to the person's credit, newest first,
+// after asking NEAR AI for the bills it hasn't got yet: at most once every
+// BillingAskEvery per person, and one ask at a time however many ask (in
+// this process they wait for it; on other replicas they answer with what is
+// known). The route takes UsageCallsPerMinute a minute per person.
 func (s *PayService) Usage(ctx context.Context, personID string) (UsageBody, error) {
-	if err := s.ReconcilePending(ctx, personID); err != nil {
+	if s.limiter != nil {
+		ok, wait, err := s.limiter.Allow(ctx, "usage:"+personID, UsageCallsPerMinute, time.Minute)
+		if err != nil {
+			return UsageBody{}, errs.New(errs.Internal, "the rate limiter failed").WithCause(err)
+		}
+		if !ok {
+			return UsageBody{}, RateLimited(fmt.Sprintf("more than %d usage reads a minute", UsageCallsPerMinute), wait)
+		}
+	}
+	if err := s.reconcileSpaced(ctx, personID); err != nil {
 		return UsageBody{}, err
 	}
 	recs, err := s.ledger.Usage(ctx, credit.PersonAccount(personID), usageLimit)
@@ -193,9 +250,9 @@ type PayInfoBody struct {
 }
 
 // payNetwork is the network a session pays on: the one it signed in on,
-// mainnet for anyone else (and always on a public site).
+// mainnet for anyone else (and always where testnet doesn't count).
 func (s *PayService) payNetwork(ctx context.Context, sess people.Session) string {
-	if s.cfg.Public || !sess.Signed() || sess.WalletID == "" {
+	if !s.cfg.TestnetCounts() || !sess.Signed() || sess.WalletID == "" {
 		return "mainnet"
 	}
 	ws, err := s.signIn.WalletsOf(ctx, sess.Subject)
@@ -233,7 +290,16 @@ type PayBody struct {
 	AddedUSD  credit.USDNumber  `json:"added_usd"`
 	AddedNEAR credit.NEARNumber `json:"added_near"`
 	NearUSD   credit.USDNumber  `json:"near_usd"`
+	Price     PriceUsed         `json:"price"`
 	Credit    *CreditView       `json:"credit"`
+}
+
+// PriceUsed says which NEAR price a transfer was counted at: the reading
+// (when, from where) nearest the transfer's block time.
+type PriceUsed struct {
+	At      time.Time `json:"at"`
+	Source  string    `json:"source"`
+	BlockAt time.Time `json:"block_at"`
 }
 
 var txHashPattern = regexp.MustCompile(`^[1-9A-HJ-NP-Za-km-z]{32,44}$`)
@@ -243,7 +309,8 @@ var txHashPattern = regexp.MustCompile(`^[1-9A-HJ-NP-Za-km-z]{32,44}$`)
 // contract lists them: unauthorised (not signed in, not their wallet),
 // not_found (NEAR has no such transaction), bad_input (not a successful
 // transfer to the receiver, or the wrong network), source_failed (the chain
-// or the price could not be read; nothing changed).
+// or the price at the transfer's block time could not be read; nothing
+// changed).
 func (s *PayService) Pay(ctx context.Context, sess people.Session, in PayInput) (PayBody, error) {
 	if !sess.Signed() {
 		return PayBody{}, errs.New(errs.Unauthorised, "sign in first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify")
@@ -251,8 +318,10 @@ func (s *PayService) Pay(ctx context.Context, sess people.Session, in PayInput) 
 	if !people.ValidNetwork(in.Network) {
 		return PayBody{}, errs.New(errs.BadInput, "network must be mainnet or testnet")
 	}
-	if s.cfg.Public && in.Network != "mainnet" {
-		return PayBody{}, errs.New(errs.BadInput, "this site counts mainnet NEAR only", "send NEAR on mainnet")
+	if in.Network == "testnet" && !s.cfg.TestnetCounts() {
+		// Testnet NEAR is free; this site's model bills real dollars.
+		return PayBody{}, errs.New(errs.BadInput, "this site counts mainnet NEAR only, not testnet: testnet NEAR is free and this site's model costs real dollars",
+			"send NEAR on mainnet")
 	}
 	if b, err := people.Base58Decode(in.TxHash); !txHashPattern.MatchString(in.TxHash) || err != nil || len(b) != 32 {
 		return PayBody{}, errs.New(errs.BadInput, "tx_hash must be a NEAR transaction hash (base58)")
@@ -270,10 +339,6 @@ func (s *PayService) Pay(ctx context.Context, sess people.Session, in PayInput) 
 	if wallet == nil {
 		return PayBody{}, errs.New(errs.Unauthorised, "account_id is not one of your wallets on "+in.Network, "sign in with that wallet first")
 	}
-	nearUSD, ok, err := s.price.NearUSD(ctx)
-	if err != nil || !ok {
-		return PayBody{}, errs.New(errs.SourceFailed, "the NEAR price could not be read, so nothing was counted", "send the same transaction again later").WithCause(err)
-	}
 	tx, err := s.near.Transaction(ctx, "near:"+in.Network, in.TxHash, in.AccountID)
 	switch {
 	case errs.Is(err, errs.NotFound):
@@ -290,17 +355,25 @@ func (s *PayService) Pay(ctx context.Context, sess people.Session, in PayInput) 
 	if err != nil {
 		return PayBody{}, errs.New(errs.BadInput, err.Error(), "send a plain NEAR transfer to "+receiver)
 	}
-	added, err := credit.YoctoToMicros(yocto, nearUSD)
+	// Priced at its block time, never when it is claimed: holding a hash
+	// while NEAR rises gains nothing.
+	quote, err := s.prices.At(ctx, tx.BlockAt)
+	if err != nil {
+		return PayBody{}, err
+	}
+	added, err := credit.YoctoToMicros(yocto, quote.USD)
 	if err != nil {
 		return PayBody{}, errs.New(errs.BadInput, "the amount is too large")
 	}
 	// Switch B: its own entry on the credit, beside the top-up's.
 	counted, err := s.ledger.TopUp(ctx, credit.TopUp{TxHash: tx.Hash, Network: in.Network, PersonID: sess.Subject, WalletID: wallet.ID,
-		Yocto: yocto.String(), NearUSD: nearUSD, Added: added, Fee: s.cfg.Price().TopUpFee(added)})
+		Yocto: yocto.String(), NearUSD: quote.USD, Added: added, Fee: s.cfg.Price().TopUpFee(added),
+		BlockAt: tx.BlockAt, PriceAt: quote.At, PriceSource: quote.Source})
 	if err != nil {
 		return PayBody{}, err
 	}
-	out := PayBody{AddedUSD: added.USD(), AddedNEAR: credit.NEARNumber{Yocto: yocto}, NearUSD: nearUSD.USD()}
+	out := PayBody{AddedUSD: added.USD(), AddedNEAR: credit.NEARNumber{Yocto: yocto}, NearUSD: quote.USD.USD(),
+		Price: PriceUsed{At: quote.At.UTC(), Source: quote.Source, BlockAt: tx.BlockAt.UTC()}}
 	if !counted {
 		out.AddedUSD, out.AddedNEAR = 0, credit.NEARNumber{}
 	}

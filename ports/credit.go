@@ -76,3 +76,12 @@ type ModelBilling interface {
 	// provider has no bill for yet are absent.
 	Billed(ctx context.Context, inferenceIDs []string) (map[string]credit.Micros, error)
 }
+
+// BillingClaims spaces out asking the model provider for a person's bills
+// (GET /api/v1/me/usage reconciles first): one ask per person at a time and
+// at most one per interval, across every replica.
+type BillingClaims interface {
+	// ClaimBilling takes the person's turn to ask if nobody took one within
+	// every; claimed is false, and nothing changes, otherwise.
+	ClaimBilling(ctx context.Context, personID string, every time.Duration) (claimed bool, err error)
+}

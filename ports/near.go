@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/petal-near/petal/domain/credit"
 )
@@ -41,6 +42,9 @@ type NearTransaction struct {
 	Hash       string
 	SignerID   string
 	ReceiverID string
+	// BlockAt is when the block that included the transaction was made
+	// (its header's timestamp): what a top-up is priced at.
+	BlockAt time.Time
 	// Final is true when final_execution_status is FINAL.
 	Final bool
 	// Succeeded is true when status is SuccessValue (or SuccessReceiptId).
@@ -61,4 +65,16 @@ type NearAction struct {
 type NearPrice interface {
 	// NearUSD is micro-dollars per NEAR; ok false when it can't be read.
 	NearUSD(ctx context.Context) (price credit.Micros, ok bool, err error)
+}
+
+// NearPriceHistory keeps the NEAR price as it was read over time, so a
+// transfer is priced at its block time, not when it is claimed.
+type NearPriceHistory interface {
+	// RecordNearPrice stores one reading.
+	RecordNearPrice(ctx context.Context, q credit.NearQuote) error
+	// NearPricesAround reads the last reading at or before at, no older than
+	// before, and the first after at, no later than after; nil when none.
+	NearPricesAround(ctx context.Context, at time.Time, before, after time.Duration) (prev, next *credit.NearQuote, err error)
+	// PruneNearPrices deletes the readings older than olderThan.
+	PruneNearPrices(ctx context.Context, olderThan time.Time) (deleted int64, err error)
 }

@@ -107,6 +107,12 @@ type ModelAnswer struct {
 	InferenceID  string // the Inference-Id header
 	Tokens       runs.Tokens
 	Cost         credit.Micros // what the call cost at the model's list prices
+	// Cut: the call was cut (a stop, the chat's time, a timeout) after the
+	// provider had the request. Complete then returns its error with an
+	// answer saying what the call is known to have cost: its input at least
+	// (Tokens.In, Cost), and InferenceID when the answer's headers came, so
+	// reconciliation with the bill can correct it.
+	Cut bool
 }
 
 // ModelProvider answers completions (NEAR AI, or the recorded transcript).

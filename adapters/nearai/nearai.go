@@ -14,9 +14,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/petal-near/petal/domain/credit"
@@ -183,8 +186,12 @@ func (c *Client) Complete(ctx context.Context, req ports.ModelRequest) (ports.Mo
 	if err == nil || !retryable(err) || ctx.Err() != nil || c.fallback.ID == primary.ID {
 		return ans, err
 	}
+	failed := ans // what the failed attempt is known to have cost: its input, when it was cut
 	ans, ferr := c.complete(ctx, c.fallback, req)
 	if ferr != nil {
+		// The fallback failed too, or was cut: what both are known to have
+		// cost goes with the error.
+		ans.Cost += failed.Cost
 		return ans, ferr
 	}
 	ans.FallbackUsed = true
@@ -195,25 +202,52 @@ func (c *Client) Complete(ctx context.Context, req ports.ModelRequest) (ports.Mo
 }
 
 // WorstCase implements ports.ModelProvider: the input counted at one token
-// per three bytes (more than any tokenizer makes of text) uncached, plus
-// max_tokens of output, on the dearer of the model and its fallback.
+// per byte of the request petal sends (what byte-level tokenizers make of rare
+// scripts, and more than any makes of anything: a token is at least one
+// byte), uncached, plus max_tokens of output, on the model the request asks
+// for; and when a fallback may answer instead, the failed attempt's input on
+// that model plus the fallback's whole call, as Complete charges it. The
+// larger of the two is the worst case.
 func (c *Client) WorstCase(req ports.ModelRequest) credit.Micros {
-	var n int64
-	for _, m := range req.Messages {
-		n += int64(len(m.Content)) + 16
-		for _, tc := range m.ToolCalls {
+	primary := c.model
+	if m, ok := Find(req.Model); ok {
+		primary = m
+	}
+	out := int64(req.MaxTokens)
+	if out <= 0 {
+		out = 4096
+	}
+	worst := primary.Cost(runs.Tokens{In: c.inputBound(primary, req), Out: out})
+	if c.fallback.ID != primary.ID {
+		failed := primary.Cost(runs.Tokens{In: c.inputBound(primary, req)})
+		worst = max(worst, failed+c.fallback.Cost(runs.Tokens{In: c.inputBound(c.fallback, req), Out: out}))
+	}
+	return worst
+}
+
+// promptMargin is what a model's chat template may add per message and per
+// tool beyond the request's own bytes (role markers, separators).
+const promptMargin = 16
+
+// inputBound is the most input tokens req can be on m: one per byte of the
+// request body, plus the template's margin per message and per tool. A body
+// that cannot be encoded (it never happens: it is built from strings) counts
+// as its messages' bytes.
+func (c *Client) inputBound(m Model, req ports.ModelRequest) int64 {
+	n := int64(promptMargin * (len(req.Messages) + len(req.Tools) + 1))
+	if raw, err := json.Marshal(wireBody(m, req)); err == nil {
+		return n + int64(len(raw))
+	}
+	for _, msg := range req.Messages {
+		n += int64(len(msg.Content))
+		for _, tc := range msg.ToolCalls {
 			n += int64(len(tc.Name) + len(tc.Args))
 		}
 	}
 	for _, t := range req.Tools {
 		n += int64(len(t.Name) + len(t.Description) + len(t.Parameters))
 	}
-	out := int64(req.MaxTokens)
-	if out <= 0 {
-		out = 4096
-	}
-	tokens := runs.Tokens{In: n/3 + 1, Out: out}
-	return max(c.model.Cost(tokens), c.fallback.Cost(tokens))
+	return n
 }
 
 // providerError is NEAR AI failing on its side (5xx, 429, no answer): the
@@ -249,7 +283,8 @@ func (c *Client) complete(ctx context.Context, m Model, req ports.ModelRequest) 
 	return ans, err
 }
 
-func (c *Client) completeOnce(ctx context.Context, m Model, req ports.ModelRequest) (ports.ModelAnswer, error) {
+// wireBody is the request petal sends m for req.
+func wireBody(m Model, req ports.ModelRequest) wireRequest {
 	body := wireRequest{Model: m.ID, MaxTokens: req.MaxTokens, Stream: false}
 	for _, msg := range req.Messages {
 		wm := wireMessage{Role: msg.Role, ToolCallID: msg.ToolCallID}
@@ -269,12 +304,31 @@ func (c *Client) completeOnce(ctx context.Context, m Model, req ports.ModelReque
 	for _, t := range req.Tools {
 		body.Tools = append(body.Tools, wireTool{Type: "function", Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
 	}
-	raw, err := json.Marshal(body)
+	return body
+}
+
+func (c *Client) completeOnce(ctx context.Context, m Model, req ports.ModelRequest) (ports.ModelAnswer, error) {
+	raw, err := json.Marshal(wireBody(m, req))
 	if err != nil {
 		return ports.ModelAnswer{}, err
 	}
-	res, b, err := c.do(ctx, http.MethodPost, "/chat/completions", raw)
+	var sent atomic.Bool
+	tctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) { sent.Store(w.Err == nil) }})
+	res, b, err := c.do(tctx, http.MethodPost, "/chat/completions", raw)
 	if err != nil {
+		if sent.Load() && (ctx.Err() != nil || isTimeout(err)) {
+			// Cut by a stop, the chat's time, or the client's timeout after
+			// NEAR AI had the whole request: it bills the input at least.
+			// Charged its input at the bound held for it; the inference id,
+			// when the answer's headers came, lets reconciliation bring it
+			// to NEAR AI's bill.
+			in := int64(len(raw)) + int64(promptMargin*(len(req.Messages)+len(req.Tools)+1))
+			cut := ports.ModelAnswer{Model: m.ID, Tokens: runs.Tokens{In: in}, Cost: m.Cost(runs.Tokens{In: in}), Cut: true}
+			if res != nil {
+				cut.InferenceID = res.Header.Get("Inference-Id")
+			}
+			return cut, err
+		}
 		return ports.ModelAnswer{}, err
 	}
 	if res.StatusCode != http.StatusOK {
@@ -366,9 +420,19 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (*htt
 	defer res.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
 	if err != nil {
-		return nil, nil, &providerError{errs.New(errs.SourceFailed, "the model's answer was cut off", "try again").WithCause(err)}
+		// The headers came (res is kept for them), the body was cut.
+		if ctx.Err() != nil {
+			return res, nil, ctx.Err()
+		}
+		return res, nil, &providerError{errs.New(errs.SourceFailed, "the model's answer was cut off", "try again").WithCause(err)}
 	}
 	return res, b, nil
+}
+
+// isTimeout reports whether err is the HTTP client's own timeout.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // Sign implements ports.ModelProvider: the completion's signature, and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
@@ -89,6 +90,9 @@ type txResult struct {
 		Hash       string            `json:"hash"`
 		Actions    []json.RawMessage `json:"actions"`
 	} `json:"transaction"`
+	TransactionOutcome struct {
+		BlockHash string `json:"block_hash"`
+	} `json:"transaction_outcome"`
 }
 
 // Transaction implements ports.NearAccounts.
@@ -111,6 +115,19 @@ func (c *Client) Transaction(ctx context.Context, chain, txHash, senderID string
 		ReceiverID: r.Transaction.ReceiverID,
 		Final:      r.FinalExecutionStatus == "FINAL",
 	}
+	// The block that included the transaction says when it was made.
+	if r.TransactionOutcome.BlockHash == "" {
+		return ports.NearTransaction{}, sourceFailed(fmt.Errorf("tx result without its block"), "BAD_ANSWER", "the chain's RPC gave an answer petal can't read")
+	}
+	var b blockResult
+	if err := c.call(ctx, chain, "block", map[string]any{"block_id": r.TransactionOutcome.BlockHash}, &b); err != nil {
+		return ports.NearTransaction{}, err
+	}
+	var ns int64
+	if _, err := fmt.Sscan(b.Header.TimestampNanosec, &ns); err != nil || ns <= 0 {
+		return ports.NearTransaction{}, sourceFailed(fmt.Errorf("block header %+v", b.Header), "BAD_ANSWER", "the chain's RPC gave a block petal can't read")
+	}
+	out.BlockAt = time.Unix(0, ns).UTC()
 	_, okValue := r.Status["SuccessValue"]
 	_, okReceipt := r.Status["SuccessReceiptId"]
 	out.Succeeded = okValue || okReceipt

@@ -3,6 +3,7 @@ package nearrpc
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,7 +56,8 @@ func TestTransaction(t *testing.T) {
 	tx, err := c.Transaction(ctx, "near:mainnet", "DDgQS9a6irPgbjEdCTieYMqFDxFxZhQXJiFTSxXbkzPe", "alice.testnet")
 	require.NoError(t, err)
 	assert.Equal(t, ports.NearTransaction{Hash: "DDgQS9a6irPgbjEdCTieYMqFDxFxZhQXJiFTSxXbkzPe", SignerID: "alice.testnet", ReceiverID: "petals.testnet",
-		Final: true, Succeeded: true, Actions: []ports.NearAction{{Kind: "Transfer", Deposit: "2000000000000000000000000"}}}, tx,
+		BlockAt: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC), // the recorded block's header timestamp
+		Final:   true, Succeeded: true, Actions: []ports.NearAction{{Kind: "Transfer", Deposit: "2000000000000000000000000"}}}, tx,
 		"the gas refund is a receipt, never an action of the transaction")
 
 	tx, err = c.Transaction(ctx, "near:mainnet", "CfHQSGJWwvVhU3xeYRn6fhHafjjQbDro4AsvfZ5DaqpR", "alice.testnet")
@@ -72,4 +74,8 @@ func TestTransaction(t *testing.T) {
 	fake.Inject(nearrpctest.Fault{Method: "tx", Status: http.StatusBadGateway})
 	_, err = c.Transaction(ctx, "near:mainnet", "DDgQS9a6irPgbjEdCTieYMqFDxFxZhQXJiFTSxXbkzPe", "alice.testnet")
 	assert.True(t, errs.Is(err, errs.SourceFailed), "%v", err)
+
+	fake.Inject(nearrpctest.Fault{Method: "block", Status: http.StatusBadGateway})
+	_, err = c.Transaction(ctx, "near:mainnet", "DDgQS9a6irPgbjEdCTieYMqFDxFxZhQXJiFTSxXbkzPe", "alice.testnet")
+	assert.True(t, errs.Is(err, errs.SourceFailed), "its block can't be read, so its time isn't known: %v", err)
 }

@@ -477,17 +477,20 @@ func (r *LedgerRepository) TopUp(ctx context.Context, t credit.TopUp) (bool, err
 		if _, err := lockAccounts(ctx, tx, []string{account}); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO credit_topups (tx_hash, network, person_id, wallet_id, account_id, yocto, near_usd_micros, added_micros, fee_micros)
-VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9) ON CONFLICT (tx_hash) DO NOTHING`,
-			t.TxHash, t.Network, t.PersonID, t.WalletID, account, t.Yocto, int64(t.NearUSD), int64(t.Added), int64(t.Fee))
+		tag, err := tx.Exec(ctx, `INSERT INTO credit_topups (tx_hash, network, person_id, wallet_id, account_id, yocto, near_usd_micros, added_micros, fee_micros,
+block_at, price_at, price_source)
+VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11, $12) ON CONFLICT (tx_hash) DO NOTHING`,
+			t.TxHash, t.Network, t.PersonID, t.WalletID, account, t.Yocto, int64(t.NearUSD), int64(t.Added), int64(t.Fee),
+			nullTime(t.BlockAt), nullTime(t.PriceAt), nullString(t.PriceSource))
 		if err != nil {
 			return fmt.Errorf("postgres: record top-up: %w", err)
 		}
 		if tag.RowsAffected() == 0 {
 			return nil // this transfer was counted before
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO credit_entries (account_id, kind, amount_micros, note) VALUES ($1, 'top_up', $2, $3)`,
-			account, int64(t.Added), "NEAR transfer "+t.TxHash); err != nil {
+		// Credit from testnet NEAR (free) is marked as such.
+		if _, err := tx.Exec(ctx, `INSERT INTO credit_entries (account_id, kind, amount_micros, note, testnet) VALUES ($1, 'top_up', $2, $3, $4)`,
+			account, int64(t.Added), "NEAR transfer "+t.TxHash, t.Network == "testnet"); err != nil {
 			return fmt.Errorf("postgres: write top-up: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `UPDATE credit_accounts SET limit_micros = limit_micros + $2 WHERE id = $1`, account, int64(t.Added)); err != nil {
@@ -512,4 +515,20 @@ VALUES ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9) ON CONFLICT (tx_hash) DO NO
 			"send a smaller transfer").WithCause(err)
 	}
 	return added, err
+}
+
+// nullTime is t, or NULL when it is the zero time.
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// nullString is s, or NULL when it is empty.
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -168,8 +168,11 @@ func TestAnInviteRunsOutMidChatThenTheNextChatIs429(t *testing.T) {
 	assert.Contains(t, body, "invite_required")
 	assert.Empty(t, fake.Completions())
 
-	// Each call costs $0.0011; three of them pass a $0.003 budget.
-	m := mintInvite(t, p, "0.003")
+	// Each call costs $0.0011 and goes ahead only when its worst case fits in
+	// what is left: a budget of the first call's worst case and two calls (and
+	// a little, as the thread grows each round) pays for three, not four.
+	budget := p.Svc.Agent.FirstCallWorstCase("draw the marketing DAO") + 2*1_100 + 1_000
+	m := mintInvite(t, p, budget.String())
 	res, body = p.do(t, http.MethodPost, "/api/v1/auth/invite", `{"token":"`+m.Token+`"}`)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	cookie := sessionCookie(t, res)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
+	"github.com/petal-near/petal/domain/credit"
 )
 
 // TestAFollowUpChatOnARunHasItsOwnCap: the per-chat cap counts each POST
@@ -23,9 +24,14 @@ func TestAFollowUpChatOnARunHasItsOwnCap(t *testing.T) {
 		nearaitest.Completion("c5", "deepseek-ai/DeepSeek-V3.1", "", call),
 	)
 	env := modelEnv(fake)
+	env["PETAL_PAY_TESTNET"] = "1" // a real model paid with testnet NEAR, as the operator allows
 	env["PETAL_AGENT_ACCESS"] = "gated"
-	env["PETAL_NEAR_USD"] = "0.01"             // 2 NEAR is $0.02 of credit: the credit never binds here
-	env["PETAL_PERSON_USD_PER_CHAT"] = "0.002" // two calls at $0.0011 reach it
+	env["PETAL_NEAR_USD"] = "1" // 2 NEAR is $2 of credit: the credit never binds here
+	// A call goes ahead when its worst case fits in what is left of the
+	// chat's cap: a cap of the first call's worst case, one call at $0.0011
+	// and a little (the thread grows each round, and a follow-up starts on
+	// the longer thread) pays for two calls a chat, not three.
+	env["PETAL_PERSON_USD_PER_CHAT"] = (firstCallWorstCase(t, env) + 1_100 + 1_400).String()
 	p, _ := signInPetal(t, env)
 	cookie, _ := signInAlice(t, p)
 	res, body := p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie, "Origin", siteOrigin)
@@ -51,4 +57,13 @@ func TestAFollowUpChatOnARunHasItsOwnCap(t *testing.T) {
 	capped(evs)
 	assert.Equal(t, 4, len(fake.Completions()), "the follow-up chat on the same run spent its own cap")
 	assert.Zero(t, heldOnLedger(t, p), "nothing is left held")
+}
+
+// firstCallWorstCase is what a chat asking "draw the marketing DAO" holds for
+// its first model call on a petal configured by env (it depends on the model
+// and the tools offered): tests size budgets and caps from it.
+func firstCallWorstCase(t *testing.T, env map[string]string) credit.Micros {
+	t.Helper()
+	probe := startPetal(t, env)
+	return probe.Svc.Agent.FirstCallWorstCase("draw the marketing DAO")
 }

@@ -29,6 +29,7 @@ type testPetal struct {
 var offlineDefaults = map[string]string{
 	"PETAL_NEAR_RPC_MAINNET": "http://127.0.0.1:1",
 	"PETAL_NEAR_RPC_TESTNET": "http://127.0.0.1:1",
+	"PETAL_ONECLICK_URL":     "http://127.0.0.1:1", // the NEAR price job reads 1Click at start
 }
 
 // startPetal serves petal for one test. env overrides the configuration.

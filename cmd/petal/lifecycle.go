@@ -88,7 +88,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 
 // newScheduler is this process's scheduler with every scheduled job petal
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
-func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg app.Config, db *postgres.DB, clock ports.Clock) *app.Scheduler {
+func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg app.Config, db *postgres.DB, clock ports.Clock, prices *app.NearPrices) *app.Scheduler {
 	s := app.NewScheduler(leases, process, log)
 	s.Observe(app.CountJobs(m))
 	s.Add(app.SweepJob(agent, ledger, m))
@@ -98,6 +98,7 @@ func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logge
 		s.Add(app.Job{Name: "rate_limit_windows", Every: time.Minute, Deadline: 30 * time.Second,
 			Run: func(ctx context.Context) (int64, error) { return shared.SweepClosed(ctx, clock.Now()) }})
 	}
+	s.Add(prices.Job())
 	return s
 }
 

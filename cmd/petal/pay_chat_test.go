@@ -7,6 +7,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -31,7 +32,14 @@ func TestAPersonPaysForAChatWithTheirOwnCredit(t *testing.T) {
 	env := modelEnv(fake)
 	env["NEAR_AI_BASE_URL"] = withBilling(t, fake.BaseURL(), 1_000_000) // NEAR AI bills each call $0.001
 	env["PETAL_AGENT_ACCESS"] = "gated"
-	env["PETAL_NEAR_USD"] = "0.001" // 2 NEAR is $0.002: two calls at $0.0011
+	env["PETAL_PAY_TESTNET"] = "1" // a real model, paid with testnet NEAR, as the operator allows
+	// A call goes ahead when its worst case fits in what is left: 2 NEAR buy
+	// the first call's worst case and one more call at $0.0011 (and a little,
+	// as the thread grows), so two calls; and once NEAR AI's bill ($0.001 a
+	// call) is reconciled, less than a first call's worst case is left.
+	credit2 := firstCallWorstCase(t, env) + 1_100 + 600
+	env["PETAL_NEAR_USD"] = (credit2 / 2).String()
+	credit2 = credit2 / 2 * 2
 	p, _ := signInPetal(t, env)
 	cookie, person := signInAlice(t, p)
 
@@ -41,7 +49,8 @@ func TestAPersonPaysForAChatWithTheirOwnCredit(t *testing.T) {
 
 	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie, "Origin", siteOrigin)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
-	assert.Contains(t, body, `"added_usd":0.002`)
+	added, _ := credit2.USD().MarshalJSON()
+	assert.Contains(t, body, `"added_usd":`+string(added))
 
 	evs := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Cookie", cookie, "Origin", siteOrigin).rest(t)
 	n := len(evs)
@@ -101,6 +110,7 @@ func TestAChatReconcilesThePersonsCallsFirst(t *testing.T) {
 	var asked atomic.Int32
 	down.Store(true)
 	env := modelEnv(fake)
+	env["PETAL_PAY_TESTNET"] = "1"                                                           // a real model paid with testnet NEAR, as the operator allows
 	env["NEAR_AI_BASE_URL"] = withBillingSwitch(t, fake.BaseURL(), 1_000_000, &down, &asked) // NEAR AI bills each call $0.001
 	env["PETAL_AGENT_ACCESS"] = "gated"
 	env["PETAL_NEAR_USD"] = "1" // 2 NEAR is $2
@@ -190,4 +200,64 @@ func withBillingSwitch(t *testing.T, modelBase string, nanoUSD int64, down *atom
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/v1"
+}
+
+// TestUsageAsksForBillsOnceAMinute: a hundred GET /api/v1/me/usage at once
+// from a person with a call to reconcile make at most one billing call to
+// NEAR AI (one ask a minute per person, one at a time), and past 30 a minute
+// the route answers 429.
+func TestUsageAsksForBillsOnceAMinute(t *testing.T) {
+	fake := nearaitest.New(t, nearaitest.Completion("u1", "deepseek-ai/DeepSeek-V3.1", "The answer."))
+	var asked atomic.Int32
+	env := modelEnv(fake)
+	env["NEAR_AI_BASE_URL"] = withBillingSwitch(t, fake.BaseURL(), 1_000_000, nil, &asked)
+	env["PETAL_AGENT_ACCESS"] = "gated"
+	env["PETAL_PAY_TESTNET"] = "1"
+	env["PETAL_NEAR_USD"] = "1"
+	p, _ := signInPetal(t, env)
+	cookie, _ := signInAlice(t, p)
+	res, body := p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	evs := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Cookie", cookie, "Origin", siteOrigin).rest(t)
+	require.Equal(t, "done", evs[len(evs)-1].Name)
+	require.Zero(t, asked.Load(), "nothing was pending before the chat")
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	reconciled := 0
+	for range 100 {
+		wg.Go(func() {
+			req, _ := http.NewRequest(http.MethodGet, p.URL+"/api/v1/me/usage", nil)
+			req.Header.Set("Cookie", cookie)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer res.Body.Close()
+			var out struct {
+				Totals struct {
+					Reconciled int `json:"reconciled"`
+				} `json:"totals"`
+				Error struct {
+					Code string `json:"code"`
+				} `json:"error"`
+			}
+			_ = json.NewDecoder(res.Body).Decode(&out)
+			mu.Lock()
+			defer mu.Unlock()
+			statuses[res.StatusCode]++
+			reconciled = max(reconciled, out.Totals.Reconciled)
+			if res.StatusCode == http.StatusTooManyRequests {
+				assert.Equal(t, "rate_limited", out.Error.Code)
+				assert.NotEmpty(t, res.Header.Get("Retry-After"))
+			}
+		})
+	}
+	wg.Wait()
+	assert.EqualValues(t, 1, asked.Load(), "a hundred requests, one billing call")
+	assert.Equal(t, 30, statuses[http.StatusOK], "30 a minute per person")
+	assert.Equal(t, 70, statuses[http.StatusTooManyRequests])
+	assert.Equal(t, 1, reconciled, "the call was reconciled")
 }

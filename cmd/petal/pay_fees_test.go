@@ -24,6 +24,7 @@ func TestBaseFeeSwitchesOnAPersonsCredit(t *testing.T) {
 		nearaitest.Completion("f2", "deepseek-ai/DeepSeek-V3.1", "Checked."),
 	)
 	env := modelEnv(fake)
+	env["PETAL_PAY_TESTNET"] = "1" // a real model paid with testnet NEAR, as the operator allows
 	env["PETAL_AGENT_ACCESS"] = "gated"
 	env["PETAL_NEAR_USD"] = "1" // 2 NEAR is $2
 	env["PETAL_FEE_CALL_PERCENT"] = "10"

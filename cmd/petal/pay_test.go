@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
+	"github.com/petal-near/petal/adapters/oneclick"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/credit"
@@ -48,6 +52,10 @@ func payBody(network, account, hash string) string {
 	return string(b)
 }
 
+// fixedPrice is the price a top-up says it was counted at with PETAL_NEAR_USD:
+// the fixed price, at the recorded block's time (2026-11-01T12:00:00Z).
+const fixedPrice = `"price":{"at":"2026-11-01T12:00:00Z","source":"PETAL_NEAR_USD","block_at":"2026-11-01T12:00:00Z"}`
+
 func TestPayingInNEAR(t *testing.T) {
 	p, rpc := signInPetal(t, map[string]string{"PETAL_NEAR_USD": "3.25"})
 	cookie, person := signInAlice(t, p)
@@ -64,12 +72,12 @@ func TestPayingInNEAR(t *testing.T) {
 	}
 	res, body = pay(txTransfer)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
-	assert.JSONEq(t, `{"tools_version":"1.0.0","added_usd":6.5,"added_near":2,"near_usd":3.25,
+	assert.JSONEq(t, `{"tools_version":"1.0.0","added_usd":6.5,"added_near":2,"near_usd":3.25,`+fixedPrice+`,
 		"credit":{"funded_usd":6.5,"spent_usd":0,"left_usd":6.5,"usd_per_chat":0.5}}`, body, "2 NEAR at $3.25; the gas refund in its receipts is not counted")
 
 	res, body = pay(txTransfer)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
-	assert.JSONEq(t, `{"tools_version":"1.0.0","added_usd":0,"added_near":0,"near_usd":3.25,
+	assert.JSONEq(t, `{"tools_version":"1.0.0","added_usd":0,"added_near":0,"near_usd":3.25,`+fixedPrice+`,
 		"credit":{"funded_usd":6.5,"spent_usd":0,"left_usd":6.5,"usd_per_chat":0.5}}`, body, "a transfer sent twice counts once")
 
 	res, body = pay(txBatch)
@@ -266,7 +274,8 @@ func TestTheNEARPriceFromNEARIntents(t *testing.T) {
 		_, _ = w.Write([]byte(`[{"assetId":"nep141:wrap.near","decimals":24,"blockchain":"near","symbol":"wNEAR","price":4.5,"priceUpdatedAt":"2026-11-30T00:58:30.221Z","contractAddress":"wrap.near"}]`))
 	}))
 	defer oneClick.Close()
-	p, _ := signInPetal(t, map[string]string{"PETAL_ONECLICK_URL": oneClick.URL})
+	p, rpc := signInPetal(t, map[string]string{"PETAL_ONECLICK_URL": oneClick.URL})
+	blockAt(t, rpc, time.Now().Add(-2*time.Minute)) // a transfer made just now
 	cookie, _ := signInAlice(t, p)
 	res, body := p.do(t, http.MethodGet, "/api/v1/pay", "", "Cookie", cookie)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
@@ -274,4 +283,148 @@ func TestTheNEARPriceFromNEARIntents(t *testing.T) {
 	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.Contains(t, body, `"added_usd":9`, "2 NEAR at $4.50")
+	assert.Contains(t, body, `"source":"`+app.SourceOneClick+`"`)
+}
+
+// blockAt makes every block the fake RPC answers (the recordings' blocks
+// among them) a block made at at.
+func blockAt(t *testing.T, rpc *nearrpctest.Server, at time.Time) {
+	t.Helper()
+	ns := at.UnixNano()
+	res, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "dontcare", "result": map[string]any{"header": map[string]any{
+		"height": 131000000, "hash": "4kbcD3NeZ7Gf8VQ5cFmLQAk1VtUTXK6wzCZnhZqK1nUj", "timestamp": ns, "timestamp_nanosec": strconv.FormatInt(ns, 10)}}})
+	require.NoError(t, err)
+	rpc.Add(nearrpctest.Recording{Name: "block_at", Method: "block", Params: json.RawMessage(`{"finality":"final"}`), Response: res})
+}
+
+// TestATopUpIsPricedAtItsBlockTime: a transfer is priced at the NEAR price
+// read nearest its block time, never a later, higher one, and the answer says
+// which reading; one whose time no reading is near is refused with nothing
+// counted; the price job reads 1Click into the history at start and keeps it
+// PETAL_NEAR_PRICE_KEEP_DAYS.
+func TestATopUpIsPricedAtItsBlockTime(t *testing.T) {
+	var nowUSD atomic.Value
+	nowUSD.Store("9")
+	oneClick := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`[{"assetId":"nep141:wrap.near","decimals":24,"blockchain":"near","symbol":"wNEAR","price":` + nowUSD.Load().(string) + `}]`))
+	}))
+	defer oneClick.Close()
+	p, rpc := signInPetal(t, map[string]string{"PETAL_ONECLICK_URL": oneClick.URL, "PETAL_NEAR_PRICE_KEEP_DAYS": "30"})
+	cookie, person := signInAlice(t, p)
+	ctx := t.Context()
+	history := postgres.NewNearPriceRepository(p.DB.DB)
+	readings := func() int {
+		var n int
+		require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM near_prices`).Scan(&n))
+		return n
+	}
+	require.Eventually(t, func() bool { return readings() > 0 }, 60*time.Second, 50*time.Millisecond, "the job reads the price at start")
+	var source string
+	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT source FROM near_prices`).Scan(&source))
+	assert.Equal(t, app.SourceOneClick, source)
+
+	pay := func(hash string) (*http.Response, string) {
+		return p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", hash), "Cookie", cookie, "Origin", siteOrigin)
+	}
+	// A transfer made two days ago, when nothing was read: refused, nothing counted.
+	blockAt(t, rpc, time.Now().Add(-48*time.Hour))
+	res, body := pay(txTransfer)
+	assert.Equal(t, http.StatusServiceUnavailable, res.StatusCode, body)
+	assert.Contains(t, body, "no NEAR price was recorded near this transfer's block time")
+	var topups int
+	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT count(*) FROM credit_topups`).Scan(&topups))
+	assert.Zero(t, topups)
+
+	// Made an hour ago: read at $3 four minutes before it, at $5 two minutes
+	// after; NEAR is at $9 now. Priced at $3, never the later, higher $5.
+	block := time.Now().Add(-time.Hour).Truncate(time.Second)
+	blockAt(t, rpc, block)
+	require.NoError(t, history.RecordNearPrice(ctx, credit.NearQuote{At: block.Add(-4 * time.Minute), USD: 3_000_000, Source: app.SourceOneClick}))
+	require.NoError(t, history.RecordNearPrice(ctx, credit.NearQuote{At: block.Add(2 * time.Minute), USD: 5_000_000, Source: app.SourceOneClick}))
+	res, body = pay(txTransfer)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var out struct {
+		AddedUSD float64 `json:"added_usd"`
+		NearUSD  float64 `json:"near_usd"`
+		Price    struct {
+			At      time.Time `json:"at"`
+			Source  string    `json:"source"`
+			BlockAt time.Time `json:"block_at"`
+		} `json:"price"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &out))
+	assert.Equal(t, 6.0, out.AddedUSD, "2 NEAR at $3")
+	assert.Equal(t, 3.0, out.NearUSD)
+	assert.True(t, block.Add(-4*time.Minute).Equal(out.Price.At), "the reading it was counted at: %s", out.Price.At)
+	assert.Equal(t, app.SourceOneClick, out.Price.Source)
+	assert.True(t, block.Equal(out.Price.BlockAt))
+	var priceAt, blockStored time.Time
+	var priceSource string
+	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT price_at, price_source, block_at FROM credit_topups WHERE tx_hash = $1`, txTransfer).
+		Scan(&priceAt, &priceSource, &blockStored))
+	assert.True(t, priceAt.Equal(block.Add(-4*time.Minute)))
+	assert.Equal(t, app.SourceOneClick, priceSource)
+	assert.True(t, blockStored.Equal(block), "the top-up keeps which price it was counted at")
+
+	// A reading a minute after the block at $2.50, lower and nearer: that one.
+	require.NoError(t, history.RecordNearPrice(ctx, credit.NearQuote{At: block.Add(time.Minute), USD: 2_500_000, Source: app.SourceOneClick}))
+	res, body = pay(txBatch)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"added_usd":1.25`, "0.5 NEAR at $2.50")
+	var funded int64
+	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT limit_micros FROM credit_accounts WHERE id = $1`, credit.PersonAccount(person)).Scan(&funded))
+	assert.EqualValues(t, 7_250_000, funded)
+
+	// Retention: the job prunes readings older than 30 days.
+	require.NoError(t, history.RecordNearPrice(ctx, credit.NearQuote{At: time.Now().Add(-31 * 24 * time.Hour), USD: 1_000_000, Source: app.SourceOneClick}))
+	before := readings()
+	nowUSD.Store("4.25")
+	prices := app.NewNearPrices(p.Cfg, oneclick.NewPriceFeed(oneClick.URL, nil), history, memory.SystemClock{}, nil)
+	n, err := prices.Record(ctx)
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, n, "one reading written, one pruned")
+	assert.Equal(t, before, readings())
+	var newest int64
+	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT usd_micros FROM near_prices ORDER BY read_at DESC LIMIT 1`).Scan(&newest))
+	assert.EqualValues(t, 4_250_000, newest)
+}
+
+// TestTestnetNEARNeverBuysRealSpend: on a site whose model is NEAR AI (a
+// real, paid provider), a testnet transfer is 400 bad_input naming the
+// network and counts nothing, and the site asks for mainnet; with
+// PETAL_PAY_TESTNET=1 it counts, marked as testnet on the ledger; on a site
+// with the recorded model it counts too.
+func TestTestnetNEARNeverBuysRealSpend(t *testing.T) {
+	paid := map[string]string{"PETAL_NEAR_USD": "5", "NEAR_AI_API_KEY": "sk-test", "PETAL_WALLET_KEY": strings.Repeat("ab", 32)}
+	p, _ := signInPetal(t, paid)
+	cookie, person := signInAlice(t, p)
+	res, body := p.do(t, http.MethodGet, "/api/v1/pay", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"network":"mainnet"`, "signed in on testnet, asked for mainnet")
+	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie, "Origin", siteOrigin)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+	assert.Contains(t, body, `"code":"bad_input"`)
+	assert.Contains(t, body, "testnet")
+	var topups int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM credit_topups`).Scan(&topups))
+	assert.Zero(t, topups, "nothing counted")
+	_, err := postgres.NewLedgerRepository(p.DB.DB).Account(t.Context(), credit.PersonAccount(person))
+	assert.Error(t, err, "no credit was opened")
+
+	paid["PETAL_PAY_TESTNET"] = "1"
+	p, _ = signInPetal(t, paid)
+	cookie, person = signInAlice(t, p)
+	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"added_usd":10`)
+	var testnet bool
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT testnet FROM credit_entries WHERE account_id = $1 AND kind = 'top_up'`,
+		credit.PersonAccount(person)).Scan(&testnet))
+	assert.True(t, testnet, "the credit is marked as testnet's on the ledger")
+
+	p, _ = signInPetal(t, map[string]string{"PETAL_NEAR_USD": "5"}) // the recorded model
+	cookie, _ = signInAlice(t, p)
+	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
 }

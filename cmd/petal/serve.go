@@ -66,6 +66,9 @@ func serve(ctx context.Context, stdout io.Writer) error {
 	}
 	log.Info("petal is serving", "addr", "http://"+ln.Addr().String(), "build_id", app.BuildID,
 		"database", located.How, "limits", cfg.Limits, "llm", cfg.LLM(), "agent_access", cfg.AgentAccessReported(), "public", cfg.Public)
+	if w := cfg.TestnetWarning(); w != "" {
+		log.Warn(w)
+	}
 	if err := srv.Serve(ctx, ln, cfg.ShutdownDrain); err != nil {
 		return err
 	}

@@ -61,8 +61,11 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random, rateLimiter)
 	nearPrice := newNearPrice(cfg, log)
+	nearPriceRepository := postgres.NewNearPriceRepository(db)
+	nearPrices := app.NewNearPrices(cfg, nearPrice, nearPriceRepository, clock, log)
 	modelBilling := newModelBilling(modelProvider)
-	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, modelBilling, log)
+	billingClaimRepository := postgres.NewBillingClaimRepository(db)
+	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, nearPrices, modelBilling, billingClaimRepository, rateLimiter, log)
 	processID, err := app.NewProcessID(random)
 	if err != nil {
 		return nil, nil, err
@@ -107,7 +110,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
-	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock)
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices)
 	mainService := &service{
 		Server:    httpapiServer,
 		Agent:     agentService,

@@ -139,9 +139,11 @@ func (h Hold) Total() Micros {
 // PlanHold decides a reservation: given the paying accounts (locked, in the
 // order Payer.Accounts gives), what this chat has already taken from the first
 // (held or charged), and the call's worst case, it returns the lines to hold
-// or the refusal. A call goes ahead while every account has something left,
-// and holds its whole worst case: so concurrent calls pass a budget by at most
-// what the calls in flight cost.
+// or the refusal. A call goes ahead only when its whole worst case fits in
+// what every account has left and in what is left of the chat's cap, and it
+// holds that worst case: so, as long as a call never costs more than its worst
+// case, no budget and no chat's cap is ever passed, however many calls run at
+// once (the accounts are locked while this decides).
 func PlanHold(p Payer, accounts []Account, chatTaken, worstCase Micros, now time.Time) ([]HoldLine, error) {
 	if worstCase <= 0 {
 		return nil, fmt.Errorf("credit: a hold must be more than zero, not %s", worstCase)
@@ -162,13 +164,37 @@ func PlanHold(p Payer, accounts []Account, chatTaken, worstCase Micros, now time
 		if a.Left() <= 0 {
 			return nil, refusalSpent(a, now)
 		}
+		if worstCase > a.Left() {
+			return nil, refusalTooDear(a, worstCase, now)
+		}
 		lines = append(lines, HoldLine{Account: a.ID, Kind: a.Kind, Amount: worstCase})
 	}
 	if p.PerChat > 0 && chatTaken >= p.PerChat {
 		return nil, errs.Newf(errs.BudgetExhausted, "this chat has used the $%s one chat may spend", trimUSD(p.PerChat)).
 			WithHint("start a new chat to go on")
 	}
+	if p.PerChat > 0 && chatTaken+worstCase > p.PerChat {
+		return nil, errs.Newf(errs.BudgetExhausted, "the next model call could cost up to $%s, more than the $%s left of the $%s one chat may spend",
+			trimUSD(worstCase), trimUSD(p.PerChat-chatTaken), trimUSD(p.PerChat)).
+			WithHint("start a new chat with a shorter message")
+	}
 	return lines, nil
+}
+
+// refusalTooDear is the refusal of a call whose worst case is more than what
+// account a has left (though it has something left).
+func refusalTooDear(a Account, worstCase Micros, now time.Time) error {
+	msg := fmt.Sprintf("the next model call could cost up to $%s, more than the $%s ", trimUSD(worstCase), trimUSD(a.Left()))
+	switch a.Kind {
+	case KindPerson:
+		return errs.New(errs.PaymentRequired, msg+"left of your credit", "add more with NEAR (GET /api/v1/pay), or send a shorter message")
+	case KindInvite:
+		return errs.New(errs.BudgetExhausted, msg+"left of this invite's budget", "send a shorter message, or bring your own agent: /skill.md")
+	default:
+		secs := int(NextMidnightUTC(now).Sub(now).Seconds()) + 1
+		return errs.New(errs.BudgetExhausted, msg+"left of today's budget for Petal's own model",
+			"send a shorter message, or bring your own agent: /skill.md").WithRetryAfter(secs)
+	}
 }
 
 func refusalNoAccount(p Payer) error {

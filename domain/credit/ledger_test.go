@@ -47,9 +47,13 @@ func TestPlanHold(t *testing.T) {
 
 	almost := invite
 	almost.Spent, almost.Held = 30_000, 19_999
+	_, err = PlanHold(payer, []Account{almost, daily}, 0, 8_000, noon)
+	assert.Equal(t, errs.BudgetExhausted, errs.CodeOf(err), "one micro-dollar left: a call whose worst case is more is refused before it is made")
+	assert.ErrorContains(t, err, "$0.008")
+	almost.Held = 12_000 // exactly the worst case left: it fits
 	lines, err = PlanHold(payer, []Account{almost, daily}, 0, 8_000, noon)
-	require.NoError(t, err, "one micro-dollar left: the call goes ahead and holds its whole worst case")
-	assert.EqualValues(t, 8_000, lines[0].Amount)
+	require.NoError(t, err)
+	assert.EqualValues(t, 8_000, lines[0].Amount, "it holds its whole worst case")
 
 	cases := []struct {
 		name      string
@@ -64,6 +68,9 @@ func TestPlanHold(t *testing.T) {
 		{"invite expired", payer, []Account{{ID: invite.ID, Kind: KindInvite, Limit: 50_000, ExpiresAt: &noon}, daily}, 0, errs.BudgetExhausted},
 		{"daily cap spent", payer, []Account{invite, {ID: daily.ID, Kind: KindDaily, Limit: 3_000_000, Spent: 3_000_001}}, 0, errs.BudgetExhausted},
 		{"chat's cap reached", payer, []Account{invite, daily}, InvitePerChat, errs.BudgetExhausted},
+		{"the call would pass the chat's cap", payer, []Account{invite, daily}, InvitePerChat - 999, errs.BudgetExhausted},
+		{"the call would pass the daily cap", payer, []Account{invite, {ID: daily.ID, Kind: KindDaily, Limit: 3_000_000, Spent: 2_999_001}}, 0, errs.BudgetExhausted},
+		{"the call would pass a person's credit", Payer{Kind: PayPerson, PersonID: "prs_1"}, []Account{{ID: "person:prs_1", Kind: KindPerson, Limit: 10, Spent: 1}}, 0, errs.PaymentRequired},
 		{"invite missing", payer, []Account{daily}, 0, errs.InviteRequired},
 		{"person spent", Payer{Kind: PayPerson, PersonID: "prs_1"}, []Account{{ID: "person:prs_1", Kind: KindPerson, Limit: 10, Spent: 10}}, 0, errs.PaymentRequired},
 		{"person has no account", Payer{Kind: PayPerson, PersonID: "prs_1"}, nil, 0, errs.PaymentRequired},

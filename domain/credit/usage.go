@@ -81,4 +81,9 @@ type TopUp struct {
 	NearUSD  Micros // dollars per NEAR it was counted at
 	Added    Micros // dollars added to the credit
 	Fee      Micros // switch B, kept apart
+	// BlockAt is the transfer's block time; PriceAt and PriceSource say which
+	// reading of the NEAR price, the nearest that time, NearUSD is.
+	BlockAt     time.Time
+	PriceAt     time.Time
+	PriceSource string
 }

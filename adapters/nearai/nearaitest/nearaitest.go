@@ -93,6 +93,14 @@ type Server struct {
 	// Holding, when set with Hold, gets a value (if it has room) as each
 	// completion starts waiting on Hold: a test's sign the call is in flight.
 	Holding chan struct{}
+	// HeadersFirst, with Hold, sends a completion's 200 and its headers
+	// (Inference-Id among them) before waiting, as a server that answers
+	// headers early does: a call cut then knows its inference id.
+	HeadersFirst bool
+	// OneTokenPerByte makes every completion's usage say one prompt token
+	// per byte of the request's body, none cached (what a byte-level
+	// tokenizer makes of rare scripts): the most an input can be billed.
+	OneTokenPerByte bool
 }
 
 // New starts the fake with scripted completions, answered in order; past the
@@ -151,7 +159,15 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.record(r, body)
+	early := false
 	if s.Hold != nil {
+		if s.HeadersFirst {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Inference-Id", InferenceID)
+			w.WriteHeader(http.StatusOK)
+			_ = http.NewResponseController(w).Flush()
+			early = true
+		}
 		select {
 		case s.Holding <- struct{}{}:
 		default:
@@ -167,11 +183,40 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	if len(s.script) > 0 {
 		a, s.script = s.script[0], s.script[1:]
 	}
+	perByte := s.OneTokenPerByte
 	s.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	if a.Status == http.StatusOK {
-		w.Header().Set("Inference-Id", "5f0c6d1e-2b3a-5c4d-8e9f-0a1b2c3d4e5f")
+	if perByte && a.Status == http.StatusOK {
+		a.Body = withPromptTokens(a.Body, int64(len(raw)))
 	}
-	w.WriteHeader(a.Status)
+	if !early {
+		w.Header().Set("Content-Type", "application/json")
+		if a.Status == http.StatusOK {
+			w.Header().Set("Inference-Id", InferenceID)
+		}
+		w.WriteHeader(a.Status)
+	}
 	_, _ = w.Write(a.Body)
+}
+
+// InferenceID is the Inference-Id header of every answer the fake gives.
+const InferenceID = "5f0c6d1e-2b3a-5c4d-8e9f-0a1b2c3d4e5f"
+
+// withPromptTokens rewrites a completion's usage to prompt tokens, none
+// cached, keeping its completion tokens.
+func withPromptTokens(body []byte, prompt int64) []byte {
+	var c map[string]json.RawMessage
+	var u struct {
+		CompletionTokens int64 `json:"completion_tokens"`
+	}
+	if json.Unmarshal(body, &c) != nil {
+		return body
+	}
+	_ = json.Unmarshal(c["usage"], &u)
+	c["usage"], _ = json.Marshal(map[string]any{"prompt_tokens": prompt, "completion_tokens": u.CompletionTokens,
+		"total_tokens": prompt + u.CompletionTokens, "prompt_tokens_details": map[string]any{"cached_tokens": 0}})
+	out, err := json.Marshal(c)
+	if err != nil {
+		return body
+	}
+	return out
 }

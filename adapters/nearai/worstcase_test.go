@@ -1,0 +1,136 @@
+package nearai_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/nearai"
+	"github.com/petal-near/petal/adapters/nearai/nearaitest"
+	"github.com/petal-near/petal/domain/runs"
+	"github.com/petal-near/petal/ports"
+)
+
+// longRequest is request with a user message of n bytes of text.
+func longRequest(text string, n int) ports.ModelRequest {
+	req := request
+	req.Messages = append([]runs.Message(nil), request.Messages...)
+	req.Messages[1].Content = strings.Repeat(text, n/len(text)+1)[:n]
+	req.MaxTokens = 2048
+	return req
+}
+
+// TestWorstCaseBoundsABillAtOneTokenPerByte: billed at one prompt token per
+// byte of the request (what byte-level tokenizers make of rare scripts), a
+// call never costs more than the worst case held for it, whether the model
+// answers or fails and the fallback answers (the failed attempt's input then
+// counts too), and whatever the text: ASCII, a rare script, characters JSON
+// escapes.
+func TestWorstCaseBoundsABillAtOneTokenPerByte(t *testing.T) {
+	texts := map[string]string{
+		"ascii":           "the marketing DAO, please ",
+		"a rare script":   "ཀཁགངཅཆཇཉཏཐདནཔཕབམ",
+		"escaped by JSON": `<&>"\` + "\x01",
+		"four-byte emoji": "🌸🌼🌻",
+	}
+	for name, text := range texts {
+		t.Run(name, func(t *testing.T) {
+			req := longRequest(text, 90<<10)
+			full := nearaitest.Completion("w", "deepseek-ai/DeepSeek-V3.1", "done")
+			fake := nearaitest.New(t, full, nearaitest.Fail(http.StatusServiceUnavailable, "error_503.json"), full)
+			fake.OneTokenPerByte = true
+			c, _ := newClient(t, fake)
+			worst := c.WorstCase(req)
+
+			ans, err := c.Complete(t.Context(), req)
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, ans.Tokens.In, int64(90<<10), "billed at one token per byte at least")
+			assert.LessOrEqual(t, ans.Cost, worst, "the model answered")
+
+			ans, err = c.Complete(t.Context(), req)
+			require.NoError(t, err)
+			require.True(t, ans.FallbackUsed)
+			assert.LessOrEqual(t, ans.Cost, worst, "the model failed and the fallback answered")
+		})
+	}
+}
+
+// TestWorstCaseOnTheModelAsked: a chat that asks for a dearer model than the
+// default is held at that model's prices.
+func TestWorstCaseOnTheModelAsked(t *testing.T) {
+	fake := nearaitest.New(t)
+	attestless, err := nearai.New(nearai.Options{BaseURL: fake.BaseURL(), Key: "k", Model: "openai/gpt-oss-120b", Fallback: "openai/gpt-oss-120b"}, nil)
+	require.NoError(t, err)
+	req := longRequest("abc", 10_000)
+	cheap := attestless.WorstCase(req)
+	req.Model = "deepseek-ai/DeepSeek-V3.1"
+	assert.Greater(t, attestless.WorstCase(req), 4*cheap, "DeepSeek's input is five times gpt-oss's")
+}
+
+// TestACutCallIsChargedItsInput: a call cut after NEAR AI had it (a stop)
+// comes back with the context's error and what it is known to have cost: its
+// input, and the inference id when the answer's headers had come.
+func TestACutCallIsChargedItsInput(t *testing.T) {
+	for _, headersFirst := range []bool{false, true} {
+		fake := nearaitest.New(t)
+		fake.Hold, fake.Holding, fake.HeadersFirst = make(chan struct{}), make(chan struct{}, 1), headersFirst
+		// With the headers first, the stop comes once the client has them.
+		gotHeaders := make(chan struct{}, 1)
+		c, err := nearai.New(nearai.Options{BaseURL: fake.BaseURL(), Key: "sk-test", Model: "deepseek-ai/DeepSeek-V3.1", Fallback: "openai/gpt-oss-120b",
+			HTTP: &http.Client{Transport: headersSeen{gotHeaders}}}, nil)
+		require.NoError(t, err)
+		req := longRequest("abc", 20_000)
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() {
+			<-fake.Holding
+			if headersFirst {
+				<-gotHeaders
+			}
+			cancel()
+		}()
+		ans, err := c.Complete(ctx, req)
+		require.Error(t, err)
+		assert.True(t, errors.Is(err, context.Canceled), "%v", err)
+		assert.True(t, ans.Cut)
+		assert.Greater(t, ans.Tokens.In, int64(20_000), "its input, at one token per byte")
+		assert.Zero(t, ans.Tokens.Out)
+		assert.Equal(t, nearai.Catalogue[0].Cost(runs.Tokens{In: ans.Tokens.In}), ans.Cost)
+		if headersFirst {
+			assert.Equal(t, nearaitest.InferenceID, ans.InferenceID, "the headers came: reconciliation can find its bill")
+		} else {
+			assert.Empty(t, ans.InferenceID)
+		}
+		assert.Len(t, fake.Completions(), 1, "a cut call is not retried on the fallback")
+	}
+}
+
+// TestACallNeverSentIsChargedNothing: a context cancelled before the request
+// goes out costs nothing.
+func TestACallNeverSentIsChargedNothing(t *testing.T) {
+	fake := nearaitest.New(t)
+	c, _ := newClient(t, fake)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	ans, err := c.Complete(ctx, request)
+	require.Error(t, err)
+	assert.False(t, ans.Cut)
+	assert.Zero(t, ans.Cost)
+	assert.Empty(t, fake.Completions())
+}
+
+// headersSeen is the default transport, telling when a response's headers
+// have come.
+type headersSeen struct{ got chan struct{} }
+
+func (h headersSeen) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil {
+		h.got <- struct{}{}
+	}
+	return res, err
+}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/nearai/nearaitest"
+	"github.com/petal-near/petal/domain/credit"
+)
+
+// chatOf is a chat body asking a question of n bytes.
+func chatOf(n int) string {
+	b, _ := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": strings.Repeat("draw the marketing DAO ", n/23+1)[:n]}}})
+	return string(b)
+}
+
+// inviteSession mints an invite of usd and returns a session cookie holding it.
+func inviteSession(t *testing.T, p *testPetal, usd string) (cookie, inviteID string) {
+	t.Helper()
+	m := mintInvite(t, p, usd)
+	res, body := p.do(t, http.MethodPost, "/api/v1/auth/invite", `{"token":"`+m.Token+`"}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	return sessionCookie(t, res), m.ID
+}
+
+// startChats sends n chats of body at once and returns their answers'
+// statuses and run ids.
+func startChats(t *testing.T, p *testPetal, n int, body, cookie string) (statuses []int, runIDs []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			req, _ := http.NewRequest(http.MethodPost, p.URL+"/api/v1/agent/chat", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json")
+			req.Header.Set("Cookie", cookie)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer res.Body.Close()
+			var out struct {
+				RunID string `json:"run_id"`
+				Error struct {
+					Code string `json:"code"`
+				} `json:"error"`
+			}
+			_ = json.NewDecoder(res.Body).Decode(&out)
+			mu.Lock()
+			defer mu.Unlock()
+			statuses = append(statuses, res.StatusCode)
+			if out.RunID != "" {
+				runIDs = append(runIDs, out.RunID)
+			} else if res.StatusCode != http.StatusTooManyRequests || out.Error.Code != "budget_exhausted" {
+				t.Errorf("a chat answered %d %s", res.StatusCode, out.Error.Code)
+			}
+		})
+	}
+	wg.Wait()
+	// Wait for each run's end by following it to done.
+	for _, id := range runIDs {
+		var last string
+		for _, ev := range p.openSSE(t, http.MethodGet, "/api/v1/agent/runs/"+id, "", "Cookie", cookie).rest(t) {
+			if ev.Name != "live" { // the end of the replay, wherever it falls
+				last = ev.Name
+			}
+		}
+		require.Equal(t, "done", last)
+	}
+	return statuses, runIDs
+}
+
+// spentOn is what an account has been charged and holds.
+func spentOn(t *testing.T, p *testPetal, account string) (spent, held credit.Micros) {
+	t.Helper()
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT spent_micros, held_micros FROM credit_accounts WHERE id = $1`, account).Scan(&spent, &held))
+	return spent, held
+}
+
+// chatsCharged is what each chat was charged, by chat.
+func chatsCharged(t *testing.T, p *testPetal, account string) map[string]credit.Micros {
+	t.Helper()
+	rows, err := p.DB.Pool.Query(t.Context(), `SELECT chat_id, coalesce(sum(charged_micros), 0) FROM credit_holds WHERE account_id = $1 GROUP BY chat_id`, account)
+	require.NoError(t, err)
+	out := map[string]credit.Micros{}
+	for rows.Next() {
+		var id string
+		var c credit.Micros
+		require.NoError(t, rows.Scan(&id, &c))
+		out[id] = c
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// TestLongChatsNeverPassAnInviteOrAChatsCap is issue 10's item 4 as an
+// attacker sends it, against a NEAR AI that bills one prompt token per byte
+// (what byte-level tokenizers make of rare scripts): twenty chats of 90 KB
+// at once on a $0.10 invite, whose first call alone could cost more than the
+// $0.05 a chat may spend, are each refused before any model call; twenty
+// chats of 20 KB at once, several calls each, spend at most the invite's
+// $0.10 and at most $0.05 a chat; a call that falls back after a failure is
+// held its failed attempt's input too.
+func TestLongChatsNeverPassAnInviteOrAChatsCap(t *testing.T) {
+	call := nearaitest.Call{Name: "no_such_tool", Args: `{}`}
+	var script []nearaitest.Answer
+	for i := range 12 {
+		script = append(script, nearaitest.Completion("l"+string(rune('a'+i)), "deepseek-ai/DeepSeek-V3.1", "", call))
+	}
+	fake := nearaitest.New(t, script...)
+	fake.OneTokenPerByte = true
+	env := modelEnv(fake)
+	env["PETAL_AGENT_ACCESS"] = "gated"
+	env["PETAL_NEW_CHATS_PER_HOUR"] = "1000"
+	p := startPetal(t, env)
+
+	cookie, inv := inviteSession(t, p, "0.10")
+	statuses, runIDs := startChats(t, p, 20, chatOf(90<<10), cookie)
+	assert.Len(t, statuses, 20)
+	assert.Empty(t, runIDs, "each 90 KB chat is refused at the door: its first call could cost more than $0.05")
+	assert.Empty(t, fake.Completions(), "no model call was made")
+	spent, held := spentOn(t, p, credit.InviteAccount(inv))
+	assert.Zero(t, spent)
+	assert.Zero(t, held)
+	var runsStored int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM runs`).Scan(&runsStored))
+	assert.Zero(t, runsStored, "a refusal stores nothing")
+
+	cookie, inv = inviteSession(t, p, "0.10")
+	_, runIDs = startChats(t, p, 20, chatOf(20<<10), cookie)
+	assert.NotEmpty(t, runIDs, "some 20 KB chats went ahead")
+	assert.NotEmpty(t, fake.Completions())
+	spent, held = spentOn(t, p, credit.InviteAccount(inv))
+	assert.LessOrEqual(t, spent, credit.Micros(100_000), "twenty chats at once never spend past the invite's $0.10")
+	assert.Positive(t, spent)
+	assert.Zero(t, held, "nothing is left held")
+	for chat, charged := range chatsCharged(t, p, credit.InviteAccount(inv)) {
+		assert.LessOrEqual(t, charged, credit.InvitePerChat, "chat %s stays within $0.05", chat)
+	}
+	t.Logf("twenty 20 KB chats at once on a $0.10 invite: %d went ahead, %d model calls, $%s spent", len(runIDs), len(fake.Completions()), spent)
+}
+
+// TestAFallbackIsHeldItsFailedAttempt: a chat whose call fails on NEAR AI's
+// side and falls back is charged the failed attempt's input and the
+// fallback's call, and both were held before: what the chat spends stays
+// within its $0.05.
+func TestAFallbackIsHeldItsFailedAttempt(t *testing.T) {
+	fake := nearaitest.New(t, nearaitest.Fail(http.StatusServiceUnavailable, "error_503.json"),
+		nearaitest.Completion("fb", "openai/gpt-oss-120b", "The fallback's answer."))
+	fake.OneTokenPerByte = true
+	env := modelEnv(fake)
+	env["PETAL_AGENT_ACCESS"] = "gated"
+	p := startPetal(t, env)
+	cookie, inv := inviteSession(t, p, "0.10")
+
+	// 25 KB (and the tools' 12 KB): the model's own call would fit in $0.05,
+	// the failed attempt's input and the fallback's call together fit too.
+	body := chatOf(25 << 10)
+	evs := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", body, "Cookie", cookie).rest(t)
+	require.NotEmpty(t, evs)
+	done := evs[len(evs)-1].json(t)
+	require.Equal(t, "done", evs[len(evs)-1].Name)
+	assert.Equal(t, true, done["fallback_used"])
+	spent, held := spentOn(t, p, credit.InviteAccount(inv))
+	assert.Zero(t, held)
+	var holdAmount credit.Micros
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT amount_micros FROM credit_holds WHERE account_id = $1`, credit.InviteAccount(inv)).Scan(&holdAmount))
+	assert.LessOrEqual(t, spent, holdAmount, "the call cost no more than it held")
+	assert.Greater(t, spent, credit.Micros(25_600), "the failed attempt's input (25 KB and more) at $1 a million tokens is charged")
+	assert.LessOrEqual(t, spent, credit.InvitePerChat)
+
+	// 33.5 KB (about 43 KB with the system message and the tools) on a new
+	// invite: DeepSeek's own call would fit in $0.05 (about $0.049), but its
+	// failed input and gpt-oss's call after it could pass it (about $0.054),
+	// so the chat is refused before it calls.
+	cookie, _ = inviteSession(t, p, "0.10")
+	res, b := p.do(t, http.MethodPost, "/api/v1/agent/chat", chatOf(34_304), "Cookie", cookie, "Accept", "application/json")
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, b)
+	assert.Contains(t, b, "budget_exhausted")
+	assert.Contains(t, b, "one chat may spend")
+	assert.Len(t, fake.Completions(), 2)
+}
+
+// TestAStoppedCallIsChargedItsInputThenReconciled: a model call cut by a stop
+// after NEAR AI had it is charged its input (NEAR AI bills it), recorded with
+// its inference id (the answer's headers had come), and GET /api/v1/me/usage
+// brings it to NEAR AI's bill.
+func TestAStoppedCallIsChargedItsInputThenReconciled(t *testing.T) {
+	fake := nearaitest.New(t)
+	fake.Hold, fake.Holding, fake.HeadersFirst = make(chan struct{}), make(chan struct{}, 1), true
+	env := modelEnv(fake)
+	env["NEAR_AI_BASE_URL"] = withBilling(t, fake.BaseURL(), 1_000_000) // NEAR AI bills the cut call $0.001
+	env["PETAL_AGENT_ACCESS"] = "gated"
+	env["PETAL_PAY_TESTNET"] = "1"
+	env["PETAL_NEAR_USD"] = "1"
+	p, _ := signInPetal(t, env)
+	cookie, person := signInAlice(t, p)
+	res, body := p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+
+	res, body = p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Cookie", cookie, "Origin", siteOrigin, "Accept", "application/json")
+	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
+	var started map[string]string
+	require.NoError(t, json.Unmarshal([]byte(body), &started))
+	<-fake.Holding
+	res, body = p.do(t, http.MethodPost, "/api/v1/agent/runs/"+started["run_id"]+"/stop", "", "Cookie", cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var done map[string]any
+	for _, ev := range p.openSSE(t, http.MethodGet, "/api/v1/agent/runs/"+started["run_id"], "", "Cookie", cookie).rest(t) {
+		if ev.Name == "done" {
+			done = ev.json(t)
+		}
+	}
+	require.NotNil(t, done)
+	assert.Positive(t, done["cost_usd"], "the cut call's input is counted in the chat's cost")
+	assert.Zero(t, heldOnLedger(t, p))
+
+	account := credit.PersonAccount(person)
+	var tokensIn int
+	var inference string
+	var list, charged credit.Micros
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT tokens_in, inference_id, list_micros, charged_micros FROM credit_usage WHERE account_id = $1`,
+		account).Scan(&tokensIn, &inference, &list, &charged))
+	assert.Greater(t, tokensIn, 5_000, "its input, at one token per byte of the request (the system message and the tools' schemas)")
+	assert.Equal(t, nearaitest.InferenceID, inference)
+	assert.Equal(t, credit.Micros((tokensIn*1_000_000+999_999)/1_000_000), list, "DeepSeek's input price ($1 a million tokens) on it, nothing for output")
+	spent, _ := spentOn(t, p, account)
+	assert.Equal(t, charged, spent, "the person was charged it")
+
+	res, body = p.do(t, http.MethodGet, "/api/v1/me/usage", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"billed_usd":0.001`)
+	spent, _ = spentOn(t, p, account)
+	assert.Equal(t, credit.Micros(1_000), spent, "reconciled with NEAR AI's bill of $0.001")
+}

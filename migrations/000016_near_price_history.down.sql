@@ -1,0 +1,2 @@
+ALTER TABLE credit_topups DROP COLUMN IF EXISTS block_at, DROP COLUMN IF EXISTS price_at, DROP COLUMN IF EXISTS price_source;
+DROP TABLE IF EXISTS near_prices;
