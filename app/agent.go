@@ -64,6 +64,7 @@ type AgentService struct {
 	log       *slog.Logger
 	process   ProcessID
 	random    ports.Random
+	opens     ports.Opens // when each run was last opened, for retention; nil: not noted
 	tails     *tailCache
 
 	life     context.Context
@@ -101,6 +102,7 @@ type AgentDeps struct {
 	Process      ProcessID
 	Random       ports.Random // run ids
 	Budget       *DataBudget  // what strangers' chats store; nil: not counted
+	Opens        ports.Opens  // notes runs opened, for retention; nil: not noted
 }
 
 // NewAgentService makes the agent over its ports. It starts nothing: Start
@@ -109,7 +111,7 @@ func NewAgentService(d AgentDeps) *AgentService {
 	life, shutdown := context.WithCancelCause(context.Background())
 	a := &AgentService{cfg: d.Config, store: d.Runs, bus: d.Bus, leases: d.Leases, model: d.Model, attest: d.Attestations,
 		registry: d.Registry, flowers: d.Flowers, access: d.Access, ledger: d.Ledger, pay: d.Pay, snapshots: d.Snapshots,
-		limiter: d.Limiter, log: d.Log, process: d.Process, random: d.Random, budget: d.Budget, tails: newTailCache(d.Runs, d.Bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
+		limiter: d.Limiter, log: d.Log, process: d.Process, random: d.Random, budget: d.Budget, opens: d.Opens, tails: newTailCache(d.Runs, d.Bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
 	return a
 }
@@ -323,6 +325,12 @@ func (a *AgentService) Run(ctx context.Context, caller Caller, id string) (runs.
 	}
 	if run.Owner != "" && run.Owner != caller.Subject {
 		return runs.Run{}, noRun(id)
+	}
+	if a.opens != nil {
+		// Noted for retention; a failure costs nothing but the note.
+		if err := a.opens.RunOpened(ctx, id); err != nil {
+			a.log.WarnContext(ctx, "noting a run opened", "run", id, "err", err)
+		}
 	}
 	return run, nil
 }

@@ -61,6 +61,7 @@ type Config struct {
 	DBStatementTimeout    time.Duration            // PETAL_DB_STATEMENT_TIMEOUT_S
 	BodyTimeout           time.Duration            // PETAL_BODY_TIMEOUT_S
 	SSEPerAddress         int                      // PETAL_SSE_PER_ADDRESS
+	RetainAnon            time.Duration            // PETAL_RETAIN_ANON_DAYS; 0 keeps them
 	RecordedPace          time.Duration            // PETAL_RECORDED_PACE_MS
 }
 
@@ -116,6 +117,7 @@ var Variables = []Variable{
 	{"PETAL_DB_STATEMENT_TIMEOUT_S", "30", "seconds PostgreSQL lets one statement of petal's pool run before cancelling it"},
 	{"PETAL_BODY_TIMEOUT_S", "30", "seconds a client has to send a request's body; a slower body is cut (streams and long polls send none, so are not cut)"},
 	{"PETAL_SSE_PER_ADDRESS", "20", "event streams one address may hold open at once on one process"},
+	{"PETAL_RETAIN_ANON_DAYS", "90", "days after which anonymous runs and explorations nobody changed or opened are deleted; 0 keeps them"},
 	{"PETAL_RECORDED_PACE_MS", "0", "pause before each answer of the recorded model, in milliseconds (0: none)"},
 }
 
@@ -223,6 +225,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		DataBudgetBytes:       megabytes("PETAL_DATA_BUDGET_MB"),
 		LargeDecodes:          posInt("PETAL_LARGE_DECODES"),
 		ShutdownDrain:         time.Duration(posInt("PETAL_SHUTDOWN_DRAIN_S")) * time.Second,
+		RetainAnon:            time.Duration(nonNegInt("PETAL_RETAIN_ANON_DAYS")) * 24 * time.Hour,
 		RecordedPace:          time.Duration(nonNegInt("PETAL_RECORDED_PACE_MS")) * time.Millisecond,
 		Limits:                strings.ToLower(get("PETAL_LIMITS")),
 		DBPoolSize:            posInt("PETAL_DB_POOL_SIZE"),

@@ -23,14 +23,16 @@ type ExplorationService struct {
 	clock     ports.Clock
 	random    ports.Random
 	budget    *DataBudget
+	opens     ports.Opens // when each was last opened, for retention
 	log       *slog.Logger
 }
 
 // NewExplorationService makes the exploration service. A step's inline spec
 // is checked against its snapshot by the flowers' own validation.
 // What strangers write counts against budget.
-func NewExplorationService(cfg Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *FlowerService, clock ports.Clock, random ports.Random, budget *DataBudget, log *slog.Logger) *ExplorationService {
-	return &ExplorationService{cfg: cfg, store: store, snapshots: snapshots, flowers: flowers, clock: clock, random: random, budget: budget, log: log}
+func NewExplorationService(cfg Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *FlowerService, clock ports.Clock, random ports.Random, budget *DataBudget,
+	opens ports.Opens, log *slog.Logger) *ExplorationService {
+	return &ExplorationService{cfg: cfg, store: store, snapshots: snapshots, flowers: flowers, clock: clock, random: random, budget: budget, opens: opens, log: log}
 }
 
 // logError logs what went wrong after a request was answered.
@@ -118,6 +120,12 @@ func (s *ExplorationService) resolve(ctx context.Context, ref string, caller Cal
 	}
 	if access < need || access == explorations.NoAccess {
 		return explorations.Exploration{}, 0, explorations.NotFound()
+	}
+	if s.opens != nil {
+		// Noted for retention; a failure costs nothing but the note.
+		if err := s.opens.ExplorationOpened(ctx, e.ID); err != nil && s.log != nil {
+			s.log.WarnContext(ctx, "noting an exploration opened", "exploration", e.ID, "err", err)
+		}
 	}
 	return e, access, nil
 }

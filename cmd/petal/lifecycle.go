@@ -88,10 +88,12 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 
 // newScheduler is this process's scheduler with every scheduled job petal
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
-func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg app.Config, db *postgres.DB, clock ports.Clock, prices *app.NearPrices) *app.Scheduler {
+func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg app.Config, db *postgres.DB, clock ports.Clock,
+	prices *app.NearPrices, retention ports.Retention) *app.Scheduler {
 	s := app.NewScheduler(leases, process, log)
 	s.Observe(app.CountJobs(m))
 	s.Add(app.SweepJob(agent, ledger, m))
+	s.Add(app.RetentionJob(retention, cfg, m))
 	if cfg.Limits != app.LimitsMemory {
 		// Closed windows of the limits counted in PostgreSQL (newRateLimiter).
 		shared := postgres.NewRateLimiter(db, clock)

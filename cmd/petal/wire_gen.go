@@ -31,7 +31,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	random := newRandom()
 	dataBudgetRepository := postgres.NewDataBudgetRepository(db)
 	dataBudget := app.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
-	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, log)
+	retention := postgres.NewRetention(db)
+	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, retention, log)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry)
 	semaphore := newSemaphore(cfg, db, clock)
@@ -88,6 +89,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Process:      processID,
 		Random:       random,
 		Budget:       dataBudget,
+		Opens:        retention,
 	}
 	agentService := app.NewAgentService(agentDeps)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
@@ -110,7 +112,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
-	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices)
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention)
 	mainService := &service{
 		Server:    httpapiServer,
 		Agent:     agentService,
@@ -140,7 +142,8 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	random := newRandom()
 	dataBudgetRepository := postgres.NewDataBudgetRepository(db)
 	dataBudget := app.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
-	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, log)
+	retention := postgres.NewRetention(db)
+	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, retention, log)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry)
 	semaphore := newSemaphore(cfg, db, clock)
