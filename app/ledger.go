@@ -154,25 +154,25 @@ func (l *Ledger) Release(ctx context.Context, hold credit.Hold) error {
 // can't be known here, so nothing is charged; if the process was alive after
 // all and settles its call late, the settle still charges it.
 func (l *Ledger) ReleaseOrphanHolds(ctx context.Context) (int, error) {
-	ids, err := l.store.OrphanReservations(ctx, LeaseStale)
-	if err != nil {
-		return 0, err
-	}
 	n := 0
-	for _, id := range ids {
-		done, err := l.store.ReleaseSwept(ctx, id)
-		if err != nil {
+	for {
+		// A batch per transaction: thousands of holds of a dead process go
+		// back in a few statements, without holding their accounts long.
+		done, err := l.store.ReleaseOrphans(ctx, LeaseStale, orphanBatch)
+		n += done
+		// A batch counts reservations, which may have several lines: only
+		// an empty one says nothing is left.
+		if err != nil || done == 0 {
+			if n > 0 && l.log != nil {
+				l.log.Info("released the ledger holds of processes that are gone", "holds", n)
+			}
 			return n, err
 		}
-		if done {
-			n++
-		}
 	}
-	if n > 0 && l.log != nil {
-		l.log.Info("released the ledger holds of processes that are gone", "holds", n)
-	}
-	return n, nil
 }
+
+// orphanBatch is how many orphaned reservations one transaction releases.
+const orphanBatch = 500
 
 // Account reads one ledger account.
 func (l *Ledger) Account(ctx context.Context, id string) (credit.Account, error) {

@@ -25,19 +25,19 @@ type LedgerStore interface {
 	// already on its person account (Hold.BilledBefore, read under the lock;
 	// it costs a read of that account's entries, so only the free allowance
 	// asks for it). A reservation already settled or released is left alone
-	// (done false), except one a sweep released (ReleaseSwept) while its
+	// (done false), except one a sweep released (ReleaseOrphans) while its
 	// call went on: that one is still charged what decide says, so no charge
 	// is lost. An unknown one is errs.NotFound.
 	Settle(ctx context.Context, reservationID string, readBilled bool, decide func(h credit.Hold) (credit.Settlement, error)) (done bool, err error)
 	// Release gives a still-held reservation back to its accounts; one
 	// already settled or released is left alone (done false).
 	Release(ctx context.Context, reservationID string) (done bool, err error)
-	// ReleaseSwept is Release done by a sweep for a process taken for dead:
-	// the hold goes back, but a late Settle by that process still charges.
-	ReleaseSwept(ctx context.Context, reservationID string) (done bool, err error)
-	// OrphanReservations are the held reservations of processes that are gone:
-	// their row in processes is missing or its heartbeat is older than staleAfter.
-	OrphanReservations(ctx context.Context, staleAfter time.Duration) ([]string, error)
+	// ReleaseOrphans releases, in one transaction, up to limit held
+	// reservations of processes that are gone (their row in processes is
+	// missing or its heartbeat is older than staleAfter), marked as swept so
+	// a late Settle by that process still charges them, and returns how many.
+	// Reservations another transaction holds are left for the next call.
+	ReleaseOrphans(ctx context.Context, staleAfter time.Duration, limit int) (int, error)
 	// Account reads one account, or errs.NotFound.
 	Account(ctx context.Context, id string) (credit.Account, error)
 	// Usage lists an account's usage records, newest first.

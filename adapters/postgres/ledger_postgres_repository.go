@@ -336,15 +336,6 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, reservationID, u.Account
 
 // Release implements ports.LedgerStore.
 func (r *LedgerRepository) Release(ctx context.Context, reservationID string) (bool, error) {
-	return r.release(ctx, reservationID, false)
-}
-
-// ReleaseSwept implements ports.LedgerStore.
-func (r *LedgerRepository) ReleaseSwept(ctx context.Context, reservationID string) (bool, error) {
-	return r.release(ctx, reservationID, true)
-}
-
-func (r *LedgerRepository) release(ctx context.Context, reservationID string, swept bool) (bool, error) {
 	done := false
 	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
 		h, status, err := lockReservation(ctx, tx, reservationID)
@@ -356,8 +347,7 @@ func (r *LedgerRepository) release(ctx context.Context, reservationID string, sw
 				return fmt.Errorf("postgres: release on account: %w", err)
 			}
 		}
-		if _, err := tx.Exec(ctx, `UPDATE credit_holds SET status = 'released', closed_at = now(),
-swept_at = CASE WHEN $2 THEN now() END WHERE reservation_id = $1`, reservationID, swept); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE credit_holds SET status = 'released', closed_at = now() WHERE reservation_id = $1`, reservationID); err != nil {
 			return fmt.Errorf("postgres: release hold: %w", err)
 		}
 		done = true
@@ -369,16 +359,91 @@ swept_at = CASE WHEN $2 THEN now() END WHERE reservation_id = $1`, reservationID
 	return done, err
 }
 
-// OrphanReservations implements ports.LedgerStore.
-func (r *LedgerRepository) OrphanReservations(ctx context.Context, staleAfter time.Duration) ([]string, error) {
-	rows, err := r.db.Pool.Query(ctx, `SELECT DISTINCT h.reservation_id FROM credit_holds h
+// ReleaseOrphans implements ports.LedgerStore. Lock order as everywhere in
+// the ledger: the hold rows first (skipping any another transaction holds),
+// then their accounts sorted by id, so it can't deadlock with a Reserve or a
+// Settle. A reservation is released only whole: one whose lines were not all
+// locked here is left for the next call.
+func (r *LedgerRepository) ReleaseOrphans(ctx context.Context, staleAfter time.Duration, limit int) (int, error) {
+	released := 0
+	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT h.reservation_id, h.account_id, h.amount_micros FROM credit_holds h
 WHERE h.status = 'held' AND NOT EXISTS (
-    SELECT 1 FROM processes p WHERE p.id = h.process_id AND p.heartbeat_at > now() - make_interval(secs => $1))`,
-		staleAfter.Seconds())
-	if err != nil {
-		return nil, fmt.Errorf("postgres: find orphan holds: %w", err)
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[string])
+    SELECT 1 FROM processes p WHERE p.id = h.process_id AND p.heartbeat_at > now() - make_interval(secs => $1))
+ORDER BY h.reservation_id, h.account_id LIMIT $2 FOR UPDATE OF h SKIP LOCKED`, staleAfter.Seconds(), limit)
+		if err != nil {
+			return fmt.Errorf("postgres: find orphan holds: %w", err)
+		}
+		type line struct {
+			reservation, account string
+			amount               int64
+		}
+		lines, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (line, error) {
+			var l line
+			return l, r.Scan(&l.reservation, &l.account, &l.amount)
+		})
+		if err != nil || len(lines) == 0 {
+			return err
+		}
+		locked := map[string]int{}
+		for _, l := range lines {
+			locked[l.reservation]++
+		}
+		ids := make([]string, 0, len(locked))
+		for id := range locked {
+			ids = append(ids, id)
+		}
+		// Keep only the reservations whose every held line is locked here.
+		whole := map[string]bool{}
+		rows, err = tx.Query(ctx, `SELECT reservation_id, count(*) FROM credit_holds WHERE reservation_id = ANY($1) AND status = 'held' GROUP BY reservation_id`, ids)
+		if err != nil {
+			return fmt.Errorf("postgres: count orphan holds: %w", err)
+		}
+		var id string
+		var n int
+		if _, err := pgx.ForEachRow(rows, []any{&id, &n}, func() error {
+			whole[id] = n == locked[id]
+			return nil
+		}); err != nil {
+			return fmt.Errorf("postgres: count orphan holds: %w", err)
+		}
+		perAccount := map[string]int64{}
+		var accounts, reservations []string
+		for _, l := range lines {
+			if whole[l.reservation] {
+				perAccount[l.account] += l.amount
+			}
+		}
+		for a := range perAccount {
+			accounts = append(accounts, a)
+		}
+		for id, ok := range whole {
+			if ok {
+				reservations = append(reservations, id)
+			}
+		}
+		if len(reservations) == 0 {
+			return nil
+		}
+		if _, err := lockAccounts(ctx, tx, accounts); err != nil {
+			return err
+		}
+		amounts := make([]int64, len(accounts))
+		for i, a := range accounts {
+			amounts[i] = perAccount[a]
+		}
+		if _, err := tx.Exec(ctx, `UPDATE credit_accounts a SET held_micros = a.held_micros - u.amount
+FROM unnest($1::text[], $2::bigint[]) AS u(id, amount) WHERE a.id = u.id`, accounts, amounts); err != nil {
+			return fmt.Errorf("postgres: release on accounts: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE credit_holds SET status = 'released', closed_at = now(), swept_at = now()
+WHERE reservation_id = ANY($1) AND status = 'held'`, reservations); err != nil {
+			return fmt.Errorf("postgres: release holds: %w", err)
+		}
+		released = len(reservations)
+		return nil
+	})
+	return released, err
 }
 
 // Account implements ports.LedgerStore.

@@ -302,3 +302,51 @@ func TestASettleAfterTheSweepStillCharges(t *testing.T) {
 	assert.EqualValues(t, 3_000, f.account(t, acct).Spent)
 	assert.Zero(t, f.account(t, acct).Held)
 }
+
+// The sweep releases a reservation whole or not at all: one with a line
+// another transaction holds (a settle under way) is left for the next sweep,
+// and the accounts' held sums stay true. Many at once go in batches.
+func TestTheSweepReleasesReservationsWholeInBatches(t *testing.T) {
+	f := newLedgerFixture(t)
+	ctx := t.Context()
+	payer := f.invitePayer(t, 1_000_000_000)
+	acct := credit.InviteAccount(payer.InviteID)
+	var holds []credit.Hold
+	for i := range 1200 {
+		h, err := f.ledger.Reserve(ctx, payer, fmt.Sprintf("run_%d", i), "proc_gone", 1_000)
+		require.NoError(t, err)
+		holds = append(holds, h)
+	}
+	var lines int
+	require.NoError(t, f.db.Pool.QueryRow(ctx, `SELECT count(*) FROM credit_holds WHERE reservation_id = $1`, holds[0].ID).Scan(&lines))
+	require.Equal(t, 2, lines, "the invite's line and the daily cap's")
+
+	tx, err := f.db.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	_, err = tx.Exec(ctx, `SELECT 1 FROM credit_holds WHERE reservation_id = $1 AND account_id = $2 FOR UPDATE`, holds[0].ID, acct)
+	require.NoError(t, err)
+
+	n, err := f.ledger.ReleaseOrphanHolds(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1199, n, "all but the one whose line is held elsewhere")
+	var statuses []string
+	rows, err := f.db.Pool.Query(ctx, `SELECT status FROM credit_holds WHERE reservation_id = $1 ORDER BY account_id`, holds[0].ID)
+	require.NoError(t, err)
+	for rows.Next() {
+		var s string
+		require.NoError(t, rows.Scan(&s))
+		statuses = append(statuses, s)
+	}
+	assert.Equal(t, []string{"held", "held"}, statuses, "never half released")
+	assert.EqualValues(t, 1_000, f.account(t, acct).Held)
+
+	require.NoError(t, tx.Rollback(ctx))
+	n, err = f.ledger.ReleaseOrphanHolds(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.Zero(t, f.account(t, acct).Held)
+	var swept int
+	require.NoError(t, f.db.Pool.QueryRow(ctx, `SELECT count(*) FROM credit_holds WHERE swept_at IS NOT NULL AND status = 'released'`).Scan(&swept))
+	assert.Equal(t, 2400, swept)
+}

@@ -2,11 +2,15 @@ package postgres_test
 
 import (
 	"context"
+	"crypto/rand"
+	"log/slog"
 	"testing"
 	"time"
 
+	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/runs"
 )
 
@@ -55,6 +59,38 @@ func BenchmarkSweep(b *testing.B) {
 			}
 			if len(ids) != orphans {
 				b.Fatalf("ended %d runs, not %d", len(ids), orphans)
+			}
+		}
+	})
+	// The holds of those 10,000 runs' calls in flight, one each on a
+	// daily-cap account, released in batches.
+	b.Run("ReleaseOrphanHolds", func(b *testing.B) {
+		cfg, err := app.LoadConfig(func(string) string { return "" })
+		if err != nil {
+			b.Fatal(err)
+		}
+		ledger := app.NewLedger(cfg, postgres.NewLedgerRepository(db.DB), postgres.NewPeopleRepository(db.DB), memory.SystemClock{}, rand.Reader, slog.New(slog.DiscardHandler))
+		for b.Loop() {
+			b.StopTimer()
+			ctx := context.Background()
+			_, err := db.Pool.Exec(ctx, `TRUNCATE credit_holds, credit_entries, credit_accounts CASCADE`)
+			if err == nil {
+				_, err = db.Pool.Exec(ctx, `INSERT INTO credit_accounts (id, kind, limit_micros, held_micros) VALUES ('daily:bench', 'daily', 1000000000000, $1)`, orphans*1000)
+			}
+			if err == nil {
+				_, err = db.Pool.Exec(ctx, `INSERT INTO credit_holds (reservation_id, account_id, run_id, process_id, payer, amount_micros)
+SELECT 'res_' || i, 'daily:bench', 'run_orphan_' || i, 'proc_dead', '{}', 1000 FROM generate_series(1, $1) AS i`, orphans)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			n, err := ledger.ReleaseOrphanHolds(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if n != orphans {
+				b.Fatalf("released %d holds, not %d", n, orphans)
 			}
 		}
 	})

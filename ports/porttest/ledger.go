@@ -109,8 +109,8 @@ func LedgerStoreContract(t *testing.T, newStores func(t *testing.T) Stores) {
 		inv := mintInvite(t, h.Invites, credit.MicrosPerUSD)
 		_, err := reserve(ctx, h.Ledger, "res_s", "proc_dead", invitePayer(inv.ID), 10_000)
 		must(t, err)
-		if done, err := h.Ledger.ReleaseSwept(ctx, "res_s"); err != nil || !done {
-			t.Fatalf("swept: %v %v", done, err)
+		if n, err := h.Ledger.ReleaseOrphans(ctx, 30*time.Second, 100); err != nil || n != 1 {
+			t.Fatalf("swept: %v %v", n, err)
 		}
 		if a := account(t, h.Ledger, credit.InviteAccount(inv.ID)); a.Held != 0 || a.Spent != 0 {
 			t.Fatalf("the sweep gives the hold back: %+v", a)
@@ -175,7 +175,7 @@ func LedgerStoreContract(t *testing.T, newStores func(t *testing.T) Stores) {
 		}
 	})
 
-	t.Run("orphans are the held reservations of lapsed processes", func(t *testing.T) {
+	t.Run("a sweep releases the held reservations of lapsed processes, and only those", func(t *testing.T) {
 		h := newStores(t)
 		ctx := t.Context()
 		must(t, h.Leases.Register(ctx, ports.Process{ID: "proc_live", Hostname: "h", PID: 1, BuildID: "dev"}))
@@ -186,9 +186,15 @@ func LedgerStoreContract(t *testing.T, newStores func(t *testing.T) Stores) {
 		}
 		_, err := settle(ctx, h.Ledger, "res_done", 500, nil)
 		must(t, err)
-		orphans, err := h.Ledger.OrphanReservations(ctx, 30*time.Second)
-		if err != nil || len(orphans) != 1 || orphans[0] != "res_gone" {
-			t.Fatalf("orphans: %v %v", orphans, err)
+		n, err := h.Ledger.ReleaseOrphans(ctx, 30*time.Second, 100)
+		if err != nil || n != 1 {
+			t.Fatalf("orphans released: %v %v", n, err)
+		}
+		if a := account(t, h.Ledger, credit.InviteAccount(inv.ID)); a.Held != 1_000 || a.Spent != 500 {
+			t.Fatalf("only the gone process's hold goes back: %+v", a)
+		}
+		if n, err := h.Ledger.ReleaseOrphans(ctx, 30*time.Second, 100); err != nil || n != 0 {
+			t.Fatalf("a second sweep finds nothing: %v %v", n, err)
 		}
 	})
 
