@@ -40,6 +40,11 @@ const (
 	petalFill = 0.94
 )
 
+// RenderVersion names how Render draws: picture addresses carry it (the
+// map's ?look=), so a cached picture is never an old look. Change it with
+// any change that changes a golden file's bytes.
+const RenderVersion = "1"
+
 // LegendEntry is one colour of a flower: what it means and its swatch.
 type LegendEntry struct {
 	Label  string `json:"label"`
@@ -53,6 +58,20 @@ type Rendering struct {
 	Legend []LegendEntry
 }
 
+// LegendOf gives a flower's keys their swatches under a view's palette: the
+// legend Render would answer, without drawing.
+func LegendOf(keys []Key, v View) []LegendEntry {
+	pal, ok := palettes[v.Palette]
+	if !ok {
+		pal = palettes[PaletteOkabeIto]
+	}
+	legend := make([]LegendEntry, len(keys))
+	for i, k := range keys {
+		legend[i] = LegendEntry{Label: k.Label, Swatch: swatch(pal, k)}
+	}
+	return legend
+}
+
 // Render draws a laid-out flower through a view. The same flower and view give
 // the same bytes: no map is iterated, and every number is written with a fixed
 // format (two decimals at most).
@@ -61,10 +80,7 @@ func Render(f *Flower, v View) Rendering {
 	if !ok {
 		pal = palettes[PaletteOkabeIto]
 	}
-	legend := make([]LegendEntry, len(f.Keys))
-	for i, k := range f.Keys {
-		legend[i] = LegendEntry{Label: k.Label, Swatch: swatch(pal, k)}
-	}
+	legend := LegendOf(f.Keys, v)
 	desc := Interpret(f)
 
 	var b bytes.Buffer
