@@ -58,7 +58,7 @@ func (a *AgentService) keepFlower(c *chat) {
 
 // flowerEvent is the flower event's data for a render_flower call that
 // succeeded: the spec drawn, its hashes, legend, interpretation and validation.
-func (a *AgentService) flowerEvent(ctx context.Context, args json.RawMessage) json.RawMessage {
+func (a *AgentService) flowerEvent(ctx context.Context, subject string, args json.RawMessage) json.RawMessage {
 	var in struct {
 		Spec json.RawMessage `json:"spec"`
 		View json.RawMessage `json:"view"`
@@ -66,7 +66,13 @@ func (a *AgentService) flowerEvent(ctx context.Context, args json.RawMessage) js
 	if json.Unmarshal(args, &in) != nil || a.flowers == nil {
 		return nil
 	}
-	f, err := a.flowers.Flower(ctx, in.Spec, in.View)
+	// Drawn as render_flower drew it: through the person's view unless the
+	// call gave its own.
+	view, err := a.flowers.ViewFor(ctx, subject, in.View)
+	if err != nil {
+		return nil
+	}
+	f, err := a.flowers.Flower(ctx, in.Spec, view)
 	if err != nil {
 		return nil
 	}

@@ -38,10 +38,14 @@ func (s *FlowerService) Tools() []Tool {
 		}),
 		WithInput(Tool{
 			Name:        ToolRenderFlower,
-			Description: "Draw a flower spec as SVG: petals around a centre, each petal's area proportional to its size, colour-blind-safe colours, a title and description for screen readers, every name escaped. The same spec, snapshot and view give the same bytes and render_sha256. view (view/v1) changes only how it is drawn: palette and labels; without it the default view. An invalid spec is invalid_spec with the problems validate_spec gives.",
+			Description: "Draw a flower spec as SVG: petals around a centre, each petal's area proportional to its size, colour-blind-safe colours, a title and description for screen readers, every name escaped. The same spec, snapshot and view give the same bytes and render_sha256. view (view/v1) changes only how it is drawn: palette and labels; without it, the signed-in person's own view (GET /api/v1/me/view), or the default view. An invalid spec is invalid_spec with the problems validate_spec gives.",
 			Output:      json.RawMessage(renderOutputSchema),
-		}, func(ctx context.Context, _ Call, in renderInput) (any, error) {
-			return s.Render(ctx, in.Spec, in.View)
+		}, func(ctx context.Context, call Call, in renderInput) (any, error) {
+			view, err := s.ViewFor(ctx, call.Caller.Subject, in.View)
+			if err != nil {
+				return nil, err
+			}
+			return s.Render(ctx, in.Spec, view)
 		}),
 	}
 }
@@ -65,7 +69,7 @@ type (
 	}
 	renderInput struct {
 		Spec json.RawMessage `json:"spec" jsonschema:"a flower-spec/v1 to draw (docs/schemas/flower-spec-v1.schema.json)"`
-		View json.RawMessage `json:"view,omitempty" jsonschema:"a view/v1: palette and labels (docs/schemas/view-v1.schema.json); the default view without it"`
+		View json.RawMessage `json:"view,omitempty" jsonschema:"a view/v1: palette and labels (docs/schemas/view-v1.schema.json); without it the signed-in person's view, or the default"`
 	}
 )
 

@@ -32,14 +32,32 @@ const MaxIntent = 2000
 type FlowerService struct {
 	library *SnapshotLibrary
 	specs   ports.SpecStore
+	views   PersonViews // whose view a render without one is drawn through; nil: the default's
 }
 
 var _ ToolSet = (*FlowerService)(nil)
 
-// NewFlowerService makes the flower service over the snapshot library and
-// the spec store.
-func NewFlowerService(library *SnapshotLibrary, specs ports.SpecStore) *FlowerService {
-	return &FlowerService{library: library, specs: specs}
+// NewFlowerService makes the flower service over the snapshot library, the
+// spec store and people's views.
+func NewFlowerService(library *SnapshotLibrary, specs ports.SpecStore, views PersonViews) *FlowerService {
+	return &FlowerService{library: library, specs: specs, views: views}
+}
+
+// ViewFor is the view a drawing for subject goes through: the one it was
+// given (rawView), else subject's own view (the default for a visitor).
+func (s *FlowerService) ViewFor(ctx context.Context, subject string, rawView json.RawMessage) (json.RawMessage, error) {
+	if t := bytes.TrimSpace(rawView); len(t) > 0 && string(t) != "null" {
+		return rawView, nil
+	}
+	if s.views == nil {
+		return nil, nil
+	}
+	v, err := s.views.PersonView(ctx, subject)
+	if err != nil {
+		return nil, err
+	}
+	_, canonical, err := specs.ViewName(v)
+	return canonical, err
 }
 
 // load reads a stored snapshot, decoded, through the library's cache. The

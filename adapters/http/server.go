@@ -70,6 +70,8 @@ type Deps struct {
 	Snapshots *app.SnapshotService
 	SignIn    *app.SignInService
 	Pay       *app.PayService
+	// Views keeps people's views (GET/PUT /api/v1/me/view, /api/v1/views/:hash).
+	Views *app.ViewService
 	// Metrics receives the door's metrics (nil: none kept).
 	Metrics ports.Metrics
 }
@@ -114,6 +116,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.explorationRoutes()...)
 	rs = append(rs, s.agentRoutes()...)
 	rs = append(rs, s.flowerRoutes()...)
+	rs = append(rs, s.viewRoutes()...)
 	rs = append(rs, s.openapiRoutes()...)
 	rs = append(rs, s.snapshotRoutes()...)
 	return rs

@@ -45,7 +45,7 @@ func holders(n int) snapshots.Snapshot {
 func BenchmarkRenderFlowerTool(b *testing.B) {
 	db := pgtest.New(b)
 	snaps := postgres.NewSnapshotRepository(db.DB)
-	svc := app.NewFlowerService(app.NewSnapshotLibrary(app.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB))
+	svc := app.NewFlowerService(app.NewSnapshotLibrary(app.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil)
 	for _, n := range []int{1_000, 100_000} {
 		sha, _, err := app.StoreSnapshot(b.Context(), snaps, holders(n), app.OriginThisSite)
 		if err != nil {
@@ -63,7 +63,7 @@ func BenchmarkRenderFlowerTool(b *testing.B) {
 				for b.Loop() {
 					s := svc
 					if mode == "cold" {
-						s = app.NewFlowerService(app.NewSnapshotLibrary(app.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB))
+						s = app.NewFlowerService(app.NewSnapshotLibrary(app.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil)
 					}
 					r, err := s.Render(b.Context(), spec, nil)
 					if err != nil {

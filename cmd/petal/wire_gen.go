@@ -27,10 +27,12 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	snapshotLibrary := app.NewSnapshotLibrary(cfg, snapshotRepository, registry)
 	specRepository := postgres.NewSpecRepository(db)
-	flowerService := app.NewFlowerService(snapshotLibrary, specRepository)
-	random := newRandom()
+	viewRepository := postgres.NewViewRepository(db)
 	dataBudgetRepository := postgres.NewDataBudgetRepository(db)
 	dataBudget := app.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
+	viewService := app.NewViewService(viewRepository, dataBudget, clock, log, registry)
+	flowerService := app.NewFlowerService(snapshotLibrary, specRepository, viewService)
+	random := newRandom()
 	retention := postgres.NewRetention(db)
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, retention, log)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
@@ -108,6 +110,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Snapshots:    snapshotService,
 		SignIn:       signInService,
 		Pay:          payService,
+		Views:        viewService,
 		Metrics:      registry,
 	}
 	httpapiServer := httpapi.New(deps)
@@ -138,10 +141,12 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	snapshotLibrary := app.NewSnapshotLibrary(cfg, snapshotRepository, registry)
 	specRepository := postgres.NewSpecRepository(db)
-	flowerService := app.NewFlowerService(snapshotLibrary, specRepository)
-	random := newRandom()
+	viewRepository := postgres.NewViewRepository(db)
 	dataBudgetRepository := postgres.NewDataBudgetRepository(db)
 	dataBudget := app.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
+	viewService := app.NewViewService(viewRepository, dataBudget, clock, log, registry)
+	flowerService := app.NewFlowerService(snapshotLibrary, specRepository, viewService)
+	random := newRandom()
 	retention := postgres.NewRetention(db)
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, retention, log)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)

@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS person_views;
+DROP TABLE IF EXISTS views;
