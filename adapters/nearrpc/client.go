@@ -117,8 +117,17 @@ type rpcError struct {
 // call sends one JSON-RPC request and decodes its result into out, and
 // counts it.
 func (c *Client) call(ctx context.Context, chain, method string, params, out any) error {
+	return c.callLimited(ctx, chain, method, params, out, maxAnswer)
+}
+
+// maxAnswer bounds any one answer read from the RPC, in bytes on the wire.
+const maxAnswer = 64 << 20
+
+// callLimited is call reading at most limit bytes of the answer; a longer
+// answer is cannot_read and is not retried.
+func (c *Client) callLimited(ctx context.Context, chain, method string, params, out any, limit int64) error {
 	start := time.Now()
-	err := c.callOnce(ctx, chain, method, params, out)
+	err := c.callOnce(ctx, chain, method, params, out, limit)
 	if _, known := c.urls[chain]; known {
 		c.calls.Observe(time.Since(start).Seconds(), chain, method, callOutcome(err))
 	}
@@ -140,7 +149,7 @@ func callOutcome(err error) string {
 	return "refused"
 }
 
-func (c *Client) callOnce(ctx context.Context, chain, method string, params, out any) error {
+func (c *Client) callOnce(ctx context.Context, chain, method string, params, out any, limit int64) error {
 	url, ok := c.urls[chain]
 	if !ok || url == "" {
 		return errs.Newf(errs.BadInput, "chain must be near:mainnet or near:testnet, not %q", chain)
@@ -160,7 +169,7 @@ func (c *Client) callOnce(ctx context.Context, chain, method string, params, out
 			}
 			wait *= 2
 		}
-		raw, retry, err := c.post(ctx, url, body)
+		raw, retry, err := c.post(ctx, url, body, limit)
 		if err == nil {
 			return decode(raw, out)
 		}
@@ -173,7 +182,7 @@ func (c *Client) callOnce(ctx context.Context, chain, method string, params, out
 }
 
 // post makes one attempt. retry says whether another attempt may help.
-func (c *Client) post(ctx context.Context, url string, body []byte) (json.RawMessage, bool, error) {
+func (c *Client) post(ctx context.Context, url string, body []byte, limit int64) (json.RawMessage, bool, error) {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
@@ -190,9 +199,13 @@ func (c *Client) post(ctx context.Context, url string, body []byte) (json.RawMes
 		return nil, true, sourceFailed(err, "TRANSPORT", "the chain could not be reached")
 	}
 	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
+	raw, err := io.ReadAll(io.LimitReader(res.Body, limit+1))
 	if err != nil {
 		return nil, true, sourceFailed(err, "TRANSPORT", "the chain's answer was cut off")
+	}
+	if int64(len(raw)) > limit {
+		return nil, false, chainErr(errs.CannotRead, "TOO_LARGE", "the chain's answer is larger than petal reads",
+			fmt.Sprintf("more than %d bytes", limit))
 	}
 	var r response
 	jsonErr := json.Unmarshal(raw, &r)
@@ -342,6 +355,12 @@ type callResult struct {
 // height at (0: the final block) and returns the method's raw result,
 // usually UTF-8 JSON.
 func (c *Client) CallFunction(ctx context.Context, chain string, at uint64, contract, method string, args any) ([]byte, error) {
+	return c.callFunction(ctx, chain, at, contract, method, args, maxAnswer)
+}
+
+// callFunction is CallFunction reading at most limit bytes of the node's
+// answer (the result's bytes travel as numbers, up to four bytes each).
+func (c *Client) callFunction(ctx context.Context, chain string, at uint64, contract, method string, args any, limit int64) ([]byte, error) {
 	argBytes := []byte("{}")
 	if args != nil {
 		b, err := json.Marshal(args)
@@ -362,7 +381,7 @@ func (c *Client) CallFunction(ctx context.Context, chain string, at uint64, cont
 		params["finality"] = "final"
 	}
 	var raw json.RawMessage
-	if err := c.call(ctx, chain, "query", params, &raw); err != nil {
+	if err := c.callLimited(ctx, chain, "query", params, &raw, limit); err != nil {
 		return nil, err
 	}
 	if err := resultError(raw); err != nil {

@@ -283,3 +283,23 @@ func plain(err error) string {
 	}
 	return err.Error()
 }
+
+// SocialDB is where flowers are published on each NEAR network: NEAR
+// Social's key-value contract.
+var socialDB = map[string]string{
+	"near:mainnet": "social.near",
+	"near:testnet": "v1.social08.testnet",
+}
+
+// SocialDBContract is the SocialDB contract of a NEAR network.
+func SocialDBContract(network string) (string, bool) {
+	c, ok := socialDB[network]
+	return c, ok
+}
+
+// KeyPath is where a flower is written in SocialDB: under its maker's
+// account, at petal/flower/<id>.
+func KeyPath(account, id string) string { return account + "/petal/flower/" + id }
+
+// FlowerKeys is the SocialDB pattern of every account's flowers.
+const FlowerKeys = "*/petal/flower/*"

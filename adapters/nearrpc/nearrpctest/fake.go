@@ -103,6 +103,9 @@ type Server struct {
 	calls   []Call
 	missing []string
 	stop    chan struct{}
+	// SocialDB's data by contract, written by SocialSet (socialdb.go).
+	social      map[string]*socialNode
+	socialBlock uint64
 }
 
 // New starts a fake loaded with every embedded recording, closed when t ends.
@@ -208,6 +211,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.calls = append(s.calls, call)
 	fault := s.fault(call)
 	rec, ok := s.answers[key]
+	var social []byte
+	var socialErr error
+	if req.Method == "query" {
+		var isSocial bool
+		social, isSocial, socialErr = s.socialAnswer(req.Params)
+		ok = ok || isSocial
+	}
 	if !ok && (fault == nil || fault.Hold != nil) {
 		s.missing = append(s.missing, key)
 	}
@@ -237,6 +247,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok {
 		writeRPCError(w, http.StatusOK, string(req.ID), "HANDLER_ERROR", "PETAL_FAKE_NO_RECORDING", "nearrpctest has no recording for "+key)
+		return
+	}
+	if socialErr != nil {
+		writeRPCError(w, http.StatusOK, string(req.ID), "HANDLER_ERROR", "CONTRACT_EXECUTION_ERROR", socialErr.Error())
+		return
+	}
+	if social != nil {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(callResultAnswer(req.ID, social))
 		return
 	}
 	status := rec.Status
