@@ -15,7 +15,7 @@ import (
 )
 
 // PublishedFlowerRepository keeps published flowers and prepared records
-// (migrations/000020_published_flowers).
+// (migrations/000021_published_flowers).
 type PublishedFlowerRepository struct{ db *DB }
 
 var _ ports.PublishedFlowers = (*PublishedFlowerRepository)(nil)
