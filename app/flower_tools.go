@@ -45,7 +45,7 @@ func (s *FlowerService) Tools() []Tool {
 			if err != nil {
 				return nil, err
 			}
-			return s.Render(ctx, in.Spec, view)
+			return s.RenderFor(ctx, call.Caller, in.Spec, view)
 		}),
 	}
 }

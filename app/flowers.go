@@ -33,7 +33,18 @@ type FlowerService struct {
 	library *SnapshotLibrary
 	specs   ports.SpecStore
 	views   PersonViews // whose view a render without one is drawn through; nil: the default's
+	names   PetalNamer  // the names a signed-in person gives petals; nil: none
 }
+
+// PetalNamer gives the names a caller gives accounts (account id → name), to
+// draw on their own petals; nil for a caller who gives none or may see none.
+type PetalNamer interface {
+	PetalNames(ctx context.Context, caller Caller) (map[string]string, error)
+}
+
+// DrawNamesFrom has render_flower draw a signed-in person's own names on the
+// petals they name (the annotation service, once it is made).
+func (s *FlowerService) DrawNamesFrom(n PetalNamer) { s.names = n }
 
 var _ ToolSet = (*FlowerService)(nil)
 
@@ -98,6 +109,9 @@ type Rendered struct {
 	RenderSHA256 string              `json:"render_sha256"`
 	Legend       []specs.LegendEntry `json:"legend"`
 	Demo         bool                `json:"demo,omitempty"` // drawn from the made-up demo reading
+	// Personal is set when the picture carries the caller's own names: the
+	// door answers it private, no-store, and it is never cached.
+	Personal bool `json:"-"`
 }
 
 // FlowerEvent is the agent's `flower` event: the spec drawn, its name, the
@@ -197,7 +211,7 @@ func (s *FlowerService) Validate(ctx context.Context, raw json.RawMessage) (Vali
 // view when rawView is empty). An invalid spec is invalid_spec with the
 // problems validate_spec gives.
 func (s *FlowerService) Render(ctx context.Context, rawSpec, rawView json.RawMessage) (Rendered, error) {
-	_, r, err := s.draw(ctx, rawSpec, rawView)
+	_, r, err := s.draw(ctx, rawSpec, rawView, nil)
 	if err != nil {
 		return Rendered{}, err
 	}
@@ -208,7 +222,7 @@ func (s *FlowerService) Render(ctx context.Context, rawSpec, rawView json.RawMes
 // when rawView is empty. An invalid spec gives its validation and the
 // invalid_spec error.
 func (s *FlowerService) Flower(ctx context.Context, rawSpec, rawView json.RawMessage) (FlowerEvent, error) {
-	f, r, err := s.draw(ctx, rawSpec, rawView)
+	f, r, err := s.draw(ctx, rawSpec, rawView, nil)
 	if err != nil {
 		ev := FlowerEvent{}
 		if e, ok := errs.As(err); ok && e.Code == errs.InvalidSpec {
@@ -228,7 +242,23 @@ func (s *FlowerService) Flower(ctx context.Context, rawSpec, rawView json.RawMes
 	}, nil
 }
 
-func (s *FlowerService) draw(ctx context.Context, rawSpec, rawView json.RawMessage) (*specs.Flower, Rendered, error) {
+// RenderFor is render_flower for a caller: a signed-in person's picture also
+// carries their own names on the petals they name (Personal).
+func (s *FlowerService) RenderFor(ctx context.Context, caller Caller, rawSpec, rawView json.RawMessage) (Rendered, error) {
+	var names map[string]string
+	if s.names != nil {
+		var err error
+		if names, err = s.names.PetalNames(ctx, caller); err != nil {
+			return Rendered{}, err
+		}
+	}
+	_, r, err := s.draw(ctx, rawSpec, rawView, names)
+	return r, err
+}
+
+// draw lays a spec out and draws it through a view; names (account id →
+// name) replace what the petals they name carry.
+func (s *FlowerService) draw(ctx context.Context, rawSpec, rawView json.RawMessage, names map[string]string) (*specs.Flower, Rendered, error) {
 	view := specs.DefaultView()
 	if len(bytes.TrimSpace(rawView)) > 0 && string(bytes.TrimSpace(rawView)) != "null" {
 		v, problems := specs.ParseView(rawView)
@@ -254,8 +284,9 @@ func (s *FlowerService) draw(ctx context.Context, rawSpec, rawView json.RawMessa
 	if err != nil {
 		return nil, Rendered{}, err
 	}
+	personal := specs.NamePetals(f, view, names)
 	out := specs.Render(f, view)
-	return f, Rendered{SVG: string(out.SVG), SpecSHA256: c.sha, RenderSHA256: out.SHA256, Legend: out.Legend, Demo: c.demo}, nil
+	return f, Rendered{SVG: string(out.SVG), SpecSHA256: c.sha, RenderSHA256: out.SHA256, Legend: out.Legend, Demo: c.demo, Personal: personal}, nil
 }
 
 // InvalidSpec is the invalid_spec error carrying a spec's problems.

@@ -27,12 +27,10 @@ func (s *Server) flowerRoutes() []Route {
 // renderFlower is render_flower's door: the tool's JSON, or with
 // ?format=svg the picture alone as image/svg+xml.
 func (s *Server) renderFlower(r Route) echo.HandlerFunc {
-	generic := s.toolHandler(r)
 	return func(c echo.Context) error {
-		switch c.QueryParam("format") {
-		case "", "json":
-			return generic(c)
-		case "svg":
+		format := c.QueryParam("format")
+		switch format {
+		case "", "json", "svg":
 		default:
 			return errs.New(errs.BadInput, "format must be svg or json", "leave it out for JSON")
 		}
@@ -50,6 +48,13 @@ func (s *Server) renderFlower(r Route) echo.HandlerFunc {
 			return errs.New(errs.Internal, "render_flower answered something other than a rendering")
 		}
 		h := c.Response().Header()
+		if rendered.Personal {
+			// A person's own names: for them alone, and never kept by a cache.
+			h.Set("Cache-Control", "private, no-store")
+		}
+		if format != "svg" {
+			return writeJSON(c, http.StatusOK, rendered)
+		}
 		h.Set("ETag", `"`+rendered.RenderSHA256+`"`)
 		h.Set("X-Spec-Sha256", rendered.SpecSHA256)
 		h.Set("X-Content-Type-Options", "nosniff")

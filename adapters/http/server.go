@@ -63,9 +63,11 @@ type Deps struct {
 	// Explorations is the service behind the exploration routes that are not
 	// tools (links, claims, /s/:token, posted readings).
 	Explorations *app.ExplorationService
-	Agent        *app.AgentService
-	Invites      *app.InviteService
-	Ledger       *app.Ledger
+	// Annotations is behind a person's own annotations (/me/annotations).
+	Annotations *app.AnnotationService
+	Agent       *app.AgentService
+	Invites     *app.InviteService
+	Ledger      *app.Ledger
 	// Snapshots is the service behind the snapshot body route.
 	Snapshots *app.SnapshotService
 	SignIn    *app.SignInService
@@ -114,6 +116,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.payRoutes()...)
 	rs = append(rs, s.mcpRoutes()...)
 	rs = append(rs, s.explorationRoutes()...)
+	rs = append(rs, s.annotationRoutes()...)
 	rs = append(rs, s.agentRoutes()...)
 	rs = append(rs, s.flowerRoutes()...)
 	rs = append(rs, s.viewRoutes()...)

@@ -229,10 +229,15 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 		"propose_spec":      {"sha256": snapshot, "intent": "who sits on the council"},
 		"validate_spec":     {"spec": spec},
 		"render_flower":     {"spec": spec},
+		"add_annotation": {"exploration": writeTok, "as": "doors", "annotations": []any{map[string]any{
+			"subject": "near:mainnet:alice.near", "verb": "noted", "object": map[string]any{"value": "seen"}, "kind": "stated"}}},
+		"list_annotations": {"exploration": readTok},
 	}
 	// Per tool, fields that differ by door for a reason: a create over HTTP
 	// opens a session and owns what it makes; over MCP it is unowned.
-	differs := map[string][]string{"start_exploration": {"access"}}
+	// The same claim sent through both doors is kept once: the second door
+	// finds it kept.
+	differs := map[string][]string{"start_exploration": {"access"}, "add_annotation": {"added", "existed"}}
 
 	routeOf := map[string]httpapi.Route{}
 	for _, r := range p.Svc.Server.Routes() {

@@ -61,6 +61,8 @@ var (
 		wire.Bind(new(ports.SnapshotStore), new(*postgres.SnapshotRepository)),
 		postgres.NewExplorationRepository,
 		wire.Bind(new(ports.ExplorationStore), new(*postgres.ExplorationRepository)),
+		postgres.NewAnnotationRepository,
+		wire.Bind(new(ports.AnnotationStore), new(*postgres.AnnotationRepository)),
 		postgres.NewDataBudgetRepository,
 		wire.Bind(new(ports.DataBudget), new(*postgres.DataBudgetRepository)),
 		postgres.NewSpecRepository,
@@ -83,6 +85,7 @@ var (
 		app.NewViewService,
 		wire.Bind(new(app.PersonViews), new(*app.ViewService)),
 		app.NewFlowerService,
+		app.NewAnnotationService,
 		newSnapshotService,
 		toolSets,
 		app.NewRegistry,
@@ -95,6 +98,7 @@ var (
 		app.NewLedger,
 		app.NewWalletKeys,
 		app.NewSignInService,
+		wire.Bind(new(app.WalletReader), new(*app.SignInService)),
 		app.NewPayService,
 		app.NewNearPrices,
 		app.NewProcessID,
@@ -157,9 +161,14 @@ func newChain(cfg app.Config, m ports.Metrics) *nearrpc.Client {
 func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
-func toolSets(explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService) []app.ToolSet {
-	return []app.ToolSet{explorations, flowers, snapshots}
+func toolSets(explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService,
+	annotations *app.AnnotationService) []app.ToolSet {
+	return []app.ToolSet{explorations, flowers, snapshots, annotations}
 }
+
+// noWallets is the stdio MCP door's: it has no sessions, so no wallet ever
+// answers for a claim there.
+func noWallets() app.WalletReader { return nil }
 
 // newNearPrice is the NEAR price: PETAL_NEAR_USD when set (LoadConfig has
 // checked it), else NEAR Intents' token list (null when it can't be read).

@@ -21,6 +21,6 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 
 // buildMCP wires the MCP door alone, for `petal mcp` over stdio.
 func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*stdioMCP, func(), error) {
-	wire.Build(adapterSet, registrySet, mcpSet, wire.Struct(new(stdioMCP), "*"))
+	wire.Build(adapterSet, registrySet, mcpSet, noWallets, wire.Struct(new(stdioMCP), "*"))
 	return nil, nil, nil
 }

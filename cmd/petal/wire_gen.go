@@ -39,14 +39,23 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	client := newChain(cfg, registry)
 	semaphore := newSemaphore(cfg, db, clock)
 	snapshotService := newSnapshotService(cfg, log, snapshotLibrary, daoDirectoryRepository, client, clock, semaphore, registry)
-	v := toolSets(explorationService, flowerService, snapshotService)
-	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
-	healthService := app.NewHealthService(cfg, db, client)
+	annotationRepository := postgres.NewAnnotationRepository(db)
 	sessionRepository := postgres.NewSessionRepository(db)
-	sessionService := app.NewSessionService(sessionRepository, clock, random)
-	server := mcp.New(appRegistry, log)
+	peopleRepository := postgres.NewPeopleRepository(db)
+	walletKeys, err := app.NewWalletKeys(cfg, random, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	ledgerRepository := newLedgerRepository(db, registry)
+	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random, rateLimiter)
 	eventBus := newEventBus(db, log, registry)
 	runStore := newRunStore(db, eventBus, registry)
+	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, signInService, runStore, dataBudget, clock, flowerService)
+	v := toolSets(explorationService, flowerService, snapshotService, annotationService)
+	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
+	healthService := app.NewHealthService(cfg, db, client)
+	sessionService := app.NewSessionService(sessionRepository, clock, random)
+	server := mcp.New(appRegistry, log)
 	leases := postgres.NewLeases(db)
 	attestations := postgres.NewAttestations(db)
 	modelProvider, err := newModelProvider(cfg, attestations, registry)
@@ -54,15 +63,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		return nil, nil, err
 	}
 	inviteRepository := postgres.NewInviteRepository(db)
-	ledgerRepository := newLedgerRepository(db, registry)
 	access := app.NewAccess(cfg, sessionRepository, inviteRepository, ledgerRepository, clock)
-	peopleRepository := postgres.NewPeopleRepository(db)
 	ledger := app.NewLedger(cfg, ledgerRepository, peopleRepository, clock, random, log)
-	walletKeys, err := app.NewWalletKeys(cfg, random, log)
-	if err != nil {
-		return nil, nil, err
-	}
-	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random, rateLimiter)
 	nearPrice := newNearPrice(cfg, log)
 	nearPriceRepository := postgres.NewNearPriceRepository(db)
 	nearPrices := app.NewNearPrices(cfg, nearPrice, nearPriceRepository, clock, log)
@@ -104,6 +106,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Flowers:      flowerService,
 		MCP:          server,
 		Explorations: explorationService,
+		Annotations:  annotationService,
 		Agent:        agentService,
 		Invites:      inviteService,
 		Ledger:       ledger,
@@ -153,7 +156,13 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	client := newChain(cfg, registry)
 	semaphore := newSemaphore(cfg, db, clock)
 	snapshotService := newSnapshotService(cfg, log, snapshotLibrary, daoDirectoryRepository, client, clock, semaphore, registry)
-	v := toolSets(explorationService, flowerService, snapshotService)
+	annotationRepository := postgres.NewAnnotationRepository(db)
+	sessionRepository := postgres.NewSessionRepository(db)
+	walletReader := noWallets()
+	eventBus := newEventBus(db, log, registry)
+	runStore := newRunStore(db, eventBus, registry)
+	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, walletReader, runStore, dataBudget, clock, flowerService)
+	v := toolSets(explorationService, flowerService, snapshotService, annotationService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(appRegistry, log)
 	mainStdioMCP := &stdioMCP{

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
+)
+
+// signedIn is a person's session, sent by hand: the site's cookie is
+// __Host- and Secure, which a cookie jar keeps from a plain http:// test
+// server.
+type signedIn struct {
+	p      *testPetal
+	cookie string
+}
+
+func signInAs(t *testing.T, p *testPetal, rpc *nearrpctest.Server, account string) *signedIn {
+	t.Helper()
+	priv, account := goKey(t, rpc, account, "full")
+	proof := signChallenge(t, p, priv, account)
+	res, body := p.do(t, http.MethodPost, "/api/v1/auth/verify", verifyBody("testnet", proof), "Origin", siteOrigin)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	c := cookieOf(res, "__Host-petal_session")
+	require.NotNil(t, c)
+	return &signedIn{p: p, cookie: "__Host-petal_session=" + c.Value}
+}
+
+func (s *signedIn) do(t *testing.T, method, path, body string, headers ...string) (*http.Response, string) {
+	t.Helper()
+	return s.p.do(t, method, path, body, append([]string{"Cookie", s.cookie, "Origin", siteOrigin}, headers...)...)
+}
+
+func (s *signedIn) ok(t *testing.T, method, path, body string) map[string]any {
+	t.Helper()
+	res, out := s.do(t, method, path, body)
+	require.Equal(t, http.StatusOK, res.StatusCode, "%s %s: %s", method, path, out)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	return v
+}
+
+func annotationsOf(t *testing.T, v map[string]any) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, a := range v["annotations"].([]any) {
+		out = append(out, a.(map[string]any))
+	}
+	return out
+}
+
+func TestAnnotationsAreKeptPrivatelyOnceAndAllOrNone(t *testing.T) {
+	p, rpc := signInPetal(t, nil)
+	erin := signInAs(t, p, rpc, "erin.testnet")
+	exp := erin.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"who is who"}`)["id"].(string)
+	path := "/api/v1/explorations/" + exp + "/annotations"
+	two := `{"annotations":[
+		{"subject":"near:mainnet:alice.near","verb":"named","object":{"value":"Ann"},"kind":"stated"},
+		{"subject":"near:mainnet:bob.near","verb":"noted","object":{"value":"the treasurer"},"kind":"stated","evidence":[{"url":"https://example.org/minutes"}]}]}`
+
+	first := erin.ok(t, http.MethodPost, path, two)
+	assert.EqualValues(t, 2, first["added"])
+	assert.EqualValues(t, 0, first["existed"])
+	require.Len(t, first["ids"], 2)
+	again := erin.ok(t, http.MethodPost, path, two)
+	assert.EqualValues(t, 0, again["added"], "idempotent by content")
+	assert.EqualValues(t, 2, again["existed"])
+	assert.Equal(t, first["ids"], again["ids"])
+
+	// One bad claim refuses the request: the good one beside it isn't kept.
+	res, body := erin.do(t, http.MethodPost, path, `{"annotations":[
+		{"subject":"near:mainnet:carol.near","verb":"noted","object":{"value":"kept?"},"kind":"stated"},
+		{"subject":"carol","verb":"noted","object":{"value":"x"},"kind":"stated"}]}`)
+	require.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+	assert.Contains(t, body, "annotations/1/subject")
+	for _, bad := range []string{
+		`{"annotations":[{"subject":"near:mainnet:a.near","verb":"named","object":{"value":"A","extra":1},"kind":"stated"}]}`,
+		`{"annotations":[{"subject":"near:mainnet:a.near","verb":"noted","object":{"value":"A"},"kind":"guessed"}]}`,
+		`{"annotations":[{"subject":"near:mainnet:a.near","verb":"noted","object":{"value":"A"},"kind":"stated","by":"near:mainnet:x.near"}]}`,
+		`{"annotations":[]}`,
+	} {
+		res, body := erin.do(t, http.MethodPost, path, bad)
+		assert.Equal(t, http.StatusBadRequest, res.StatusCode, "%s: %s", bad, body)
+	}
+	list := annotationsOf(t, erin.ok(t, http.MethodGet, path, ""))
+	require.Len(t, list, 2, "nothing of a refused request was kept")
+	claim := list[0]["claim"].(map[string]any)
+	assert.Equal(t, "claim/v2", claim["schema"])
+	assert.Equal(t, "near:testnet:erin.testnet", claim["by"], "by comes from the door: the signed-in owner's account")
+	assert.Equal(t, first["ids"].([]any)[0], claim["id"])
+	assert.Equal(t, exp, list[0]["exploration"])
+
+	// Anyone else gets the one not-found answer, for reads and writes.
+	stranger := p.browser(t)
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		res, body := stranger.do(t, m, path, two, "Origin", siteOrigin)
+		assert.Equal(t, http.StatusNotFound, res.StatusCode, body)
+	}
+
+	// A continue link writes as the agent it names; a read link only reads.
+	cont := tokenOf(t, erin.ok(t, http.MethodPost, "/api/v1/explorations/"+exp+"/links", `{"scope":"continue"}`)["url"].(string))
+	read := tokenOf(t, erin.ok(t, http.MethodPost, "/api/v1/explorations/"+exp+"/links", `{"scope":"read"}`)["url"].(string))
+	viaLink := stranger.ok(t, http.MethodPost, "/api/v1/explorations/"+cont+"/annotations",
+		`{"as":"codex","annotations":[{"subject":"near:mainnet:carol.near","verb":"noted","object":{"value":"found"},"kind":"inferred"}]}`, "Origin", siteOrigin)
+	assert.EqualValues(t, 1, viaLink["added"])
+	res, body = stranger.do(t, http.MethodPost, "/api/v1/explorations/"+read+"/annotations", two, "Origin", siteOrigin)
+	assert.Equal(t, http.StatusNotFound, res.StatusCode, body)
+	byLink := annotationsOf(t, stranger.ok(t, http.MethodGet, "/api/v1/explorations/"+read+"/annotations?about=near:mainnet:carol.near", ""))
+	require.Len(t, byLink, 1)
+	assert.Equal(t, "tool:codex@1", byLink[0]["claim"].(map[string]any)["by"])
+
+	// A person's own: signed in only; one kept in no project has none.
+	res, body = stranger.do(t, http.MethodGet, "/api/v1/me/annotations", "")
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, body)
+	mine := erin.ok(t, http.MethodPost, "/api/v1/me/annotations",
+		`{"annotations":[{"subject":"near:mainnet:dave.near","verb":"named","object":{"value":"Dekan"},"kind":"stated","evidence":[]}]}`)
+	assert.Nil(t, mine["exploration"])
+	assert.EqualValues(t, 1, mine["added"])
+	res, body = erin.do(t, http.MethodPost, "/api/v1/me/annotations",
+		`{"conversation":"exp_00000000000000000000000000000000","annotations":[{"subject":"near:mainnet:dave.near","verb":"noted","object":{"value":"x"},"kind":"stated"}]}`)
+	assert.Equal(t, http.StatusNotFound, res.StatusCode, body)
+	inConv := erin.ok(t, http.MethodPost, "/api/v1/me/annotations",
+		`{"conversation":"`+exp+`","annotations":[{"subject":"near:mainnet:dave.near","verb":"noted","object":{"value":"in the project"},"kind":"stated"}]}`)
+	assert.Equal(t, exp, inConv["exploration"])
+	named := annotationsOf(t, erin.ok(t, http.MethodGet, "/api/v1/me/annotations?verb=named", ""))
+	require.Len(t, named, 2)
+	assert.Equal(t, "Ann", named[0]["claim"].(map[string]any)["object"].(map[string]any)["value"])
+	assert.Nil(t, named[1]["exploration"], "kept in no project")
+	all := erin.ok(t, http.MethodGet, "/api/v1/me/annotations?limit=2", "")
+	require.Len(t, all["annotations"], 2)
+	require.NotNil(t, all["next_cursor"])
+	rest := erin.ok(t, http.MethodGet, "/api/v1/me/annotations?cursor="+all["next_cursor"].(string), "")
+	assert.Len(t, rest["annotations"], 3, "five in all: two, one by link, one in no project, one in the conversation")
+
+	// Another person sees none of erin's.
+	fay := signInAs(t, p, rpc, "fay.testnet")
+	assert.Empty(t, fay.ok(t, http.MethodGet, "/api/v1/me/annotations", "")["annotations"])
+}
+
+func TestNamesAreDrawnForTheirOwnerAloneAndNeverCached(t *testing.T) {
+	p, rpc := signInPetal(t, nil)
+	sha := storeFlowerSnapshot(t, p, flowerDAOSnapshot())
+	visitor := p.browser(t)
+	spec := visitor.ok(t, http.MethodPost, "/api/v1/specs/propose", `{"sha256":"`+sha+`"}`)["spec"]
+	render := `{"spec":` + mustJSON(t, spec) + `}`
+
+	erin := signInAs(t, p, rpc, "erin.testnet")
+	erin.ok(t, http.MethodPost, "/api/v1/me/annotations",
+		`{"annotations":[{"subject":"near:mainnet:alice.near","verb":"named","object":{"value":"Ann the Treasurer"},"kind":"stated"}]}`)
+
+	for _, format := range []string{"", "?format=svg"} {
+		res, mineBody := erin.do(t, http.MethodPost, "/api/v1/render"+format, render)
+		require.Equal(t, http.StatusOK, res.StatusCode, mineBody)
+		assert.Contains(t, mineBody, "Ann the Treasurer", "their own name on the petal they named")
+		assert.Equal(t, "private, no-store", res.Header.Get("Cache-Control"))
+
+		res, theirs := visitor.do(t, http.MethodPost, "/api/v1/render"+format, render)
+		require.Equal(t, http.StatusOK, res.StatusCode, theirs)
+		assert.NotContains(t, theirs, "Ann the Treasurer", "a visitor's carries none")
+		assert.NotContains(t, res.Header.Get("Cache-Control"), "private")
+
+		fay := signInAs(t, p, rpc, "fay"+strings.TrimPrefix(format, "?format=")+".testnet")
+		res, hers := fay.do(t, http.MethodPost, "/api/v1/render"+format, render)
+		require.Equal(t, http.StatusOK, res.StatusCode, hers)
+		assert.NotContains(t, hers, "Ann the Treasurer", "another person's carries none of erin's")
+		assert.Equal(t, theirs, hers, "a person with no names sees what a visitor sees")
+	}
+
+	// A view whose labels show none draws no names, and isn't private.
+	res, body := erin.do(t, http.MethodPost, "/api/v1/render", `{"spec":`+mustJSON(t, spec)+`,"view":{"schema":"view/v1","palette":"okabe-ito","labels":"none","max_labels":0}}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.NotContains(t, body, "Ann the Treasurer")
+	assert.Empty(t, res.Header.Get("Cache-Control"))
+}
