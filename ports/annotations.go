@@ -32,7 +32,7 @@ type AnnotationQuery struct {
 	Limit       int
 }
 
-// AnnotationStore keeps annotations (migrations/000021_annotations).
+// AnnotationStore keeps annotations (migrations/000022_annotations).
 type AnnotationStore interface {
 	// Add keeps cs in scope, in their order, all or none: existed[i] says
 	// whether cs[i] was kept there already (by its id), and then it is not

@@ -15,7 +15,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// AnnotationRepository keeps annotations (migrations/000021_annotations).
+// AnnotationRepository keeps annotations (migrations/000022_annotations).
 type AnnotationRepository struct{ db *DB }
 
 var _ ports.AnnotationStore = (*AnnotationRepository)(nil)
