@@ -21,15 +21,20 @@ const notifyChannel = "petal_runs"
 
 // RunStore is the run store and event log on PostgreSQL.
 type RunStore struct {
-	db    *DB
-	bus   *EventBus // when set and listening, plain appends notify through it
-	ended ports.Counter
+	db      *DB
+	bus     *EventBus // when set and listening, plain appends notify through it
+	batcher *appendBatcher
+	ended   ports.Counter
 }
 
 var _ ports.RunStore = (*RunStore)(nil)
 
 // NewRunStore makes the run store over db.
-func NewRunStore(db *DB) *RunStore { return (&RunStore{db: db}).ObservedBy(ports.NoMetrics{}) }
+func NewRunStore(db *DB) *RunStore {
+	s := &RunStore{db: db}
+	s.batcher = newAppendBatcher(s.appendNow)
+	return s.ObservedBy(ports.NoMetrics{})
+}
 
 // ObservedBy declares the store's metrics on m: the runs this process ended,
 // by how.
@@ -158,9 +163,18 @@ func (s *RunStore) SetExploration(ctx context.Context, id, exploration string) e
 	return nil
 }
 
-// Append implements ports.RunStore.
+// Append implements ports.RunStore. Concurrent appends to one run from this
+// process go as one statement (runs_batch.go).
 func (s *RunStore) Append(ctx context.Context, id string, events ...runs.NewEvent) (int64, error) {
-	// One statement is its own transaction: no BEGIN/COMMIT round trips.
+	if len(events) == 0 {
+		return appendTx(ctx, s.db.Pool, id, nil)
+	}
+	return s.batcher.append(ctx, id, events)
+}
+
+// appendNow writes events in one statement, its own transaction: no
+// BEGIN/COMMIT round trips.
+func (s *RunStore) appendNow(ctx context.Context, id string, events []runs.NewEvent) (int64, error) {
 	if s.bus == nil || !s.bus.publishing.Load() {
 		return appendTx(ctx, s.db.Pool, id, events)
 	}

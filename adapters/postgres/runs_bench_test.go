@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
@@ -130,4 +132,52 @@ SELECT s.first FROM s`
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 		})
 	}
+}
+
+// BenchmarkAppendBesideInsert is the issue's pairing in one measurement, for a
+// busy machine: rounds alternate between 16 writers appending through the
+// store to one run and 16 writers doing plain INSERTs of the same rows (seq
+// handed out in memory), 320 events a round each, so both see the same
+// machine; it reports both rates and append ÷ insert.
+//
+//	go test ./adapters/postgres -run '^$' -bench AppendBesideInsert -benchtime 20x
+func BenchmarkAppendBesideInsert(b *testing.B) {
+	db, s, ids := benchRuns(b, 1)
+	id := ids[0]
+	var seq atomic.Int64
+	seq.Store(1_000_000)
+	const perWriter = 20
+	phase := func(op func() error) time.Duration {
+		var wg sync.WaitGroup
+		start := time.Now()
+		for range benchWriters {
+			wg.Go(func() {
+				for range perWriter {
+					if err := op(); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	var appendTime, insertTime time.Duration
+	b.ResetTimer()
+	for range b.N {
+		appendTime += phase(func() error {
+			_, err := s.Append(context.Background(), id, benchEvent)
+			return err
+		})
+		insertTime += phase(func() error {
+			_, err := db.Pool.Exec(context.Background(), `INSERT INTO run_events (run_id, seq, kind, data) VALUES ($1, $2, $3, $4)`,
+				id, seq.Add(1), string(benchEvent.Kind), []byte(benchEvent.Data))
+			return err
+		})
+	}
+	events := float64(b.N * benchWriters * perWriter)
+	b.ReportMetric(events/appendTime.Seconds(), "append-events/s")
+	b.ReportMetric(events/insertTime.Seconds(), "insert-events/s")
+	b.ReportMetric(insertTime.Seconds()/appendTime.Seconds(), "append/insert")
 }
