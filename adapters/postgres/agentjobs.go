@@ -1,0 +1,544 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/petal-near/petal/domain/agentjobs"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/ports"
+)
+
+// AgentJobs keeps agent links, workers and jobs (migrations/000020). A take is
+// one transaction: the oldest open job, locked with FOR UPDATE SKIP LOCKED so
+// racing takers (on any replica) each get another, marked taken, with its
+// worker's continue link made beside it.
+type AgentJobs struct{ db *DB }
+
+var _ ports.AgentJobs = (*AgentJobs)(nil)
+
+// NewAgentJobs makes the store over db.
+func NewAgentJobs(db *DB) *AgentJobs { return &AgentJobs{db: db} }
+
+// CreateLink implements ports.AgentJobs.
+func (s *AgentJobs) CreateLink(ctx context.Context, l agentjobs.Link) error {
+	_, err := s.db.Pool.Exec(ctx, `INSERT INTO agent_links (id, owner, token_sha256, created_at) VALUES ($1, $2, $3, $4)`,
+		l.ID, l.Owner, l.TokenSHA256, l.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("postgres: create agent link: %w", err)
+	}
+	return nil
+}
+
+func scanAgentLink(row pgx.Row) (agentjobs.Link, error) {
+	var l agentjobs.Link
+	err := row.Scan(&l.ID, &l.Owner, &l.TokenSHA256, &l.CreatedAt, &l.RevokedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return l, agentjobs.NotFound("agent link")
+	}
+	if err != nil {
+		return l, fmt.Errorf("postgres: read agent link: %w", err)
+	}
+	l.CreatedAt = l.CreatedAt.UTC()
+	return l, nil
+}
+
+// LinkByToken implements ports.AgentJobs.
+func (s *AgentJobs) LinkByToken(ctx context.Context, hash string) (agentjobs.Link, error) {
+	return scanAgentLink(s.db.Pool.QueryRow(ctx, `SELECT id, owner, token_sha256, created_at, revoked_at FROM agent_links WHERE token_sha256 = $1`, hash))
+}
+
+// Links implements ports.AgentJobs.
+func (s *AgentJobs) Links(ctx context.Context, owner string) ([]agentjobs.Link, error) {
+	rows, err := s.db.Pool.Query(ctx, `SELECT id, owner, token_sha256, created_at, revoked_at FROM agent_links
+WHERE owner = $1 AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1000`, owner)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: agent links: %w", err)
+	}
+	defer rows.Close()
+	out := []agentjobs.Link{}
+	for rows.Next() {
+		l, err := scanAgentLink(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// RevokeLinks implements ports.AgentJobs.
+func (s *AgentJobs) RevokeLinks(ctx context.Context, owner, id string, at time.Time) (int, error) {
+	tag, err := s.db.Pool.Exec(ctx, `UPDATE agent_links SET revoked_at = $3
+WHERE owner = $1 AND ($2 = '' OR id = $2) AND revoked_at IS NULL`, owner, id, at)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: revoke agent links: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+const workerColumns = `owner, agent, worker, name, n, can, first_seen, last_seen, waiting_until`
+
+func scanWorker(row pgx.Row, extra ...any) (agentjobs.Worker, error) {
+	var w agentjobs.Worker
+	err := row.Scan(append([]any{&w.Owner, &w.Agent, &w.Worker, &w.Name, &w.N, &w.Can, &w.FirstSeen, &w.LastSeen, &w.WaitingUntil}, extra...)...)
+	if err != nil {
+		return w, fmt.Errorf("postgres: read worker: %w", err)
+	}
+	w.FirstSeen, w.LastSeen = w.FirstSeen.UTC(), w.LastSeen.UTC()
+	return w, nil
+}
+
+// Seen implements ports.AgentJobs. A transaction-scoped advisory lock on the
+// agent keeps two new workers from taking one place or passing the cap.
+func (s *AgentJobs) Seen(ctx context.Context, w agentjobs.Worker, maxWorkers int) (agentjobs.Worker, error) {
+	var out agentjobs.Worker
+	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		var err error
+		out, err = scanWorker(tx.QueryRow(ctx, `UPDATE agent_workers SET name = $4, can = coalesce($5, can), last_seen = $6,
+	waiting_until = $7 WHERE owner = $1 AND agent = $2 AND worker = $3 RETURNING `+workerColumns,
+			w.Owner, w.Agent, w.Worker, w.Name, w.Can, w.LastSeen, w.WaitingUntil))
+		if err == nil || !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))`, w.Owner, w.Agent); err != nil {
+			return err
+		}
+		var count, last int
+		if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(max(n), 0) FROM agent_workers WHERE owner = $1 AND agent = $2`,
+			w.Owner, w.Agent).Scan(&count, &last); err != nil {
+			return err
+		}
+		if count >= maxWorkers {
+			return agentjobs.TooManyWorkers()
+		}
+		out, err = scanWorker(tx.QueryRow(ctx, `INSERT INTO agent_workers (`+workerColumns+`)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)
+ON CONFLICT (owner, agent, worker) DO UPDATE SET name = excluded.name, can = coalesce(excluded.can, agent_workers.can),
+	last_seen = excluded.last_seen, waiting_until = excluded.waiting_until
+RETURNING `+workerColumns, w.Owner, w.Agent, w.Worker, w.Name, last+1, w.Can, w.LastSeen, w.WaitingUntil))
+		return err
+	})
+	if err != nil {
+		if _, ok := errs.As(err); ok {
+			return out, err
+		}
+		return out, fmt.Errorf("postgres: worker seen: %w", err)
+	}
+	return out, nil
+}
+
+// WaitEnded implements ports.AgentJobs.
+func (s *AgentJobs) WaitEnded(ctx context.Context, owner, agent, worker string, at time.Time) error {
+	_, err := s.db.Pool.Exec(ctx, `UPDATE agent_workers SET waiting_until = NULL, last_seen = greatest(last_seen, $4)
+WHERE owner = $1 AND agent = $2 AND worker = $3`, owner, agent, worker, at)
+	if err != nil {
+		return fmt.Errorf("postgres: wait ended: %w", err)
+	}
+	return nil
+}
+
+// Workers implements ports.AgentJobs.
+func (s *AgentJobs) Workers(ctx context.Context, owner string) ([]agentjobs.Worker, error) {
+	rows, err := s.db.Pool.Query(ctx, `SELECT w.owner, w.agent, w.worker, w.name, w.n, w.can, w.first_seen, w.last_seen, w.waiting_until, j.id
+FROM agent_workers w
+LEFT JOIN LATERAL (SELECT id FROM agent_jobs j WHERE j.owner = w.owner AND j.status = 'taken'
+	AND lower(j.taken_by) = w.agent AND j.worker = w.worker ORDER BY j.updated_at DESC LIMIT 1) j ON true
+WHERE w.owner = $1
+ORDER BY (SELECT min(first_seen) FROM agent_workers a WHERE a.owner = w.owner AND a.agent = w.agent), w.agent, w.n
+LIMIT 1000`, owner)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: workers: %w", err)
+	}
+	defer rows.Close()
+	out := []agentjobs.Worker{}
+	for rows.Next() {
+		var job *string
+		w, err := scanWorker(rows, &job)
+		if err != nil {
+			return nil, err
+		}
+		w.Job = job
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+const jobColumns = `id, owner, coalesce(run_id, ''), exploration, conversation, coalesce(part_of, ''), part, parts, kind, title, brief, inputs,
+	to_agent, status, taken_by, worker, n, report, created_at, updated_at, last_seen`
+
+func scanJob(row pgx.Row) (agentjobs.Job, error) {
+	var j agentjobs.Job
+	var status string
+	err := row.Scan(&j.ID, &j.Owner, &j.Run, &j.Exploration, &j.Conversation, &j.PartOf, &j.Part, &j.Parts, &j.Kind, &j.Title, &j.Brief, &j.Inputs,
+		&j.To, &status, &j.TakenBy, &j.Worker, &j.N, &j.Report, &j.CreatedAt, &j.UpdatedAt, &j.LastSeen)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return j, agentjobs.NotFound("job")
+	}
+	if err != nil {
+		return j, fmt.Errorf("postgres: read job: %w", err)
+	}
+	j.Status = agentjobs.Status(status)
+	j.CreatedAt, j.UpdatedAt = j.CreatedAt.UTC(), j.UpdatedAt.UTC()
+	if j.LastSeen != nil {
+		t := j.LastSeen.UTC()
+		j.LastSeen = &t
+	}
+	return j, nil
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Open implements ports.AgentJobs. The owner's open jobs are counted under
+// a lock on the owner, so two hand-outs can't pass the cap together.
+func (s *AgentJobs) Open(ctx context.Context, jobs []agentjobs.Job, maxOpen int) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	owner := jobs[0].Owner
+	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('jobs ' || $1, 0))`, owner); err != nil {
+			return err
+		}
+		var open int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM agent_jobs WHERE owner = $1 AND status = 'open'`, owner).Scan(&open); err != nil {
+			return err
+		}
+		if open+len(jobs) > maxOpen {
+			return agentjobs.TooManyOpen()
+		}
+		for _, j := range jobs {
+			var inputs any
+			if j.Inputs != nil {
+				inputs = string(j.Inputs)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO agent_jobs (id, owner, run_id, exploration, conversation, part_of, part, parts, kind, title, brief,
+	inputs, to_agent, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, 'open', $14, $14)`,
+				j.ID, j.Owner, nullable(j.Run), j.Exploration, j.Conversation, nullable(j.PartOf), j.Part, j.Parts, j.Kind, j.Title, j.Brief,
+				inputs, j.To, j.CreatedAt); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		if _, ok := errs.As(err); ok {
+			return err
+		}
+		return fmt.Errorf("postgres: open jobs: %w", err)
+	}
+	return nil
+}
+
+// Take implements ports.AgentJobs.
+func (s *AgentJobs) Take(ctx context.Context, t ports.Take) (*agentjobs.Job, error) {
+	var out *agentjobs.Job
+	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		j, err := scanJob(tx.QueryRow(ctx, `WITH pick AS (
+	SELECT id FROM agent_jobs
+	WHERE owner = $1 AND status = 'open' AND (to_agent = $2 OR to_agent = '') AND ($7 = '' OR id = $7)
+	ORDER BY to_agent = '', created_at, id
+	LIMIT 1 FOR UPDATE SKIP LOCKED)
+UPDATE agent_jobs j SET status = 'taken', taken_by = $3, worker = $4, n = $5, updated_at = $6, last_seen = $6
+FROM pick WHERE j.id = pick.id
+RETURNING `+jobColumnsOfJ, t.Owner, t.Agent, t.Name, t.Worker, t.N, t.At, t.OnlyJob))
+		if errs.Is(err, errs.NotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO exploration_links (id, exploration, scope, token_sha256, created_at) VALUES ($1, $2, 'continue', $3, $4)`,
+			t.LinkID, j.Conversation, t.LinkSHA256, t.At); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO agent_job_takes (link_id, job, process, taken_at) VALUES ($1, $2, $3, $4)`,
+			t.LinkID, j.ID, t.Process, t.At); err != nil {
+			return err
+		}
+		if t.StillThere != nil {
+			if err := t.StillThere(); err != nil {
+				return err
+			}
+		}
+		out = &j
+		return nil
+	})
+	if err != nil {
+		if t.StillThere != nil && t.StillThere() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("postgres: take job: %w", err)
+	}
+	return out, nil
+}
+
+// jobColumnsOfJ is jobColumns on the alias j.
+const jobColumnsOfJ = `j.id, j.owner, coalesce(j.run_id, ''), j.exploration, j.conversation, coalesce(j.part_of, ''), j.part, j.parts, j.kind,
+	j.title, j.brief, j.inputs, j.to_agent, j.status, j.taken_by, j.worker, j.n, j.report, j.created_at, j.updated_at, j.last_seen`
+
+// Delivered implements ports.AgentJobs.
+func (s *AgentJobs) Delivered(ctx context.Context, linkID string, at time.Time) error {
+	_, err := s.db.Pool.Exec(ctx, `UPDATE agent_job_takes SET delivered_at = $2 WHERE link_id = $1`, linkID, at)
+	if err != nil {
+		return fmt.Errorf("postgres: take delivered: %w", err)
+	}
+	return nil
+}
+
+// endTakes ends the job's current takes with why and revokes their links.
+func endTakes(ctx context.Context, tx pgx.Tx, job, why string, at time.Time, only string) error {
+	_, err := tx.Exec(ctx, `WITH ended AS (
+	UPDATE agent_job_takes SET ended = $2 WHERE job = $1 AND ended IS NULL AND ($4 = '' OR link_id = $4) RETURNING link_id)
+UPDATE exploration_links SET revoked_at = $3 WHERE id IN (SELECT link_id FROM ended) AND revoked_at IS NULL`, job, why, at, only)
+	return err
+}
+
+// Release implements ports.AgentJobs.
+func (s *AgentJobs) Release(ctx context.Context, linkID string, at time.Time) error {
+	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		var job string
+		err := tx.QueryRow(ctx, `SELECT job FROM agent_job_takes WHERE link_id = $1 AND ended IS NULL AND delivered_at IS NULL FOR UPDATE`, linkID).Scan(&job)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE agent_jobs SET status = 'open', taken_by = '', worker = '', n = 0, updated_at = $2, last_seen = NULL
+WHERE id = $1 AND status = 'taken'`, job, at); err != nil {
+			return err
+		}
+		return endTakes(ctx, tx, job, "released", at, linkID)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: release take: %w", err)
+	}
+	return nil
+}
+
+// ReleaseUndelivered implements ports.AgentJobs.
+func (s *AgentJobs) ReleaseUndelivered(ctx context.Context, staleAfter time.Duration, limit int) (int, error) {
+	rows, err := s.db.Pool.Query(ctx, `SELECT t.link_id FROM agent_job_takes t
+WHERE t.delivered_at IS NULL AND t.ended IS NULL AND NOT EXISTS (
+	SELECT 1 FROM processes p WHERE p.id = t.process AND p.heartbeat_at > now() - make_interval(secs => $1))
+ORDER BY t.taken_at LIMIT $2`, staleAfter.Seconds(), limit)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: undelivered takes: %w", err)
+	}
+	links, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, fmt.Errorf("postgres: undelivered takes: %w", err)
+	}
+	for _, l := range links {
+		if err := s.Release(ctx, l, time.Now().UTC()); err != nil {
+			return 0, err
+		}
+	}
+	return len(links), nil
+}
+
+// Job implements ports.AgentJobs.
+func (s *AgentJobs) Job(ctx context.Context, id string) (agentjobs.Job, error) {
+	return scanJob(s.db.Pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM agent_jobs WHERE id = $1`, id))
+}
+
+func (s *AgentJobs) collect(rows pgx.Rows, err error) ([]agentjobs.Job, error) {
+	if err != nil {
+		return nil, fmt.Errorf("postgres: jobs: %w", err)
+	}
+	defer rows.Close()
+	out := []agentjobs.Job{}
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// JobsOf implements ports.AgentJobs.
+func (s *AgentJobs) JobsOf(ctx context.Context, exploration, afterID string, limit int) ([]agentjobs.Job, error) {
+	return s.collect(s.db.Pool.Query(ctx, `SELECT `+jobColumns+` FROM agent_jobs
+WHERE (exploration = $1 OR conversation = $1)
+	AND ($2 = '' OR (created_at, id) > (SELECT created_at, id FROM agent_jobs WHERE id = $2))
+ORDER BY created_at, id LIMIT $3`, exploration, afterID, limit))
+}
+
+// Group implements ports.AgentJobs.
+func (s *AgentJobs) Group(ctx context.Context, partOf string) ([]agentjobs.Job, error) {
+	return s.collect(s.db.Pool.Query(ctx, `SELECT `+jobColumns+` FROM agent_jobs WHERE part_of = $1 ORDER BY part, id LIMIT 100`, partOf))
+}
+
+// TakeOf implements ports.AgentJobs.
+func (s *AgentJobs) TakeOf(ctx context.Context, linkID string) (ports.JobTake, error) {
+	var t ports.JobTake
+	var ended *string
+	err := s.db.Pool.QueryRow(ctx, `SELECT link_id, job, ended, delivered_at IS NOT NULL FROM agent_job_takes WHERE link_id = $1`, linkID).
+		Scan(&t.LinkID, &t.Job, &ended, &t.Delivered)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, agentjobs.NotFound("take")
+	}
+	if err != nil {
+		return t, fmt.Errorf("postgres: take: %w", err)
+	}
+	if ended != nil {
+		t.Ended = *ended
+	}
+	return t, nil
+}
+
+// Touch implements ports.AgentJobs.
+func (s *AgentJobs) Touch(ctx context.Context, linkID string, at time.Time) error {
+	_, err := s.db.Pool.Exec(ctx, `UPDATE agent_jobs SET last_seen = $2
+WHERE id = (SELECT job FROM agent_job_takes WHERE link_id = $1 AND ended IS NULL) AND (last_seen IS NULL OR last_seen < $2)`, linkID, at)
+	if err != nil {
+		return fmt.Errorf("postgres: touch job: %w", err)
+	}
+	return nil
+}
+
+// lockOwned locks owner's job, or answers the one not-found.
+func lockOwned(ctx context.Context, tx pgx.Tx, owner, id string) (agentjobs.Job, error) {
+	return scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM agent_jobs WHERE id = $1 AND owner = $2 FOR UPDATE`, id, owner))
+}
+
+func wrongState(j agentjobs.Job, want string) *errs.Error {
+	return errs.Newf(errs.BadInput, "job %s is %s; only %s", j.ID, j.Status, want)
+}
+
+// Stop implements ports.AgentJobs.
+func (s *AgentJobs) Stop(ctx context.Context, owner, id string, at time.Time) (agentjobs.Job, error) {
+	var out agentjobs.Job
+	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		j, err := lockOwned(ctx, tx, owner, id)
+		if err != nil {
+			return err
+		}
+		if !j.CanStop() {
+			return wrongState(j, "an open or taken job can be stopped")
+		}
+		if err := endTakes(ctx, tx, id, agentjobs.EndedStopped, at, ""); err != nil {
+			return err
+		}
+		out, err = scanJob(tx.QueryRow(ctx, `UPDATE agent_jobs SET status = 'stopped', updated_at = $2 WHERE id = $1 RETURNING `+jobColumns, id, at))
+		return err
+	})
+	return out, storeErr("stop job", err)
+}
+
+// Reopen implements ports.AgentJobs.
+func (s *AgentJobs) Reopen(ctx context.Context, owner, id, to string, at time.Time) (agentjobs.Job, error) {
+	var out agentjobs.Job
+	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		j, err := lockOwned(ctx, tx, owner, id)
+		if err != nil {
+			return err
+		}
+		if !j.CanRetry() {
+			return wrongState(j, "a taken, failed or stopped job can be sent again")
+		}
+		if err := endTakes(ctx, tx, id, agentjobs.EndedHandedOver, at, ""); err != nil {
+			return err
+		}
+		out, err = scanJob(tx.QueryRow(ctx, `UPDATE agent_jobs SET status = 'open', to_agent = $3, taken_by = '', worker = '', n = 0,
+	report = '', last_seen = NULL, updated_at = $2 WHERE id = $1 RETURNING `+jobColumns, id, at, to))
+		return err
+	})
+	return out, storeErr("reopen job", err)
+}
+
+// Report implements ports.AgentJobs. A part locks its whole group first, in
+// one order, so of two last parts reporting at once the second sees the
+// first's report and only one of them ends the group.
+func (s *AgentJobs) Report(ctx context.Context, id, linkID string, status agentjobs.Status, summary string, at time.Time) (agentjobs.Job, bool, error) {
+	var out agentjobs.Job
+	var groupDone bool
+	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		var partOf *string
+		err := tx.QueryRow(ctx, `SELECT part_of FROM agent_jobs WHERE id = $1`, id).Scan(&partOf)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return agentjobs.NotFound("job")
+		}
+		if err != nil {
+			return err
+		}
+		if partOf != nil {
+			if _, err := tx.Exec(ctx, `SELECT id FROM agent_jobs WHERE part_of = $1 ORDER BY id FOR UPDATE`, *partOf); err != nil {
+				return err
+			}
+		}
+		j, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM agent_jobs WHERE id = $1 FOR UPDATE`, id))
+		if err != nil {
+			return err
+		}
+		if linkID != "" {
+			var ended *string
+			var job string
+			err := tx.QueryRow(ctx, `SELECT job, ended FROM agent_job_takes WHERE link_id = $1`, linkID).Scan(&job, &ended)
+			switch {
+			case errors.Is(err, pgx.ErrNoRows) || (err == nil && job != id):
+				return agentjobs.NotFound("job")
+			case err != nil:
+				return err
+			case ended != nil && *ended != "released":
+				return agentjobs.EndedError(*ended)
+			case ended != nil:
+				return agentjobs.NotFound("job")
+			}
+		}
+		if j.Status == agentjobs.Stopped {
+			return agentjobs.EndedError(agentjobs.EndedStopped)
+		}
+		if j.Status != agentjobs.Taken {
+			return wrongState(j, "a taken job can be reported")
+		}
+		out, err = scanJob(tx.QueryRow(ctx, `UPDATE agent_jobs SET status = $2, report = $3, updated_at = $4, last_seen = $4
+WHERE id = $1 RETURNING `+jobColumns, id, string(status), summary, at))
+		if err != nil {
+			return err
+		}
+		if partOf != nil {
+			var left int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM agent_jobs WHERE part_of = $1 AND status NOT IN ('done', 'failed', 'stopped')`,
+				*partOf).Scan(&left); err != nil {
+				return err
+			}
+			groupDone = left == 0
+		}
+		return nil
+	})
+	return out, groupDone, storeErr("report job", err)
+}
+
+// DeleteEnded implements ports.AgentJobs.
+func (s *AgentJobs) DeleteEnded(ctx context.Context, before time.Time, limit int) (int64, error) {
+	tag, err := s.db.Pool.Exec(ctx, `DELETE FROM agent_jobs WHERE id IN (
+	SELECT id FROM agent_jobs WHERE status IN ('done', 'failed', 'stopped') AND updated_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, before, limit)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: delete ended jobs: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// storeErr passes petal's errors through and wraps the rest.
+func storeErr(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errs.As(err); ok {
+		return err
+	}
+	return fmt.Errorf("postgres: %s: %w", what, err)
+}

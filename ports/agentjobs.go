@@ -1,0 +1,100 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/petal-near/petal/domain/agentjobs"
+)
+
+// AgentJobs keeps a person's agent links, the workers that waited and the
+// jobs handed to them. Every change of a job is one statement or one
+// transaction, so replicas sharing the store agree: a job is taken by exactly
+// one taker, however many race.
+type AgentJobs interface {
+	CreateLink(ctx context.Context, l agentjobs.Link) error
+	// LinkByToken finds a link by its token's hash (revoked ones too), or
+	// errs.NotFound.
+	LinkByToken(ctx context.Context, tokenSHA256 string) (agentjobs.Link, error)
+	// Links is owner's links not revoked, oldest first.
+	Links(ctx context.Context, owner string) ([]agentjobs.Link, error)
+	// RevokeLinks revokes owner's link id, or all of owner's links when id is
+	// "". It answers how many it revoked (0 for another's id).
+	RevokeLinks(ctx context.Context, owner, id string, at time.Time) (int, error)
+
+	// Seen records a worker waiting (until waitingUntil) or taking: made with
+	// the next place among its agent's workers, refused with
+	// agentjobs.TooManyWorkers past maxWorkers of one agent. can nil keeps
+	// what it said before.
+	Seen(ctx context.Context, w agentjobs.Worker, maxWorkers int) (agentjobs.Worker, error)
+	// WaitEnded marks a worker's wait over at at.
+	WaitEnded(ctx context.Context, owner, agent, worker string, at time.Time) error
+	// Workers is owner's workers, each agent's in the order they first came,
+	// with the job each holds.
+	Workers(ctx context.Context, owner string) ([]agentjobs.Worker, error)
+
+	// Open stores new open jobs, all or none; past maxOpen open jobs of the
+	// owner it stores nothing and answers agentjobs.TooManyOpen.
+	Open(ctx context.Context, jobs []agentjobs.Job, maxOpen int) error
+	// Take takes the oldest open job of t.Owner sent to t.Agent, or else to
+	// anyone, skipping jobs other takers hold locked, and in the same
+	// transaction makes the continue link (t.LinkID, t.LinkSHA256) on the
+	// job's conversation. Just before committing it calls t.StillThere: an
+	// error there takes nothing. nil when no job is open.
+	Take(ctx context.Context, t Take) (*agentjobs.Job, error)
+	// Delivered records that the take's answer was written.
+	Delivered(ctx context.Context, linkID string, at time.Time) error
+	// Release puts back as open a job whose take's answer was never written,
+	// if that take is still the job's, and revokes its link.
+	Release(ctx context.Context, linkID string, at time.Time) error
+	// ReleaseUndelivered releases every take never delivered whose process's
+	// lease is missing or older than staleAfter, at most limit of them.
+	ReleaseUndelivered(ctx context.Context, staleAfter time.Duration, limit int) (int, error)
+
+	// Job is one job by id, or errs.NotFound.
+	Job(ctx context.Context, id string) (agentjobs.Job, error)
+	// JobsOf is the jobs handed out from, or worked in, an exploration, the
+	// oldest first, at most limit after the job afterID ("" from the first).
+	JobsOf(ctx context.Context, exploration, afterID string, limit int) ([]agentjobs.Job, error)
+	// TakeOf is the take a worker's link belongs to, or errs.NotFound.
+	TakeOf(ctx context.Context, linkID string) (JobTake, error)
+	// Touch marks the job of a take alive at at.
+	Touch(ctx context.Context, linkID string, at time.Time) error
+
+	// Stop stops owner's open or taken job; its current take ends stopped.
+	Stop(ctx context.Context, owner, id string, at time.Time) (agentjobs.Job, error)
+	// Reopen puts owner's taken, failed or stopped job back as open, for to
+	// ("" for anyone); its current take ends handed_over.
+	Reopen(ctx context.Context, owner, id, to string, at time.Time) (agentjobs.Job, error)
+	// Report ends a taken job done or failed with its summary, through its
+	// current take (linkID) or, with linkID "", as the owner's agent. When the
+	// job is a part, groupDone says whether this report ended the group's
+	// last part: exactly one report of a group sees it.
+	Report(ctx context.Context, id, linkID string, status agentjobs.Status, summary string, at time.Time) (job agentjobs.Job, groupDone bool, err error)
+	// Group is the parts of a group, in order.
+	Group(ctx context.Context, partOf string) ([]agentjobs.Job, error)
+
+	// DeleteEnded deletes at most limit jobs ended before before.
+	DeleteEnded(ctx context.Context, before time.Time, limit int) (int64, error)
+}
+
+// Take is one attempt to take a job.
+type Take struct {
+	Owner, Agent string // Agent in lower case
+	Name, Worker string // as the worker says them
+	N            int
+	LinkID       string
+	LinkSHA256   string
+	Process      string
+	At           time.Time
+	StillThere   func() error // nil: always
+	OnlyJob      string       // take only this job ("" any)
+}
+
+// JobTake is a take as stored.
+type JobTake struct {
+	LinkID    string
+	Job       string
+	Ended     string // "" while it counts
+	Delivered bool
+}
