@@ -98,3 +98,15 @@ type JobTake struct {
 	Ended     string // "" while it counts
 	Delivered bool
 }
+
+// Signals carries "look again" about a topic to every process (a person's
+// jobs opened, a conversation changed). Like EventBus it carries names only;
+// listeners read the store.
+type Signals interface {
+	// Listen delivers a value each time topic is signalled, coalesced, and
+	// also when signals may have been missed (the bus reconnected), until
+	// cancel is called.
+	Listen(topic string) (signals <-chan struct{}, cancel func())
+	// Signal wakes topic's listeners in every process.
+	Signal(ctx context.Context, topic string) error
+}

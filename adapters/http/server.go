@@ -66,8 +66,10 @@ type Deps struct {
 	// Annotations is behind a person's own annotations (/me/annotations).
 	Annotations *app.AnnotationService
 	Agent       *app.AgentService
-	Invites     *app.InviteService
-	Ledger      *app.Ledger
+	// AgentJobs is a person's own agents: links, waits, presence, jobs.
+	AgentJobs *app.AgentJobsService
+	Invites   *app.InviteService
+	Ledger    *app.Ledger
 	// Snapshots is the service behind the snapshot body route.
 	Snapshots *app.SnapshotService
 	SignIn    *app.SignInService
@@ -118,6 +120,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.explorationRoutes()...)
 	rs = append(rs, s.annotationRoutes()...)
 	rs = append(rs, s.agentRoutes()...)
+	rs = append(rs, s.agentsRoutes()...)
 	rs = append(rs, s.flowerRoutes()...)
 	rs = append(rs, s.viewRoutes()...)
 	rs = append(rs, s.openapiRoutes()...)

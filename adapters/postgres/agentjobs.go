@@ -171,11 +171,11 @@ LIMIT 1000`, owner)
 const jobColumns = `id, owner, coalesce(run_id, ''), exploration, conversation, coalesce(part_of, ''), part, parts, kind, title, brief, inputs,
 	to_agent, status, taken_by, worker, n, report, created_at, updated_at, last_seen`
 
-func scanJob(row pgx.Row) (agentjobs.Job, error) {
+func scanJob(row pgx.Row, extra ...any) (agentjobs.Job, error) {
 	var j agentjobs.Job
 	var status string
-	err := row.Scan(&j.ID, &j.Owner, &j.Run, &j.Exploration, &j.Conversation, &j.PartOf, &j.Part, &j.Parts, &j.Kind, &j.Title, &j.Brief, &j.Inputs,
-		&j.To, &status, &j.TakenBy, &j.Worker, &j.N, &j.Report, &j.CreatedAt, &j.UpdatedAt, &j.LastSeen)
+	err := row.Scan(append([]any{&j.ID, &j.Owner, &j.Run, &j.Exploration, &j.Conversation, &j.PartOf, &j.Part, &j.Parts, &j.Kind, &j.Title, &j.Brief, &j.Inputs,
+		&j.To, &status, &j.TakenBy, &j.Worker, &j.N, &j.Report, &j.CreatedAt, &j.UpdatedAt, &j.LastSeen}, extra...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return j, agentjobs.NotFound("job")
 	}
@@ -243,20 +243,22 @@ func (s *AgentJobs) Open(ctx context.Context, jobs []agentjobs.Job, maxOpen int)
 func (s *AgentJobs) Take(ctx context.Context, t ports.Take) (*agentjobs.Job, error) {
 	var out *agentjobs.Job
 	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		var openedAt time.Time
 		j, err := scanJob(tx.QueryRow(ctx, `WITH pick AS (
-	SELECT id FROM agent_jobs
+	SELECT id, updated_at AS opened_at FROM agent_jobs
 	WHERE owner = $1 AND status = 'open' AND (to_agent = $2 OR to_agent = '') AND ($7 = '' OR id = $7)
 	ORDER BY to_agent = '', created_at, id
 	LIMIT 1 FOR UPDATE SKIP LOCKED)
 UPDATE agent_jobs j SET status = 'taken', taken_by = $3, worker = $4, n = $5, updated_at = $6, last_seen = $6
 FROM pick WHERE j.id = pick.id
-RETURNING `+jobColumnsOfJ, t.Owner, t.Agent, t.Name, t.Worker, t.N, t.At, t.OnlyJob))
+RETURNING `+jobColumnsOfJ+`, pick.opened_at`, t.Owner, t.Agent, t.Name, t.Worker, t.N, t.At, t.OnlyJob), &openedAt)
 		if errs.Is(err, errs.NotFound) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		j.OpenedAt = openedAt.UTC()
 		if _, err := tx.Exec(ctx, `INSERT INTO exploration_links (id, exploration, scope, token_sha256, created_at) VALUES ($1, $2, 'continue', $3, $4)`,
 			t.LinkID, j.Conversation, t.LinkSHA256, t.At); err != nil {
 			return err

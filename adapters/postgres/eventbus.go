@@ -29,6 +29,7 @@ type EventBus struct {
 
 	mu       sync.Mutex
 	watchers map[string]map[*watcher]struct{}
+	topics   map[string]map[chan struct{}]struct{} // Signals' listeners
 	onStop   func(runID string)
 	ready    chan struct{} // closed once the first LISTEN is in place
 	readyOne sync.Once
@@ -55,11 +56,14 @@ type watcher struct {
 	ch chan int64
 }
 
-var _ ports.EventBus = (*EventBus)(nil)
+var (
+	_ ports.EventBus = (*EventBus)(nil)
+	_ ports.Signals  = (*EventBus)(nil)
+)
 
 // NewEventBus makes the bus; Run must be running for it to deliver.
 func NewEventBus(db *DB, log *slog.Logger) *EventBus {
-	b := &EventBus{db: db, log: log, watchers: map[string]map[*watcher]struct{}{}, ready: make(chan struct{}),
+	b := &EventBus{db: db, log: log, watchers: map[string]map[*watcher]struct{}{}, topics: map[string]map[chan struct{}]struct{}{}, ready: make(chan struct{}),
 		pending: map[string]int64{}, pendingAt: map[string]time.Time{}, kick: make(chan struct{}, 1),
 		sentAt: map[string]time.Time{}}
 	return b.ObservedBy(ports.NoMetrics{})
@@ -262,6 +266,8 @@ func (b *EventBus) dispatch(payload string) {
 		if ours {
 			b.lag.Observe(time.Since(sent).Seconds())
 		}
+	case "t":
+		b.signal(rest)
 	case "s":
 		b.mu.Lock()
 		f := b.onStop
@@ -275,9 +281,61 @@ func (b *EventBus) dispatch(payload string) {
 func (b *EventBus) wakeAll() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for _, set := range b.topics {
+		for ch := range set {
+			poke(ch)
+		}
+	}
 	for _, set := range b.watchers {
 		for w := range set {
 			w.offer(-1)
 		}
+	}
+}
+
+// Listen implements ports.Signals.
+func (b *EventBus) Listen(topic string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	b.mu.Lock()
+	set := b.topics[topic]
+	if set == nil {
+		set = map[chan struct{}]struct{}{}
+		b.topics[topic] = set
+	}
+	set[ch] = struct{}{}
+	b.mu.Unlock()
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			delete(set, ch)
+			if len(set) == 0 {
+				delete(b.topics, topic)
+			}
+		})
+	}
+}
+
+// Signal implements ports.Signals: a NOTIFY every process hears, this one
+// included, once it is sent (a topic is a name, never data).
+func (b *EventBus) Signal(ctx context.Context, topic string) error {
+	_, err := b.db.Pool.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, "t "+topic)
+	return err
+}
+
+func (b *EventBus) signal(topic string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for ch := range b.topics[topic] {
+		poke(ch)
+	}
+}
+
+// poke leaves one wake-up in ch; one already waiting covers this one too.
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
 	}
 }

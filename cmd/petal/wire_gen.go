@@ -96,6 +96,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Opens:        retention,
 	}
 	agentService := app.NewAgentService(agentDeps)
+	agentJobs := postgres.NewAgentJobs(db)
+	agentJobsService := app.NewAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, clock, random, processID, registry, log)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
 	deps := httpapi.Deps{
 		Config:       cfg,
@@ -108,6 +110,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Explorations: explorationService,
 		Annotations:  annotationService,
 		Agent:        agentService,
+		AgentJobs:    agentJobsService,
 		Invites:      inviteService,
 		Ledger:       ledger,
 		Snapshots:    snapshotService,

@@ -105,6 +105,7 @@ type Job struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 	LastSeen     *time.Time // the last call through its worker's link
+	OpenedAt     time.Time  // when it last opened (set by a take only)
 }
 
 // Ended reports whether a job has reached an end.

@@ -1,0 +1,132 @@
+package httpapi
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/petal-near/petal/app"
+)
+
+// agentsRoutes are a person's own agents (docs/agents.md): the links, made and
+// read with the person's session (same-origin), and the wait, which takes an
+// agent link as a Bearer token, with open CORS like the other agent routes.
+func (s *Server) agentsRoutes() []Route {
+	if s.deps.AgentJobs == nil {
+		return nil
+	}
+	const base = "/api/v1/agents"
+	return []Route{
+		{Method: http.MethodPost, Path: base + "/link", Access: AccessSession, Handler: s.createAgentLink,
+			Summary: "signed in, same-origin: { id, token, created_at }, the token (petal_agent_…) shown this once; older links keep working"},
+		{Method: http.MethodGet, Path: base + "/link", Access: AccessSession, Handler: s.listAgentLinks,
+			Summary: "signed in: { links: [{ id, created_at }] }, the links that work"},
+		{Method: http.MethodPost, Path: base + "/link/revoke", Access: AccessSession, Handler: s.revokeAgentLinks,
+			Summary: "signed in, same-origin, { id? }: revokes one link, or all: { revoked }"},
+		{Method: http.MethodPost, Path: base + "/wait", Handler: s.agentWait,
+			Summary: "Authorization: Bearer <agent link>, { as, worker?, wait_s?, can? }: waits up to wait_s (50, at most 90) for an open job " +
+				"sent to as or to anyone, and takes it: { job, project: { exploration, question }, view }, or { job: null }"},
+		{Method: http.MethodGet, Path: base, Access: AccessSession, Handler: s.agentPresence,
+			Summary: "signed in: { agents: [{ name, n, worker, waiting, last_seen, can, job }] }, one entry per worker"},
+	}
+}
+
+func (s *Server) createAgentLink(c echo.Context) error {
+	if err := s.checkOrigin(c); err != nil {
+		return err
+	}
+	if err := s.emptyBody(c); err != nil {
+		return err
+	}
+	out, err := s.deps.AgentJobs.CreateLink(c.Request().Context(), s.caller(c))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, out)
+}
+
+func (s *Server) listAgentLinks(c echo.Context) error {
+	links, err := s.deps.AgentJobs.Links(c.Request().Context(), s.caller(c))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, struct {
+		Links []app.AgentLinkView `json:"links"`
+	}{links})
+}
+
+func (s *Server) revokeAgentLinks(c echo.Context) error {
+	if err := s.checkOrigin(c); err != nil {
+		return err
+	}
+	raw, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return decodeError(err)
+	}
+	var in struct {
+		ID string `json:"id,omitempty"`
+	}
+	if len(bytes.TrimSpace(raw)) > 0 {
+		if err := app.DecodeInput(raw, &in); err != nil {
+			return err
+		}
+	}
+	n, err := s.deps.AgentJobs.RevokeLinks(c.Request().Context(), s.caller(c), in.ID)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, struct {
+		Revoked int `json:"revoked"`
+	}{n})
+}
+
+// bearer is the request's Bearer token, or "".
+func bearer(c echo.Context) string {
+	h := c.Request().Header.Get(echo.HeaderAuthorization)
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
+// agentWait holds the request open until a job is taken or wait_s passes. A
+// job is only taken while the request is open (its context is live), and one
+// whose answer could not be written goes back to open.
+func (s *Server) agentWait(c echo.Context) error {
+	var in app.WaitInput
+	if err := decodeBody(c, &in); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	ans, err := s.deps.AgentJobs.Wait(ctx, bearer(c), in)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // the caller left: there is nobody to answer
+		}
+		return err
+	}
+	werr := writeJSON(c, http.StatusOK, ans)
+	if werr == nil {
+		werr = http.NewResponseController(c.Response().Writer).Flush()
+	}
+	if werr == nil {
+		werr = ctx.Err()
+	}
+	s.deps.AgentJobs.Answered(ctx, ans, werr)
+	return nil
+}
+
+func (s *Server) agentPresence(c echo.Context) error {
+	agents, err := s.deps.AgentJobs.Presence(c.Request().Context(), s.caller(c))
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, struct {
+		Agents []app.PresenceEntry `json:"agents"`
+	}{agents})
+}
+
+

@@ -1,0 +1,206 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/petal-near/petal/domain/agentjobs"
+	"github.com/petal-near/petal/domain/explorations"
+	"github.com/petal-near/petal/ports"
+)
+
+// WaitInput is POST /api/v1/agents/wait's body.
+type WaitInput struct {
+	As     string  `json:"as"`
+	Worker string  `json:"worker,omitempty"`
+	WaitS  *int    `json:"wait_s,omitempty"`
+	Can    *string `json:"can,omitempty"`
+}
+
+// JobOffer is a job as its taker gets it.
+type JobOffer struct {
+	ID           string          `json:"id"`
+	Kind         string          `json:"kind"`
+	Title        string          `json:"title"`
+	Brief        string          `json:"brief"`
+	Inputs       json.RawMessage `json:"inputs"`
+	To           *string         `json:"to"`
+	Conversation string          `json:"conversation"`
+	PartOf       *string         `json:"part_of,omitempty"`
+	Part         int             `json:"part,omitempty"`
+	Parts        int             `json:"parts,omitempty"`
+}
+
+// JobProject is where the taker works: a continue link on the job's own
+// conversation, made for this take alone.
+type JobProject struct {
+	Exploration string `json:"exploration"`
+	Question    string `json:"question"`
+}
+
+// WaitAnswer is a wait's (and take_job's) answer: a job, or { job: null }.
+type WaitAnswer struct {
+	Job     *JobOffer       `json:"job"`
+	Project *JobProject     `json:"project,omitempty"`
+	View    json.RawMessage `json:"view,omitempty"`
+	link    string          // the take's link id, for Answered
+}
+
+// Wait is POST /api/v1/agents/wait: it waits up to wait_s for an open job of
+// the token's person sent to as (case ignored), or to anyone, and takes it
+// while the request is still open. It never polls: it tries once, then again
+// each time the person's jobs are signalled (a job opened on any replica),
+// until wait_s passes or ctx ends (the caller left), which takes nothing.
+// The door calls Answered once it has written the answer.
+func (s *AgentJobsService) Wait(ctx context.Context, token string, in WaitInput) (*WaitAnswer, error) {
+	owner, err := s.ownerOfToken(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	key, err := agentjobs.CheckAgent(in.As, in.Worker)
+	if err != nil {
+		return nil, err
+	}
+	if in.Can != nil {
+		if err := agentjobs.CheckCan(*in.Can); err != nil {
+			return nil, err
+		}
+	}
+	wait, err := agentjobs.CheckWait(in.WaitS)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	until := now.Add(wait)
+	w, err := s.store.Seen(ctx, agentjobs.Worker{Owner: owner, Agent: key, Name: strings.TrimSpace(in.As), Worker: in.Worker, Can: in.Can,
+		LastSeen: now, WaitingUntil: &until}, agentjobs.MaxWorkersPerAgent)
+	if err != nil {
+		return nil, err
+	}
+	s.waitsOpen.Add(1)
+	defer s.waitsOpen.Add(-1)
+	defer func() {
+		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := s.store.WaitEnded(ectx, owner, key, in.Worker, s.now()); err != nil {
+			s.log.WarnContext(ctx, "agent wait: marking the wait over", "err", err)
+		}
+	}()
+	// Listen before the first try, so a job opened between the two wakes us.
+	wake, stop := s.signals.Listen(jobsTopic(owner))
+	defer stop()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		ans, err := s.take(ctx, owner, key, w, "", ctx.Err)
+		if ctx.Err() != nil {
+			s.waits.Add(1, "gone")
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ans != nil {
+			s.waits.Add(1, "job")
+			s.takes.Add(1, "wait")
+			return ans, nil
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+			s.waits.Add(1, "none")
+			return &WaitAnswer{}, nil
+		case <-ctx.Done():
+			s.waits.Add(1, "gone")
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// take takes one open job for worker w (only the job named, when only is
+// not ""), making the continue link its worker works through. stillThere is
+// asked just before the take commits.
+func (s *AgentJobsService) take(ctx context.Context, owner, key string, w agentjobs.Worker, only string, stillThere func() error) (*WaitAnswer, error) {
+	linkID, err := explorations.NewID(s.random, "lnk_")
+	if err != nil {
+		return nil, err
+	}
+	token, hash, err := explorations.NewLinkToken(s.random)
+	if err != nil {
+		return nil, err
+	}
+	j, err := s.store.Take(ctx, ports.Take{Owner: owner, Agent: key, Name: w.Name, Worker: w.Worker, N: w.N, LinkID: linkID, LinkSHA256: hash,
+		Process: string(s.process), At: s.now(), StillThere: stillThere, OnlyJob: only})
+	if err != nil || j == nil {
+		return nil, err
+	}
+	s.toTake.Observe(j.UpdatedAt.Sub(j.OpenedAt).Seconds())
+	question := j.Title
+	if e, err := s.explorations.Exploration(ctx, j.Conversation); err == nil {
+		question = e.Question
+	}
+	s.changed(ctx, *j)
+	return &WaitAnswer{Job: offerOf(*j), Project: &JobProject{Exploration: strings.TrimRight(s.cfg.PublicURL, "/") + "/s/" + token, Question: question},
+		View: nil, link: linkID}, nil
+}
+
+// Answered records whether a wait's answer was written: a job whose answer
+// never reached its taker goes back to open, for the next waiter.
+func (s *AgentJobsService) Answered(ctx context.Context, ans *WaitAnswer, writeErr error) {
+	if ans == nil || ans.link == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if writeErr == nil {
+		if err := s.store.Delivered(ctx, ans.link, s.now()); err != nil {
+			s.log.WarnContext(ctx, "agent wait: recording the answer written", "err", err)
+		}
+		return
+	}
+	s.takes.Add(1, "released")
+	if err := s.store.Release(ctx, ans.link, s.now()); err != nil {
+		s.log.ErrorContext(ctx, "agent wait: giving back a job whose answer was never written", "job", ans.Job.ID, "err", err)
+		return
+	}
+	if j, err := s.store.Job(ctx, ans.Job.ID); err == nil {
+		s.opened(ctx, j)
+	}
+}
+
+func offerOf(j agentjobs.Job) *JobOffer {
+	o := &JobOffer{ID: j.ID, Kind: j.Kind, Title: j.Title, Brief: j.Brief, Inputs: json.RawMessage("null"), Conversation: j.Conversation,
+		Part: j.Part, Parts: j.Parts}
+	if j.Inputs != nil {
+		o.Inputs = j.Inputs
+	}
+	if j.To != "" {
+		o.To = &j.To
+	}
+	if j.PartOf != "" {
+		o.PartOf = &j.PartOf
+	}
+	return o
+}
+
+// opened wakes the person's waiters on every replica, and the job's pages.
+func (s *AgentJobsService) opened(ctx context.Context, j agentjobs.Job) {
+	if err := s.signals.Signal(context.WithoutCancel(ctx), jobsTopic(j.Owner)); err != nil {
+		s.log.WarnContext(ctx, "agent jobs: waking the waiters", "err", err)
+	}
+	s.changed(ctx, j)
+}
+
+// changed fires the live signal of the conversations a job belongs to.
+func (s *AgentJobsService) changed(ctx context.Context, j agentjobs.Job) {
+	for i, e := range []string{j.Exploration, j.Conversation} {
+		if e == "" || (i == 1 && e == j.Exploration) {
+			continue
+		}
+		if err := s.signals.Signal(context.WithoutCancel(ctx), LiveTopic(e)); err != nil {
+			s.log.WarnContext(ctx, "agent jobs: the live signal", "err", err)
+		}
+	}
+}

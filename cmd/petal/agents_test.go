@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/domain/agentjobs"
+	"github.com/petal-near/petal/domain/explorations"
+	"github.com/petal-near/petal/domain/people"
+)
+
+// personOn signs a new person in on p's database: their id and session cookie.
+func personOn(t *testing.T, p *testPetal) (string, string) {
+	t.Helper()
+	id, err := people.NewPersonID(rand.Reader)
+	require.NoError(t, err)
+	return id, "petal_session=" + sessionFor(t, p, id, time.Now())
+}
+
+// agentLink makes an agent link through the door and returns its token.
+func agentLink(t *testing.T, p *testPetal, cookie string) string {
+	t.Helper()
+	res, body := p.do(t, http.MethodPost, "/api/v1/agents/link", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var made struct {
+		ID, Token string
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &made))
+	require.True(t, strings.HasPrefix(made.Token, "petal_agent_"), made.Token)
+	return made.Token
+}
+
+type waitAnswer struct {
+	Job *struct {
+		ID, Title, Brief, Conversation string
+	} `json:"job"`
+	Project *struct {
+		Exploration, Question string
+	} `json:"project"`
+}
+
+func wait(t *testing.T, p *testPetal, token, body string) (int, waitAnswer, string) {
+	t.Helper()
+	res, raw := p.do(t, http.MethodPost, "/api/v1/agents/wait", body, "Authorization", "Bearer "+token)
+	var ans waitAnswer
+	if res.StatusCode == http.StatusOK {
+		require.NoError(t, json.Unmarshal([]byte(raw), &ans), raw)
+	}
+	return res.StatusCode, ans, raw
+}
+
+// openJobs opens n jobs for owner straight in the store and wakes the
+// waiters, as hand_job does.
+func openJobs(t *testing.T, db *pgtest.DB, owner string, n int) []string {
+	t.Helper()
+	ctx := t.Context()
+	exps := postgres.NewExplorationRepository(db.DB)
+	exp, err := explorations.NewID(rand.Reader, explorations.IDPrefix)
+	require.NoError(t, err)
+	now := time.Now().UTC()
+	require.NoError(t, exps.CreateExploration(ctx, explorations.Exploration{ID: exp, Owner: owner, Question: "q", CreatedAt: now, UpdatedAt: now}))
+	var jobs []agentjobs.Job
+	var ids []string
+	for i := range n {
+		id, err := explorations.NewID(rand.Reader, "job_")
+		require.NoError(t, err)
+		ids = append(ids, id)
+		jobs = append(jobs, agentjobs.Job{ID: id, Owner: owner, Exploration: exp, Conversation: exp, Kind: "map", Title: fmt.Sprint("job ", i),
+			Brief: "b", Status: agentjobs.Open, CreatedAt: now.Add(time.Duration(i) * time.Microsecond)})
+	}
+	require.NoError(t, postgres.NewAgentJobs(db.DB).Open(ctx, jobs, agentjobs.MaxOpenPerPerson))
+	_, err = db.Pool.Exec(ctx, `SELECT pg_notify('petal_runs', 't jobs ' || $1)`, owner)
+	require.NoError(t, err)
+	return ids
+}
+
+func TestAgentLinksAreAPersonsAndShownOnce(t *testing.T) {
+	p := startPetal(t, nil)
+	res, body := p.do(t, http.MethodPost, "/api/v1/agents/link", "")
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, body)
+	anon, _ := people.NewAnonymousHandle(rand.Reader)
+	res, body = p.do(t, http.MethodPost, "/api/v1/agents/link", "", "Cookie", "petal_session="+sessionFor(t, p, anon, time.Now()))
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, "an anonymous session has no agents: %s", body)
+
+	_, alice := personOn(t, p)
+	_, bob := personOn(t, p)
+	res, body = p.do(t, http.MethodPost, "/api/v1/agents/link", "", "Cookie", alice, "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, "another site can't make one: %s", body)
+	first := agentLink(t, p, alice)
+	second := agentLink(t, p, alice)
+	var stored int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM agent_links WHERE token_sha256 = $1`, people.HashToken(first)).Scan(&stored))
+	assert.Equal(t, 1, stored, "only the hash is kept")
+	res, body = p.do(t, http.MethodGet, "/api/v1/agents/link", "", "Cookie", alice)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.NotContains(t, body, "petal_agent_")
+	var listed struct{ Links []struct{ ID string } }
+	require.NoError(t, json.Unmarshal([]byte(body), &listed))
+	require.Len(t, listed.Links, 2)
+
+	res, body = p.do(t, http.MethodPost, "/api/v1/agents/link/revoke", `{"id":"`+listed.Links[0].ID+`"}`, "Cookie", bob)
+	assert.Equal(t, http.StatusNotFound, res.StatusCode, "another's link is the same 404 as none: %s", body)
+	res, body = p.do(t, http.MethodPost, "/api/v1/agents/link/revoke", `{"id":"`+listed.Links[0].ID+`"}`, "Cookie", alice)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	code, _, raw := wait(t, p, first, `{"as":"Codex","wait_s":0}`)
+	assert.Equal(t, http.StatusUnauthorized, code, "a revoked link stops at its next call: %s", raw)
+	code, ans, raw := wait(t, p, second, `{"as":"Codex","wait_s":0}`)
+	require.Equal(t, http.StatusOK, code, raw)
+	assert.Nil(t, ans.Job)
+	assert.JSONEq(t, `{"tools_version":"1.0.0","job":null}`, raw)
+
+	for _, bad := range []string{`{"as":""}`, `{"as":"Codex","wait_s":91}`, `{"as":"Codex","worker":"no spaces"}`, `{"as":"Codex","colour":1}`} {
+		code, _, raw := wait(t, p, second, bad)
+		assert.Equal(t, http.StatusBadRequest, code, "%s: %s", bad, raw)
+	}
+	code, _, raw = wait(t, p, "petal_agent_nope", `{"as":"Codex"}`)
+	assert.Equal(t, http.StatusUnauthorized, code, raw)
+}
+
+func TestAWaitThatTimesOutAnswersNoJobAndShowsPresence(t *testing.T) {
+	p := startPetal(t, nil)
+	_, alice := personOn(t, p)
+	token := agentLink(t, p, alice)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		code, ans, raw := wait(t, p, token, `{"as":"Codex","worker":"w1","wait_s":2,"can":"runs sub-agents on two models"}`)
+		assert.Equal(t, http.StatusOK, code, raw)
+		assert.Nil(t, ans.Job, raw)
+	}()
+	var agents struct {
+		Agents []struct {
+			Name    string
+			N       int
+			Worker  *string
+			Waiting bool
+			Can     *string
+		}
+	}
+	require.Eventually(t, func() bool {
+		res, body := p.do(t, http.MethodGet, "/api/v1/agents", "", "Cookie", alice)
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+		require.NoError(t, json.Unmarshal([]byte(body), &agents))
+		return len(agents.Agents) == 1 && agents.Agents[0].Waiting
+	}, 10*time.Second, 20*time.Millisecond)
+	a := agents.Agents[0]
+	assert.Equal(t, "Codex", a.Name)
+	assert.Equal(t, 1, a.N)
+	require.NotNil(t, a.Worker)
+	assert.Equal(t, "w1", *a.Worker)
+	require.NotNil(t, a.Can)
+	<-done
+	res, body := p.do(t, http.MethodGet, "/api/v1/agents", "", "Cookie", alice)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Contains(t, body, `"waiting":false`, "the wait is over")
+	_, bob := personOn(t, p)
+	res, body = p.do(t, http.MethodGet, "/api/v1/agents", "", "Cookie", bob)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.JSONEq(t, `{"tools_version":"1.0.0","agents":[]}`, body, "another person sees none of them")
+}
+
+func TestWaitersOnTwoReplicasTakeEachJobExactlyOnce(t *testing.T) {
+	db := pgtest.New(t)
+	a := startProcess(t, db, nil)
+	b := startProcess(t, db, nil)
+	owner, cookie := personOn(t, a.testPetal)
+	token := agentLink(t, a.testPetal, cookie)
+	_, bobCookie := personOn(t, a.testPetal)
+	bobToken := agentLink(t, a.testPetal, bobCookie)
+
+	const waiters, jobs = 8, 24
+	var mu sync.Mutex
+	taken := map[string]int{}
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := range waiters {
+		p := a.testPetal
+		if i%2 == 1 {
+			p = b.testPetal
+		}
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				code, ans, raw := wait(t, p, token, fmt.Sprintf(`{"as":"Codex","worker":"w%d","wait_s":5}`, i))
+				if !assert.Equal(t, http.StatusOK, code, raw) {
+					return
+				}
+				if ans.Job != nil {
+					assert.Contains(t, ans.Project.Exploration, "/s/")
+					mu.Lock()
+					taken[ans.Job.ID]++
+					n := len(taken)
+					mu.Unlock()
+					if n == jobs {
+						cancel()
+					}
+				}
+			}
+		})
+	}
+	// Bob's agent waits too and gets none of Alice's jobs.
+	bobGot := make(chan waitAnswer, 1)
+	go func() { _, ans, _ := wait(t, b.testPetal, bobToken, `{"as":"Codex","wait_s":3}`); bobGot <- ans }()
+	require.Eventually(t, func() bool {
+		var n int
+		require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT count(*) FROM agent_workers WHERE owner = $1 AND waiting_until > now()`, owner).Scan(&n))
+		return n == waiters
+	}, 20*time.Second, 20*time.Millisecond)
+	ids := openJobs(t, db, owner, jobs/2)
+	ids = append(ids, openJobs(t, db, owner, jobs/2)...)
+	wg.Wait()
+	require.Len(t, taken, jobs)
+	for _, id := range ids {
+		assert.Equal(t, 1, taken[id], "job %s", id)
+	}
+	assert.Nil(t, (<-bobGot).Job, "one person's jobs are never another's")
+}
