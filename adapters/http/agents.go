@@ -128,5 +128,3 @@ func (s *Server) agentPresence(c echo.Context) error {
 		Agents []app.PresenceEntry `json:"agents"`
 	}{agents})
 }
-
-
