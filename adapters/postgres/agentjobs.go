@@ -13,7 +13,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// AgentJobs keeps agent links, workers and jobs (migrations/000022). A take is
+// AgentJobs keeps agent links, workers and jobs (migrations/000023). A take is
 // one transaction: the oldest open job, locked with FOR UPDATE SKIP LOCKED so
 // racing takers (on any replica) each get another, marked taken, with its
 // worker's continue link made beside it.
