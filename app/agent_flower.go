@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
 )
 
@@ -15,35 +16,9 @@ import (
 func (a *AgentService) keepFlower(c *chat) {
 	ctx := c.wctx
 	caller := Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.run.Owner}
-	if c.run.Exploration == "" {
-		question := "Petals' agent"
-		for _, m := range c.thread {
-			if m.Role == runs.RoleUser && strings.TrimSpace(m.Content) != "" {
-				question = strings.TrimSpace(m.Content)
-				break
-			}
-		}
-		if r := []rune(question); len(r) > 280 {
-			question = string(r[:279]) + "…"
-		}
-		in, _ := json.Marshal(map[string]string{"question": question})
-		out, err := a.registry.Call(ctx, "start_exploration", Call{Input: in, Caller: caller})
-		if err != nil {
-			a.log.Warn("agent: the run's exploration could not be made", "run", c.run.ID, "err", err)
-			return
-		}
-		b, _ := json.Marshal(out)
-		var made struct {
-			ID string `json:"id"`
-		}
-		if json.Unmarshal(b, &made) != nil || made.ID == "" {
-			return
-		}
-		if err := a.store.SetExploration(ctx, c.run.ID, made.ID); err != nil {
-			a.log.Warn("agent: the run's exploration could not be kept", "run", c.run.ID, "err", err)
-			return
-		}
-		c.run.Exploration = made.ID
+	if _, err := a.runExploration(c); err != nil {
+		a.log.Warn("agent: the run's exploration could not be made", "run", c.run.ID, "err", err)
+		return
 	}
 	var f struct {
 		Spec           json.RawMessage `json:"spec"`
@@ -54,6 +29,42 @@ func (a *AgentService) keepFlower(c *chat) {
 	if _, err := a.registry.Call(ctx, "save_step", Call{Input: in, Caller: caller}); err != nil {
 		a.log.Warn("agent: the flower could not be saved as a step", "run", c.run.ID, "err", err)
 	}
+}
+
+// runExploration is the run's project: its exploration, made now under the
+// run's owner (titled by the first thing the person said) if it has none.
+func (a *AgentService) runExploration(c *chat) (string, error) {
+	if c.run.Exploration != "" {
+		return c.run.Exploration, nil
+	}
+	ctx := c.wctx
+	question := "Petals' agent"
+	for _, m := range c.thread {
+		if m.Role == runs.RoleUser && strings.TrimSpace(m.Content) != "" {
+			question = strings.TrimSpace(m.Content)
+			break
+		}
+	}
+	if r := []rune(question); len(r) > 280 {
+		question = string(r[:279]) + "…"
+	}
+	in, _ := json.Marshal(map[string]string{"question": question})
+	out, err := a.registry.Call(ctx, "start_exploration", Call{Input: in, Caller: Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.run.Owner}})
+	if err != nil {
+		return "", err
+	}
+	b, _ := json.Marshal(out)
+	var made struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(b, &made) != nil || made.ID == "" {
+		return "", errs.New(errs.Internal, "the run's exploration could not be made")
+	}
+	if err := a.store.SetExploration(ctx, c.run.ID, made.ID); err != nil {
+		return "", err
+	}
+	c.run.Exploration = made.ID
+	return made.ID, nil
 }
 
 // flowerEvent is the flower event's data for a render_flower call that

@@ -201,15 +201,30 @@ func (a *AgentService) loop(ctx context.Context, c *chat) error {
 		}
 		allRefused := true
 		c.askedAgain = false
+		// Annotations kept beside words, and nothing else, end the turn: a
+		// note costs no model call of its own.
+		onlyKept := ans.Message.Content != ""
 		for _, tc := range ans.Message.ToolCalls {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			if tc.Name == ToolAnnotate {
+				kept, err := a.annotate(ctx, c, tc)
+				if err != nil {
+					return err
+				}
+				onlyKept, allRefused = onlyKept && kept, false
+				continue
+			}
+			onlyKept = false
 			refused, err := a.runTool(ctx, c, tc, &ans)
 			if err != nil {
 				return err
 			}
 			allRefused = allRefused && refused
+		}
+		if onlyKept {
+			return nil
 		}
 		// Asking again for what was refused, with nothing to say: one call
 		// with no tools, so it has to speak to the person.

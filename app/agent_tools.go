@@ -100,5 +100,5 @@ func (a *AgentService) modelTools() []ports.ModelTool {
 	for _, t := range a.registry.Offered() {
 		out = append(out, ports.ModelTool{Name: t.Name, Description: t.Description, Parameters: t.Input})
 	}
-	return out
+	return append(out, annotateModelTool())
 }

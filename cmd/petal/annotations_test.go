@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 )
 
@@ -176,4 +177,54 @@ func TestNamesAreDrawnForTheirOwnerAloneAndNeverCached(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.NotContains(t, body, "Ann the Treasurer")
 	assert.Empty(t, res.Header.Get("Cache-Control"))
+}
+
+func TestTheAgentAnnotatesOncePerRunAndAKeptNoteEndsTheTurn(t *testing.T) {
+	named := `{"annotations":[{"subject":"near:mainnet:alice.near","verb":"named","object":{"value":"Dekan"},"kind":"stated"}]}`
+	fake := nearaitest.New(t,
+		nearaitest.Completion("n1", "deepseek-ai/DeepSeek-V3.1", "Noted: alice.near is Dekan's wallet.", nearaitest.Call{Name: "annotate", Args: named}),
+		nearaitest.Completion("n2", "deepseek-ai/DeepSeek-V3.1", "Keeping that too.", nearaitest.Call{Name: "annotate", Args: named}),
+		nearaitest.Completion("n3", "deepseek-ai/DeepSeek-V3.1", "I already kept what you told me in this conversation."),
+	)
+	p, rpc := signInPetal(t, modelEnv(fake))
+	erin := signInAs(t, p, rpc, "erin.testnet")
+	headers := []string{"Cookie", erin.cookie, "Origin", siteOrigin}
+
+	evs := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", `{"messages":[{"role":"user","content":"alice.near is Dekan's wallet"}]}`, headers...).rest(t)
+	var kinds []string
+	var runID string
+	for _, e := range evs {
+		if e.Name == "run" {
+			runID = e.json(t)["run_id"].(string)
+		}
+		if e.Name != "live" && e.Name != "stage" {
+			kinds = append(kinds, e.Name)
+		}
+	}
+	assert.Equal(t, []string{"run", "message", "tool_call", "tool_result", "done"}, kinds)
+	assert.Len(t, fake.Completions(), 1, "a kept note beside the answer ends the turn at no model call of its own")
+
+	mine := annotationsOf(t, erin.ok(t, http.MethodGet, "/api/v1/me/annotations?verb=named", ""))
+	require.Len(t, mine, 1)
+	claim := mine[0]["claim"].(map[string]any)
+	assert.Equal(t, "near:testnet:erin.testnet", claim["by"], "the person's account answers for what they told the agent")
+	assert.Equal(t, "tool:petals-agent@1", claim["via"])
+	exp, _ := mine[0]["exploration"].(string)
+	require.NotEmpty(t, exp, "kept in the conversation's project")
+	run := erin.ok(t, http.MethodGet, "/api/v1/agent/runs/"+runID, "")
+	assert.Equal(t, exp, run["exploration"].(map[string]any)["id"])
+
+	// A second annotate in the same run is refused and goes back to the model.
+	evs = p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", `{"run_id":"`+runID+`","messages":[{"role":"user","content":"and bob.near is his too"}]}`, headers...).rest(t)
+	var result map[string]any
+	for _, e := range evs {
+		if e.Name == "tool_result" {
+			result = e.json(t)
+		}
+	}
+	require.NotNil(t, result)
+	assert.Equal(t, false, result["ok"])
+	assert.Contains(t, result["summary"], "once per conversation")
+	assert.Len(t, fake.Completions(), 3, "one not kept goes back to the model")
+	assert.Len(t, annotationsOf(t, erin.ok(t, http.MethodGet, "/api/v1/me/annotations", "")), 1)
 }
