@@ -99,7 +99,7 @@ func (a *AgentService) catchUp(ctx context.Context, id string, cursor *int64, wa
 			if e.Seq < *cursor {
 				continue
 			}
-			if err := v.Event(e); err != nil {
+			if err := deliver(tail, v, e); err != nil {
 				return false, err
 			}
 			*cursor = e.Seq + 1
@@ -142,8 +142,9 @@ type runTail struct {
 	refs  int
 	stop  func() // ends the follower (the last viewer left)
 
-	mu     sync.Mutex
+	mu     sync.RWMutex
 	events []runs.Event  // contiguous and ascending, the last one next-1
+	frames []*frame      // events' wire forms, made once for all viewers (agent_frames.go)
 	next   int64         // the seq the tail reads on from; -1 until known
 	wake   chan struct{} // closed (and replaced) when events grow
 	stale  bool          // a read failed: viewers read the log themselves
@@ -256,16 +257,16 @@ func (t *runTail) refresh(ctx context.Context, want int64) {
 
 // changed is closed the next time the tail grows.
 func (t *runTail) changed() <-chan struct{} {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	return t.wake
 }
 
 // newest is the newest seq the tail holds: what a woken viewer may read
 // without touching the log (-1: read it).
 func (t *runTail) newest() int64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	if t.next < 0 || t.stale {
 		return -1
 	}
@@ -281,8 +282,12 @@ func (t *runTail) broadcast() {
 // add appends events that follow on from the tail; t.mu is held.
 func (t *runTail) add(more []runs.Event) {
 	t.events = append(t.events, more...)
+	for range more {
+		t.frames = append(t.frames, &frame{})
+	}
 	if len(t.events) > tailKeep {
 		t.events = append([]runs.Event(nil), t.events[len(t.events)-tailKeep:]...)
+		t.frames = append([]*frame(nil), t.frames[len(t.frames)-tailKeep:]...)
 	}
 	t.next = t.events[len(t.events)-1].Seq + 1
 }
@@ -290,6 +295,10 @@ func (t *runTail) add(more []runs.Event) {
 // since returns up to replayPage events from seq from. want is the newest seq
 // known to exist: when the tail already holds it, no read is made.
 func (t *runTail) since(ctx context.Context, from, want int64) ([]runs.Event, error) {
+	// A woken viewer's usual read: what the tail already holds, shared.
+	if evs, ok := t.held(from, want); ok {
+		return evs, nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	first := t.next - int64(len(t.events))
@@ -301,8 +310,8 @@ func (t *runTail) since(ctx context.Context, from, want int64) ([]runs.Event, er
 			return nil, err
 		}
 		if len(evs) > 0 && len(evs) < replayPage && evs[len(evs)-1].Seq+1 >= t.next {
-			t.events = append([]runs.Event(nil), evs...)
-			t.next = evs[len(evs)-1].Seq + 1
+			t.events, t.frames = nil, nil
+			t.add(evs)
 		}
 		return evs, nil
 	}
@@ -322,12 +331,33 @@ func (t *runTail) since(ctx context.Context, from, want int64) ([]runs.Event, er
 		// The tail moved past from while growing: read it directly.
 		return t.store.Events(ctx, t.id, from, replayPage)
 	}
+	return t.slice(i), nil
+}
+
+// held returns the events from seq from when the tail holds them and want,
+// under the read lock only (every viewer of a run wakes at once).
+func (t *runTail) held(from, want int64) ([]runs.Event, bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	first := t.next - int64(len(t.events))
+	if t.next < 0 || t.stale || want < 0 || want >= t.next || from < first || from > t.next {
+		return nil, false
+	}
+	return t.slice(int(from - first)), true
+}
+
+// slice is up to replayPage events from index i, shared with the tail
+// rather than copied (a thousand viewers wake per event): the tail never
+// changes an event it holds, and only appends past a reader's length or
+// moves to a new array, so a reader's capped slice stays as it was. t.mu is
+// held.
+func (t *runTail) slice(i int) []runs.Event {
 	if i >= len(t.events) {
-		return nil, nil
+		return nil
 	}
 	out := t.events[i:]
 	if len(out) > replayPage {
 		out = out[:replayPage]
 	}
-	return append([]runs.Event(nil), out...), nil
+	return out[:len(out):len(out)]
 }

@@ -231,9 +231,19 @@ type sseViewer struct {
 	next   int64
 }
 
-func (v *sseViewer) Event(e runs.Event) error {
+var _ app.FrameViewer = (*sseViewer)(nil)
+
+func (v *sseViewer) Event(e runs.Event) error { return v.Frame(e, v.Encode(e)) }
+
+// Encode is e's SSE frame, the same for every viewer, so a run's viewers
+// share one (app.FrameViewer).
+func (v *sseViewer) Encode(e runs.Event) []byte {
+	return sseFrame(string(e.Kind), strconv.FormatInt(e.Seq, 10), withToolsVersion(e.Data))
+}
+
+func (v *sseViewer) Frame(e runs.Event, wire []byte) error {
 	v.next = e.Seq + 1
-	return v.w.raw(string(e.Kind), strconv.FormatInt(e.Seq, 10), withToolsVersion(e.Data))
+	return v.w.write(wire)
 }
 
 func (v *sseViewer) CaughtUp() error {

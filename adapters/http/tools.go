@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -252,22 +251,35 @@ func (w *sseWriter) event(name, id string, data any) error {
 }
 
 func (w *sseWriter) raw(name, id string, data []byte) error {
+	return w.write(sseFrame(name, id, data))
+}
+
+// write sends one or more whole frames and flushes them.
+func (w *sseWriter) write(frames []byte) error {
 	w.start()
-	var buf bytes.Buffer
-	if id != "" {
-		fmt.Fprintf(&buf, "id: %s\n", id)
-	}
-	if name != "" {
-		fmt.Fprintf(&buf, "event: %s\n", name)
-	}
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		buf.WriteString("data: ")
-		buf.Write(line)
-		buf.WriteByte('\n')
-	}
-	buf.WriteByte('\n')
-	if _, err := w.c.Response().Write(buf.Bytes()); err != nil {
+	if _, err := w.c.Response().Write(frames); err != nil {
 		return err
 	}
 	return w.rc.Flush()
+}
+
+// sseFrame is one event as SSE: id (omitted when empty), event name, and
+// data split into lines.
+func sseFrame(name, id string, data []byte) []byte {
+	b := make([]byte, 0, len(data)+len(name)+len(id)+32)
+	if id != "" {
+		b = append(append(append(b, "id: "...), id...), '\n')
+	}
+	if name != "" {
+		b = append(append(append(b, "event: "...), name...), '\n')
+	}
+	for {
+		line, rest, more := bytes.Cut(data, []byte("\n"))
+		b = append(append(append(b, "data: "...), line...), '\n')
+		if !more {
+			break
+		}
+		data = rest
+	}
+	return append(b, '\n')
 }
