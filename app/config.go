@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/domain/people"
 )
 
 // Config is everything petal reads from its environment. docs/operations.md and
@@ -33,6 +34,9 @@ type Config struct {
 	NearRPCTestnet string        // PETAL_NEAR_RPC_TESTNET
 	NearUSD        string        // PETAL_NEAR_USD: fixes the NEAR price when set
 	OneClickURL    string        // PETAL_ONECLICK_URL: NEAR Intents' 1Click API, whose token list prices NEAR
+	OneClickKey    string        // PETAL_ONECLICK_KEY: a 1Click partner key (JWT); empty: none, 1Click adds its fee
+	ReceiverMain   string        // PETAL_RECEIVER_MAINNET: where money is sent on mainnet (NEAR, and NEAR Intents' USDC)
+	ReceiverTest   string        // PETAL_RECEIVER_TESTNET: where testnet NEAR is sent
 	PayTestnet     bool          // PETAL_PAY_TESTNET: testnet NEAR counts even where the model is paid (NEAR AI)
 	NearPriceKeep  time.Duration // PETAL_NEAR_PRICE_KEEP_DAYS: how long the NEAR price history is kept
 
@@ -90,6 +94,9 @@ var Variables = []Variable{
 	{"PETAL_NEAR_RPC_TESTNET", "https://rpc.testnet.near.org", "NEAR RPC for testnet"},
 	{"PETAL_NEAR_USD", "", "fixes dollars per NEAR for top-ups; empty reads it from NEAR Intents' token list"},
 	{"PETAL_ONECLICK_URL", "https://1click.chaindefuser.com", "NEAR Intents' 1Click API, whose token list (GET /v0/tokens) gives dollars per NEAR"},
+	{"PETAL_ONECLICK_KEY", "", "a 1Click partner key (a JWT) sent with quotes and status reads; empty: none, and 1Click adds its own fee to each swap"},
+	{"PETAL_RECEIVER_MAINNET", "petals.near", "the account money goes to on mainnet: NEAR transfers (POST /api/v1/pay) and NEAR Intents top-ups' USDC; a start that takes real money refuses one it can't read on chain"},
+	{"PETAL_RECEIVER_TESTNET", "petals.testnet", "the account testnet NEAR goes to (POST /api/v1/pay)"},
 	{"PETAL_NEAR_PRICE_KEEP_DAYS", "400", "days the NEAR price history (read every 10 minutes) is kept; a transfer older than that can't be priced"},
 	{"PETAL_PAY_TESTNET", "0", "1: testnet NEAR (free) adds credit that pays for real NEAR AI calls (a test lane only; warned at start). Without it testnet counts only where the model is the recorded one"},
 	{"PETAL_TOOL_CALLS_PER_MIN", "60", "tool calls per address per minute"},
@@ -204,6 +211,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		NearRPCTestnet: get("PETAL_NEAR_RPC_TESTNET"),
 		NearUSD:        get("PETAL_NEAR_USD"),
 		OneClickURL:    strings.TrimRight(get("PETAL_ONECLICK_URL"), "/"),
+		OneClickKey:    get("PETAL_ONECLICK_KEY"),
+		ReceiverMain:   get("PETAL_RECEIVER_MAINNET"),
+		ReceiverTest:   get("PETAL_RECEIVER_TESTNET"),
 		PayTestnet:     boolean("PETAL_PAY_TESTNET"),
 		NearPriceKeep:  time.Duration(posInt("PETAL_NEAR_PRICE_KEEP_DAYS")) * 24 * time.Hour,
 
@@ -282,6 +292,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.NearUSD != "" {
 		if m, err := credit.ParseUSD(c.NearUSD); err != nil || m <= 0 {
 			bad("PETAL_NEAR_USD", fmt.Sprintf("%q is not a positive dollar amount", c.NearUSD))
+		}
+	}
+	for _, network := range []string{"mainnet", "testnet"} {
+		if account := c.Receiver(network); !people.ValidAccountID(account) {
+			bad(ReceiverVariable(network), fmt.Sprintf("%q is not a NEAR account id", account))
 		}
 	}
 	if c.Public {
@@ -375,6 +390,27 @@ func (c Config) Price() credit.Price {
 	return credit.Price{CallFeeBps: c.FeeCallBps, TopUpFeeBps: c.FeeTopUpBps, PerTurn: c.FeePerTurn,
 		PerTool: c.FeePerTool, FreeAllowance: c.FeeFreeAllowance}
 }
+
+// Receiver is where money is sent on network (mainnet or testnet):
+// PETAL_RECEIVER_MAINNET or PETAL_RECEIVER_TESTNET.
+func (c Config) Receiver(network string) string {
+	if network == "testnet" {
+		return c.ReceiverTest
+	}
+	return c.ReceiverMain
+}
+
+// ReceiverVariable names the setting of network's receiver.
+func ReceiverVariable(network string) string {
+	if network == "testnet" {
+		return "PETAL_RECEIVER_TESTNET"
+	}
+	return "PETAL_RECEIVER_MAINNET"
+}
+
+// TakesRealMoney reports whether what a person pays here buys something
+// real: a public site, or one whose model is paid (a model key).
+func (c Config) TakesRealMoney() bool { return c.Public || c.ModelKey != "" }
 
 // TestnetCounts reports whether a NEAR transfer on testnet adds credit here.
 // Testnet NEAR is free, so it never buys real model spend: it counts only on

@@ -21,9 +21,6 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// Receivers are where a person sends NEAR to add to their credit.
-var Receivers = map[string]string{"mainnet": "petals.near", "testnet": "petals.testnet"}
-
 // PayService is the person's money: the price, their tip, their usage, and
 // adding credit with a NEAR transfer.
 type PayService struct {
@@ -270,7 +267,7 @@ func (s *PayService) payNetwork(ctx context.Context, sess people.Session) string
 // Info says where to send NEAR and at what price.
 func (s *PayService) Info(ctx context.Context, sess people.Session) (PayInfoBody, error) {
 	network := s.payNetwork(ctx, sess)
-	out := PayInfoBody{Network: network, Receiver: Receivers[network]}
+	out := PayInfoBody{Network: network, Receiver: s.cfg.Receiver(network)}
 	if p, ok, err := s.price.NearUSD(ctx); err == nil && ok {
 		v := p.USD()
 		out.NearUSD = &v
@@ -350,7 +347,7 @@ func (s *PayService) Pay(ctx context.Context, sess people.Session, in PayInput) 
 	case !tx.Final:
 		return PayBody{}, errs.New(errs.SourceFailed, "the transaction is not final yet, so nothing was counted", "send it again in a few seconds")
 	}
-	receiver := Receivers[in.Network]
+	receiver := s.cfg.Receiver(in.Network)
 	yocto, err := transferredTo(tx, in.AccountID, receiver)
 	if err != nil {
 		return PayBody{}, errs.New(errs.BadInput, err.Error(), "send a plain NEAR transfer to "+receiver)

@@ -18,6 +18,9 @@ const (
 	DeadLeaseAfter = time.Hour
 	// IdempotencyKept is how long an Idempotency-Key's answer is kept.
 	IdempotencyKept = 24 * time.Hour
+	// UnpaidTopUpsKept is how long past its deadline a NEAR Intents top-up
+	// nobody paid into is kept (one paid into is a money record: kept).
+	UnpaidTopUpsKept = 30 * 24 * time.Hour
 )
 
 // retentionBatch is how many rows one statement deletes; a run or an
@@ -30,6 +33,7 @@ var retentionBatch = map[ports.Retained]int{
 	ports.OldIdempotency:           1000,
 	ports.UnopenedAnonRuns:         100,
 	ports.UnopenedAnonExplorations: 100,
+	ports.UnpaidTopUps:             1000,
 }
 
 // retentionPause is the breath between two batches, so other transactions
@@ -52,6 +56,7 @@ func RetentionJob(ret ports.Retention, cfg Config, m ports.Metrics) Job {
 		{ports.SpentChallenges, 0},
 		{ports.DeadLeases, DeadLeaseAfter},
 		{ports.OldIdempotency, IdempotencyKept},
+		{ports.UnpaidTopUps, UnpaidTopUpsKept},
 	}
 	if cfg.RetainAnon > 0 {
 		rules = append(rules, rule{ports.UnopenedAnonRuns, cfg.RetainAnon}, rule{ports.UnopenedAnonExplorations, cfg.RetainAnon})

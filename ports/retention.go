@@ -24,6 +24,7 @@ const (
 	OldIdempotency           Retained = "idempotency"            // Idempotency-Key answers older than olderThan
 	UnopenedAnonRuns         Retained = "anonymous_runs"         // ended runs with no person as owner, neither changed nor opened for olderThan
 	UnopenedAnonExplorations Retained = "anonymous_explorations" // explorations with no person as owner, neither changed nor opened for olderThan
+	UnpaidTopUps             Retained = "unpaid_top_ups"         // NEAR Intents top-ups never paid into (PENDING_DEPOSIT), their deadline olderThan ago
 )
 
 // Retention deletes what petal no longer needs, a batch at a time: each

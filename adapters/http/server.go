@@ -75,7 +75,8 @@ type Deps struct {
 	SignIn    *app.SignInService
 	Pay       *app.PayService
 	// Views keeps people's views (GET/PUT /api/v1/me/view, /api/v1/views/:hash).
-	Views *app.ViewService
+	Views  *app.ViewService
+	TopUps *app.TopUpService
 	// Metrics receives the door's metrics (nil: none kept).
 	Metrics ports.Metrics
 }
@@ -116,6 +117,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.healthRoutes()...)
 	rs = append(rs, s.authRoutes()...)
 	rs = append(rs, s.payRoutes()...)
+	rs = append(rs, s.topUpRoutes()...)
 	rs = append(rs, s.mcpRoutes()...)
 	rs = append(rs, s.explorationRoutes()...)
 	rs = append(rs, s.annotationRoutes()...)

@@ -19,6 +19,7 @@ func pgStores(t *testing.T) porttest.Stores {
 		Ledger:   postgres.NewLedgerRepository(db.DB),
 		Runs:     postgres.NewRunStore(db.DB),
 		Leases:   postgres.NewLeases(db.DB),
+		Intents:  postgres.NewIntentTopUpRepository(db.DB),
 	}
 }
 
@@ -29,3 +30,5 @@ func TestPeopleStoreContract(t *testing.T) { porttest.PeopleStoreContract(t, pgS
 func TestInviteStoreContract(t *testing.T) { porttest.InviteStoreContract(t, pgStores) }
 
 func TestLedgerStoreContract(t *testing.T) { porttest.LedgerStoreContract(t, pgStores) }
+
+func TestIntentTopUpsContract(t *testing.T) { porttest.IntentTopUpsContract(t, pgStores) }

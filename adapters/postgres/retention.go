@@ -58,6 +58,9 @@ var retentionSQL = map[ports.Retained]struct{ table, where string }{
 		AND greatest(updated_at, opened_at) < now() - make_interval(secs => $1)`},
 	ports.UnopenedAnonExplorations: {"explorations", `(owner = '' OR owner LIKE 'anon\_%')
 		AND greatest(updated_at, opened_at) < now() - make_interval(secs => $1)`},
+	// Only quotes nobody ever paid into: a top-up that saw a deposit is a
+	// money record, kept.
+	ports.UnpaidTopUps: {"intent_topups", `status = 'PENDING_DEPOSIT' AND deadline < now() - make_interval(secs => $1)`},
 }
 
 // Delete implements ports.Retention.

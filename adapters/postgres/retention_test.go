@@ -51,6 +51,15 @@ func seedRetention(t *testing.T, db *pgtest.DB) {
 			('exp_anon_opened', '', 'q', now() - interval '100 days', now() - interval '100 days', now() - interval '100 days'),
 			('exp_person_old', 'prs_` + hex32('8') + `', 'q', now() - interval '100 days', now() - interval '100 days', now() - interval '100 days')`,
 		`INSERT INTO exploration_notes (id, exploration, text, created_at) VALUES ('note_1', 'exp_anon_old', 'n', now() - interval '100 days')`,
+		// NEAR Intents top-ups: only one never paid into, long past its
+		// deadline, goes; a paid one is a money record.
+		`INSERT INTO people (id) VALUES ('prs_` + hex32('9') + `')`,
+		`INSERT INTO intent_topups (deposit_address, person_id, usd_micros, origin_asset, refund_to, amount_in, amount_in_formatted,
+			amount_in_usd, amount_out, amount_out_usd, deadline, quote, status, credited_at) VALUES
+			('0xunpaid_old', 'prs_` + hex32('9') + `', 1000000, 'a', 'r', '1', '1', '1', '1000000', '1', now() - interval '31 days', '', 'PENDING_DEPOSIT', NULL),
+			('0xunpaid_new', 'prs_` + hex32('9') + `', 1000000, 'a', 'r', '1', '1', '1', '1000000', '1', now() - interval '29 days', '', 'PENDING_DEPOSIT', NULL),
+			('0xrefunded_old', 'prs_` + hex32('9') + `', 1000000, 'a', 'r', '1', '1', '1', '1000000', '1', now() - interval '100 days', '', 'REFUNDED', NULL),
+			('0xpaid_old', 'prs_` + hex32('9') + `', 1000000, 'a', 'r', '1', '1', '1', '1000000', '1', now() - interval '100 days', '', 'SUCCESS', now())`,
 	} {
 		_, err := db.Pool.Exec(ctx, sql)
 		require.NoError(t, err, sql)
@@ -97,7 +106,7 @@ func TestRetentionDeletesWhatIsPastItAndKeepsTheRest(t *testing.T) {
 	require.Equal(t, 90*24*time.Hour, cfg.RetainAnon, "90 days unless told")
 	deleted, err := app.RetentionJob(ret, cfg, nil).Run(t.Context())
 	require.NoError(t, err)
-	assert.EqualValues(t, 2+2+1+1+2+2, deleted)
+	assert.EqualValues(t, 2+2+1+1+2+2+1, deleted)
 
 	assert.Equal(t, []string{"cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"}, ids(t, db, `SELECT id FROM sessions`), "only the unexpired session")
 	assert.Equal(t, []string{"03"}, ids(t, db, `SELECT encode(substr(nonce, 1, 1), 'hex') FROM auth_challenges`), "only the unused, unexpired challenge")
@@ -107,6 +116,7 @@ func TestRetentionDeletesWhatIsPastItAndKeepsTheRest(t *testing.T) {
 	assert.Empty(t, ids(t, db, `SELECT run_id FROM run_events`), "a deleted run's events go with it")
 	assert.Equal(t, []string{"exp_anon_opened", "exp_person_old"}, ids(t, db, `SELECT id FROM explorations ORDER BY id`))
 	assert.Empty(t, ids(t, db, `SELECT id FROM exploration_notes`))
+	assert.Equal(t, []string{"0xpaid_old", "0xrefunded_old", "0xunpaid_new"}, ids(t, db, `SELECT deposit_address FROM intent_topups ORDER BY 1`))
 
 	again, err := app.RetentionJob(ret, cfg, nil).Run(t.Context())
 	require.NoError(t, err)

@@ -31,7 +31,9 @@ type service struct {
 	Process   app.ProcessID
 	Ledger    *app.Ledger
 	Jobs      *app.Scheduler
-	Log       *slog.Logger
+	// Near reads the chain; serve checks the receivers with it at start.
+	Near ports.NearAccounts
+	Log  *slog.Logger
 	// Metrics is every metric declared; serve answers them on
 	// PETAL_METRICS_ADDR.
 	Metrics *metrics.Registry
@@ -89,7 +91,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 // newScheduler is this process's scheduler with every scheduled job petal
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
 func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg app.Config, db *postgres.DB, clock ports.Clock,
-	prices *app.NearPrices, retention ports.Retention) *app.Scheduler {
+	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService) *app.Scheduler {
 	s := app.NewScheduler(leases, process, log)
 	s.Observe(app.CountJobs(m))
 	s.Add(app.SweepJob(agent, ledger, m))
@@ -101,6 +103,7 @@ func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logge
 			Run: func(ctx context.Context) (int64, error) { return shared.SweepClosed(ctx, clock.Now()) }})
 	}
 	s.Add(prices.Job())
+	s.Add(topUps.Job())
 	return s
 }
 

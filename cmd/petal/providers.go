@@ -59,6 +59,10 @@ var (
 		wire.Bind(new(ports.PeopleStore), new(*postgres.PeopleRepository)),
 		wire.Bind(new(ports.NearAccounts), new(*nearrpc.Client)),
 		newNearPrice,
+		newSwaps,
+		wire.Bind(new(ports.Swaps), new(*oneclick.Swaps)),
+		postgres.NewIntentTopUpRepository,
+		wire.Bind(new(ports.IntentTopUps), new(*postgres.IntentTopUpRepository)),
 		newModelBilling,
 		postgres.NewSnapshotRepository,
 		wire.Bind(new(ports.SnapshotStore), new(*postgres.SnapshotRepository)),
@@ -105,6 +109,7 @@ var (
 		app.NewSignInService,
 		wire.Bind(new(app.WalletReader), new(*app.SignInService)),
 		app.NewPayService,
+		app.NewTopUpService,
 		app.NewNearPrices,
 		wire.Struct(new(app.AgentDeps), "*"),
 		app.NewAgentService,
@@ -182,6 +187,11 @@ func newNearPrice(cfg app.Config, log *slog.Logger) ports.NearPrice {
 		return memory.FixedNearPrice{Price: p}
 	}
 	return oneclick.NewPriceFeed(cfg.OneClickURL, nil).LoggingTo(log)
+}
+
+// newSwaps is NEAR Intents' 1Click swap API (top-ups from any token).
+func newSwaps(cfg app.Config, m ports.Metrics) *oneclick.Swaps {
+	return oneclick.NewSwaps(cfg.OneClickURL, cfg.OneClickKey, nil, m)
 }
 
 // newModelBilling is the model provider's bills, when it sends them (NEAR AI

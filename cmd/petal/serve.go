@@ -31,6 +31,9 @@ func serve(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	defer cleanup()
+	if err := app.CheckReceivers(ctx, cfg, svc.Near); err != nil {
+		return err
+	}
 	stopJobs, err := svc.start(ctx)
 	if err != nil {
 		return err

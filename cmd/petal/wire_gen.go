@@ -99,6 +99,9 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	agentJobs := postgres.NewAgentJobs(db)
 	agentJobsService := app.NewAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, clock, random, processID, registry, log)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
+	intentTopUpRepository := postgres.NewIntentTopUpRepository(db)
+	swaps := newSwaps(cfg, registry)
+	topUpService := app.NewTopUpService(cfg, intentTopUpRepository, swaps, signInService, rateLimiter, clock, log, registry)
 	deps := httpapi.Deps{
 		Config:       cfg,
 		Log:          log,
@@ -117,11 +120,12 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		SignIn:       signInService,
 		Pay:          payService,
 		Views:        viewService,
+		TopUps:       topUpService,
 		Metrics:      registry,
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
-	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention)
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService)
 	mainService := &service{
 		Server:    httpapiServer,
 		Agent:     agentService,
@@ -131,6 +135,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Process:   processID,
 		Ledger:    ledger,
 		Jobs:      scheduler,
+		Near:      client,
 		Log:       log,
 		Metrics:   registry,
 	}

@@ -27,6 +27,7 @@ type Stores struct {
 	Ledger   ports.LedgerStore
 	Runs     ports.RunStore
 	Leases   ports.Leases
+	Intents  ports.IntentTopUps
 }
 
 // hexID is a random id with prefix, as petal makes them (prs_…, wal_…).
