@@ -16,7 +16,7 @@ import (
 )
 
 // IntentTopUpRepository keeps top-ups through NEAR Intents (intent_topups,
-// migration 23) and writes their credit on the ledger's tables.
+// migration 24) and writes their credit on the ledger's tables.
 type IntentTopUpRepository struct {
 	db *DB
 }
