@@ -22,6 +22,12 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 		args = json.RawMessage(`{}`)
 		tc.Args = args
 	}
+	if stage, message := runs.ToolStage(tc.Name); stage != "" {
+		// run → stage → tool_call → tool_result, as the contract orders them.
+		if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindStage, runs.StageData{Stage: stage, Message: message})); err != nil {
+			return false, err
+		}
+	}
 	if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolCall, runs.ToolCallData{ID: tc.ID, Name: tc.Name, Args: args})); err != nil {
 		return false, err
 	}
@@ -98,6 +104,9 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 func (a *AgentService) modelTools() []ports.ModelTool {
 	out := []ports.ModelTool{} // never nil: nil means "no tools this call"
 	for _, t := range a.registry.Offered() {
+		if t.HiddenFromAgent {
+			continue
+		}
 		out = append(out, ports.ModelTool{Name: t.Name, Description: t.Description, Parameters: t.Input})
 	}
 	return append(out, annotateModelTool())

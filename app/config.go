@@ -67,6 +67,9 @@ type Config struct {
 	SSEPerAddress         int                      // PETAL_SSE_PER_ADDRESS
 	RetainAnon            time.Duration            // PETAL_RETAIN_ANON_DAYS; 0 keeps them
 	RecordedPace          time.Duration            // PETAL_RECORDED_PACE_MS
+	SearchAPIKey          string                   // PETAL_SEARCH_API_KEY: the Brave Search API key; empty: no web search
+	SearchURL             string                   // PETAL_SEARCH_URL: the Brave Search API's base
+	ReadPageLoopback      bool                     // PETAL_READ_PAGE_LOOPBACK: read_page may read this machine (tests only)
 }
 
 // Variable is one environment variable petal reads, with its default and meaning.
@@ -126,6 +129,9 @@ var Variables = []Variable{
 	{"PETAL_SSE_PER_ADDRESS", "20", "event streams one address may hold open at once on one process"},
 	{"PETAL_RETAIN_ANON_DAYS", "90", "days after which anonymous runs and explorations nobody changed or opened are deleted; 0 keeps them"},
 	{"PETAL_RECORDED_PACE_MS", "0", "pause before each answer of the recorded model, in milliseconds (0: none)"},
+	{"PETAL_SEARCH_API_KEY", "", "a Brave Search API key (X-Subscription-Token) for the search tool; empty: search answers 503 source_failed and Petals' agent is not offered it"},
+	{"PETAL_SEARCH_URL", "https://api.search.brave.com", "the Brave Search API's base URL (tests point it at a fake)"},
+	{"PETAL_READ_PAGE_LOOPBACK", "0", "1: read_page may read pages on this machine's loopback (tests only; refused when PETAL_API is an https:// site). Private networks stay refused"},
 }
 
 // LoadConfig reads the configuration through getenv (os.Getenv in production).
@@ -242,6 +248,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		DBStatementTimeout:    time.Duration(posInt("PETAL_DB_STATEMENT_TIMEOUT_S")) * time.Second,
 		BodyTimeout:           time.Duration(posInt("PETAL_BODY_TIMEOUT_S")) * time.Second,
 		SSEPerAddress:         posInt("PETAL_SSE_PER_ADDRESS"),
+		SearchAPIKey:          get("PETAL_SEARCH_API_KEY"),
+		SearchURL:             strings.TrimRight(get("PETAL_SEARCH_URL"), "/"),
+		ReadPageLoopback:      boolean("PETAL_READ_PAGE_LOOPBACK"),
 	}
 	switch c.Limits {
 	case "", LimitsMemory, LimitsPostgres:
@@ -278,7 +287,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			bad("PETAL_API", fmt.Sprintf("%q is not an http(s) address", c.PublicURL))
 		}
 	}
-	for _, name := range []string{"NEAR_AI_BASE_URL", "PETAL_NEAR_RPC_MAINNET", "PETAL_NEAR_RPC_TESTNET", "PETAL_ONECLICK_URL"} {
+	if c.ReadPageLoopback && c.Secure() {
+		bad("PETAL_READ_PAGE_LOOPBACK", "is for tests only, and PETAL_API is an https:// site: read_page never reads this machine there")
+	}
+	for _, name := range []string{"NEAR_AI_BASE_URL", "PETAL_NEAR_RPC_MAINNET", "PETAL_NEAR_RPC_TESTNET", "PETAL_ONECLICK_URL", "PETAL_SEARCH_URL"} {
 		u, err := url.Parse(get(name))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad(name, fmt.Sprintf("%q is not an http(s) address", get(name)))

@@ -86,6 +86,9 @@ type Tool struct {
 	// OnTheirMachine marks tools that reach outside the site (chain, web, model):
 	// a public site refuses them through every door.
 	OnTheirMachine bool
+	// HiddenFromAgent keeps the tool out of the list Petals' agent offers
+	// its model (search where no provider is set up): it would only fail.
+	HiddenFromAgent bool
 	// Long tools may send progress.
 	Long bool
 	Run  func(ctx context.Context, call Call) (any, error)

@@ -127,6 +127,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.viewRoutes()...)
 	rs = append(rs, s.openapiRoutes()...)
 	rs = append(rs, s.snapshotRoutes()...)
+	rs = append(rs, s.eyesRoutes()...)
 	return rs
 }
 

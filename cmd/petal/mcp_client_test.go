@@ -200,7 +200,9 @@ func contains(xs []string, x string) bool {
 // tool answers what the tool's HTTP route answers for the same input, over
 // Streamable HTTP and over stdio.
 func TestMCPWithTheTypeScriptClient(t *testing.T) {
-	p := startPetal(t, nil)
+	// Every tool is called through three doors from one address: more than
+	// the default 60 tool calls a minute.
+	p := startPetal(t, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "1000"})
 	reg := p.Svc.Server.Registry()
 	owner := p.browser(t)
 	spec, _, snapshot := proposedSpec(t, p, 3)
@@ -232,6 +234,10 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 		"add_annotation": {"exploration": writeTok, "as": "doors", "annotations": []any{map[string]any{
 			"subject": "near:mainnet:alice.near", "verb": "noted", "object": map[string]any{"value": "seen"}, "kind": "stated"}}},
 		"list_annotations": {"exploration": readTok},
+		"brain_route":      {"q": "what does the gini mean", "answers": "get_policy"},
+		"brain_file":       {"id": "figures"},
+		"read_page":        {"url": "file:///etc/passwd"},
+		"search":           {"query": "near dao"},
 	}
 	// Per tool, fields that differ by door for a reason: a create over HTTP
 	// opens a session and owns what it makes; over MCP it is unowned.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/wire"
 
+	"github.com/petal-near/petal/adapters/brave"
 	httpapi "github.com/petal-near/petal/adapters/http"
 	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/memory"
@@ -13,6 +14,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc"
 	"github.com/petal-near/petal/adapters/oneclick"
 	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/webpage"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -83,6 +85,9 @@ var (
 		wire.Bind(new(ports.NearContracts), new(*nearrpc.Client)),
 		postgres.NewDAODirectoryRepository,
 		wire.Bind(new(ports.DAODirectory), new(*postgres.DAODirectoryRepository)),
+		wire.Bind(new(ports.NearViews), new(*nearrpc.Client)),
+		newWebPages,
+		newWebSearch,
 	)
 	// registrySet is every tool; the stdio MCP door needs only this.
 	registrySet = wire.NewSet(
@@ -96,6 +101,8 @@ var (
 		newSnapshotService,
 		app.NewProcessID,
 		app.NewAgentJobsService,
+		app.NewEyesService,
+		app.NewBrainService,
 		toolSets,
 		app.NewRegistry,
 	)
@@ -171,8 +178,20 @@ func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
 func toolSets(explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService,
-	annotations *app.AnnotationService) []app.ToolSet {
-	return []app.ToolSet{explorations, flowers, snapshots, annotations}
+	annotations *app.AnnotationService, eyes *app.EyesService, brain *app.BrainService) []app.ToolSet {
+	return []app.ToolSet{explorations, flowers, snapshots, annotations, eyes, brain}
+}
+
+// newWebPages is read_page's fetcher: public pages only (loopback too with
+// PETAL_READ_PAGE_LOOPBACK, which LoadConfig refuses on an https site).
+func newWebPages(cfg app.Config, m ports.Metrics) ports.WebPages {
+	return webpage.New(webpage.Options{AllowLoopback: cfg.ReadPageLoopback, Metrics: m})
+}
+
+// newWebSearch is search's provider, the Brave Search API; without
+// PETAL_SEARCH_API_KEY it is unconfigured and asks nothing.
+func newWebSearch(cfg app.Config, m ports.Metrics) ports.WebSearch {
+	return brave.New(cfg.SearchURL, cfg.SearchAPIKey, m)
 }
 
 // noWallets is the stdio MCP door's: it has no sessions, so no wallet ever

@@ -77,6 +77,24 @@ const (
 	StageDrawing    = "drawing"
 )
 
+// ToolStage is the stage a run enters when its agent calls a tool, with the
+// words the stage event says; "" for a tool that announces no stage of its
+// own. Reading outside the map (the chain, a page, the web) is fetching;
+// reading Petal's own brain is reading the map's doctrine.
+func ToolStage(tool string) (stage, message string) {
+	switch tool {
+	case "read_chain":
+		return StageFetching, "reading the chain"
+	case "read_page":
+		return StageFetching, "reading a web page"
+	case "search":
+		return StageFetching, "searching the web"
+	case "brain_index", "brain_route", "brain_file":
+		return StageReadingMap, "reading Petal's brain"
+	}
+	return "", ""
+}
+
 // Error codes a run adds to the tool codes.
 const (
 	CodeStopped          = "stopped"

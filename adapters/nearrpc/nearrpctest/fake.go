@@ -26,6 +26,7 @@
 //
 //	{ "contract": "x.near", "method": "get_policy", "args": {…},
 //	  "result": <the method's JSON answer>            // or
+//	  "result_base64": "AQID…"                        // bytes that aren't JSON, or
 //	  "result_error": "wasm execution failed …"       // the old quirk, or
 //	  "rpc_error": { "name": "HANDLER_ERROR", "cause": {…}, … } }
 //

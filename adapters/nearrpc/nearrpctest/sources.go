@@ -20,10 +20,13 @@ const (
 
 // Source is the readable form of a call_function recording.
 type Source struct {
-	Contract    string          `json:"contract"`
-	Method      string          `json:"method"`
-	Args        json.RawMessage `json:"args"`
-	Result      json.RawMessage `json:"result,omitempty"`
+	Contract string          `json:"contract"`
+	Method   string          `json:"method"`
+	Args     json.RawMessage `json:"args"`
+	Result   json.RawMessage `json:"result,omitempty"`
+	// ResultBytes is a method's answer that isn't JSON (Borsh, raw bytes),
+	// base64 in the source file.
+	ResultBytes []byte          `json:"result_base64,omitempty"`
 	ResultError string          `json:"result_error,omitempty"`
 	RPCError    json.RawMessage `json:"rpc_error,omitempty"`
 }
@@ -57,6 +60,14 @@ func FromSource(s Source) (Recording, error) {
 	case s.ResultError != "":
 		response = map[string]any{"jsonrpc": "2.0", "id": "dontcare", "result": map[string]any{
 			"error": s.ResultError, "logs": []string{}, "block_height": RecordedHeight, "block_hash": RecordedHash,
+		}}
+	case s.ResultBytes != nil:
+		values := make([]int, len(s.ResultBytes))
+		for i, b := range s.ResultBytes {
+			values[i] = int(b)
+		}
+		response = map[string]any{"jsonrpc": "2.0", "id": "dontcare", "result": map[string]any{
+			"result": values, "logs": []string{}, "block_height": RecordedHeight, "block_hash": RecordedHash,
 		}}
 	default:
 		// Contracts answer compact JSON (near-sdk uses serde_json::to_vec).

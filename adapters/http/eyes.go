@@ -1,0 +1,20 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/petal-near/petal/app"
+)
+
+// eyesRoutes are the reading tools' routes (each OnTheirMachine: a public
+// site refuses them) and the brain's (kept everywhere).
+func (s *Server) eyesRoutes() []Route {
+	return []Route{
+		{Method: http.MethodPost, Path: "/api/v1/read-chain", Tool: app.ToolReadChain},
+		{Method: http.MethodGet, Path: "/api/v1/read-page", Tool: app.ToolReadPage},
+		{Method: http.MethodGet, Path: "/api/v1/web-search", Tool: app.ToolSearch},
+		{Method: http.MethodGet, Path: "/api/v1/brain", Tool: app.ToolBrainIndex},
+		{Method: http.MethodGet, Path: "/api/v1/brain/route", Tool: app.ToolBrainRoute},
+		{Method: http.MethodGet, Path: "/api/v1/brain/files/:id", Tool: app.ToolBrainFile},
+	}
+}

@@ -1,0 +1,207 @@
+package app_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/brave"
+	"github.com/petal-near/petal/adapters/brave/bravetest"
+	"github.com/petal-near/petal/adapters/memory"
+	"github.com/petal-near/petal/adapters/nearrpc"
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
+	"github.com/petal-near/petal/adapters/webpage"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/ports"
+)
+
+// eyes is the reading tools over the real adapters, pointed at fakes at the
+// network edge, called through a registry as every door calls them.
+func eyes(t *testing.T, near string, search ports.WebSearch) *app.Registry {
+	t.Helper()
+	cfg, err := app.LoadConfig(func(string) string { return "" })
+	require.NoError(t, err)
+	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: near, snapshots.Testnet: near}, Backoff: time.Millisecond, CallTimeout: 2 * time.Second})
+	if search == nil {
+		search = brave.New("", "", nil)
+	}
+	svc := app.NewEyesService(chain, webpage.New(webpage.Options{AllowLoopback: true}), search, memory.SystemClock{})
+	return app.NewRegistry(cfg, nil, []app.ToolSet{svc, app.NewBrainService()})
+}
+
+func call(t *testing.T, reg *app.Registry, tool, input string) (any, error) {
+	t.Helper()
+	return reg.Call(t.Context(), tool, app.Call{Input: json.RawMessage(input), Caller: app.Caller{Door: app.DoorHTTP, Address: "test"}})
+}
+
+func TestReadChainAgainstTheFakeNode(t *testing.T) {
+	fake := nearrpctest.New(t)
+	reg := eyes(t, fake.URL, nil)
+
+	out, err := call(t, reg, app.ToolReadChain, `{"network":"near:mainnet","contract":"marketing.sputnik-dao.near","method":"get_config"}`)
+	require.NoError(t, err)
+	a := out.(app.ChainAnswer)
+	assert.Equal(t, "json", a.Encoding)
+	assert.JSONEq(t, `{"name":"marketing","purpose":"Marketing guild of the NEAR community: campaigns, events and content.","metadata":""}`, string(a.Result))
+	assert.Equal(t, app.ChainBlock{Height: nearrpctest.RecordedHeight, Hash: nearrpctest.RecordedHash}, a.Block)
+	assert.Equal(t, []string{}, a.Logs)
+
+	out, err = call(t, reg, app.ToolReadChain, `{"network":"mainnet","contract":"usdt.tether-token.near","method":"ft_balance_of","args":{"account_id":"alice.near"}}`)
+	require.NoError(t, err)
+	assert.Equal(t, `"1250000000"`, string(out.(app.ChainAnswer).Result), "arguments sent, a JSON string answered")
+
+	// Bytes that aren't JSON come back as base64.
+	out, err = call(t, reg, app.ToolReadChain, `{"network":"near:mainnet","contract":"blob.near","method":"get_state"}`)
+	require.NoError(t, err)
+	a = out.(app.ChainAnswer)
+	assert.Equal(t, "base64", a.Encoding)
+	assert.Equal(t, `"AQAAAP/+cGV0YWw="`, string(a.Result))
+	assert.Equal(t, 11, a.Bytes)
+
+	// A contract that panics says so in its own words.
+	_, err = call(t, reg, app.ToolReadChain, `{"network":"near:mainnet","contract":"broken.sputnik-dao.near","method":"get_last_proposal_id"}`)
+	e, ok := errs.As(err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, errs.CannotRead, e.Code)
+	assert.Contains(t, e.Message, "Proposals are corrupted")
+	_, err = call(t, reg, app.ToolReadChain, `{"network":"near:mainnet","contract":"broken.sputnik-dao.near","method":"get_policy"}`)
+	assert.Contains(t, err.Error(), "Policy is corrupted", "the older result-with-error shape too")
+
+	_, err = call(t, reg, app.ToolReadChain, `{"network":"near:mainnet","contract":"nope.sputnik-dao.near","method":"get_config"}`)
+	assert.True(t, errs.Is(err, errs.NotFound), "%v", err)
+
+	// An answer over 1 MiB is refused, not read whole.
+	big := make([]byte, app.MaxChainAnswer+1)
+	for i := range big {
+		big[i] = 'x'
+	}
+	rec, err := nearrpctest.FromSource(nearrpctest.Source{Contract: "huge.near", Method: "get_everything", ResultBytes: big})
+	require.NoError(t, err)
+	fake.Add(rec)
+	_, err = call(t, reg, app.ToolReadChain, `{"network":"near:mainnet","contract":"huge.near","method":"get_everything"}`)
+	e, ok = errs.As(err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, errs.CannotRead, e.Code)
+	assert.Contains(t, e.Message, "larger than 1048576 bytes")
+
+	// Bad input is refused before any call.
+	before := len(fake.Calls())
+	for input, field := range map[string]string{
+		`{"network":"near:betanet","contract":"a.near","method":"m"}`:            "network",
+		`{"network":"near:mainnet","contract":"A B","method":"m"}`:               "contract",
+		`{"network":"near:mainnet","contract":"a.near","method":"m; rm"}`:        "method",
+		`{"network":"near:mainnet","contract":"a.near","method":"m","args":[1]}`: "args",
+		`{"contract":"a.near","method":"m"}`:                                     "network",
+	} {
+		_, err := call(t, reg, app.ToolReadChain, input)
+		assert.True(t, errs.Is(err, errs.BadInput), input)
+		assert.Contains(t, err.Error(), field, input)
+	}
+	assert.Equal(t, before, len(fake.Calls()))
+}
+
+func TestReadPageInPages(t *testing.T) {
+	var body strings.Builder
+	for i := 0; body.Len() < 70_000; i++ {
+		fmt.Fprintf(&body, "<p>Paragraph %d says the council voted &amp; the pool staked.</p>\n", i)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head><title>Long page</title></head><body>%s</body></html>", body.String())
+	}))
+	defer srv.Close()
+	reg := eyes(t, "http://127.0.0.1:1", nil)
+
+	var text strings.Builder
+	start, pages := 0, 0
+	for {
+		out, err := call(t, reg, app.ToolReadPage, fmt.Sprintf(`{"url":%q,"start":%d}`, srv.URL, start))
+		require.NoError(t, err)
+		p := out.(app.PageAnswer)
+		pages++
+		assert.Equal(t, "Long page", p.Title)
+		assert.Equal(t, start, p.Start)
+		assert.LessOrEqual(t, utf8.RuneCountInString(p.Text), app.PageChars)
+		assert.Equal(t, p.End-p.Start, utf8.RuneCountInString(p.Text))
+		enc, _ := json.Marshal(p)
+		assert.Less(t, len(enc), 24<<10, "a page fits the agent's thread")
+		text.WriteString(p.Text)
+		if p.Next == nil {
+			assert.Equal(t, p.Total, p.End)
+			break
+		}
+		assert.Equal(t, p.End, *p.Next)
+		assert.True(t, strings.HasSuffix(p.Text, "\n"), "a page ends at a line's end")
+		start = *p.Next
+	}
+	assert.GreaterOrEqual(t, pages, 3)
+	assert.Contains(t, text.String(), "Paragraph 0 says the council voted & the pool staked.")
+	assert.Contains(t, text.String(), "Paragraph 900 says")
+
+	_, err := call(t, reg, app.ToolReadPage, fmt.Sprintf(`{"url":%q,"start":%d}`, srv.URL, 10_000_000))
+	assert.True(t, errs.Is(err, errs.BadInput), "start past the schema's bound")
+	_, err = call(t, reg, app.ToolReadPage, fmt.Sprintf(`{"url":%q,"start":%d}`, srv.URL, text.Len()+5))
+	assert.True(t, errs.Is(err, errs.BadInput), "start past the end")
+	_, err = call(t, reg, app.ToolReadPage, `{"url":"http://10.0.0.1/"}`)
+	assert.True(t, errs.Is(err, errs.BadInput), "a private address even with loopback allowed")
+}
+
+func TestPageOf(t *testing.T) {
+	// Markup-heavy text costs six bytes a character once JSON-encoded: the
+	// page is shorter, never larger than the thread holds.
+	text := strings.Repeat("<a>&", 20_000)
+	page, end := app.PageOf(text, 0)
+	enc, _ := json.Marshal(page)
+	assert.LessOrEqual(t, len(enc), 20_002)
+	assert.Equal(t, utf8.RuneCountInString(page), end)
+
+	// Another script: characters, not bytes.
+	text = strings.Repeat("花びら ", 10_000)
+	page, end = app.PageOf(text, 0)
+	assert.True(t, utf8.ValidString(page))
+	again, next := app.PageOf(text, end)
+	assert.Equal(t, text[:len(page)+len(again)], page+again)
+	assert.Greater(t, next, end)
+
+	page, end = app.PageOf("short", 0)
+	assert.Equal(t, "short", page)
+	assert.Equal(t, 5, end)
+	page, end = app.PageOf("short", 5)
+	assert.Equal(t, "", page)
+	assert.Equal(t, 5, end)
+}
+
+func TestSearch(t *testing.T) {
+	fake := bravetest.New(t)
+	reg := eyes(t, "http://127.0.0.1:1", brave.New(fake.URL, bravetest.Key, nil))
+	out, err := call(t, reg, app.ToolSearch, `{"query":"  near   dao "}`)
+	require.NoError(t, err)
+	s := out.(app.SearchAnswer)
+	assert.Equal(t, "near dao", s.Query)
+	require.Len(t, s.Results, 2)
+	assert.Equal(t, "https://example.org/sputnik", s.Results[0].URL)
+	tool, _ := reg.Get(app.ToolSearch)
+	assert.False(t, tool.HiddenFromAgent)
+
+	// Without a key: 503 source_failed naming the variable, and the agent
+	// is not offered it.
+	reg = eyes(t, "http://127.0.0.1:1", nil)
+	_, err = call(t, reg, app.ToolSearch, `{"query":"near dao"}`)
+	e, ok := errs.As(err)
+	require.True(t, ok)
+	assert.Equal(t, errs.SourceFailed, e.Code)
+	assert.Contains(t, e.Hint, "PETAL_SEARCH_API_KEY")
+	tool, _ = reg.Get(app.ToolSearch)
+	assert.True(t, tool.HiddenFromAgent)
+	assert.Empty(t, fake.Queries()[1:])
+}
