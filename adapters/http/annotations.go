@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -30,6 +31,31 @@ func (s *Server) annotationRoutes() []Route {
 			Summary: "signed in with a wallet, same-origin: { annotations: [claim/v2 without id and by], conversation? }, all or none, their account as by: " +
 				"{ exploration, added, existed, ids }; 404 for a conversation that isn't theirs"},
 	}
+}
+
+// siteClaimRoutes: the site's own claims about a map, the same for every
+// viewer, so open to any site and never per person.
+func (s *Server) siteClaimRoutes() []Route {
+	if s.deps.SiteClaims == nil {
+		return nil
+	}
+	return []Route{{Method: http.MethodGet, Path: "/api/v1/maps/:id/claims", Access: AccessOpen, Handler: s.mapClaims,
+		Summary: "{ about, claims }: the site's own checked claims (claim/v3) whose subject is one of the map's accounts or its address, oldest first; " +
+			"the same for every viewer; not_found for a map that isn't on the map"}}
+}
+
+func (s *Server) mapClaims(c echo.Context) error {
+	id, err := url.PathUnescape(c.Param("id"))
+	if err != nil {
+		return errs.New(errs.NotFound, "no such map")
+	}
+	out, err := s.deps.SiteClaims.ForMap(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	// The same answer for everyone until the next deploy changes the file.
+	c.Response().Header().Set("Cache-Control", "public, max-age=300")
+	return writeJSON(c, http.StatusOK, out)
 }
 
 func (s *Server) myAnnotations(c echo.Context) error {

@@ -65,6 +65,8 @@ type Deps struct {
 	Explorations *app.ExplorationService
 	// Annotations is behind a person's own annotations (/me/annotations).
 	Annotations *app.AnnotationService
+	// SiteClaims is the site's own claims about the map's accounts.
+	SiteClaims *app.SiteClaims
 	Agent       *app.AgentService
 	// AgentJobs is a person's own agents: links, waits, presence, jobs.
 	AgentJobs *app.AgentJobsService
@@ -121,6 +123,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.mcpRoutes()...)
 	rs = append(rs, s.explorationRoutes()...)
 	rs = append(rs, s.annotationRoutes()...)
+	rs = append(rs, s.siteClaimRoutes()...)
 	rs = append(rs, s.agentRoutes()...)
 	rs = append(rs, s.agentsRoutes()...)
 	rs = append(rs, s.flowerRoutes()...)

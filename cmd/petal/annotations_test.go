@@ -228,3 +228,32 @@ func TestTheAgentAnnotatesOncePerRunAndAKeptNoteEndsTheTurn(t *testing.T) {
 	assert.Len(t, fake.Completions(), 3, "one not kept goes back to the model")
 	assert.Len(t, annotationsOf(t, erin.ok(t, http.MethodGet, "/api/v1/me/annotations", "")), 1)
 }
+
+func TestTheSitesClaimsAboutAMapAreTheSameForEveryone(t *testing.T) {
+	p, rpc := signInPetal(t, nil)
+	erin := signInAs(t, p, rpc, "erin.testnet")
+	path := "/api/v1/maps/near:mainnet:marketing.sputnik-dao.near/claims"
+	res, visitors := p.do(t, http.MethodGet, path, "", "Origin", "https://elsewhere.example")
+	require.Equal(t, http.StatusOK, res.StatusCode, visitors)
+	assert.Equal(t, "*", res.Header.Get("Access-Control-Allow-Origin"))
+	var got struct {
+		About  string           `json:"about"`
+		Claims []map[string]any `json:"claims"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(visitors), &got))
+	assert.Equal(t, "near:mainnet:marketing.sputnik-dao.near", got.About)
+	require.NotEmpty(t, got.Claims)
+	for _, c := range got.Claims {
+		assert.Equal(t, "claim/v3", c["schema"])
+		assert.Equal(t, got.About, c["subject"])
+		assert.NotEmpty(t, c["evidence"])
+	}
+	res, hers := erin.do(t, http.MethodGet, path, "")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Equal(t, visitors, hers, "the same for every viewer")
+
+	res, body := p.do(t, http.MethodGet, "/api/v1/maps/near:mainnet:nobody.near/claims", "")
+	assert.Equal(t, http.StatusNotFound, res.StatusCode, body)
+	res, body = p.do(t, http.MethodGet, "/api/v1/maps/not-a-map/claims", "")
+	assert.Equal(t, http.StatusNotFound, res.StatusCode, body)
+}

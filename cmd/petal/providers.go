@@ -114,6 +114,7 @@ var (
 		app.NewLedger,
 		app.NewWalletKeys,
 		app.NewSignInService,
+		app.NewSiteClaims,
 		wire.Bind(new(app.WalletReader), new(*app.SignInService)),
 		app.NewPayService,
 		app.NewTopUpService,

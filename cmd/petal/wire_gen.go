@@ -60,6 +60,10 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	healthService := app.NewHealthService(cfg, db, client)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
 	server := mcp.New(appRegistry, log)
+	siteClaims, err := app.NewSiteClaims()
+	if err != nil {
+		return nil, nil, err
+	}
 	leases := postgres.NewLeases(db)
 	attestations := postgres.NewAttestations(db)
 	modelProvider, err := newModelProvider(cfg, attestations, registry)
@@ -116,6 +120,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		MCP:          server,
 		Explorations: explorationService,
 		Annotations:  annotationService,
+		SiteClaims:   siteClaims,
 		Agent:        agentService,
 		AgentJobs:    agentJobsService,
 		Invites:      inviteService,

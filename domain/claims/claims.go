@@ -133,9 +133,18 @@ func (c Claim) name() (string, error) {
 	if err != nil {
 		return "", errs.New(errs.Internal, "a claim could not be named").WithCause(err)
 	}
-	canonical, err := canon.Transform(b)
+	id, err := nameOf(b)
 	if err != nil {
 		return "", errs.New(errs.Internal, "a claim could not be named").WithCause(err)
+	}
+	return id, nil
+}
+
+// nameOf is the SHA-256 of a JSON text's canonical form (RFC 8785).
+func nameOf(b []byte) (string, error) {
+	canonical, err := canon.Transform(b)
+	if err != nil {
+		return "", err
 	}
 	return canon.Sum(canonical), nil
 }
