@@ -67,7 +67,7 @@ type Deps struct {
 	Annotations *app.AnnotationService
 	// SiteClaims is the site's own claims about the map's accounts.
 	SiteClaims *app.SiteClaims
-	Agent       *app.AgentService
+	Agent      *app.AgentService
 	// AgentJobs is a person's own agents: links, waits, presence, jobs.
 	AgentJobs *app.AgentJobsService
 	Invites   *app.InviteService

@@ -33,15 +33,19 @@ func TestAClaimIsNamedByItsContent(t *testing.T) {
 func TestAClaimsRefusalsNameTheField(t *testing.T) {
 	ok := claims.Input{Subject: "near:mainnet:alice.near", Verb: "noted", Object: json.RawMessage(`{"value":"x"}`), Kind: claims.Stated}
 	for name, change := range map[string]func(*claims.Input){
-		"subject":  func(in *claims.Input) { in.Subject = "alice.near" },
-		"verb":     func(in *claims.Input) { in.Verb = "Named!" },
-		"kind":     func(in *claims.Input) { in.Kind = "rumoured" },
-		"object":   func(in *claims.Input) { in.Object = json.RawMessage(`"just text"`) },
-		"value":    func(in *claims.Input) { in.Object = json.RawMessage(`{"value":""}`) },
-		"extra":    func(in *claims.Input) { in.Object = json.RawMessage(`{"value":"x","who":"y"}`) },
-		"big":      func(in *claims.Input) { in.Verb, in.Object = "said", json.RawMessage(`{"x":"`+strings.Repeat("a", claims.MaxObjectBytes)+`"}`) },
+		"subject": func(in *claims.Input) { in.Subject = "alice.near" },
+		"verb":    func(in *claims.Input) { in.Verb = "Named!" },
+		"kind":    func(in *claims.Input) { in.Kind = "rumoured" },
+		"object":  func(in *claims.Input) { in.Object = json.RawMessage(`"just text"`) },
+		"value":   func(in *claims.Input) { in.Object = json.RawMessage(`{"value":""}`) },
+		"extra":   func(in *claims.Input) { in.Object = json.RawMessage(`{"value":"x","who":"y"}`) },
+		"big": func(in *claims.Input) {
+			in.Verb, in.Object = "said", json.RawMessage(`{"x":"`+strings.Repeat("a", claims.MaxObjectBytes)+`"}`)
+		},
 		"evidence": func(in *claims.Input) { in.Evidence = json.RawMessage(`{"url":"x"}`) },
-		"many":     func(in *claims.Input) { in.Evidence = json.RawMessage(`[` + strings.Repeat(`1,`, claims.MaxEvidence) + `1]`) },
+		"many": func(in *claims.Input) {
+			in.Evidence = json.RawMessage(`[` + strings.Repeat(`1,`, claims.MaxEvidence) + `1]`)
+		},
 	} {
 		in := ok
 		change(&in)
@@ -82,8 +86,10 @@ func TestASiteClaimNamingAPersonIsRefusedAtLoad(t *testing.T) {
 		t.Fatalf("a good claim: %v", err)
 	}
 	for name, change := range map[string]func(*claims.Published){
-		"named":         func(p *claims.Published) { p.Verb, p.Object = "named", json.RawMessage(`{"value":"Dekan"}`) },
-		"free text":     func(p *claims.Published) { p.Object = json.RawMessage(`{"account":"near:mainnet:b.near","name":"Dekan"}`) },
+		"named": func(p *claims.Published) { p.Verb, p.Object = "named", json.RawMessage(`{"value":"Dekan"}`) },
+		"free text": func(p *claims.Published) {
+			p.Object = json.RawMessage(`{"account":"near:mainnet:b.near","name":"Dekan"}`)
+		},
 		"a person's id": func(p *claims.Published) { p.Subject = "near:mainnet:prs_ab12" },
 		"a person's by": func(p *claims.Published) { p.By = "near:mainnet:erin.near" },
 		"an unknown is": func(p *claims.Published) { p.Verb, p.Object = "is", json.RawMessage(`{"value":"person"}`) },
