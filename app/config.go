@@ -66,6 +66,7 @@ type Config struct {
 	BodyTimeout           time.Duration            // PETAL_BODY_TIMEOUT_S
 	SSEPerAddress         int                      // PETAL_SSE_PER_ADDRESS
 	RetainAnon            time.Duration            // PETAL_RETAIN_ANON_DAYS; 0 keeps them
+	MapSyncMin            int                      // PETAL_MAP_SYNC_MIN; 0 turns the map's SocialDB sync off
 	RecordedPace          time.Duration            // PETAL_RECORDED_PACE_MS
 	SearchAPIKey          string                   // PETAL_SEARCH_API_KEY: the Brave Search API key; empty: no web search
 	SearchURL             string                   // PETAL_SEARCH_URL: the Brave Search API's base
@@ -128,6 +129,7 @@ var Variables = []Variable{
 	{"PETAL_BODY_TIMEOUT_S", "30", "seconds a client has to send a request's body; a slower body is cut (streams and long polls send none, so are not cut)"},
 	{"PETAL_SSE_PER_ADDRESS", "20", "event streams one address may hold open at once on one process"},
 	{"PETAL_RETAIN_ANON_DAYS", "90", "days after which anonymous runs and explorations nobody changed or opened are deleted; 0 keeps them"},
+	{"PETAL_MAP_SYNC_MIN", "10", "minutes between reads of SocialDB for flowers published elsewhere (docs/map.md); 0 turns the sync off"},
 	{"PETAL_RECORDED_PACE_MS", "0", "pause before each answer of the recorded model, in milliseconds (0: none)"},
 	{"PETAL_SEARCH_API_KEY", "", "a Brave Search API key (X-Subscription-Token) for the search tool; empty: search answers 503 source_failed and Petals' agent is not offered it"},
 	{"PETAL_SEARCH_URL", "https://api.search.brave.com", "the Brave Search API's base URL (tests point it at a fake)"},
@@ -242,6 +244,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		LargeDecodes:          posInt("PETAL_LARGE_DECODES"),
 		ShutdownDrain:         time.Duration(posInt("PETAL_SHUTDOWN_DRAIN_S")) * time.Second,
 		RetainAnon:            time.Duration(nonNegInt("PETAL_RETAIN_ANON_DAYS")) * 24 * time.Hour,
+		MapSyncMin:            nonNegInt("PETAL_MAP_SYNC_MIN"),
 		RecordedPace:          time.Duration(nonNegInt("PETAL_RECORDED_PACE_MS")) * time.Millisecond,
 		Limits:                strings.ToLower(get("PETAL_LIMITS")),
 		DBPoolSize:            posInt("PETAL_DB_POOL_SIZE"),

@@ -79,6 +79,8 @@ type Deps struct {
 	// Views keeps people's views (GET/PUT /api/v1/me/view, /api/v1/views/:hash).
 	Views  *app.ViewService
 	TopUps *app.TopUpService
+	// Maps is the shared map's lists and pictures (nil: no map routes).
+	Maps *app.MapService
 	// Metrics receives the door's metrics (nil: none kept).
 	Metrics ports.Metrics
 }
@@ -131,6 +133,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.openapiRoutes()...)
 	rs = append(rs, s.snapshotRoutes()...)
 	rs = append(rs, s.eyesRoutes()...)
+	rs = append(rs, s.mapRoutes()...)
 	return rs
 }
 

@@ -33,7 +33,13 @@ type service struct {
 	Jobs      *app.Scheduler
 	// Near reads the chain; serve checks the receivers with it at start.
 	Near ports.NearAccounts
-	Log  *slog.Logger
+	// Maps is the shared map; MapListener tells it of every replica's new
+	// flowers, and MapSync brings in flowers published elsewhere.
+	Cfg         app.Config
+	Maps        *app.MapService
+	MapListener *postgres.Listener
+	MapSync     *app.MapSync
+	Log         *slog.Logger
 	// Metrics is every metric declared; serve answers them on
 	// PETAL_METRICS_ADDR.
 	Metrics *metrics.Registry
@@ -56,6 +62,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 	jobs, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = s.Bus.Run(jobs) })
+	wg.Go(func() { _ = s.MapListener.Run(jobs) })
 	wg.Go(func() { app.KeepLease(jobs, s.Leases, p, s.Agent, s.Log) })
 	select {
 	case <-s.Bus.Ready():
@@ -75,6 +82,13 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 	if _, err := s.Ledger.ReleaseOrphanHolds(ctx); err != nil {
 		s.Log.Error("releasing the ledger holds of processes that are gone", "err", err)
 	}
+	if s.Cfg.Public {
+		// A public site's map is the rows it ships: kept before serving, read
+		// from no chain.
+		if _, err := s.MapSync.Run(ctx); err != nil {
+			s.Log.Error("keeping the shipped map rows", "err", err)
+		}
+	}
 	wg.Go(func() { s.Jobs.Run(jobs) })
 	return func() {
 		sctx, scancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -91,7 +105,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 // newScheduler is this process's scheduler with every scheduled job petal
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
 func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg app.Config, db *postgres.DB, clock ports.Clock,
-	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService) *app.Scheduler {
+	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService, mapSync *app.MapSync) *app.Scheduler {
 	s := app.NewScheduler(leases, process, log)
 	s.Observe(app.CountJobs(m))
 	s.Add(app.SweepJob(agent, ledger, m))
@@ -104,6 +118,9 @@ func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logge
 	}
 	s.Add(prices.Job())
 	s.Add(topUps.Job())
+	if j := mapSync.Job(); j != nil && !cfg.Public {
+		s.Add(*j)
+	}
 	return s
 }
 

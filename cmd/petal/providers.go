@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"log/slog"
+	"strings"
+	"time"
 
 	"github.com/google/wire"
 
@@ -119,6 +122,9 @@ var (
 		app.NewPayService,
 		app.NewTopUpService,
 		app.NewNearPrices,
+		app.NewMapService,
+		newMapSync,
+		newFlowerListener,
 		wire.Struct(new(app.AgentDeps), "*"),
 		app.NewAgentService,
 		wire.Bind(new(app.FlowerDrawer), new(*app.FlowerService)),
@@ -140,6 +146,40 @@ var (
 )
 
 func newClock() ports.Clock { return memory.SystemClock{} }
+
+// newMapSync is the map's SocialDB sync: over the chain, or on a public site
+// over the copies of SocialDB's answers that ship inside petal, so the map
+// answers with no chain read.
+func newMapSync(cfg app.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, library *app.SnapshotLibrary, maps *app.MapService,
+	log *slog.Logger, m ports.Metrics) (*app.MapSync, error) {
+	var social ports.SocialDB = chain
+	if cfg.Public {
+		shipped, err := nearrpc.NewShippedSocialDB(app.ShippedMapRows())
+		if err != nil {
+			return nil, err
+		}
+		social = shipped
+	}
+	return app.NewMapSync(cfg, social, flowers, library, maps, log, m), nil
+}
+
+// newFlowerListener hears every replica's newly kept flowers (NOTIFY on
+// ports.FlowersChannel) for this process's map; after a reconnect the map
+// reads the whole store again, since notifications may have been missed.
+func newFlowerListener(db *postgres.DB, log *slog.Logger, maps *app.MapService) *postgres.Listener {
+	l := postgres.NewListener(db, log, ports.FlowersChannel)
+	l.On(func(payload string) {
+		id, _, _ := strings.Cut(payload, " ")
+		maps.Added(id)
+		// Rebuild now, so requests seldom wait for it.
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_ = maps.Refresh(ctx)
+		}()
+	}, maps.Reset)
+	return l
+}
 
 // newMetrics is the registry every component declares its metrics on (served
 // on PETAL_METRICS_ADDR when set), with the database's own.

@@ -110,6 +110,11 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	intentTopUpRepository := postgres.NewIntentTopUpRepository(db)
 	swaps := newSwaps(cfg, registry)
 	topUpService := app.NewTopUpService(cfg, intentTopUpRepository, swaps, signInService, rateLimiter, clock, log, registry)
+	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
+	mapService, err := app.NewMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry)
+	if err != nil {
+		return nil, nil, err
+	}
 	deps := httpapi.Deps{
 		Config:       cfg,
 		Log:          log,
@@ -130,23 +135,33 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Pay:          payService,
 		Views:        viewService,
 		TopUps:       topUpService,
+		Maps:         mapService,
 		Metrics:      registry,
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
-	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService)
+	mapSync, err := newMapSync(cfg, client, publishedFlowerRepository, snapshotLibrary, mapService, log, registry)
+	if err != nil {
+		return nil, nil, err
+	}
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync)
+	listener := newFlowerListener(db, log, mapService)
 	mainService := &service{
-		Server:    httpapiServer,
-		Agent:     agentService,
-		Snapshots: snapshotService,
-		Bus:       eventBus,
-		Leases:    leases,
-		Process:   processID,
-		Ledger:    ledger,
-		Jobs:      scheduler,
-		Near:      client,
-		Log:       log,
-		Metrics:   registry,
+		Server:      httpapiServer,
+		Agent:       agentService,
+		Snapshots:   snapshotService,
+		Bus:         eventBus,
+		Leases:      leases,
+		Process:     processID,
+		Ledger:      ledger,
+		Jobs:        scheduler,
+		Near:        client,
+		Cfg:         cfg,
+		Maps:        mapService,
+		MapListener: listener,
+		MapSync:     mapSync,
+		Log:         log,
+		Metrics:     registry,
 	}
 	return mainService, func() {
 	}, nil

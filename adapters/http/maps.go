@@ -1,0 +1,130 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+)
+
+// mapRoutes are the shared map's (docs/map.md): lists answered from the
+// process's index as encoded bytes, and each drawing's still picture.
+func (s *Server) mapRoutes() []Route {
+	if s.deps.Maps == nil {
+		return nil
+	}
+	page := []string{"view", "cursor", "limit"}
+	return []Route{
+		{Method: http.MethodGet, Path: "/api/v1/map", Handler: s.mapList(s.deps.Maps.Map), Query: page,
+			Summary: "the map in one answer: { made, source, views, groups, pairs, next_cursor }, every view the oldest first (view: a view's hash to draw through; cursor, limit: paging)"},
+		{Method: http.MethodGet, Path: "/api/v1/map/views", Handler: s.mapList(s.deps.Maps.Views), Query: page,
+			Summary: "{ views, next_cursor }: the same views in the same order, each without its reading"},
+		{Method: http.MethodGet, Path: "/api/v1/map/:sha/svg", Handler: s.mapPicture, Query: []string{"look", "view", "paint"}, Head: true,
+			Summary: "a view's still picture by its spec's sha256, drawn through the view its address names; immutable with a look, ETag its render_sha256; no per-address limit"},
+		{Method: http.MethodGet, Path: "/api/v1/maps", Handler: s.mapList(s.deps.Maps.Maps), Query: page,
+			Summary: "{ maps, next_cursor }: one card per map, the newest first by its newest drawing"},
+		{Method: http.MethodGet, Path: "/api/v1/maps/:id", Handler: s.oneMap, Query: []string{"view"},
+			Summary: "{ map }: one card by its id URL-encoded (an EVM address in any case), hidden maps too with hidden: { why, decided }; not_found for an address with nothing on the map"},
+		{Method: http.MethodGet, Path: "/api/v1/maps/:id/proposals", Handler: s.mapProposals,
+			Summary: "{ proposals }: the map's proposals/v2 from its newest near-dao-proposals reading; not_found when none was read"},
+	}
+}
+
+func (s *Server) mapPage(c echo.Context) (app.MapPage, error) {
+	p := app.MapPage{View: c.QueryParam("view"), Cursor: c.QueryParam("cursor")}
+	if sess, ok := s.session(c); ok {
+		p.Subject = sess.Subject
+	}
+	if l := c.QueryParam("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil {
+			return p, errs.New(errs.BadInput, "limit must be a whole number", "from 1 to 500; leave it out for 100")
+		}
+		if n == 0 {
+			n = -1 // asked for none: out of range, not the default
+		}
+		p.Limit = n
+	}
+	return p, nil
+}
+
+func (s *Server) mapList(list func(ctx context.Context, p app.MapPage) ([]byte, error)) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p, err := s.mapPage(c)
+		if err != nil {
+			return err
+		}
+		b, err := list(c.Request().Context(), p)
+		if err != nil {
+			return err
+		}
+		listCaching(c, p)
+		return writeJSONBytes(c, http.StatusOK, b)
+	}
+}
+
+// listCaching: a list changes whenever a flower lands, so it is always
+// asked again; one drawn through a signed-in person's own view is theirs
+// alone.
+func listCaching(c echo.Context, p app.MapPage) {
+	if p.Subject != "" && p.View == "" {
+		c.Response().Header().Set("Cache-Control", "private, no-cache")
+		return
+	}
+	c.Response().Header().Set("Cache-Control", "no-cache")
+}
+
+func (s *Server) oneMap(c echo.Context) error {
+	p, err := s.mapPage(c)
+	if err != nil {
+		return err
+	}
+	b, err := s.deps.Maps.OneMap(c.Request().Context(), c.Param("id"), p)
+	if err != nil {
+		return err
+	}
+	listCaching(c, p)
+	return writeJSONBytes(c, http.StatusOK, b)
+}
+
+func (s *Server) mapProposals(c echo.Context) error {
+	b, err := s.deps.Maps.Proposals(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-cache")
+	return writeJSONBytes(c, http.StatusOK, b)
+}
+
+// mapPicture serves a drawing's picture. With a look in its address the
+// bytes can never change, so it is kept a year; without one (an older
+// address) it is the default look today, kept five minutes.
+func (s *Server) mapPicture(c echo.Context) error {
+	sha := c.Param("sha")
+	if err := app.CheckSHA256("sha", sha); err != nil {
+		return errs.New(errs.NotFound, "no drawing on the map has that hash", "use a picture address as the map's lists give it")
+	}
+	q := c.Request().URL.Query()
+	p, err := s.deps.Maps.Picture(c.Request().Context(), sha, q.Get("look"), q.Get("view"), q.Get("paint"))
+	if err != nil {
+		return err
+	}
+	etag := `"` + p.RenderSHA256 + `"`
+	h := c.Response().Header()
+	h.Set("ETag", etag)
+	if q.Get("look") != "" {
+		h.Set("Cache-Control", immutable)
+	} else {
+		h.Set("Cache-Control", "public, max-age=300")
+	}
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	if etagMatches(c.Request().Header.Get("If-None-Match"), etag) {
+		return c.NoContent(http.StatusNotModified)
+	}
+	return c.Blob(http.StatusOK, "image/svg+xml; charset=utf-8", p.SVG)
+}

@@ -1,0 +1,353 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/maps"
+	"github.com/petal-near/petal/domain/published"
+	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/domain/specs"
+	"github.com/petal-near/petal/ports"
+)
+
+// MapService is the shared map (docs/map.md): the published flowers whose
+// snapshots are here, as maps, readings and views. It keeps the whole map as
+// one immutable index per process, built from the store, and answers every
+// list from it (and each list's encoded pages from a cache bounded in
+// bytes). A change (a flower kept here, or a NOTIFY from another replica)
+// marks the index stale: the next request rebuilds it before answering, and
+// the listener rebuilds it at once so few requests ever wait. Nothing per
+// request reads the database while the index is current.
+type MapService struct {
+	library *SnapshotLibrary
+	store   ports.PublishedFlowers
+	hidden  map[string]maps.Hidden
+	clock   ports.Clock
+	log     *slog.Logger
+	public  bool
+	views   PersonViews // the view a ?view= names, or a signed-in person's own
+
+	// What the next build reads: the flowers heard of since the last one,
+	// or the whole store (at start, after the listener reconnected, or when
+	// too many came at once). held is the flowers read so far; only a build
+	// (one at a time) touches it.
+	mu      sync.Mutex
+	pending []string
+	walk    bool
+	held    map[string]mapFlower
+
+	state   atomic.Pointer[mapState]
+	want    atomic.Uint64 // bumped by every change; an index built before it is stale
+	rebuild singleflight.Group
+
+	keys     *byteCache[string, []specs.Key] // by spec sha256: a spec's colours never change under its name
+	readings *byteCache[string, maps.Reading]
+	svgs     *byteCache[svgKey, renderedSVG]
+	looks    *byteCache[string, maps.Look] // views named by hash: one never changes under its name
+
+	builds     ports.Counter
+	buildTime  ports.Histogram
+	pageLookup ports.Counter
+	svgLookup  ports.Counter
+}
+
+// mapFlower is one published flower as the map needs it.
+type mapFlower struct {
+	ID       string
+	Spec     specs.Spec
+	SpecSHA  string
+	Snapshot string
+	Map      string
+	Name     string
+	About    string
+	MadeBy   string
+	MadeAt   time.Time
+}
+
+// maxPending is how many flowers heard of one at a time are read one by one;
+// past it the next build walks the whole store instead.
+const maxPending = 1000
+
+type mapState struct {
+	index *maps.Index
+	gen   uint64
+	specs map[string]specs.Spec // every drawing's spec, by its sha256
+	pages *byteCache[pageKey, []byte]
+}
+
+// Memory the map's caches may hold.
+const (
+	mapPageCacheBytes = 64 << 20
+	mapSVGCacheBytes  = 32 << 20
+	mapKeysCacheBytes = 16 << 20
+	mapReadingsBytes  = 16 << 20
+	// mapBuildTimeout bounds a rebuild, which a request may be waiting on.
+	mapBuildTimeout = 30 * time.Second
+)
+
+// NewMapService makes the map over the snapshot library and its source, with
+// the hidden maps shipped in petal (an invalid file is an error, so petal
+// does not start showing a map someone meant to hide).
+func NewMapService(cfg Config, library *SnapshotLibrary, store ports.PublishedFlowers, views PersonViews, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
+	hidden, err := HiddenMaps()
+	if err != nil {
+		return nil, err
+	}
+	m = ports.MetricsOrNone(m)
+	s := &MapService{
+		library: library, store: store, walk: true, views: views, hidden: hidden, clock: clock, log: log, public: cfg.Public,
+		keys: newByteCache[string](mapKeysCacheBytes, 1<<20, func(k []specs.Key) int {
+			n := 64
+			for _, key := range k {
+				n += 48 + len(key.Label)
+			}
+			return n
+		}),
+		readings: newByteCache[string](mapReadingsBytes, 1<<20, func(r maps.Reading) int {
+			return 256 + len(r.Title) + len(r.About) + len(r.Params) + len(r.Network)
+		}),
+		looks:  newByteCache[string](1<<20, 1<<10, func(maps.Look) int { return 256 }),
+		svgs:   newByteCache[svgKey](mapSVGCacheBytes, 1<<20, func(r renderedSVG) int { return len(r.svg) + 128 }),
+		builds: m.Counter("petal_map_builds_total", "Rebuilds of this process's map index, by outcome (ok, failed).", "outcome"),
+		buildTime: m.Histogram("petal_map_build_seconds", "How long a rebuild of the map index took (reading the published flowers, the snapshots new to it, and building).",
+			[]float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}),
+		pageLookup: m.Counter("petal_map_page_cache_lookups_total", "Lookups of encoded map pages (maps, views, one map), by result (hit, miss).", "result"),
+		svgLookup:  m.Counter("petal_map_svg_cache_lookups_total", "Lookups of rendered map pictures, by result (hit, miss).", "result"),
+	}
+	m.Observe("petal_map_cache_bytes", "Bytes the map's caches hold, by cache (pages, svgs, keys, readings).", []string{"cache"},
+		func(_ context.Context, emit func(float64, ...string)) error {
+			if st := s.state.Load(); st != nil {
+				emit(float64(st.pages.bytesHeld()), "pages")
+			}
+			emit(float64(s.svgs.bytesHeld()), "svgs")
+			emit(float64(s.keys.bytesHeld()), "keys")
+			emit(float64(s.readings.bytesHeld()), "readings")
+			return nil
+		})
+	m.Observe("petal_map_items", "What this process's map index lists, by kind (maps, views).", []string{"kind"},
+		func(_ context.Context, emit func(float64, ...string)) error {
+			if st := s.state.Load(); st != nil {
+				emit(float64(st.index.Maps()), "maps")
+				emit(float64(st.index.Views()), "views")
+			}
+			return nil
+		})
+	return s, nil
+}
+
+// Added marks the index stale: a flower was kept, here or on another
+// replica (its NOTIFY names it). The next request rebuilds it before
+// answering, reading only that flower.
+func (s *MapService) Added(id string) {
+	s.mu.Lock()
+	if len(s.pending) < maxPending {
+		s.pending = append(s.pending, id)
+	} else {
+		s.walk, s.pending = true, nil
+	}
+	s.mu.Unlock()
+	s.want.Add(1)
+}
+
+// Reset marks the index stale and has the next build read the whole store:
+// notifications may have been missed (the listener reconnected).
+func (s *MapService) Reset() {
+	s.mu.Lock()
+	s.walk, s.pending = true, nil
+	s.mu.Unlock()
+	s.want.Add(1)
+}
+
+// Refresh rebuilds the index now if it is stale (the listener calls it after
+// Changed, so requests rarely wait).
+func (s *MapService) Refresh(ctx context.Context) error {
+	_, err := s.current(ctx)
+	return err
+}
+
+// current is the index, rebuilt first when a change came since it was built.
+func (s *MapService) current(ctx context.Context) (*mapState, error) {
+	if st := s.state.Load(); st != nil && st.gen == s.want.Load() {
+		return st, nil
+	}
+	ch := s.rebuild.DoChan("build", func() (any, error) {
+		want := s.want.Load()
+		if st := s.state.Load(); st != nil && st.gen == want {
+			return st, nil
+		}
+		// The build outlives the request that started it: others share it.
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mapBuildTimeout)
+		defer cancel()
+		started := time.Now()
+		st, err := s.build(bctx, want)
+		if err != nil {
+			s.builds.Add(1, "failed")
+			s.log.Warn("map: the index could not be rebuilt", "err", err)
+			return nil, err
+		}
+		s.builds.Add(1, "ok")
+		s.buildTime.Observe(time.Since(started).Seconds())
+		s.state.Store(st)
+		return st, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			// An older index still answers: better a map a moment old than none.
+			if st := s.state.Load(); st != nil {
+				return st, nil
+			}
+			return nil, errs.New(errs.SourceFailed, "the map could not be read", "try again in a moment").WithCause(r.Err)
+		}
+		return r.Val.(*mapState), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// build brings the flowers held up to date (the whole store, or only the
+// ones heard of) and makes the index. Readings and keys are read once per
+// snapshot and spec in the process's life.
+func (s *MapService) build(ctx context.Context, gen uint64) (*mapState, error) {
+	s.mu.Lock()
+	walk, pending := s.walk || s.held == nil, s.pending
+	s.walk, s.pending = false, nil
+	s.mu.Unlock()
+	if err := s.catchUp(ctx, walk, pending); err != nil {
+		s.mu.Lock()
+		s.walk = s.walk || walk
+		s.pending = append(pending, s.pending...)
+		s.mu.Unlock()
+		return nil, err
+	}
+	readings := map[string]maps.Reading{}
+	drawings := make([]maps.Drawing, 0, len(s.held))
+	specsBySHA := make(map[string]specs.Spec, len(s.held))
+	missing := map[string]bool{}
+	for _, f := range s.held {
+		if missing[f.Snapshot] {
+			continue
+		}
+		r, keys, err := s.drawingFacts(ctx, f)
+		if errs.Is(err, errs.NotFound) {
+			// Listed as snapshot_missing by the flowers' own lists; drawn nowhere.
+			missing[f.Snapshot] = true
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		readings[f.Snapshot] = r
+		specsBySHA[f.SpecSHA] = f.Spec
+		drawings = append(drawings, maps.Drawing{Flower: f.ID, Spec: f.SpecSHA, Snapshot: f.Snapshot, Map: f.Map, Name: f.Name,
+			Title: f.Spec.Title, About: f.About, MadeBy: f.MadeBy, MadeAt: f.MadeAt, Keys: keys})
+	}
+	return &mapState{
+		index: maps.Build(drawings, readings, s.hidden, s.clock.Now()),
+		gen:   gen,
+		specs: specsBySHA,
+		pages: newByteCache[pageKey](mapPageCacheBytes, mapPageCacheBytes/4, func(b []byte) int { return len(b) + 96 }),
+	}, nil
+}
+
+// catchUp reads the whole store into held (walk), or the flowers named.
+func (s *MapService) catchUp(ctx context.Context, walk bool, ids []string) error {
+	if walk {
+		held := map[string]mapFlower{}
+		q := ports.FlowerQuery{Limit: published.MaxPage}
+		for {
+			page, err := s.store.List(ctx, q)
+			if err != nil {
+				return err
+			}
+			for _, k := range page.Flowers {
+				if f, ok := s.flowerOf(k); ok {
+					held[f.ID] = f
+				}
+			}
+			if page.Next.IsStart() {
+				break
+			}
+			q.After = page.Next
+		}
+		s.held = held
+		return nil
+	}
+	for _, id := range ids {
+		if _, ok := s.held[id]; ok {
+			continue
+		}
+		k, err := s.store.Get(ctx, id)
+		if errs.Is(err, errs.NotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if f, ok := s.flowerOf(k); ok {
+			s.held[f.ID] = f
+		}
+	}
+	return nil
+}
+
+// flowerOf reads a kept flower's record. A kept record was valid when kept;
+// one that no longer reads is left off the map and logged.
+func (s *MapService) flowerOf(k published.Kept) (mapFlower, bool) {
+	f, _, _, problems := published.Parse(k.Record)
+	if len(problems) > 0 {
+		s.log.Warn("map: a kept flower no longer reads as flower/v1", "flower", k.ID, "problem", problems[0].Path+": "+problems[0].Message)
+		return mapFlower{}, false
+	}
+	sha, _, err := specs.Name(f.Spec)
+	if err != nil {
+		return mapFlower{}, false
+	}
+	return mapFlower{ID: k.ID, Spec: f.Spec, SpecSHA: sha, Snapshot: f.Snapshot, Map: f.Map, Name: f.Name, About: f.About,
+		MadeBy: f.MadeBy, MadeAt: k.MadeAt}, true
+}
+
+// drawingFacts is a flower's reading and its colour keys, from the caches or
+// from its snapshot (read once, for both).
+func (s *MapService) drawingFacts(ctx context.Context, f mapFlower) (maps.Reading, []specs.Key, error) {
+	r, haveReading := s.readings.get(f.Snapshot)
+	keys, haveKeys := s.keys.get(f.SpecSHA)
+	if haveReading && haveKeys {
+		return r, keys, nil
+	}
+	loaded, err := s.library.Load(ctx, f.Snapshot)
+	if err != nil {
+		return maps.Reading{}, nil, err
+	}
+	snap := loaded.Snapshot
+	if !haveReading {
+		r = readingOf(f.Snapshot, snap)
+		s.readings.put(f.Snapshot, r)
+	}
+	if !haveKeys {
+		flower, err := specs.Layout(f.Spec, snap)
+		if err != nil {
+			// A kept flower was valid against its snapshot when kept; one
+			// that no longer lays out is drawn with no keys rather than
+			// taking the whole map down.
+			s.log.Warn("map: a published flower could not be laid out", "flower", f.ID, "err", err)
+			return r, []specs.Key{}, nil
+		}
+		keys = flower.Keys
+		s.keys.put(f.SpecSHA, keys)
+	}
+	return r, keys, nil
+}
+
+func readingOf(sha string, snap *snapshots.Snapshot) maps.Reading {
+	asOf, _ := time.Parse(time.RFC3339Nano, snap.Block.Time)
+	return maps.Reading{Snapshot: sha, Network: snap.Network, Title: snap.Title, About: snap.About,
+		AsOf: asOf.UTC(), Count: len(snap.Accounts), Params: snap.Params}
+}

@@ -1,0 +1,138 @@
+package app
+
+import (
+	"context"
+	"embed"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/maps"
+	"github.com/petal-near/petal/domain/specs"
+	"io/fs"
+)
+
+// hiddenMapsFile is the maps kept out of every list (board #96): each with
+// its reason and who decided. Taking a line out brings the map back.
+//
+//go:embed hidden-maps.json
+var hiddenMapsFile []byte
+
+// HiddenMaps is the hidden maps' file, read and checked.
+func HiddenMaps() (map[string]maps.Hidden, error) { return maps.ParseHidden(hiddenMapsFile) }
+
+// resolveView is the one place a view becomes a look for the map: the view
+// an address names (?view=<hash>: the default for its whole hash or its first
+// twelve characters, else a view someone kept, else not_found), or with none
+// the signed-in person's own view, or the default. A kept view never changes
+// under its hash, so each is read once per process.
+func (s *MapService) resolveView(ctx context.Context, subject, hash string) (maps.Look, error) {
+	var v specs.View
+	switch {
+	case hash == "" && subject != "" && s.views != nil:
+		var err error
+		if v, err = s.views.PersonView(ctx, subject); err != nil {
+			return maps.Look{}, err
+		}
+	case hash == "", specs.NamesDefaultView(hash):
+		return maps.Look{Render: specs.RenderVersion, ViewHash: specs.DefaultViewName(), View: specs.DefaultView()}, nil
+	default:
+		if l, ok := s.looks.get(hash); ok {
+			return l, nil
+		}
+		if s.views == nil {
+			return maps.Look{}, errs.New(errs.NotFound, "no view has that hash", "leave view out for the default view")
+		}
+		var err error
+		if v, err = s.views.ResolveView(ctx, hash); err != nil {
+			return maps.Look{}, err
+		}
+	}
+	name, _, err := specs.ViewName(v)
+	if err != nil {
+		return maps.Look{}, errs.New(errs.Internal, "the view could not be named").WithCause(err)
+	}
+	l := maps.Look{Render: specs.RenderVersion, ViewHash: name, View: v}
+	if hash != "" {
+		s.looks.put(hash, l)
+	}
+	return l, nil
+}
+
+// MapPicture is a drawing's still picture and its name (the render's
+// SHA-256).
+type MapPicture struct {
+	SVG          []byte
+	RenderSHA256 string
+	SpecSHA256   string
+}
+
+type svgKey struct{ spec, view string }
+
+type renderedSVG struct {
+	svg []byte
+	sha string
+}
+
+// Picture is GET /api/v1/map/:sha/svg: the drawing named by its spec's
+// sha256, drawn through the view its address names (look, view, paint as the
+// lists give them). Each picture is drawn once per process and kept in a
+// cache bounded in bytes, since a gallery asks for every tile at once. A
+// hash that isn't on the map, a view nobody kept, or an address whose look
+// or paint isn't the one petal draws with that view is not_found.
+func (s *MapService) Picture(ctx context.Context, sha, look, view, paint string) (MapPicture, error) {
+	st, err := s.current(ctx)
+	if err != nil {
+		return MapPicture{}, err
+	}
+	snapshot, ok := st.index.OnTheMap(sha)
+	if !ok {
+		return MapPicture{}, errs.New(errs.NotFound, "no drawing on the map has that hash", "use a picture address as the map's lists give it")
+	}
+	l, err := s.resolveView(ctx, "", view)
+	if err != nil {
+		return MapPicture{}, err
+	}
+	if (look != "" && look != l.Render) || (paint != "" && paint != l.View.Palette) {
+		return MapPicture{}, errs.New(errs.NotFound, "petal no longer draws this picture with that look",
+			"use the picture address the map's lists give now (its look is "+l.Render+")")
+	}
+	key := svgKey{spec: sha, view: l.ViewHash}
+	if r, ok := s.svgs.get(key); ok {
+		s.svgLookup.Add(1, "hit")
+		return MapPicture{SVG: r.svg, RenderSHA256: r.sha, SpecSHA256: sha}, nil
+	}
+	s.svgLookup.Add(1, "miss")
+	v, err, _ := s.rebuild.Do("svg "+sha+" "+l.ViewHash, func() (any, error) {
+		loaded, err := s.library.Load(ctx, snapshot)
+		if err != nil {
+			return nil, err
+		}
+		f, err := specs.Layout(st.specs[sha], loaded.Snapshot)
+		if err != nil {
+			return nil, errs.New(errs.CannotRead, "the drawing could not be laid out").WithCause(err)
+		}
+		out := specs.Render(f, l.View)
+		r := renderedSVG{svg: out.SVG, sha: out.SHA256}
+		s.svgs.put(key, r)
+		return r, nil
+	})
+	if err != nil {
+		return MapPicture{}, err
+	}
+	r := v.(renderedSVG)
+	return MapPicture{SVG: r.svg, RenderSHA256: r.sha, SpecSHA256: sha}, nil
+}
+
+// mapRows is the map a public site ships (docs/map.md, "Public mode"):
+// copies of SocialDB's answers in their wire shape, one folder per network.
+//
+//go:embed map-rows
+var mapRows embed.FS
+
+// ShippedMapRows is the shipped copies of SocialDB's answers, rooted at the
+// folder that holds mainnet/ and testnet/.
+func ShippedMapRows() fs.FS {
+	sub, err := fs.Sub(mapRows, "map-rows")
+	if err != nil {
+		panic(err) // the folder is embedded above
+	}
+	return sub
+}

@@ -1,0 +1,216 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/published"
+	"github.com/petal-near/petal/domain/specs"
+	"github.com/petal-near/petal/ports"
+)
+
+// MapSync brings in flowers published to SocialDB from anywhere, not only
+// through this site (docs/map.md, "The sync"): it pages through SocialDB's
+// accounts, lists each page's petal/flower/* keys, reads the records it
+// doesn't hold yet, and keeps every valid one: drawn when its snapshot is
+// stored here, listed as snapshot_missing when not. A record that isn't a
+// valid flower/v1, is filed under another id than its own, names another
+// maker than the account it is under, or doesn't fit its snapshot is never
+// kept. Every read is a view call at finality final.
+type MapSync struct {
+	social   ports.SocialDB
+	flowers  ports.PublishedFlowers
+	library  *SnapshotLibrary
+	maps     *MapService
+	log      *slog.Logger
+	every    time.Duration
+	networks []string
+
+	records ports.Counter
+}
+
+// What one sync reads at a time.
+const (
+	syncAccountsPage = 200     // accounts per page of get_accounts_paged, and per keys call
+	syncGetBatch     = 50      // records per get call
+	syncKeysBytes    = 4 << 20 // the most of a keys answer read
+	syncGetBytes     = syncGetBatch*published.MaxRecordBytes + 64<<10
+	// syncDeadline bounds a run; a run cut short is continued by the next
+	// (what it kept stays kept, and nothing is half-kept).
+	syncDeadline = 5 * time.Minute
+)
+
+// SyncNetworks are the NEAR networks whose SocialDB the sync reads.
+var SyncNetworks = []string{"near:mainnet", "near:testnet"}
+
+// NewMapSync makes the sync over SocialDB and the published flowers' store.
+// Every PETAL_MAP_SYNC_MIN minutes; 0 turns it off (Job is then nil).
+func NewMapSync(cfg Config, social ports.SocialDB, flowers ports.PublishedFlowers, library *SnapshotLibrary, maps *MapService, log *slog.Logger, m ports.Metrics) *MapSync {
+	m = ports.MetricsOrNone(m)
+	return &MapSync{social: social, flowers: flowers, library: library, maps: maps, log: log,
+		every: time.Duration(cfg.MapSyncMin) * time.Minute, networks: SyncNetworks,
+		records: m.Counter("petal_map_sync_records_total",
+			"SocialDB flower records the map sync looked at, by outcome: kept (drawn), missing (kept as snapshot_missing), known (held already), refused (not a valid flower, or not its own key's).", "outcome"),
+	}
+}
+
+// Job is the sync as a scheduled job (one replica at a time), or nil when
+// PETAL_MAP_SYNC_MIN is 0. A job never run before is due at once, so a new
+// cluster syncs at start.
+func (s *MapSync) Job() *Job {
+	if s.every <= 0 {
+		return nil
+	}
+	return &Job{Name: "map_sync", Every: s.every, Deadline: syncDeadline, Run: s.Run}
+}
+
+// Run syncs every network once; it returns how many records it kept.
+func (s *MapSync) Run(ctx context.Context) (int64, error) {
+	var kept int64
+	for _, network := range s.networks {
+		n, err := s.syncNetwork(ctx, network)
+		kept += n
+		if err != nil {
+			return kept, err
+		}
+	}
+	return kept, nil
+}
+
+func (s *MapSync) syncNetwork(ctx context.Context, network string) (int64, error) {
+	var kept int64
+	for from := 0; ; from += syncAccountsPage {
+		accounts, err := s.social.Accounts(ctx, network, from, syncAccountsPage)
+		if err != nil {
+			return kept, err
+		}
+		if len(accounts) > 0 {
+			n, err := s.syncAccounts(ctx, network, accounts)
+			kept += n
+			if err != nil {
+				return kept, err
+			}
+		}
+		if len(accounts) < syncAccountsPage {
+			return kept, nil
+		}
+	}
+}
+
+// syncAccounts reads one page of accounts' flower keys, then the records
+// this site doesn't hold yet, a batch at a time.
+func (s *MapSync) syncAccounts(ctx context.Context, network string, accounts []string) (int64, error) {
+	patterns := make([]string, 0, len(accounts))
+	for _, a := range accounts {
+		if published.ValidNearAccount(a) {
+			patterns = append(patterns, a+"/petal/flower/*")
+		}
+	}
+	if len(patterns) == 0 {
+		return 0, nil
+	}
+	keys, err := s.social.Keys(ctx, network, patterns, syncKeysBytes)
+	if err != nil {
+		return 0, err
+	}
+	var unknown []string
+	for _, k := range keys {
+		_, id, ok := flowerKey(k.Path)
+		if !ok {
+			s.records.Add(1, "refused")
+			continue
+		}
+		if _, err := s.flowers.Get(ctx, id); err == nil {
+			s.records.Add(1, "known")
+			continue
+		} else if !errs.Is(err, errs.NotFound) {
+			return 0, err
+		}
+		unknown = append(unknown, k.Path)
+	}
+	var kept int64
+	for len(unknown) > 0 {
+		batch := unknown[:min(syncGetBatch, len(unknown))]
+		unknown = unknown[len(batch):]
+		values, err := s.social.Get(ctx, network, batch, syncGetBytes)
+		if err != nil {
+			return kept, err
+		}
+		for _, v := range values {
+			ok, err := s.take(ctx, network, v)
+			if err != nil {
+				return kept, err
+			}
+			if ok {
+				kept++
+			}
+		}
+	}
+	return kept, nil
+}
+
+// flowerKey reads <account>/petal/flower/<id>.
+func flowerKey(path string) (account, id string, ok bool) {
+	account, rest, _ := strings.Cut(path, "/")
+	id, found := strings.CutPrefix(rest, "petal/flower/")
+	return account, id, found && published.ValidNearAccount(account) && published.ValidID(id)
+}
+
+// take checks one record read from SocialDB and keeps it if it is a valid
+// flower of its own key. ok is whether it was newly kept.
+func (s *MapSync) take(ctx context.Context, network string, v ports.SocialValue) (ok bool, err error) {
+	account, id, valid := flowerKey(v.Path)
+	refuse := func(why string, args ...any) (bool, error) {
+		s.records.Add(1, "refused")
+		s.log.Info("map sync: a SocialDB record is not kept", append([]any{"network", network, "path", v.Path, "why", why}, args...)...)
+		return false, nil
+	}
+	if !valid {
+		return refuse("not a flower's key")
+	}
+	f, gotID, _, problems := published.Parse([]byte(v.Value))
+	switch {
+	case len(problems) > 0:
+		return refuse("not a valid flower/v1", "problem", problems[0].Path+": "+problems[0].Message)
+	case gotID != id:
+		return refuse("filed under another id than its own", "its_id", gotID)
+	case f.MadeBy != account:
+		return refuse("made_by is not the account it is under", "made_by", f.MadeBy)
+	}
+	status := published.StatusOK
+	loaded, err := s.library.Load(ctx, f.Snapshot)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		status = published.StatusSnapshotMissing
+	case err != nil:
+		return false, err
+	default:
+		if problems := specs.CheckAgainst(f.Spec, f.Snapshot, loaded.Snapshot); len(problems) > 0 {
+			return refuse("its spec doesn't fit its snapshot", "problem", problems[0].Path+": "+problems[0].Message)
+		}
+		if got := published.MapOf(loaded.Snapshot.Chain, loaded.Snapshot.Params); got != f.Map {
+			return refuse("its map is not its snapshot's", "map", f.Map, "snapshot_map", got)
+		}
+	}
+	madeAt, _ := time.Parse(time.RFC3339, f.MadeAt)
+	_, newly, err := s.flowers.Keep(ctx, published.Kept{ID: id, Network: network, Maker: account, Map: f.Map, Snapshot: f.Snapshot,
+		Record: []byte(v.Value), Name: f.Name, MadeAt: madeAt.UTC(), Status: status, Came: published.CameSynced})
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case !newly:
+		s.records.Add(1, "known")
+	case status == published.StatusOK:
+		s.records.Add(1, "kept")
+	default:
+		s.records.Add(1, "missing")
+	}
+	if newly && s.maps != nil {
+		s.maps.Added(id)
+	}
+	return newly, nil
+}
