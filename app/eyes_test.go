@@ -205,3 +205,16 @@ func TestSearch(t *testing.T) {
 	assert.True(t, tool.HiddenFromAgent)
 	assert.Empty(t, fake.Queries()[1:])
 }
+
+// The test setting that lets read_page read loopback is refused on an https
+// site: a real site never reads its own machine.
+func TestReadPageLoopbackIsRefusedOnAnHTTPSSite(t *testing.T) {
+	env := map[string]string{"PETAL_READ_PAGE_LOOPBACK": "1", "PETAL_API": "https://petal.example"}
+	_, err := app.LoadConfig(func(k string) string { return env[k] })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "PETAL_READ_PAGE_LOOPBACK")
+	env["PETAL_API"] = "http://localhost:8787"
+	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.True(t, cfg.ReadPageLoopback)
+}
