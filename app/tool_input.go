@@ -36,6 +36,9 @@ func WithInput[In any](t Tool, run func(ctx context.Context, call Call, in In) (
 	t.InputType = reflect.TypeFor[In]()
 	t.Run = func(ctx context.Context, call Call) (any, error) {
 		var in In
+		if emptyInput(call.Input) {
+			return run(ctx, call, in) // {} is In's zero value: nothing to decode
+		}
 		if err := DecodeInput(call.Input, &in); err != nil {
 			return nil, err
 		}

@@ -62,6 +62,10 @@ func withToolsVersion(body []byte) []byte {
 
 // writeJSON answers v as JSON with tools_version.
 func writeJSON(c echo.Context, status int, v any) error {
+	if raw, ok := v.(json.RawMessage); ok {
+		// An answer its tool encoded once and keeps (list_networks).
+		return writeJSONBytes(c, status, raw)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return errs.New(errs.Internal, "the answer could not be encoded").WithCause(err)
@@ -70,8 +74,27 @@ func writeJSON(c echo.Context, status int, v any) error {
 }
 
 func writeJSONBytes(c echo.Context, status int, b []byte) error {
-	return c.Blob(status, jsonContentType, withToolsVersion(b))
+	if len(b) < splicedWriteOver || b[0] != '{' {
+		return c.Blob(status, jsonContentType, withToolsVersion(b))
+	}
+	// A large answer is written in two parts under its known length rather
+	// than copied whole to splice tools_version in.
+	res := c.Response()
+	h := res.Header()
+	h.Set(echo.HeaderContentType, jsonContentType)
+	h.Set(echo.HeaderContentLength, strconv.Itoa(len(toolsVersionPrefix)+1+len(b)-1))
+	res.WriteHeader(status)
+	var head [64]byte
+	if _, err := res.Write(append(append(head[:0], toolsVersionPrefix...), ',')); err != nil {
+		return err
+	}
+	_, err := res.Write(b[1:])
+	return err
 }
+
+// splicedWriteOver is the answer size from which writeJSONBytes writes in
+// two parts instead of copying.
+const splicedWriteOver = 4 << 10
 
 // toPetalError turns anything a handler or Echo returned into petal's error.
 // What is not petal's own is internal, and its detail stays in the logs.

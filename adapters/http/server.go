@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -95,6 +96,8 @@ type Server struct {
 	streams streamCount
 	// streamsOpen counts the SSE streams open, by kind, for the metrics.
 	streamsOpen ports.Gauge
+	// props caches each tool's query parameter types (queryTypes).
+	props sync.Map
 }
 
 // New builds the Echo app with every route and middleware.

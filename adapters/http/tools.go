@@ -53,11 +53,17 @@ func (s *Server) toolHandler(r Route) echo.HandlerFunc {
 	}
 }
 
+// noInput is the input of a request that carries none.
+var noInput = json.RawMessage(`{}`)
+
 // toolInput assembles a tool's input object from the request.
 func (s *Server) toolInput(c echo.Context, tool *app.Tool, r Route) (json.RawMessage, error) {
-	props := schemaProperties(tool.Input)
-	obj := map[string]any{}
 	req := c.Request()
+	if (req.Method == http.MethodGet || req.Method == http.MethodHead) && len(c.ParamNames()) == 0 && req.URL.RawQuery == "" {
+		return noInput, nil
+	}
+	props := s.queryTypes(tool)
+	obj := map[string]any{}
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		var body map[string]json.RawMessage
 		raw, err := io.ReadAll(req.Body)
@@ -109,6 +115,16 @@ func decodeError(err error) error {
 		return e // the body's own refusal, like its deadline
 	}
 	return errs.New(errs.BadInput, "the body could not be read").WithCause(err)
+}
+
+// queryTypes is schemaProperties of tool's input, read once per tool.
+func (s *Server) queryTypes(tool *app.Tool) map[string]string {
+	if props, ok := s.props.Load(tool.Name); ok {
+		return props.(map[string]string)
+	}
+	props := schemaProperties(tool.Input)
+	s.props.Store(tool.Name, props)
+	return props
 }
 
 // schemaProperties maps each top-level property of an object schema to its
