@@ -66,6 +66,7 @@ type AgentService struct {
 	random    ports.Random
 	opens     ports.Opens // when each run was last opened, for retention; nil: not noted
 	tails     *tailCache
+	own       map[string]*ownTool // the agent's own tools (name_conversation), by name
 
 	life     context.Context
 	shutdown context.CancelCauseFunc
@@ -113,6 +114,7 @@ func NewAgentService(d AgentDeps) *AgentService {
 		registry: d.Registry, flowers: d.Flowers, access: d.Access, ledger: d.Ledger, pay: d.Pay, snapshots: d.Snapshots,
 		limiter: d.Limiter, log: d.Log, process: d.Process, random: d.Random, budget: d.Budget, opens: d.Opens, tails: newTailCache(d.Runs, d.Bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
+	a.own = a.ownTools()
 	return a
 }
 
@@ -146,6 +148,9 @@ type ChatRequest struct {
 	Messages []ChatMessage   `json:"messages"`
 	Draft    json.RawMessage `json:"draft,omitempty"`
 	RunID    string          `json:"run_id,omitempty"`
+	// Settings are what the conversation runs on from this chat on; a
+	// follow-up without them keeps the run's.
+	Settings *runs.Settings `json:"settings,omitempty"`
 }
 
 // ChatMessage is one message a client sends.
@@ -185,6 +190,9 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 	if len(req.Draft) > 0 && !json.Valid(req.Draft) {
 		return ChatStarted{}, errs.New(errs.BadInput, "draft is not JSON")
 	}
+	if err := a.CheckSettings(req.Settings); err != nil {
+		return ChatStarted{}, err
+	}
 	if a.fenced.Load() {
 		// A run started now would be held under a lease peers take for
 		// dead, and swept from under its job.
@@ -195,7 +203,11 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 		return a.continueRun(ctx, caller, req, last)
 	}
 	thread := threadOf(req.Messages)
-	payer, err := a.gate(ctx, caller, thread)
+	var settings runs.Settings
+	if req.Settings != nil {
+		settings = *req.Settings
+	}
+	payer, err := a.gate(ctx, caller, thread, settings)
 	if err != nil {
 		return ChatStarted{}, err
 	}
@@ -226,6 +238,7 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 		Model:     a.model.Name(),
 		ProcessID: string(a.process),
 		Draft:     req.Draft,
+		Settings:  settings,
 	}
 	if !a.Recorded() {
 		// A recorded run opens no session and has no owner.
@@ -274,7 +287,11 @@ func (a *AgentService) continueRun(ctx context.Context, caller Caller, req ChatR
 	if size > runs.MaxThread {
 		return ChatStarted{}, runs.ThreadFull(size)
 	}
-	payer, err := a.gate(ctx, caller, thread)
+	settings := run.Settings
+	if req.Settings != nil {
+		settings = *req.Settings
+	}
+	payer, err := a.gate(ctx, caller, thread, settings)
 	if err != nil {
 		return ChatStarted{}, err
 	}
@@ -283,6 +300,12 @@ func (a *AgentService) continueRun(ctx context.Context, caller Caller, req ChatR
 	refund, err := a.budget.Spend(ctx, run.Owner, RowBytes+int64(len(last.Content)))
 	if err != nil {
 		return ChatStarted{}, err
+	}
+	if settings != run.Settings {
+		if err := a.store.SetSettings(ctx, run.ID, settings); err != nil {
+			refund()
+			return ChatStarted{}, err
+		}
 	}
 	resumed, err := a.store.Resume(ctx, run.ID, string(a.process), thread, a.openingEvents(run.ID)...)
 	if err != nil {
@@ -379,12 +402,13 @@ func forChat(payer *credit.Payer, runID string, firstSeq int64) *credit.Payer {
 
 // gate says who pays for a chat on a real model, before any model call
 // (nil: nobody needs to, the recorded model spends nothing).
-func (a *AgentService) gate(ctx context.Context, caller Caller, thread []runs.Message) (*credit.Payer, error) {
+func (a *AgentService) gate(ctx context.Context, caller Caller, thread []runs.Message, settings runs.Settings) (*credit.Payer, error) {
 	if a.Recorded() || a.access == nil || a.ledger == nil {
 		return nil, nil
 	}
-	// The chat's first call must fit in what its payer has left.
-	p, err := a.access.GateFor(ctx, caller, a.model.WorstCase(modelRequest(thread, a.modelTools())))
+	// The chat's first call must fit in what its payer has left, on the
+	// model the conversation picked.
+	p, err := a.access.GateFor(ctx, caller, a.model.WorstCase(modelRequest(thread, a.modelTools(), settings, "")))
 	if err != nil {
 		return nil, err
 	}

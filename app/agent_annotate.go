@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/petal-near/petal/domain/claims"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
-	"github.com/petal-near/petal/ports"
 )
 
 // ToolAnnotate is Petals' agent's own tool: it keeps what the person tells
@@ -42,11 +40,6 @@ var annotateTool = WithInput(Tool{
 		"Call it in the same message as your answer.",
 }, func(context.Context, Call, annotateInput) (any, error) { return nil, nil })
 
-// annotateModelTool is annotate as the model is offered it.
-func annotateModelTool() ports.ModelTool {
-	return ports.ModelTool{Name: annotateTool.Name, Description: annotateTool.Description, Parameters: annotateTool.Input}
-}
-
 // annotated reports whether the run has kept an annotate call already (read
 // back from its thread, so it holds across chats and restarts).
 func annotated(thread []runs.Message) bool {
@@ -58,42 +51,10 @@ func annotated(thread []runs.Message) bool {
 	return false
 }
 
-// annotate runs the agent's annotate call: its events and its tool message
-// as any tool's. kept says whether the claims were kept.
-func (a *AgentService) annotate(ctx context.Context, c *chat, tc runs.ToolCall) (kept bool, _ error) {
-	args := tc.Args
-	if len(args) == 0 || !json.Valid(args) {
-		args = json.RawMessage(`{}`)
-	}
-	if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolCall, runs.ToolCallData{ID: tc.ID, Name: tc.Name, Args: args})); err != nil {
-		return false, err
-	}
-	start := time.Now()
-	out, err := a.keepAnnotations(ctx, c, args)
-	if ctx.Err() != nil {
-		return false, ctx.Err()
-	}
-	c.toolsRun = append(c.toolsRun, tc.Name)
-	result := runs.ToolResultData{ID: tc.ID, Name: tc.Name, MS: time.Since(start).Milliseconds()}
-	var content []byte
-	if err != nil {
-		e, ok := errs.As(err)
-		if !ok {
-			a.log.Error("agent: annotate failed", "run", c.run.ID, "err", err)
-			e = errs.New(errs.Internal, "the tool failed on our side")
-		}
-		result.Summary = string(e.Code) + ": " + e.Message
-		content, _ = json.Marshal(map[string]any{"error": map[string]string{"code": string(e.Code), "message": e.Message, "hint": e.Hint}})
-	} else {
-		content, _ = json.Marshal(out)
-		result.OK, kept = true, true
-		result.Summary = runs.Summarize(content)
-	}
-	if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolResult, result)); err != nil {
-		return false, err
-	}
-	c.thread = append(c.thread, runs.Message{Role: runs.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: string(content)})
-	return kept, a.store.SaveThread(c.wctx, c.run.ID, c.thread)
+// annotateOwnTool is annotate among the agent's own tools: its events and
+// its tool message as any tool's; kept beside words, it ends the turn.
+func (a *AgentService) annotateOwnTool() *ownTool {
+	return rawOwnTool(annotateTool, true, a.keepAnnotations)
 }
 
 // keepAnnotations checks one annotate call and keeps its claims in the run's

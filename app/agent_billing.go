@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/petal-near/petal/domain/credit"
@@ -30,22 +31,35 @@ func (a *AgentService) reconcileFirst(ctx context.Context, runID string, payer *
 	}
 }
 
-// modelRequest is the request a call on thread offering tools sends.
-func modelRequest(thread []runs.Message, tools []ports.ModelTool) ports.ModelRequest {
-	msgs := append([]runs.Message{{Role: runs.RoleSystem, Content: systemMessage}}, thread...)
-	return ports.ModelRequest{Messages: msgs, Tools: tools, MaxTokens: maxAnswerTokens}
+// modelRequest is the request a call on thread offering tools sends, on the
+// model and effort the conversation picked; the system message says the
+// conversation's name (title), or that it has none yet.
+func modelRequest(thread []runs.Message, tools []ports.ModelTool, settings runs.Settings, title string) ports.ModelRequest {
+	msgs := append([]runs.Message{{Role: runs.RoleSystem, Content: systemMessage + "\n" + nameLine(title)}}, thread...)
+	return ports.ModelRequest{Model: settings.Model, Effort: settings.Effort, Messages: msgs, Tools: tools, MaxTokens: maxAnswerTokens}
+}
+
+// nameLine tells the model the conversation's name, so it names it with its
+// first answer and renames it only when the subject changes. The name is
+// quoted as data.
+func nameLine(title string) string {
+	if title == "" {
+		return "This conversation has no name yet: name it with name_conversation in the same message as your answer."
+	}
+	quoted, _ := json.Marshal(title)
+	return "This conversation is named " + string(quoted) + "; rename it with name_conversation only when its subject changes."
 }
 
 // FirstCallWorstCase is the model bill a new chat asking question holds for
 // its first call (before base fees and tip): what the ledger must have left
 // for the chat to start.
 func (a *AgentService) FirstCallWorstCase(question string) credit.Micros {
-	return a.model.WorstCase(modelRequest([]runs.Message{{Role: runs.RoleUser, Content: question}}, a.modelTools()))
+	return a.model.WorstCase(modelRequest([]runs.Message{{Role: runs.RoleUser, Content: question}}, a.modelTools(), runs.Settings{}, ""))
 }
 
 // complete makes one model call and counts it.
 func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.ModelTool) (ports.ModelAnswer, error) {
-	req := modelRequest(c.thread, tools)
+	req := modelRequest(c.thread, tools, c.run.Settings, c.run.Title)
 	var hold credit.Hold
 	if c.payer != nil {
 		// Every model call is held on the ledger first, then settled; every
@@ -96,11 +110,15 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 		usage := credit.Usage{InferenceID: ans.InferenceID, Model: ans.Model,
 			TokensIn: int(ans.Tokens.In), TokensCached: int(ans.Tokens.Cached), TokensOut: int(ans.Tokens.Out)}
 		// A turn ends with an answer that asks for no tool, or that was
-		// offered none: the loop stops there (switch C).
-		cc := credit.CallContext{Tools: c.toolsRun, EndsTurn: len(ans.Message.ToolCalls) == 0 || tools == nil}
+		// offered none, or that has words and asks only for tools that end
+		// the turn (name_conversation): the loop stops there (switch C),
+		// charged once a chat even if such a tool fails and the loop goes on.
+		ends := len(ans.Message.ToolCalls) == 0 || tools == nil || a.endsTheTurn(ans.Message)
+		cc := credit.CallContext{Tools: c.toolsRun, EndsTurn: ends && !c.turnCharged}
 		if err := a.ledger.SettleCall(c.wctx, hold, ans.Cost, usage, cc); err != nil {
 			return ans, err
 		}
+		c.turnCharged = c.turnCharged || cc.EndsTurn
 		c.toolsRun = nil
 	}
 	c.turns++

@@ -50,6 +50,10 @@ type chat struct {
 	refusedAny bool
 	askedAgain bool            // this round asked again for something refused
 	wctx       context.Context // for writes that must land even after a stop
+	// failed: a tool call of this round failed (a turn-ending round then
+	// goes back to the model); turnCharged: this chat's turn is charged.
+	failed      bool
+	turnCharged bool
 }
 
 // execute runs one chat to its end, and ends the run with the events the way
@@ -200,30 +204,20 @@ func (a *AgentService) loop(ctx context.Context, c *chat) error {
 			return nil
 		}
 		allRefused := true
-		c.askedAgain = false
-		// Annotations kept beside words, and nothing else, end the turn: a
-		// note costs no model call of its own.
-		onlyKept := ans.Message.Content != ""
+		c.askedAgain, c.failed = false, false
 		for _, tc := range ans.Message.ToolCalls {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if tc.Name == ToolAnnotate {
-				kept, err := a.annotate(ctx, c, tc)
-				if err != nil {
-					return err
-				}
-				onlyKept, allRefused = onlyKept && kept, false
-				continue
-			}
-			onlyKept = false
 			refused, err := a.runTool(ctx, c, tc, &ans)
 			if err != nil {
 				return err
 			}
 			allRefused = allRefused && refused
 		}
-		if onlyKept {
+		if a.endsTheTurn(ans.Message) && !c.failed {
+			// Words for the person and a name kept: the turn is over, at no
+			// model call of its own.
 			return nil
 		}
 		// Asking again for what was refused, with nothing to say: one call

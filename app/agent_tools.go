@@ -49,7 +49,12 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 		Progress: func(p Progress) {
 			_, _ = a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindProgress, runs.ProgressData{Stage: p.Stage, Message: p.Message, Done: p.Done, Total: p.Total}))
 		}}
-	out, err := a.registry.Call(ctx, tc.Name, call)
+	var out any
+	if own := a.own[tc.Name]; own != nil {
+		out, err = own.call(ctx, c, args)
+	} else {
+		out, err = a.registry.Call(ctx, tc.Name, call)
+	}
 	if ctx.Err() != nil {
 		// Stopped or out of time: the tool's answer doesn't count.
 		return false, ctx.Err()
@@ -59,6 +64,7 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 	var content []byte
 	result := runs.ToolResultData{ID: tc.ID, Name: tc.Name, MS: ms}
 	if err != nil {
+		c.failed = true
 		e, ok := errs.As(err)
 		if !ok {
 			a.log.Error("agent tool failed", "run", c.run.ID, "tool", tc.Name, "err", err)
@@ -100,7 +106,8 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 	return false, a.store.SaveThread(c.wctx, c.run.ID, c.thread)
 }
 
-// modelTools is what the model may call: the registry's tools this site runs.
+// modelTools is what the model may call: the registry's tools this site
+// runs, then the agent's own.
 func (a *AgentService) modelTools() []ports.ModelTool {
 	out := []ports.ModelTool{} // never nil: nil means "no tools this call"
 	for _, t := range a.registry.Offered() {
@@ -109,5 +116,5 @@ func (a *AgentService) modelTools() []ports.ModelTool {
 		}
 		out = append(out, ports.ModelTool{Name: t.Name, Description: t.Description, Parameters: t.Input})
 	}
-	return append(out, annotateModelTool())
+	return append(out, a.ownModelTools()...)
 }

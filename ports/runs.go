@@ -25,6 +25,12 @@ type RunStore interface {
 	SaveThread(ctx context.Context, id string, thread []runs.Message) error
 	// SetExploration records the exploration the run keeps its flowers in.
 	SetExploration(ctx context.Context, id, exploration string) error
+	// SetTitle names the run's conversation (a title already checked), or
+	// errs.NotFound.
+	SetTitle(ctx context.Context, id, title string) error
+	// SetSettings keeps what the run's chats run on (settings already
+	// checked against the catalogue), or errs.NotFound.
+	SetSettings(ctx context.Context, id string, settings runs.Settings) error
 	// Append adds events to the log and returns the seq of the last one.
 	// Only a running run grows: on an ended one (a sweep ended it while its
 	// job went on) it writes nothing and fails with errs.Conflict.
@@ -93,9 +99,17 @@ type ModelTool struct {
 // ModelRequest is one completion asked of the model.
 type ModelRequest struct {
 	Model     string // empty: the provider's default
+	Effort    string // empty: none asked; sent only to a model that offers it
 	Messages  []runs.Message
 	Tools     []ModelTool
 	MaxTokens int
+}
+
+// ModelOffer is one model a chat may run on, and the reasoning efforts it
+// offers (none: the model takes no effort).
+type ModelOffer struct {
+	ID      string
+	Efforts []string
 }
 
 // ModelAnswer is one completion.
@@ -119,6 +133,9 @@ type ModelAnswer struct {
 type ModelProvider interface {
 	// Name is "recorded" for the recorded provider, else the provider's name.
 	Name() string
+	// Models is the catalogue a chat may pick from (the allow-list), with the
+	// efforts each offers.
+	Models() []ModelOffer
 	// Complete asks for one non-streamed completion with tool calls.
 	Complete(ctx context.Context, req ModelRequest) (ModelAnswer, error)
 	// WorstCase is the most req can cost (its input and max_tokens at the

@@ -71,8 +71,10 @@ type Deps struct {
 	Agent      *app.AgentService
 	// AgentJobs is a person's own agents: links, waits, presence, jobs.
 	AgentJobs *app.AgentJobsService
-	Invites   *app.InviteService
-	Ledger    *app.Ledger
+	// Conversations is the list of a session's runs and explorations.
+	Conversations *app.ConversationService
+	Invites       *app.InviteService
+	Ledger        *app.Ledger
 	// Snapshots is the service behind the snapshot body route.
 	Snapshots *app.SnapshotService
 	SignIn    *app.SignInService
@@ -131,6 +133,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.siteClaimRoutes()...)
 	rs = append(rs, s.agentRoutes()...)
 	rs = append(rs, s.agentsRoutes()...)
+	rs = append(rs, s.conversationRoutes()...)
 	rs = append(rs, s.flowerRoutes()...)
 	rs = append(rs, s.viewRoutes()...)
 	rs = append(rs, s.openapiRoutes()...)

@@ -132,7 +132,7 @@ func (s *RunStore) Create(ctx context.Context, run runs.Run, first ...runs.NewEv
 	}
 	now := s.clock.Now()
 	r := &runs.Run{ID: run.ID, Owner: run.Owner, Status: runs.Running, Model: run.Model, ProcessID: run.ProcessID,
-		Thread: nonNilThread(run.Thread), Draft: bytes.Clone(run.Draft), CreatedAt: now, UpdatedAt: now}
+		Thread: nonNilThread(run.Thread), Draft: bytes.Clone(run.Draft), Settings: run.Settings, CreatedAt: now, UpdatedAt: now}
 	s.runs[run.ID] = r
 	last := s.appendLocked(r, first)
 	s.mu.Unlock()
@@ -181,6 +181,16 @@ func (s *RunStore) SaveThread(_ context.Context, id string, thread []runs.Messag
 // SetExploration implements ports.RunStore.
 func (s *RunStore) SetExploration(_ context.Context, id, exploration string) error {
 	return s.update(id, func(r *runs.Run) { r.Exploration = exploration })
+}
+
+// SetTitle implements ports.RunStore.
+func (s *RunStore) SetTitle(_ context.Context, id, title string) error {
+	return s.update(id, func(r *runs.Run) { r.Title = title })
+}
+
+// SetSettings implements ports.RunStore.
+func (s *RunStore) SetSettings(_ context.Context, id string, settings runs.Settings) error {
+	return s.update(id, func(r *runs.Run) { r.Settings = settings })
 }
 
 func (s *RunStore) update(id string, f func(*runs.Run)) error {

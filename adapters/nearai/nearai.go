@@ -35,12 +35,15 @@ type Model struct {
 	InputPerMTok  credit.Micros
 	CachedPerMTok credit.Micros
 	OutputPerMTok credit.Micros
+	// Efforts are the reasoning efforts the model takes (reasoning_effort),
+	// none when it takes none.
+	Efforts []string
 }
 
 // Catalogue is the allow-list of models a chat may run on.
 var Catalogue = []Model{
 	{ID: "deepseek-ai/DeepSeek-V3.1", InputPerMTok: 1_000_000, CachedPerMTok: 250_000, OutputPerMTok: 2_500_000},
-	{ID: "openai/gpt-oss-120b", InputPerMTok: 200_000, CachedPerMTok: 50_000, OutputPerMTok: 600_000},
+	{ID: "openai/gpt-oss-120b", InputPerMTok: 200_000, CachedPerMTok: 50_000, OutputPerMTok: 600_000, Efforts: []string{"low", "medium", "high"}},
 	{ID: "Qwen/Qwen3-30B-A3B-Instruct-2507", InputPerMTok: 150_000, CachedPerMTok: 40_000, OutputPerMTok: 550_000},
 	{ID: "zai-org/GLM-4.6", InputPerMTok: 750_000, CachedPerMTok: 200_000, OutputPerMTok: 2_000_000},
 }
@@ -110,6 +113,25 @@ func New(opt Options, attest ports.Attestations) (*Client, error) {
 // Name implements ports.ModelProvider.
 func (c *Client) Name() string { return c.model.ID }
 
+// Models implements ports.ModelProvider: the catalogue.
+func (c *Client) Models() []ports.ModelOffer {
+	out := make([]ports.ModelOffer, len(Catalogue))
+	for i, m := range Catalogue {
+		out[i] = ports.ModelOffer{ID: m.ID, Efforts: append([]string(nil), m.Efforts...)}
+	}
+	return out
+}
+
+// offers reports whether m takes effort.
+func (m Model) offers(effort string) bool {
+	for _, e := range m.Efforts {
+		if e == effort {
+			return true
+		}
+	}
+	return false
+}
+
 // wire shapes of the OpenAI-compatible API.
 type (
 	wireRequest struct {
@@ -118,6 +140,9 @@ type (
 		Tools     []wireTool    `json:"tools,omitempty"`
 		MaxTokens int           `json:"max_tokens,omitempty"`
 		Stream    bool          `json:"stream"`
+		// ReasoningEffort goes only to a model that takes it: a fallback
+		// that doesn't answers without it.
+		ReasoningEffort string `json:"reasoning_effort,omitempty"`
 	}
 	wireMessage struct {
 		Role       string         `json:"role"`
@@ -286,6 +311,9 @@ func (c *Client) complete(ctx context.Context, m Model, req ports.ModelRequest) 
 // wireBody is the request petal sends m for req.
 func wireBody(m Model, req ports.ModelRequest) wireRequest {
 	body := wireRequest{Model: m.ID, MaxTokens: req.MaxTokens, Stream: false}
+	if req.Effort != "" && m.offers(req.Effort) {
+		body.ReasoningEffort = req.Effort
+	}
 	for _, msg := range req.Messages {
 		wm := wireMessage{Role: msg.Role, ToolCallID: msg.ToolCallID}
 		content := msg.Content

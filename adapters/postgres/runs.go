@@ -60,9 +60,9 @@ func (s *RunStore) Create(ctx context.Context, run runs.Run, first ...runs.NewEv
 		return run, err
 	}
 	err = pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO runs (id, owner, status, model, process_id, thread, draft)
-			VALUES ($1, NULLIF($2, ''), 'running', $3, NULLIF($4, ''), $5, $6)`,
-			run.ID, run.Owner, run.Model, run.ProcessID, thread, nullJSON(run.Draft))
+		_, err := tx.Exec(ctx, `INSERT INTO runs (id, owner, status, model, process_id, thread, draft, settings_model, settings_effort)
+			VALUES ($1, NULLIF($2, ''), 'running', $3, NULLIF($4, ''), $5, $6, NULLIF($7, ''), NULLIF($8, ''))`,
+			run.ID, run.Owner, run.Model, run.ProcessID, thread, nullJSON(run.Draft), run.Settings.Model, run.Settings.Effort)
 		if err != nil {
 			return fmt.Errorf("create run: %w", err)
 		}
@@ -78,10 +78,12 @@ func (s *RunStore) Create(ctx context.Context, run runs.Run, first ...runs.NewEv
 // Get implements ports.RunStore.
 func (s *RunStore) Get(ctx context.Context, id string) (runs.Run, error) {
 	var r runs.Run
-	var owner, process, exploration *string
+	var owner, process, exploration, pickModel, pickEffort *string
 	var thread, draft, flower []byte
-	err := s.db.Pool.QueryRow(ctx, `SELECT id, owner, status, model, process_id, thread, draft, flower, exploration, next_seq, created_at, updated_at
-		FROM runs WHERE id = $1`, id).Scan(&r.ID, &owner, &r.Status, &r.Model, &process, &thread, &draft, &flower, &exploration, &r.NextSeq, &r.CreatedAt, &r.UpdatedAt)
+	err := s.db.Pool.QueryRow(ctx, `SELECT id, owner, status, model, process_id, thread, draft, flower, exploration, title, settings_model, settings_effort,
+			next_seq, created_at, updated_at
+		FROM runs WHERE id = $1`, id).Scan(&r.ID, &owner, &r.Status, &r.Model, &process, &thread, &draft, &flower, &exploration, &r.Title, &pickModel, &pickEffort,
+		&r.NextSeq, &r.CreatedAt, &r.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, errs.Newf(errs.NotFound, "no run %s", id)
 	}
@@ -96,6 +98,12 @@ func (s *RunStore) Get(ctx context.Context, id string) (runs.Run, error) {
 	}
 	if exploration != nil {
 		r.Exploration = *exploration
+	}
+	if pickModel != nil {
+		r.Settings.Model = *pickModel
+	}
+	if pickEffort != nil {
+		r.Settings.Effort = *pickEffort
 	}
 	if err := json.Unmarshal(thread, &r.Thread); err != nil {
 		return r, fmt.Errorf("run %s thread: %w", id, err)
@@ -156,6 +164,32 @@ func (s *RunStore) SetExploration(ctx context.Context, id, exploration string) e
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE runs SET exploration = $2, updated_at = now() WHERE id = $1`, id, exploration)
 	if err != nil {
 		return fmt.Errorf("set the run's exploration: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	return nil
+}
+
+// SetTitle implements ports.RunStore. Naming is activity: the conversation
+// moves to the top of its owner's list.
+func (s *RunStore) SetTitle(ctx context.Context, id, title string) error {
+	tag, err := s.db.Pool.Exec(ctx, `UPDATE runs SET title = $2, updated_at = now() WHERE id = $1`, id, title)
+	if err != nil {
+		return fmt.Errorf("name the run: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return errs.Newf(errs.NotFound, "no run %s", id)
+	}
+	return nil
+}
+
+// SetSettings implements ports.RunStore.
+func (s *RunStore) SetSettings(ctx context.Context, id string, settings runs.Settings) error {
+	tag, err := s.db.Pool.Exec(ctx, `UPDATE runs SET settings_model = NULLIF($2, ''), settings_effort = NULLIF($3, '') WHERE id = $1`,
+		id, settings.Model, settings.Effort)
+	if err != nil {
+		return fmt.Errorf("keep the run's settings: %w", err)
 	}
 	if tag.RowsAffected() == 0 {
 		return errs.Newf(errs.NotFound, "no run %s", id)

@@ -62,6 +62,9 @@ func New(pace time.Duration) *Provider {
 // Name implements ports.ModelProvider.
 func (p *Provider) Name() string { return runs.RecordedModel }
 
+// Models implements ports.ModelProvider: the recorded conversation alone.
+func (p *Provider) Models() []ports.ModelOffer { return []ports.ModelOffer{{ID: runs.RecordedModel}} }
+
 // Complete implements ports.ModelProvider.
 func (p *Provider) Complete(ctx context.Context, req ports.ModelRequest) (ports.ModelAnswer, error) {
 	if p.pace > 0 {

@@ -75,6 +75,8 @@ var (
 		wire.Bind(new(ports.ExplorationStore), new(*postgres.ExplorationRepository)),
 		postgres.NewAnnotationRepository,
 		wire.Bind(new(ports.AnnotationStore), new(*postgres.AnnotationRepository)),
+		postgres.NewConversations,
+		wire.Bind(new(ports.Conversations), new(*postgres.Conversations)),
 		postgres.NewDataBudgetRepository,
 		wire.Bind(new(ports.DataBudget), new(*postgres.DataBudgetRepository)),
 		postgres.NewSpecRepository,
@@ -127,6 +129,7 @@ var (
 		newFlowerListener,
 		wire.Struct(new(app.AgentDeps), "*"),
 		app.NewAgentService,
+		app.NewConversationService,
 		wire.Bind(new(app.FlowerDrawer), new(*app.FlowerService)),
 		registrySet,
 	)

@@ -106,6 +106,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	agentService := app.NewAgentService(agentDeps)
 	agentJobs := postgres.NewAgentJobs(db)
 	agentJobsService := app.NewAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, clock, random, processID, registry, log)
+	conversations := postgres.NewConversations(db)
+	conversationService := app.NewConversationService(conversations)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
 	intentTopUpRepository := postgres.NewIntentTopUpRepository(db)
 	swaps := newSwaps(cfg, registry)
@@ -116,27 +118,28 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		return nil, nil, err
 	}
 	deps := httpapi.Deps{
-		Config:       cfg,
-		Log:          log,
-		Registry:     appRegistry,
-		Health:       healthService,
-		Sessions:     sessionService,
-		Flowers:      flowerService,
-		MCP:          server,
-		Explorations: explorationService,
-		Annotations:  annotationService,
-		SiteClaims:   siteClaims,
-		Agent:        agentService,
-		AgentJobs:    agentJobsService,
-		Invites:      inviteService,
-		Ledger:       ledger,
-		Snapshots:    snapshotService,
-		SignIn:       signInService,
-		Pay:          payService,
-		Views:        viewService,
-		TopUps:       topUpService,
-		Maps:         mapService,
-		Metrics:      registry,
+		Config:        cfg,
+		Log:           log,
+		Registry:      appRegistry,
+		Health:        healthService,
+		Sessions:      sessionService,
+		Flowers:       flowerService,
+		MCP:           server,
+		Explorations:  explorationService,
+		Annotations:   annotationService,
+		SiteClaims:    siteClaims,
+		Agent:         agentService,
+		AgentJobs:     agentJobsService,
+		Conversations: conversationService,
+		Invites:       inviteService,
+		Ledger:        ledger,
+		Snapshots:     snapshotService,
+		SignIn:        signInService,
+		Pay:           payService,
+		Views:         viewService,
+		TopUps:        topUpService,
+		Maps:          mapService,
+		Metrics:       registry,
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)

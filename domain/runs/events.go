@@ -19,6 +19,7 @@ const (
 	KindMessage          Kind = "message"
 	KindApprovalRequired Kind = "approval_required"
 	KindFlower           Kind = "flower"
+	KindTitle            Kind = "title"
 	KindSignature        Kind = "signature"
 	KindError            Kind = "error"
 	KindHeartbeat        Kind = "heartbeat" // never stored, carries no id
@@ -161,6 +162,12 @@ type FlowerData struct {
 	Legend         json.RawMessage `json:"legend"`
 	Interpretation json.RawMessage `json:"interpretation"`
 	Validation     json.RawMessage `json:"validation"`
+}
+
+// TitleData is the title event: Petals' agent named or renamed the
+// conversation (name_conversation).
+type TitleData struct {
+	Title string `json:"title"`
 }
 
 // Signature is a model's signature of one completion (ModelSignature).

@@ -79,9 +79,21 @@ type Run struct {
 	// Exploration is the exploration the run keeps its flowers in (empty
 	// until its first flower).
 	Exploration string
-	NextSeq     int64 // the seq the next event gets
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Title is the conversation's name, given by Petals' agent
+	// (name_conversation); "" until it names it.
+	Title string
+	// Settings are what the run's chats run on, as the conversation asked.
+	Settings  Settings
+	NextSeq   int64 // the seq the next event gets
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Settings are a conversation's choice of model and effort (T370); empty
+// fields are the site's defaults. The model catalogue is the allow-list.
+type Settings struct {
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
 }
 
 // ResumeURL is where a person comes back to a run.

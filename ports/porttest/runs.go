@@ -222,6 +222,27 @@ func RunStoreContract(t *testing.T, newRuns func(t *testing.T) Runs) {
 		}
 	})
 
+	t.Run("a run's name and settings are kept and read back", func(t *testing.T) {
+		s := newRuns(t).Store
+		ctx := t.Context()
+		r, err := s.Create(ctx, runs.Run{ID: "run_n", Model: "recorded", Settings: runs.Settings{Model: "m/one", Effort: "low"}})
+		must(t, err)
+		if r.Title != "" || r.Settings != (runs.Settings{Model: "m/one", Effort: "low"}) {
+			t.Fatalf("created: %+v", r)
+		}
+		must(t, s.SetTitle(ctx, "run_n", "Who holds the marketing DAO"))
+		must(t, s.SetSettings(ctx, "run_n", runs.Settings{Model: "m/two"}))
+		r, err = s.Get(ctx, "run_n")
+		must(t, err)
+		if r.Title != "Who holds the marketing DAO" || r.Settings != (runs.Settings{Model: "m/two"}) {
+			t.Fatalf("read back: %+v", r)
+		}
+		must(t, s.SetSettings(ctx, "run_n", runs.Settings{}))
+		if r, _ = s.Get(ctx, "run_n"); r.Settings != (runs.Settings{}) {
+			t.Fatalf("settings cleared: %+v", r.Settings)
+		}
+	})
+
 	t.Run("writes to an unknown run are not_found", func(t *testing.T) {
 		s := newRuns(t).Store
 		ctx := t.Context()
@@ -233,6 +254,12 @@ func RunStoreContract(t *testing.T, newRuns func(t *testing.T) Runs) {
 		}
 		if err := s.SetExploration(ctx, "run_nope", "exp"); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("set exploration: %v", err)
+		}
+		if err := s.SetTitle(ctx, "run_nope", "a name"); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("set title: %v", err)
+		}
+		if err := s.SetSettings(ctx, "run_nope", runs.Settings{}); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("set settings: %v", err)
 		}
 	})
 
