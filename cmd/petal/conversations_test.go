@@ -185,10 +185,10 @@ func TestChatSettingsAreCheckedAndPicked(t *testing.T) {
 	}
 
 	for body, names := range map[string]string{
-		`{"messages":[{"role":"user","content":"hi"}],"settings":{"model":"acme/unknown-1"}}`:                     `acme/unknown-1`,
+		`{"messages":[{"role":"user","content":"hi"}],"settings":{"model":"acme/unknown-1"}}`:                      `acme/unknown-1`,
 		`{"messages":[{"role":"user","content":"hi"}],"settings":{"model":"zai-org/GLM-4.6","effort":"high"}}`:     `takes no effort`,
 		`{"messages":[{"role":"user","content":"hi"}],"settings":{"model":"openai/gpt-oss-120b","effort":"huge"}}`: `huge`,
-		`{"messages":[{"role":"user","content":"hi"}],"settings":{"colour":"red"}}`:                               `colour`,
+		`{"messages":[{"role":"user","content":"hi"}],"settings":{"colour":"red"}}`:                                `colour`,
 	} {
 		res, out := b.do(t, http.MethodPost, "/api/v1/agent/chat", body, "Accept", "application/json")
 		assert.Equal(t, http.StatusBadRequest, res.StatusCode, out)
