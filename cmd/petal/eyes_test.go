@@ -83,6 +83,11 @@ func TestEyesThroughTheDoors(t *testing.T) {
 
 	found := b.ok(t, http.MethodGet, "/api/v1/web-search?query="+url.QueryEscape("near dao"), "")
 	assert.Len(t, found["results"], 2)
+	scraped := scrapeOf(t, p)
+	assert.Equal(t, 1.0, metricValue(t, scraped, "petal_web_fetches_total", `kind="page"`, `outcome="ok"`), "the second page came from what was read")
+	assert.Equal(t, 1.0, metricValue(t, scraped, "petal_web_fetches_total", `kind="search"`, `outcome="ok"`))
+	assert.Positive(t, metricValue(t, scraped, "petal_web_fetched_bytes_total", `kind="page"`))
+	assert.Equal(t, 1.0, metricValue(t, scraped, "petal_web_fetch_refusals_total", `reason="link_local"`))
 
 	idx := b.ok(t, http.MethodGet, "/api/v1/brain", "")
 	assert.Equal(t, app.BuildID, idx["commit"])
@@ -122,6 +127,12 @@ func TestEyesRefuseByDefault(t *testing.T) {
 		assert.NotContains(t, body, "pw@", u)
 	}
 	assert.Zero(t, hits, "petal never asked its own machine")
+	scraped := scrapeOf(t, p)
+	assert.Equal(t, 2.0, metricValue(t, scraped, "petal_web_fetch_refusals_total", `reason="loopback"`), scraped)
+	for _, reason := range []string{"private", "link_local", "scheme", "credentials"} {
+		assert.Equal(t, 1.0, metricValue(t, scraped, "petal_web_fetch_refusals_total", `reason="`+reason+`"`), reason)
+	}
+	assert.Equal(t, 6.0, metricValue(t, scraped, "petal_web_fetches_total", `kind="page"`, `outcome="refused"`), scraped)
 
 	res, body := p.do(t, http.MethodGet, "/api/v1/web-search?query=near", "")
 	hint := refused(t, res, body, http.StatusServiceUnavailable, "source_failed")
