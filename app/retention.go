@@ -31,6 +31,7 @@ var retentionBatch = map[ports.Retained]int{
 	ports.SpentChallenges:          1000,
 	ports.DeadLeases:               1000,
 	ports.OldIdempotency:           1000,
+	ports.ExpiredPrepared:          1000,
 	ports.UnopenedAnonRuns:         100,
 	ports.UnopenedAnonExplorations: 100,
 	ports.UnpaidTopUps:             1000,
@@ -42,7 +43,7 @@ const retentionPause = 20 * time.Millisecond
 
 // RetentionJob is the scheduled job that deletes expired sessions, used or
 // expired sign-in challenges, dead processes' leases, Idempotency-Key answers
-// older than a day and, after cfg.RetainAnon (PETAL_RETAIN_ANON_DAYS; 0 keeps
+// older than a day, records prepared for publishing that expired and, after cfg.RetainAnon (PETAL_RETAIN_ANON_DAYS; 0 keeps
 // them), the anonymous runs and explorations nobody changed or opened, in
 // batches. Its metrics count what it deleted, by kind.
 func RetentionJob(ret ports.Retention, cfg Config, m ports.Metrics) Job {
@@ -57,6 +58,7 @@ func RetentionJob(ret ports.Retention, cfg Config, m ports.Metrics) Job {
 		{ports.DeadLeases, DeadLeaseAfter},
 		{ports.OldIdempotency, IdempotencyKept},
 		{ports.UnpaidTopUps, UnpaidTopUpsKept},
+		{ports.ExpiredPrepared, 0},
 	}
 	if cfg.RetainAnon > 0 {
 		rules = append(rules, rule{ports.UnopenedAnonRuns, cfg.RetainAnon}, rule{ports.UnopenedAnonExplorations, cfg.RetainAnon})

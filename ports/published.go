@@ -40,9 +40,6 @@ type PublishedFlowers interface {
 	// Prepared is what was prepared under (id, account, network) and has not
 	// expired at now, or errs.NotFound.
 	Prepared(ctx context.Context, id, account, network string, now time.Time) (published.Prepared, error)
-	// PruneExpired deletes up to batch prepared records that expired before
-	// now, returning how many.
-	PruneExpired(ctx context.Context, now time.Time, batch int) (int64, error)
 }
 
 // FlowerQuery selects a page of published flowers. Empty filters select all.

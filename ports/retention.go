@@ -22,6 +22,7 @@ const (
 	SpentChallenges          Retained = "challenges"             // sign-in challenges used or past expires_at
 	DeadLeases               Retained = "leases"                 // process leases not beaten for olderThan
 	OldIdempotency           Retained = "idempotency"            // Idempotency-Key answers older than olderThan
+	ExpiredPrepared          Retained = "prepared_flowers"       // records prepared for publishing, past expires_at
 	UnopenedAnonRuns         Retained = "anonymous_runs"         // ended runs with no person as owner, neither changed nor opened for olderThan
 	UnopenedAnonExplorations Retained = "anonymous_explorations" // explorations with no person as owner, neither changed nor opened for olderThan
 	UnpaidTopUps             Retained = "unpaid_top_ups"         // NEAR Intents top-ups never paid into (PENDING_DEPOSIT), their deadline olderThan ago

@@ -79,6 +79,8 @@ type Deps struct {
 	Snapshots *app.SnapshotService
 	SignIn    *app.SignInService
 	Pay       *app.PayService
+	// Publish is the service behind a published flower's SVG.
+	Publish *app.PublishService
 	// Views keeps people's views (GET/PUT /api/v1/me/view, /api/v1/views/:hash).
 	Views  *app.ViewService
 	TopUps *app.TopUpService
@@ -140,6 +142,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.snapshotRoutes()...)
 	rs = append(rs, s.eyesRoutes()...)
 	rs = append(rs, s.mapRoutes()...)
+	rs = append(rs, s.publishRoutes()...)
 	return rs
 }
 

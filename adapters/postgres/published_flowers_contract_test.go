@@ -58,3 +58,22 @@ func TestPublishedFlowerKeepNotifies(t *testing.T) {
 		t.Fatalf("after a second keep heard %q, %v", n.Payload, err)
 	}
 }
+
+// Retention deletes prepared records once they expire, and only those.
+func TestRetentionDeletesExpiredPreparedFlowers(t *testing.T) {
+	db := pgtest.New(t)
+	store := postgres.NewPublishedFlowerRepository(db.DB)
+	for i, expires := range []time.Time{time.Now().Add(-time.Minute), time.Now().Add(time.Hour)} {
+		if err := store.Prepare(t.Context(), published.Prepared{ID: fmt.Sprintf("%064x", i), Account: "alice.testnet",
+			Network: "near:testnet", Record: []byte(`{}`), ExpiresAt: expires}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := postgres.NewRetention(db.DB).Delete(t.Context(), ports.ExpiredPrepared, 0, 100)
+	if err != nil || n != 1 {
+		t.Fatalf("deleted %d, %v; want the expired one", n, err)
+	}
+	if _, err := store.Prepared(t.Context(), fmt.Sprintf("%064x", 1), "alice.testnet", "near:testnet", time.Now()); err != nil {
+		t.Fatalf("the live one went too: %v", err)
+	}
+}

@@ -205,14 +205,3 @@ WHERE id = $1 AND account = $2 AND network = $3 AND expires_at > $4`, id, accoun
 	p.Record, p.ExpiresAt = []byte(record), p.ExpiresAt.UTC()
 	return p, nil
 }
-
-// PruneExpired implements ports.PublishedFlowers, a batch at a time, skipping
-// rows another pruner holds.
-func (r *PublishedFlowerRepository) PruneExpired(ctx context.Context, now time.Time, batch int) (int64, error) {
-	tag, err := r.db.Pool.Exec(ctx, `DELETE FROM publish_prepared WHERE ctid IN (
-  SELECT ctid FROM publish_prepared WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, now, batch)
-	if err != nil {
-		return 0, fmt.Errorf("postgres: prune prepared flowers: %w", err)
-	}
-	return tag.RowsAffected(), nil
-}

@@ -53,6 +53,7 @@ var retentionSQL = map[ports.Retained]struct{ table, where string }{
 	ports.SpentChallenges: {"auth_challenges", `(expires_at < now() OR used_at IS NOT NULL)`},
 	ports.DeadLeases:      {"processes", `heartbeat_at < now() - make_interval(secs => $1)`},
 	ports.OldIdempotency:  {"exploration_idempotency", `created_at < now() - make_interval(secs => $1)`},
+	ports.ExpiredPrepared: {"publish_prepared", `expires_at < now()`},
 	// A run that still runs is never deleted, whoever's it is.
 	ports.UnopenedAnonRuns: {"runs", `(owner IS NULL OR owner LIKE 'anon\_%') AND status <> 'running'
 		AND greatest(updated_at, opened_at) < now() - make_interval(secs => $1)`},

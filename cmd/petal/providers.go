@@ -108,6 +108,7 @@ var (
 		app.NewAgentJobsService,
 		app.NewEyesService,
 		app.NewBrainService,
+		app.NewPublishService,
 		toolSets,
 		app.NewRegistry,
 	)
@@ -222,8 +223,8 @@ func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
 func toolSets(explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService,
-	annotations *app.AnnotationService, eyes *app.EyesService, brain *app.BrainService) []app.ToolSet {
-	return []app.ToolSet{explorations, flowers, snapshots, annotations, eyes, brain}
+	annotations *app.AnnotationService, eyes *app.EyesService, brain *app.BrainService, publish *app.PublishService) []app.ToolSet {
+	return []app.ToolSet{explorations, flowers, snapshots, annotations, eyes, brain, publish}
 }
 
 // newWebPages is read_page's fetcher: public pages only (loopback too with

@@ -55,7 +55,10 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	webSearch := newWebSearch(cfg, registry)
 	eyesService := app.NewEyesService(client, webPages, webSearch, clock)
 	brainService := app.NewBrainService()
-	v := toolSets(explorationService, flowerService, snapshotService, annotationService, eyesService, brainService)
+	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
+	nearPrice := newNearPrice(cfg, log)
+	publishService := app.NewPublishService(flowerService, publishedFlowerRepository, client, sessionRepository, signInService, nearPrice, viewService, clock, random, log, registry)
+	v := toolSets(explorationService, flowerService, snapshotService, annotationService, eyesService, brainService, publishService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db, client)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
@@ -73,7 +76,6 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	inviteRepository := postgres.NewInviteRepository(db)
 	access := app.NewAccess(cfg, sessionRepository, inviteRepository, ledgerRepository, clock)
 	ledger := app.NewLedger(cfg, ledgerRepository, peopleRepository, clock, random, log)
-	nearPrice := newNearPrice(cfg, log)
 	nearPriceRepository := postgres.NewNearPriceRepository(db)
 	nearPrices := app.NewNearPrices(cfg, nearPrice, nearPriceRepository, clock, log)
 	modelBilling := newModelBilling(modelProvider)
@@ -112,7 +114,6 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	intentTopUpRepository := postgres.NewIntentTopUpRepository(db)
 	swaps := newSwaps(cfg, registry)
 	topUpService := app.NewTopUpService(cfg, intentTopUpRepository, swaps, signInService, rateLimiter, clock, log, registry)
-	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	mapService, err := app.NewMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry)
 	if err != nil {
 		return nil, nil, err
@@ -136,6 +137,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Snapshots:     snapshotService,
 		SignIn:        signInService,
 		Pay:           payService,
+		Publish:       publishService,
 		Views:         viewService,
 		TopUps:        topUpService,
 		Maps:          mapService,
@@ -201,7 +203,10 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	webSearch := newWebSearch(cfg, registry)
 	eyesService := app.NewEyesService(client, webPages, webSearch, clock)
 	brainService := app.NewBrainService()
-	v := toolSets(explorationService, flowerService, snapshotService, annotationService, eyesService, brainService)
+	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
+	nearPrice := newNearPrice(cfg, log)
+	publishService := app.NewPublishService(flowerService, publishedFlowerRepository, client, sessionRepository, walletReader, nearPrice, viewService, clock, random, log, registry)
+	v := toolSets(explorationService, flowerService, snapshotService, annotationService, eyesService, brainService, publishService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(appRegistry, log)
 	mainStdioMCP := &stdioMCP{

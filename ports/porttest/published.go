@@ -205,11 +205,5 @@ func PublishedFlowersContract(t *testing.T, newStore func(t *testing.T) ports.Pu
 		if _, err := s.Prepared(t.Context(), p.ID, p.Account, p.Network, now.Add(2*time.Hour)); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("expired: %v", err)
 		}
-		if n, err := s.PruneExpired(t.Context(), now, 100); err != nil || n != 0 {
-			t.Fatalf("pruned %d before expiry: %v", n, err)
-		}
-		if n, err := s.PruneExpired(t.Context(), now.Add(2*time.Hour), 100); err != nil || n != 1 {
-			t.Fatalf("pruned %d after expiry: %v", n, err)
-		}
 	})
 }

@@ -1,0 +1,389 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/petal-near/petal/domain/canon"
+	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/people"
+	"github.com/petal-near/petal/domain/published"
+	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/ports"
+)
+
+// The publishing tools' contract names.
+const (
+	ToolQuotePayment   = "quote_payment"
+	ToolPreparePublish = "prepare_publish"
+	ToolPublishFlower  = "publish_flower"
+	ToolListFlowers    = "list_flowers"
+	ToolGetFlower      = "get_flower"
+)
+
+// Publishing's numbers (docs/publishing.md).
+const (
+	// QuoteFor is how long a quote holds.
+	QuoteFor = 10 * time.Minute
+	// PreparedFor is how long a prepared record waits for its wallet.
+	PreparedFor = 24 * time.Hour
+	// PublishGas is the gas attached to the set: SocialDB's set of one small
+	// value uses a fraction of it, and what is unused comes back.
+	PublishGas = 100_000_000_000_000 // 100 Tgas
+	// gasPriceCeiling is the most NEAR charges a unit of gas today (its
+	// minimum gas price, 10^8 yocto): the gas line of a quote is at most
+	// PublishGas at this price.
+	gasPriceCeiling = 100_000_000
+	// storageMargin is bytes deposited beyond the record and its key, for
+	// SocialDB's own records of the new key; what is not used stays the
+	// account's storage balance in SocialDB.
+	storageMargin = 200
+	// chainReadDeadline bounds reading a record back from SocialDB.
+	chainReadDeadline = 20 * time.Second
+	// placeholderAccount stands for the maker in a quote for someone not
+	// signed in: the longest account id NEAR allows, so the quote is never
+	// below what a signed-in person pays.
+	placeholderAccount = "0000000000000000000000000000000000000000000000000000000000000000"
+)
+
+// yoctoPerByte is what NEAR charges for storing a byte: 10^19 yoctoNEAR.
+var yoctoPerByte = new(big.Int).Exp(big.NewInt(10), big.NewInt(19), nil)
+
+// PublishService is publishing flowers to NEAR and reading what was
+// published: it prepares a SocialDB set for a person's own wallet, reads
+// the record back from the chain and keeps it; the server holds no key.
+type PublishService struct {
+	flowers  *FlowerService
+	store    ports.PublishedFlowers
+	social   ports.SocialDB
+	sessions ports.SessionStore
+	wallets  WalletReader // nil where no door has sessions (stdio MCP): nobody is signed in
+	price    ports.NearPrice
+	views    PersonViews
+	clock    ports.Clock
+	random   ports.Random
+	log      *slog.Logger
+	kept     ports.Counter
+	refused  ports.Counter
+}
+
+var _ ToolSet = (*PublishService)(nil)
+
+// NewPublishService makes the publishing service.
+func NewPublishService(flowers *FlowerService, store ports.PublishedFlowers, social ports.SocialDB, sessions ports.SessionStore,
+	wallets WalletReader, price ports.NearPrice, views PersonViews, clock ports.Clock, random ports.Random, log *slog.Logger, m ports.Metrics) *PublishService {
+	mm := ports.MetricsOrNone(m)
+	return &PublishService{flowers: flowers, store: store, social: social, sessions: sessions, wallets: wallets, price: price,
+		views: views, clock: clock, random: random, log: log,
+		kept:    mm.Counter("petal_flowers_published_total", "Published flowers this site newly kept through publish_flower, by how they came (prepared here, or a record prepared elsewhere).", "came"),
+		refused: mm.Counter("petal_publish_refused_total", "publish_flower calls refused, by reason: unauthorised, not_found (nothing under the key yet), invalid (not the record prepared, or not a valid flower), chain (SocialDB could not be read).", "reason"),
+	}
+}
+
+// Quote is quote_payment's answer, and the quote a prepare carries.
+type Quote struct {
+	Nonce        string            `json:"nonce"`
+	ExpiresAt    time.Time         `json:"expires_at"`
+	Network      string            `json:"network"`
+	Receiver     string            `json:"receiver"`
+	Bytes        int               `json:"bytes"`
+	DepositYocto string            `json:"deposit_yocto"`
+	DepositNEAR  credit.NEARNumber `json:"deposit_near"`
+	Gas          string            `json:"gas"`
+	// USD is the deposit and the most the gas can cost, in dollars at
+	// NEAR's price now; null when the price can't be read.
+	USD       *credit.USDNumber `json:"usd"`
+	LineItems []LineItem        `json:"line_items"`
+}
+
+// LineItem is one part of a quote.
+type LineItem struct {
+	What  string `json:"what"`
+	Yocto string `json:"yocto"`
+}
+
+// QuoteAnswer is { quote }.
+type QuoteAnswer struct {
+	Quote Quote `json:"quote"`
+}
+
+// Transaction is what the person's wallet signs and sends: one SocialDB set.
+type Transaction struct {
+	ReceiverID string     `json:"receiver_id"`
+	SignerID   string     `json:"signer_id"` // additive: the wallet that must sign it
+	Actions    []TxAction `json:"actions"`
+}
+
+// TxAction is one FunctionCall action, as wallets take it.
+type TxAction struct {
+	Type       string          `json:"type"`
+	MethodName string          `json:"method_name"`
+	Args       json.RawMessage `json:"args"`
+	Gas        string          `json:"gas"`
+	Deposit    string          `json:"deposit"`
+}
+
+// PreparedAnswer is prepare_publish's answer.
+type PreparedAnswer struct {
+	Flower      json.RawMessage `json:"flower"`
+	ID          string          `json:"id"`
+	Transaction Transaction     `json:"transaction"`
+	Quote       Quote           `json:"quote"`
+}
+
+// publishRequest is a quote's or a prepare's input: a spec, inline or by
+// name, a name, and the network.
+type publishRequest struct {
+	Spec       json.RawMessage
+	SpecSHA256 string
+	Name       string
+	Network    string
+}
+
+// publishNetwork reads a network as the tools take it (mainnet, testnet, or their
+// CAIP-2 ids) into its CAIP-2 id and its short name.
+func publishNetwork(network string) (chain, short string, err error) {
+	short = strings.TrimPrefix(network, "near:")
+	if !people.ValidNetwork(short) {
+		return "", "", errs.Newf(errs.BadInput, "network must be mainnet or testnet, not %q", cutForMessage(network))
+	}
+	return "near:" + short, short, nil
+}
+
+// record builds the flower/v1 a person would publish: the spec checked
+// against its stored snapshot, the map and about from the snapshot.
+func (s *PublishService) record(ctx context.Context, in publishRequest, account string) (published.Flower, string, []byte, error) {
+	raw := in.Spec
+	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+		raw = nil
+	}
+	switch {
+	case raw != nil && in.SpecSHA256 != "":
+		return published.Flower{}, "", nil, errs.New(errs.BadInput, "give spec or spec_sha256, not both")
+	case raw == nil && in.SpecSHA256 == "":
+		return published.Flower{}, "", nil, errs.New(errs.BadInput, "spec or spec_sha256 is required", "send the flower-spec/v1 to publish, or the name of one kept here")
+	case raw == nil:
+		body, err := s.flowers.Draft(ctx, in.SpecSHA256)
+		if errs.Is(err, errs.NotFound) {
+			return published.Flower{}, "", nil, errs.Newf(errs.NotFound, "no spec %s is kept here", in.SpecSHA256).WithHint("send the spec itself as spec")
+		}
+		if err != nil {
+			return published.Flower{}, "", nil, err
+		}
+		raw = body
+	}
+	if in.Name != "" {
+		if why := published.PlainText(in.Name, published.MaxName); why != "" {
+			return published.Flower{}, "", nil, errs.New(errs.BadInput, "name "+why)
+		}
+	}
+	c, problems, err := s.flowers.check(ctx, raw)
+	if err != nil {
+		return published.Flower{}, "", nil, err
+	}
+	if len(problems) > 0 {
+		return published.Flower{}, "", nil, InvalidSpec(problems)
+	}
+	if c.demo {
+		return published.Flower{}, "", nil, errs.New(errs.BadInput, "this flower draws the made-up demo reading, which can't be published",
+			"read a real network with get_snapshot, then draw and publish that")
+	}
+	f := published.Flower{
+		Schema: published.Schema, Spec: c.spec, Snapshot: c.spec.Snapshot, Name: in.Name,
+		About: aboutOf(c.snap), Map: published.MapOf(c.snap.Chain, c.snap.Params),
+		MadeBy: account, MadeAt: s.clock.Now().UTC().Truncate(time.Second).Format(time.RFC3339),
+	}
+	if problems := published.Check(f); len(problems) > 0 && account != placeholderAccount {
+		return published.Flower{}, "", nil, errs.New(errs.Internal, "the record petal made is not a valid flower").
+			WithCause(fmt.Errorf("%s: %s", problems[0].Path, problems[0].Message))
+	}
+	id, canonical, err := f.Canonical()
+	if err != nil {
+		return published.Flower{}, "", nil, errs.New(errs.Internal, "the record could not be named").WithCause(err)
+	}
+	return f, id, canonical, nil
+}
+
+// aboutOf says what a reading read and where, in people's words: its
+// reader's title (or the snapshot's own) and its chain, as plain text.
+func aboutOf(snap *snapshots.Snapshot) string {
+	title := snap.Title
+	if r, ok := ReaderByID(snap.Network); ok {
+		title = r.Title
+	}
+	where := snap.Chain
+	switch snap.Chain {
+	case snapshots.Mainnet:
+		where = "NEAR"
+	case snapshots.Testnet:
+		where = "NEAR testnet"
+	}
+	about := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || (r >= 0x2028 && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			return ' '
+		}
+		return r
+	}, title+" on "+where)
+	if r := []rune(about); len(r) > published.MaxAbout {
+		about = string(r[:published.MaxAbout])
+	}
+	return about
+}
+
+// quote prices writing a record of canonical bytes at key: the storage
+// deposit for its bytes, its key and a margin, and the gas.
+func (s *PublishService) quote(ctx context.Context, chain, key string, canonical []byte) (Quote, error) {
+	receiver, _ := published.SocialDBContract(chain)
+	var nonce [16]byte
+	if _, err := s.random.Read(nonce[:]); err != nil {
+		return Quote{}, errs.New(errs.Internal, "a nonce could not be made").WithCause(err)
+	}
+	lines := []struct {
+		what  string
+		bytes int
+	}{
+		{fmt.Sprintf("storage of the record: %d bytes at 10^19 yoctoNEAR a byte", len(canonical)), len(canonical)},
+		{fmt.Sprintf("storage of its key %s: %d bytes", key, len(key)), len(key)},
+		{fmt.Sprintf("storage of SocialDB's own records of the new key: up to %d bytes (what isn't used stays yours in SocialDB)", storageMargin), storageMargin},
+	}
+	q := Quote{Nonce: hex.EncodeToString(nonce[:]), ExpiresAt: s.clock.Now().UTC().Add(QuoteFor).Truncate(time.Second), Network: chain,
+		Receiver: receiver, Gas: fmt.Sprint(PublishGas), LineItems: []LineItem{}}
+	deposit := new(big.Int)
+	for _, l := range lines {
+		y := new(big.Int).Mul(big.NewInt(int64(l.bytes)), yoctoPerByte)
+		deposit.Add(deposit, y)
+		q.Bytes += l.bytes
+		q.LineItems = append(q.LineItems, LineItem{What: l.what, Yocto: y.String()})
+	}
+	gas := new(big.Int).Mul(big.NewInt(PublishGas), big.NewInt(gasPriceCeiling))
+	q.LineItems = append(q.LineItems, LineItem{What: "gas, at most: 100 Tgas at 10^8 yoctoNEAR a unit (what isn't burnt comes back)", Yocto: gas.String()})
+	q.DepositYocto, q.DepositNEAR = deposit.String(), credit.NEARNumber{Yocto: deposit}
+	usd, ok, err := s.price.NearUSD(ctx)
+	if err != nil {
+		s.log.WarnContext(ctx, "quote: the NEAR price could not be read", "err", err)
+	}
+	if err == nil && ok {
+		if m, err := credit.YoctoToMicros(new(big.Int).Add(deposit, gas), usd); err == nil {
+			n := m.USD()
+			q.USD = &n
+		}
+	}
+	return q, nil
+}
+
+// wallet is the signed-in caller's wallet to publish from: on network when
+// it names one (the session's own wallet if it is there), else the
+// session's. A caller who isn't signed in, or has no wallet there, is
+// unauthorised.
+func (s *PublishService) wallet(ctx context.Context, caller Caller, network string) (people.Wallet, error) {
+	if !people.IsPerson(caller.Subject) || s.wallets == nil {
+		return people.Wallet{}, errs.New(errs.Unauthorised, "sign in with your NEAR wallet first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify")
+	}
+	wallets, err := s.wallets.WalletsOf(ctx, caller.Subject)
+	if err != nil {
+		return people.Wallet{}, err
+	}
+	sessionWallet := ""
+	if caller.Session != "" {
+		if sess, err := s.sessions.Session(ctx, caller.Session); err == nil {
+			sessionWallet = sess.WalletID
+		}
+	}
+	var pick *people.Wallet
+	for i, w := range wallets {
+		if network != "" && w.Network != network {
+			continue
+		}
+		if pick == nil || w.ID == sessionWallet {
+			pick = &wallets[i]
+		}
+	}
+	if pick == nil {
+		return people.Wallet{}, errs.Newf(errs.Unauthorised, "you have no wallet on %s", network).WithHint("sign in with a wallet on that network")
+	}
+	return *pick, nil
+}
+
+// Quote is quote_payment: what publishing a flower costs, asked dry.
+// Nothing is kept or reserved; without a signed-in wallet the record is
+// priced for the longest account id.
+func (s *PublishService) Quote(ctx context.Context, caller Caller, in publishRequest) (QuoteAnswer, error) {
+	account := placeholderAccount
+	network := in.Network
+	if people.IsPerson(caller.Subject) {
+		short := ""
+		if network != "" {
+			_, sh, err := publishNetwork(network)
+			if err != nil {
+				return QuoteAnswer{}, err
+			}
+			short = sh
+		}
+		if w, err := s.wallet(ctx, caller, short); err == nil {
+			account, network = w.AccountID, w.Network
+		}
+	}
+	if network == "" {
+		network = "mainnet"
+	}
+	chain, _, err := publishNetwork(network)
+	if err != nil {
+		return QuoteAnswer{}, err
+	}
+	_, id, canonical, err := s.record(ctx, in, account)
+	if err != nil {
+		return QuoteAnswer{}, err
+	}
+	q, err := s.quote(ctx, chain, published.KeyPath(account, id), canonical)
+	return QuoteAnswer{Quote: q}, err
+}
+
+// Prepare is prepare_publish: the record for the signed-in person's wallet,
+// and the SocialDB set their wallet signs and sends. The record is kept
+// until PreparedFor, so publish_flower can compare it byte for byte.
+func (s *PublishService) Prepare(ctx context.Context, caller Caller, in publishRequest) (PreparedAnswer, error) {
+	short := ""
+	if in.Network != "" {
+		_, sh, err := publishNetwork(in.Network)
+		if err != nil {
+			return PreparedAnswer{}, err
+		}
+		short = sh
+	}
+	w, err := s.wallet(ctx, caller, short)
+	if err != nil {
+		return PreparedAnswer{}, err
+	}
+	chain := "near:" + w.Network
+	_, id, canonical, err := s.record(ctx, in, w.AccountID)
+	if err != nil {
+		return PreparedAnswer{}, err
+	}
+	key := published.KeyPath(w.AccountID, id)
+	q, err := s.quote(ctx, chain, key, canonical)
+	if err != nil {
+		return PreparedAnswer{}, err
+	}
+	// SocialDB's tree: { "<account>": { "petal": { "flower": { "<id>": "<record>" } } } }.
+	args, err := canon.Marshal(map[string]any{"data": map[string]any{w.AccountID: map[string]any{"petal": map[string]any{"flower": map[string]string{id: string(canonical)}}}}})
+	if err != nil {
+		return PreparedAnswer{}, errs.New(errs.Internal, "the transaction could not be written").WithCause(err)
+	}
+	if err := s.store.Prepare(ctx, published.Prepared{ID: id, Account: w.AccountID, Network: chain, Record: canonical,
+		ExpiresAt: s.clock.Now().Add(PreparedFor)}); err != nil {
+		return PreparedAnswer{}, errs.New(errs.Internal, "the prepared record could not be kept").WithCause(err)
+	}
+	return PreparedAnswer{Flower: canonical, ID: id, Quote: q, Transaction: Transaction{
+		ReceiverID: q.Receiver, SignerID: w.AccountID,
+		Actions: []TxAction{{Type: "FunctionCall", MethodName: "set", Args: args, Gas: q.Gas, Deposit: q.DepositYocto}},
+	}}, nil
+}

@@ -1,0 +1,149 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/petal-near/petal/domain/published"
+)
+
+// Tools implements ToolSet: publishing (quote_payment, prepare_publish,
+// publish_flower, refused on a public site) and the published flowers
+// (list_flowers, get_flower).
+func (s *PublishService) Tools() []Tool {
+	return []Tool{
+		WithInput(Tool{
+			Name:           ToolQuotePayment,
+			Description:    "What publishing a flower to NEAR costs, asked dry: the storage deposit SocialDB charges for the record's bytes and its key (10^19 yoctoNEAR a byte) and the gas, with line items, in dollars at NEAR's price now (null when it can't be read). Nothing is kept or reserved by asking; a quote holds 10 minutes.",
+			Output:         json.RawMessage(`{"type":"object","required":["quote"],"properties":{"quote":` + quoteSchema + `}}`),
+			OnTheirMachine: true,
+		}, func(ctx context.Context, call Call, in quoteInput) (any, error) {
+			return s.Quote(ctx, call.Caller, publishRequest(in))
+		}),
+		WithInput(Tool{
+			Name:           ToolPreparePublish,
+			Description:    "Prepare a flower for publishing to NEAR from the signed-in person's own wallet: the flower/v1 record (docs/schemas/flower-v1.schema.json) and the SocialDB set transaction their wallet signs and sends, writing it at <account>/petal/flower/<id>, with its quote. The spec must be valid against a snapshot stored here. The server holds no key: nothing is sent until the wallet sends it; then publish_flower.",
+			Output:         json.RawMessage(`{"type":"object","required":["flower","id","transaction","quote"],"properties":{"flower":{"type":"object"},"id":{"type":"string"},"transaction":{"type":"object","required":["receiver_id","actions"]},"quote":` + quoteSchema + `}}`),
+			OnTheirMachine: true,
+		}, func(ctx context.Context, call Call, in prepareInput) (any, error) {
+			return s.Prepare(ctx, call.Caller, publishRequest(in))
+		}),
+		WithInput(Tool{
+			Name:           ToolPublishFlower,
+			Description:    "Publish a flower once the person's wallet has sent the prepared transaction: the record is read back from SocialDB at finality final under their account, checked byte for byte against what was prepared (or, prepared elsewhere, as a flower/v1 whose snapshot is stored here) and kept. The same id again is the same answer. 404 while nothing is under the key yet (the wallet may not have sent it).",
+			Output:         json.RawMessage(publishedFlowerSchema),
+			OnTheirMachine: true,
+		}, func(ctx context.Context, call Call, in publishFlowerInput) (any, error) {
+			return s.Publish(ctx, call.Caller, publishInput(in))
+		}),
+		WithInput(Tool{
+			Name:        ToolListFlowers,
+			Description: "Flowers published to NEAR, newest first, cursor-paged: each with its flower/v1 record, network, maker, map, status (ok, or snapshot_missing: not drawn here), where it opens (view_url) and its picture.",
+			Output:      json.RawMessage(`{"type":"object","required":["flowers","next_cursor"],"properties":{"flowers":{"type":"array","items":` + publishedFlowerSchema + `},"next_cursor":{"type":["string","null"]}}}`),
+		}, func(ctx context.Context, _ Call, in listFlowersInput) (any, error) {
+			return s.List(ctx, FlowerFilter(in))
+		}),
+		WithInput(Tool{
+			Name:        ToolGetFlower,
+			Description: "One flower published to NEAR, by its id: its flower/v1 record as published, network, maker, map, status, view_url and picture.",
+			Output:      json.RawMessage(publishedFlowerSchema),
+		}, func(ctx context.Context, _ Call, in getFlowerInput) (any, error) {
+			return s.Get(ctx, in.ID)
+		}),
+	}
+}
+
+// The publishing tools' inputs: each declared here and nowhere else.
+type (
+	quoteInput struct {
+		Spec       json.RawMessage `json:"spec,omitempty" jsonschema:"the flower-spec/v1 to publish (docs/schemas/flower-spec-v1.schema.json)"`
+		SpecSHA256 string          `json:"spec_sha256,omitempty" jsonschema:"or the name of a spec kept here"`
+		Name       string          `json:"name,omitempty" jsonschema:"what to call the flower: plain text, at most 80 characters"`
+		Network    string          `json:"network,omitempty" jsonschema:"mainnet or testnet; the signed-in wallet's network without it"`
+	}
+	prepareInput       quoteInput
+	publishFlowerInput struct {
+		Network   string `json:"network" jsonschema:"mainnet or testnet"`
+		AccountID string `json:"account_id,omitempty" jsonschema:"the wallet that sent the transaction: one of the signed-in person's"`
+		ID        string `json:"id,omitempty" jsonschema:"the flower's id, as prepare_publish answered it"`
+		TxHash    string `json:"tx_hash,omitempty" jsonschema:"the transaction's hash (not yet enough alone: send id)"`
+	}
+	listFlowersInput struct {
+		Network string `json:"network,omitempty" jsonschema:"mainnet or testnet"`
+		Maker   string `json:"maker,omitempty" jsonschema:"only this NEAR account's flowers"`
+		Map     string `json:"map,omitempty" jsonschema:"only this map's flowers: <chain>:<address> or <chain>:population"`
+		Limit   int    `json:"limit,omitempty" jsonschema:"how many, from 1 to 100 (20 without it)"`
+		Cursor  string `json:"cursor,omitempty" jsonschema:"the next_cursor of the page before"`
+	}
+	getFlowerInput struct {
+		ID string `json:"id" jsonschema:"the flower's id"`
+	}
+)
+
+func refinePublishRequest(s *jsonschema.Schema) {
+	property(s, "spec").Type = "object"
+	property(s, "spec_sha256").Pattern = sha256Pattern
+	property(s, "name").MaxLength = jsonschema.Ptr(published.MaxName)
+	property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
+}
+
+func (quoteInput) refineSchema(s *jsonschema.Schema)   { refinePublishRequest(s) }
+func (prepareInput) refineSchema(s *jsonschema.Schema) { refinePublishRequest(s) }
+
+func (publishFlowerInput) refineSchema(s *jsonschema.Schema) {
+	property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
+	property(s, "account_id").MaxLength = jsonschema.Ptr(64)
+	property(s, "id").Pattern = sha256Pattern
+	property(s, "tx_hash").MaxLength = jsonschema.Ptr(64)
+}
+
+func (listFlowersInput) refineSchema(s *jsonschema.Schema) {
+	property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
+	property(s, "maker").MaxLength = jsonschema.Ptr(64)
+	property(s, "map").MaxLength = jsonschema.Ptr(200)
+	limit := property(s, "limit")
+	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(published.MaxPage))
+	property(s, "cursor").MaxLength = jsonschema.Ptr(400)
+}
+
+func (getFlowerInput) refineSchema(s *jsonschema.Schema) {
+	property(s, "id").MaxLength = jsonschema.Ptr(64)
+}
+
+const quoteSchema = `{
+  "type": "object",
+  "required": ["nonce", "expires_at", "network", "receiver", "bytes", "deposit_yocto", "deposit_near", "gas", "usd", "line_items"],
+  "properties": {
+    "nonce": { "type": "string" },
+    "expires_at": { "type": "string", "format": "date-time" },
+    "network": { "type": "string" },
+    "receiver": { "type": "string", "description": "the SocialDB contract" },
+    "bytes": { "type": "integer" },
+    "deposit_yocto": { "type": "string" },
+    "deposit_near": { "type": "number" },
+    "gas": { "type": "string" },
+    "usd": { "type": ["number", "null"], "description": "the deposit and the most the gas can cost, in dollars; null when NEAR's price can't be read" },
+    "line_items": { "type": "array", "items": { "type": "object", "required": ["what", "yocto"], "properties": { "what": { "type": "string" }, "yocto": { "type": "string" } } } }
+  }
+}`
+
+var publishedFlowerSchema = `{
+  "type": "object",
+  "required": ["flower", "id", "network", "maker", "map", "snapshot", "name", "made_at", "published_at", "status", "view_url", "picture"],
+  "properties": {
+    "flower": { "type": "object", "description": "the flower/v1 record as published (docs/schemas/flower-v1.schema.json)" },
+    "id": { "type": "string" },
+    "network": { "type": "string" },
+    "maker": { "type": "string" },
+    "map": { "type": "string" },
+    "snapshot": { "type": "string" },
+    "name": { "type": ["string", "null"] },
+    "made_at": { "type": "string", "format": "date-time" },
+    "published_at": { "type": "string", "format": "date-time" },
+    "status": { "enum": ["` + published.StatusOK + `", "` + published.StatusSnapshotMissing + `"] },
+    "view_url": { "type": "string" },
+    "picture": { "type": ["string", "null"] }
+  }
+}`
