@@ -238,6 +238,8 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 		"brain_file":       {"id": "figures"},
 		"read_page":        {"url": "file:///etc/passwd"},
 		"search":           {"query": "near dao"},
+		"list_flowers":     {"limit": 5},
+		"get_flower":       {"id": strings.Repeat("0", 64)},
 	}
 	// Per tool, fields that differ by door for a reason: a create over HTTP
 	// opens a session and owns what it makes; over MCP it is unowned.

@@ -120,10 +120,10 @@ func TestPublishingAFlowerToNEAR(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	var quote struct {
 		Quote struct {
-			Bytes        int      `json:"bytes"`
-			DepositYocto string   `json:"deposit_yocto"`
-			USD          *float64 `json:"usd"`
-			Network      string   `json:"network"`
+			Bytes        int                            `json:"bytes"`
+			DepositYocto string                         `json:"deposit_yocto"`
+			USD          *float64                       `json:"usd"`
+			Network      string                         `json:"network"`
 			LineItems    []struct{ What, Yocto string } `json:"line_items"`
 		} `json:"quote"`
 	}
@@ -236,7 +236,6 @@ func TestPublishingAFlowerToNEAR(t *testing.T) {
 	res, _ = p.do(t, http.MethodGet, "/api/v1/flowers/"+a.ID+"/svg", "", "If-None-Match", `"`+canon.Sum([]byte(svg))+`"`)
 	assert.Equal(t, http.StatusNotModified, res.StatusCode)
 }
-
 
 func TestPublishingRefusals(t *testing.T) {
 	x := newPublishing(t)
