@@ -86,6 +86,8 @@ type Deps struct {
 	TopUps *app.TopUpService
 	// Maps is the shared map's lists and pictures (nil: no map routes).
 	Maps *app.MapService
+	// Profiles keeps people's profiles and serves their pictures.
+	Profiles *app.ProfileService
 	// Metrics receives the door's metrics (nil: none kept).
 	Metrics ports.Metrics
 }
@@ -138,6 +140,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.conversationRoutes()...)
 	rs = append(rs, s.flowerRoutes()...)
 	rs = append(rs, s.viewRoutes()...)
+	rs = append(rs, s.profileRoutes()...)
 	rs = append(rs, s.openapiRoutes()...)
 	rs = append(rs, s.snapshotRoutes()...)
 	rs = append(rs, s.eyesRoutes()...)

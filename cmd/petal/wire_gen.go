@@ -118,6 +118,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	if err != nil {
 		return nil, nil, err
 	}
+	profileRepository := postgres.NewProfileRepository(db)
+	profileService := app.NewProfileService(profileRepository, dataBudget, rateLimiter, clock, log, registry)
 	deps := httpapi.Deps{
 		Config:        cfg,
 		Log:           log,
@@ -141,6 +143,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Views:         viewService,
 		TopUps:        topUpService,
 		Maps:          mapService,
+		Profiles:      profileService,
 		Metrics:       registry,
 	}
 	httpapiServer := httpapi.New(deps)

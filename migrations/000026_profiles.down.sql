@@ -1,0 +1,3 @@
+DROP TABLE IF EXISTS profile_media;
+DROP TABLE IF EXISTS profiles;
+DROP TABLE IF EXISTS media;
