@@ -42,6 +42,9 @@ const (
 	MaxBytes     = 5 << 20 // read at most this much of a body; the rest is cut
 	Timeout      = 15 * time.Second
 	MaxRedirects = 5
+	// MaxElements bounds the HTML elements a page is parsed to; the rest is
+	// cut, as bytes past MaxBytes are.
+	MaxElements = 100_000
 )
 
 // Resolver looks a name up; net.DefaultResolver is one. Tests inject their own.
@@ -282,6 +285,10 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (ports.WebPage, int6
 		return ports.WebPage{}, n, errs.New(errs.CannotRead, "the page's text could not be decoded").WithCause(err)
 	}
 	if kind == "html" {
+		var more bool
+		if utf8Body, more = boundElements(utf8Body, MaxElements); more {
+			page.Cut = true
+		}
 		doc, err := html.Parse(bytes.NewReader(utf8Body))
 		if err != nil {
 			return ports.WebPage{}, n, errs.New(errs.CannotRead, "the page's HTML could not be read").WithCause(err)
@@ -297,6 +304,28 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (ports.WebPage, int6
 	}
 	page.Text = strings.ToValidUTF8(page.Text, "\uFFFD")
 	return page, n, nil
+}
+
+// boundElements is body up to its maxth element, and whether it had more:
+// the parsed tree and its conversion cost about 1 KiB per element (measured:
+// 5 MiB of <b>x</b>, 655,000 elements, allocated 544 MB and took 2 s; cut
+// at 100,000, 102 MB and 0.33 s), so a page of tiny elements is cut by
+// count, not only by bytes. The tokenizer streams, so counting costs little.
+func boundElements(body []byte, max int) ([]byte, bool) {
+	z := html.NewTokenizer(bytes.NewReader(body))
+	n, offset := 0, 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return body, false
+		}
+		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
+			if n++; n > max {
+				return body[:offset], true
+			}
+		}
+		offset += len(z.Raw())
+	}
 }
 
 // textKind is how a media type is read: "html", "text", or "" for none.

@@ -252,3 +252,25 @@ func TestAHugePageStopsAtTheLimit(t *testing.T) {
 	srv.CloseClientConnections()
 	assert.Less(t, written.Load(), int64(50<<20), "the rest was never read")
 }
+
+// A page of tiny elements is cut by their count (each costs memory once
+// parsed), and one nested past x/net/html's 512 open elements is refused by
+// the parser, so the converter never recurses that deep.
+func TestElementBounds(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/deep" {
+			fmt.Fprint(w, strings.Repeat("<div>", 100_000), "x")
+			return
+		}
+		fmt.Fprint(w, strings.Repeat("<b>x</b>", MaxElements+5000))
+	}))
+	defer srv.Close()
+	f := New(Options{AllowLoopback: true})
+	page, err := f.Fetch(t.Context(), srv.URL+"/wide")
+	require.NoError(t, err)
+	assert.True(t, page.Cut)
+	assert.Equal(t, MaxElements, strings.Count(page.Text, "x"))
+	_, err = f.Fetch(t.Context(), srv.URL+"/deep")
+	assert.True(t, errs.Is(err, errs.CannotRead), "%v", err)
+}
