@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/domain/runs"
 )
 
@@ -69,7 +70,11 @@ func (a *AgentService) runExploration(c *chat) (string, error) {
 
 // flowerEvent is the flower event's data for a render_flower call that
 // succeeded: the spec drawn, its hashes, legend, interpretation and validation.
-func (a *AgentService) flowerEvent(ctx context.Context, subject string, args json.RawMessage) json.RawMessage {
+// For a signed-in person it also carries prepare, what prepare_publish
+// answers for the spec (the record and the SocialDB set their own wallet
+// would sign): offered, never sent.
+func (a *AgentService) flowerEvent(ctx context.Context, caller Caller, args json.RawMessage) json.RawMessage {
+	subject := caller.Subject
 	var in struct {
 		Spec json.RawMessage `json:"spec"`
 		View json.RawMessage `json:"view"`
@@ -87,7 +92,31 @@ func (a *AgentService) flowerEvent(ctx context.Context, subject string, args jso
 	if err != nil {
 		return nil
 	}
+	if people.IsPerson(subject) && !f.Demo {
+		f.Prepare = a.preparePublish(ctx, caller, f.Spec)
+	}
 	b, err := json.Marshal(f)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// preparePublish is prepare_publish for the flower's spec, called as the
+// person through the agent's door; nil when it can't be prepared (no wallet,
+// a public site), which leaves the flower as it was.
+func (a *AgentService) preparePublish(ctx context.Context, caller Caller, spec any) json.RawMessage {
+	in, err := json.Marshal(map[string]any{"spec": spec})
+	if err != nil {
+		return nil
+	}
+	out, err := a.registry.Call(ctx, ToolPreparePublish, Call{Input: in,
+		Caller: Caller{Door: DoorAgent, Address: caller.Address, Subject: caller.Subject, Session: caller.Session}})
+	if err != nil {
+		a.log.Debug("agent: the flower could not be prepared for publishing", "err", err)
+		return nil
+	}
+	b, err := json.Marshal(out)
 	if err != nil {
 		return nil
 	}

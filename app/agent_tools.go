@@ -83,7 +83,7 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 		case "propose_spec":
 			c.proposed = ans
 		case "render_flower":
-			if f := a.flowerEvent(ctx, c.caller.Subject, args); f != nil {
+			if f := a.flowerEvent(ctx, c.caller, args); f != nil {
 				c.flower = f
 				if c.proposed == nil {
 					c.proposed = ans

@@ -126,6 +126,10 @@ type FlowerEvent struct {
 	Interpretation string              `json:"interpretation"`
 	Validation     Validation          `json:"validation"`
 	Demo           bool                `json:"demo,omitempty"` // drawn from the made-up demo reading
+	// Prepare is, for a signed-in person, what prepare_publish answers for
+	// this spec: the record and the transaction their wallet may sign. Never
+	// sent without their wallet.
+	Prepare json.RawMessage `json:"prepare,omitempty"`
 }
 
 // checked is a spec that passed validation, with its snapshot.

@@ -10,9 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/published"
+	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/domain/specs"
 )
 
@@ -313,4 +315,45 @@ func TestPublishingRefusals(t *testing.T) {
 		require.Equal(t, http.StatusBadRequest, res.StatusCode, body)
 		assert.Equal(t, 1, countKept())
 	})
+}
+
+// A flower Petals' agent draws for a signed-in person carries prepare: the
+// record and the SocialDB set their own wallet may sign. Nothing is sent.
+func TestTheAgentsFlowerOffersPublishing(t *testing.T) {
+	const model = "deepseek-ai/DeepSeek-V3.1"
+	rpc := nearrpctest.New(t)
+	// The spec is the one the person brings as their draft, so drawing it
+	// needs no yes.
+	snap := flowerDAOSnapshot()
+	sha, _, err := snapshots.Name(snap)
+	require.NoError(t, err)
+	proposed, err := specs.Propose(&snap, sha, "")
+	require.NoError(t, err)
+	spec, err := json.Marshal(proposed)
+	require.NoError(t, err)
+	fake := nearaitest.New(t,
+		nearaitest.Completion("p1", model, "", nearaitest.Call{Name: "render_flower", Args: `{"spec":` + string(spec) + `}`}),
+		nearaitest.Completion("p2", model, "Here is the flower."))
+	env := modelEnv(fake)
+	env["PETAL_API"], env["PETAL_NEAR_RPC_MAINNET"], env["PETAL_NEAR_RPC_TESTNET"] = "https://petal.example", rpc.URL, rpc.URL
+	p := startPetal(t, env)
+	require.Equal(t, sha, storeFlowerSnapshot(t, p, snap))
+	cookie, _ := signInAlice(t, p)
+	signedIn := len(rpc.Calls())
+
+	chat := `{"messages":[{"role":"user","content":"draw my draft"}],"draft":{"spec":` + string(spec) + `}}`
+	var flower map[string]any
+	for _, e := range p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", chat, "Cookie", cookie, "Origin", siteOrigin).rest(t) {
+		if e.Name == "flower" {
+			flower = e.json(t)
+		}
+	}
+	require.NotNil(t, flower, "the chat drew a flower")
+	prepare, ok := flower["prepare"].(map[string]any)
+	require.True(t, ok, "a signed-in person's flower carries prepare: %v", flower)
+	tx := prepare["transaction"].(map[string]any)
+	assert.Equal(t, "alice.testnet", tx["signer_id"])
+	assert.Equal(t, testnetSocial, tx["receiver_id"])
+	assert.Regexp(t, `^[0-9a-f]{64}$`, prepare["id"])
+	assert.Len(t, rpc.Calls(), signedIn, "nothing was sent, nor read from the chain, after signing in")
 }
