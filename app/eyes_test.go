@@ -218,3 +218,24 @@ func TestReadPageLoopbackIsRefusedOnAnHTTPSSite(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, cfg.ReadPageLoopback)
 }
+
+// Many callers reading pages at once share the page cache and the few
+// fetch slots; run with -race.
+func TestReadPageConcurrently(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, strings.Repeat(r.URL.Path+" words words\n", 5000))
+	}))
+	defer srv.Close()
+	reg := eyes(t, "http://127.0.0.1:1", nil)
+	errc := make(chan error, 16)
+	for i := range 16 {
+		go func() {
+			_, err := call(t, reg, app.ToolReadPage, fmt.Sprintf(`{"url":%q,"start":%d}`, fmt.Sprintf("%s/p%d", srv.URL, i%4), (i%3)*1000))
+			errc <- err
+		}()
+	}
+	for range 16 {
+		assert.NoError(t, <-errc)
+	}
+}
