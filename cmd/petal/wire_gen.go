@@ -156,6 +156,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	listener := newFlowerListener(db, log, mapService)
 	mainService := &service{
 		Server:      httpapiServer,
+		Registry:    appRegistry,
 		Agent:       agentService,
 		Snapshots:   snapshotService,
 		Bus:         eventBus,
