@@ -14,43 +14,27 @@ import (
 
 // RateLimiter counts calls per key in fixed windows kept in PostgreSQL
 // (migration 14's UNLOGGED rate_limits), so every process on the database
-// counts against one allowance. A check is one statement. Closed windows are
-// deleted by SweepClosed, a scheduled job.
+// counts against one allowance. Checks made at once on a process share one
+// statement (limits_batch.go). Closed windows are deleted by SweepClosed, a
+// scheduled job.
 type RateLimiter struct {
-	db    *DB
-	clock ports.Clock
+	db      *DB
+	clock   ports.Clock
+	batcher *allowBatcher
 }
 
 var _ ports.RateLimiter = (*RateLimiter)(nil)
 
 // NewRateLimiter makes the shared limiter over db, reading time from clock.
 func NewRateLimiter(db *DB, clock ports.Clock) *RateLimiter {
-	return &RateLimiter{db: db, clock: clock}
+	l := &RateLimiter{db: db, clock: clock}
+	l.batcher = &allowBatcher{l: l}
+	return l
 }
-
-// allowSQL takes one call in key's window, opening a new window when the
-// old one has closed. Refused calls leave count at limit+1, so a refusal is
-// count > limit and the window never moves on because of them. Both CASEs
-// read the old row, so they agree on whether the window had closed.
-const allowSQL = `INSERT INTO rate_limits AS r (key, window_end, count) VALUES ($1, $3, 1)
-ON CONFLICT (key) DO UPDATE SET
-	count = CASE WHEN r.window_end <= $2 THEN 1 ELSE least(r.count + 1, $4 + 1) END,
-	window_end = CASE WHEN r.window_end <= $2 THEN $3 ELSE r.window_end END
-RETURNING count, window_end`
 
 // Allow implements ports.RateLimiter.
 func (l *RateLimiter) Allow(ctx context.Context, key string, limit int, per time.Duration) (bool, time.Duration, error) {
-	// PostgreSQL keeps microseconds; so do we, or a wait would be off by a few ns.
-	now := l.clock.Now().Truncate(time.Microsecond)
-	var count int
-	var end time.Time
-	if err := l.db.Pool.QueryRow(ctx, allowSQL, key, now, now.Add(per), limit).Scan(&count, &end); err != nil {
-		return false, 0, fmt.Errorf("rate limit %s: %w", key, err)
-	}
-	if count > limit {
-		return false, end.Sub(now), nil
-	}
-	return true, 0, nil
+	return l.batcher.allow(ctx, key, limit, per)
 }
 
 // SweepClosed deletes windows that closed before now, 5,000 rows per

@@ -1,6 +1,8 @@
 package postgres_test
 
 import (
+	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,4 +84,61 @@ func TestSemaphoreIsSharedByEveryProcessOnTheDatabase(t *testing.T) {
 	require.NoError(t, release(t.Context()))
 	_, err = a.Acquire(t.Context(), "fresh_read", "198.51.100.3", 2, time.Minute)
 	assert.NoError(t, err, "released by the other process")
+}
+
+// Checks racing on two processes, over many keys and two limits on one key,
+// share statements (limits_batch.go) and still allow exactly each limit.
+func TestRacingChecksOnTwoProcessesAllowExactlyEachLimit(t *testing.T) {
+	db := pgtest.New(t)
+	clock := porttest.NewHandClock()
+	limiters := []*postgres.RateLimiter{postgres.NewRateLimiter(db.DB, clock), postgres.NewRateLimiter(db.DB, clock)}
+	keys := []string{"tools:a", "tools:b", "tools:c", "chats:a"}
+	limits := map[string]int{"tools:a": 40, "tools:b": 7, "tools:c": 1, "chats:a": 3}
+	var mu sync.Mutex
+	allowed := map[string]int{}
+	var wg sync.WaitGroup
+	for w := range 24 {
+		wg.Go(func() {
+			l := limiters[w%2]
+			for i := range 30 {
+				key := keys[(w+i)%len(keys)]
+				ok, wait, err := l.Allow(context.Background(), key, limits[key], time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !ok && wait != time.Minute {
+					t.Errorf("%s refused with %v to wait", key, wait)
+				}
+				if ok {
+					mu.Lock()
+					allowed[key]++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	// The same key checked under another limit at the same time waits for
+	// its own statement (one statement can't change a row twice), in the
+	// same window: its calls count against tools:c's limit of 1 too.
+	var extra int
+	wg.Go(func() {
+		for range 10 {
+			ok, _, err := limiters[0].Allow(context.Background(), "tools:c", 1000, time.Minute)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				mu.Lock()
+				extra++
+				mu.Unlock()
+			}
+		}
+	})
+	wg.Wait()
+	assert.Equal(t, 10, extra, "under a limit of 1000, all ten")
+	for _, k := range []string{"tools:a", "tools:b", "chats:a"} {
+		assert.Equal(t, limits[k], allowed[k], "%s: every call of the limit allowed, none more", k)
+	}
+	assert.LessOrEqual(t, allowed["tools:c"], 1, "tools:c: at most its one call, and none once the others took the window")
 }

@@ -51,8 +51,6 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	eventBus := newEventBus(db, log, registry)
 	runStore := newRunStore(db, eventBus, registry)
 	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, signInService, runStore, dataBudget, clock, flowerService)
-	layerRepository := postgres.NewLayerRepository(db)
-	layerService := app.NewLayerService(annotationService, layerRepository, snapshotLibrary)
 	webPages := newWebPages(cfg, registry)
 	webSearch := newWebSearch(cfg, registry)
 	eyesService := app.NewEyesService(client, webPages, webSearch, clock)
@@ -60,7 +58,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	nearPrice := newNearPrice(cfg, log)
 	publishService := app.NewPublishService(flowerService, publishedFlowerRepository, client, sessionRepository, signInService, nearPrice, viewService, clock, random, log, registry)
-	v := toolSets(explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService)
+	v := toolSets(explorationService, flowerService, snapshotService, annotationService, eyesService, brainService, publishService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db, client)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
@@ -158,7 +156,6 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	listener := newFlowerListener(db, log, mapService)
 	mainService := &service{
 		Server:      httpapiServer,
-		Registry:    appRegistry,
 		Agent:       agentService,
 		Snapshots:   snapshotService,
 		Bus:         eventBus,
@@ -205,8 +202,6 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	eventBus := newEventBus(db, log, registry)
 	runStore := newRunStore(db, eventBus, registry)
 	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, walletReader, runStore, dataBudget, clock, flowerService)
-	layerRepository := postgres.NewLayerRepository(db)
-	layerService := app.NewLayerService(annotationService, layerRepository, snapshotLibrary)
 	webPages := newWebPages(cfg, registry)
 	webSearch := newWebSearch(cfg, registry)
 	eyesService := app.NewEyesService(client, webPages, webSearch, clock)
@@ -214,7 +209,7 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	nearPrice := newNearPrice(cfg, log)
 	publishService := app.NewPublishService(flowerService, publishedFlowerRepository, client, sessionRepository, walletReader, nearPrice, viewService, clock, random, log, registry)
-	v := toolSets(explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService)
+	v := toolSets(explorationService, flowerService, snapshotService, annotationService, eyesService, brainService, publishService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(appRegistry, log)
 	mainStdioMCP := &stdioMCP{

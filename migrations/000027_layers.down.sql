@@ -1,2 +1,0 @@
-DROP TABLE IF EXISTS dataset_versions;
-DROP TABLE IF EXISTS layers;
