@@ -45,7 +45,7 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 		return true, a.store.SaveThread(c.wctx, c.run.ID, c.thread)
 	}
 	start := time.Now()
-	call := Call{Input: args, Caller: Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.caller.Subject, Session: c.caller.Session},
+	call := Call{Input: args, Caller: Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.caller.Subject, Session: c.caller.Session, Run: c.run.ID},
 		Progress: func(p Progress) {
 			_, _ = a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindProgress, runs.ProgressData{Stage: p.Stage, Message: p.Message, Done: p.Done, Total: p.Total}))
 		}}
@@ -80,6 +80,11 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 		result.OK = true
 		result.Summary = runs.Summarize(content)
 		switch tc.Name {
+		case "hand_job":
+			// The run may have got its exploration just now.
+			if r, err := a.store.Get(c.wctx, c.run.ID); err == nil {
+				c.run.Exploration = r.Exploration
+			}
 		case "propose_spec":
 			c.proposed = ans
 		case "render_flower":
@@ -110,7 +115,7 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 // runs, then the agent's own.
 func (a *AgentService) modelTools() []ports.ModelTool {
 	out := []ports.ModelTool{} // never nil: nil means "no tools this call"
-	for _, t := range a.registry.Offered() {
+	for _, t := range a.registry.OfferedToAgent() {
 		if t.HiddenFromAgent {
 			continue
 		}

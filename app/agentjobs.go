@@ -207,3 +207,32 @@ func (s *AgentJobsService) Presence(ctx context.Context, caller Caller) ([]Prese
 	}
 	return out, nil
 }
+
+// JobsKept is how long an ended job (done, failed, stopped) is kept.
+const JobsKept = 30 * 24 * time.Hour
+
+// SweepJob is the agent jobs' scheduled job (one replica at a time): it puts
+// back the jobs whose take was never answered because its process died
+// (their lease lapsed), wakes those people's waiters, and deletes ended jobs
+// past JobsKept, in batches.
+func (s *AgentJobsService) SweepJob() Job {
+	return Job{Name: "agent_jobs", Every: 5 * time.Second, Deadline: 20 * time.Second,
+		Run: func(ctx context.Context) (int64, error) {
+			owners, err := s.store.ReleaseUndelivered(ctx, LeaseStale, 500)
+			woken := map[string]bool{}
+			for _, o := range owners {
+				s.takes.Add(1, "released")
+				if !woken[o] {
+					woken[o] = true
+					if serr := s.signals.Signal(ctx, jobsTopic(o)); serr != nil {
+						s.log.WarnContext(ctx, "agent jobs: waking the waiters", "err", serr)
+					}
+				}
+			}
+			if err != nil {
+				return int64(len(owners)), err
+			}
+			deleted, err := s.store.DeleteEnded(ctx, s.now().Add(-JobsKept), 500)
+			return int64(len(owners)) + deleted, err
+		}}
+}

@@ -45,7 +45,9 @@ type WaitAnswer struct {
 	Job     *JobOffer       `json:"job"`
 	Project *JobProject     `json:"project,omitempty"`
 	View    json.RawMessage `json:"view,omitempty"`
-	link    string          // the take's link id, for Answered
+	// Link is take_job's continue link (the project's exploration address).
+	Link string `json:"link,omitempty"`
+	link string // the take's link id, for Answered
 }
 
 // Wait is POST /api/v1/agents/wait: it waits up to wait_s for an open job of
@@ -94,7 +96,7 @@ func (s *AgentJobsService) Wait(ctx context.Context, token string, in WaitInput)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
-		ans, err := s.take(ctx, owner, key, w, "", ctx.Err)
+		ans, err := s.take(ctx, owner, key, w, "", ctx.Err, "")
 		if ctx.Err() != nil {
 			s.waits.Add(1, "gone")
 			return nil, ctx.Err()
@@ -122,7 +124,7 @@ func (s *AgentJobsService) Wait(ctx context.Context, token string, in WaitInput)
 // take takes one open job for worker w (only the job named, when only is
 // not ""), making the continue link its worker works through. stillThere is
 // asked just before the take commits.
-func (s *AgentJobsService) take(ctx context.Context, owner, key string, w agentjobs.Worker, only string, stillThere func() error) (*WaitAnswer, error) {
+func (s *AgentJobsService) take(ctx context.Context, owner, key string, w agentjobs.Worker, only string, stillThere func() error, exploration string) (*WaitAnswer, error) {
 	linkID, err := explorations.NewID(s.random, "lnk_")
 	if err != nil {
 		return nil, err
@@ -132,7 +134,7 @@ func (s *AgentJobsService) take(ctx context.Context, owner, key string, w agentj
 		return nil, err
 	}
 	j, err := s.store.Take(ctx, ports.Take{Owner: owner, Agent: key, Name: w.Name, Worker: w.Worker, N: w.N, LinkID: linkID, LinkSHA256: hash,
-		Process: string(s.process), At: s.now(), StillThere: stillThere, OnlyJob: only})
+		Process: string(s.process), At: s.now(), StillThere: stillThere, OnlyJob: only, Exploration: exploration})
 	if err != nil || j == nil {
 		return nil, err
 	}

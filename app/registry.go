@@ -35,6 +35,8 @@ type Caller struct {
 	Address string // the rate-limit key: an IP, an IPv6 /64, or "shared"
 	Subject string // the session's subject (prs_… or anon_…), empty without a session
 	Session string // the session's id (its hash), empty without a session
+	// Run is the run of Petals' agent making the call (door agent only).
+	Run string
 	// OpenSession opens an anonymous session for a caller without one, at a
 	// door that has sessions (nil elsewhere), and answers its subject and id.
 	// Services call it through Own only once a request has passed its gate,
@@ -91,7 +93,10 @@ type Tool struct {
 	HiddenFromAgent bool
 	// Long tools may send progress.
 	Long bool
-	Run  func(ctx context.Context, call Call) (any, error)
+	// AgentOnly tools are Petals' agent's own (hand_job…): offered to its
+	// model alone, and no tool at all through another door.
+	AgentOnly bool
+	Run       func(ctx context.Context, call Call) (any, error)
 }
 
 // ToolSet is a service that contributes tools to the registry.
@@ -160,8 +165,21 @@ func (r *Registry) All() []*Tool {
 	return out
 }
 
-// Offered is the tools this site runs: on a public site, none that reach outside.
+// Offered is the tools this site runs through its doors: on a public site,
+// none that reach outside; never Petals' agent's own.
 func (r *Registry) Offered() []*Tool {
+	var out []*Tool
+	for _, t := range r.All() {
+		if (!r.public || !t.OnTheirMachine) && !t.AgentOnly {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// OfferedToAgent is the tools Petals' agent's model may call: what Offered
+// has, and its own.
+func (r *Registry) OfferedToAgent() []*Tool {
 	var out []*Tool
 	for _, t := range r.All() {
 		if !r.public || !t.OnTheirMachine {
@@ -177,7 +195,7 @@ func (r *Registry) Offered() []*Tool {
 // for and limited per chat, so they don't count against the address.
 func (r *Registry) Call(ctx context.Context, name string, call Call) (any, error) {
 	t, ok := r.byName[name]
-	if !ok {
+	if !ok || (t.AgentOnly && call.Caller.Door != DoorAgent) {
 		return nil, errs.Newf(errs.NotFound, "no tool %s", name)
 	}
 	if r.public && t.OnTheirMachine {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/domain/agentjobs"
+	"github.com/petal-near/petal/domain/explorations"
 )
 
 // AgentJobs keeps a person's agent links, the workers that waited and the
@@ -35,7 +36,9 @@ type AgentJobs interface {
 
 	// Open stores new open jobs, all or none; past maxOpen open jobs of the
 	// owner it stores nothing and answers agentjobs.TooManyOpen.
-	Open(ctx context.Context, jobs []agentjobs.Job, maxOpen int) error
+	// conversation, when its ID is set, is the jobs' own exploration, made in
+	// the same transaction (so a refusal leaves nothing behind).
+	Open(ctx context.Context, jobs []agentjobs.Job, conversation explorations.Exploration, maxOpen int) error
 	// Take takes the oldest open job of t.Owner sent to t.Agent, or else to
 	// anyone, skipping jobs other takers hold locked, and in the same
 	// transaction makes the continue link (t.LinkID, t.LinkSHA256) on the
@@ -48,8 +51,9 @@ type AgentJobs interface {
 	// if that take is still the job's, and revokes its link.
 	Release(ctx context.Context, linkID string, at time.Time) error
 	// ReleaseUndelivered releases every take never delivered whose process's
-	// lease is missing or older than staleAfter, at most limit of them.
-	ReleaseUndelivered(ctx context.Context, staleAfter time.Duration, limit int) (int, error)
+	// lease is missing or older than staleAfter, at most limit of them, and
+	// answers the owners of the jobs it put back.
+	ReleaseUndelivered(ctx context.Context, staleAfter time.Duration, limit int) (owners []string, err error)
 
 	// Job is one job by id, or errs.NotFound.
 	Job(ctx context.Context, id string) (agentjobs.Job, error)
@@ -89,6 +93,7 @@ type Take struct {
 	At           time.Time
 	StillThere   func() error // nil: always
 	OnlyJob      string       // take only this job ("" any)
+	Exploration  string       // take only a job handed out from, or worked in, this exploration ("" any)
 }
 
 // JobTake is a take as stored.

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
 )
 
 // agentsRoutes are a person's own agents (docs/agents.md): the links, made and
@@ -31,6 +32,47 @@ func (s *Server) agentsRoutes() []Route {
 				"sent to as or to anyone, and takes it: { job, project: { exploration, question }, view }, or { job: null }"},
 		{Method: http.MethodGet, Path: base, Access: AccessSession, Handler: s.agentPresence,
 			Summary: "signed in: { agents: [{ name, n, worker, waiting, last_seen, can, job }] }, one entry per worker"},
+		{Method: http.MethodGet, Path: "/api/v1/explorations/:ref/jobs", Tool: "list_jobs", Access: AccessSession, PathAs: refIsExploration,
+			Handler: s.explorationTool("list_jobs", false)},
+		{Method: http.MethodGet, Path: "/api/v1/explorations/:ref/live", Access: AccessSession, Handler: s.liveSignal,
+			Summary: "any link or the owner: an event stream with ready, then changed { exploration } for each change to the conversation (a job's state, a report), from any replica; read it again then"},
+		{Method: http.MethodPost, Path: "/api/v1/jobs/take", Tool: "take_job"},
+		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/report", Tool: "report_job"},
+		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/stop", Access: AccessSession, Handler: s.superviseJob("stop"),
+			Summary: "signed in, same-origin: stops an open or taken job of theirs: { job }; its worker's next call is refused with error.ended stopped"},
+		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/retry", Access: AccessSession, Handler: s.superviseJob("retry"),
+			Summary: "signed in, same-origin: puts a taken, failed or stopped job back as open, for whoever takes it first: { job }; the old worker hears ended handed_over"},
+		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/hand-over", Access: AccessSession, Handler: s.superviseJob("hand-over"),
+			Summary: "signed in, same-origin, { to }: as retry, for the agent named: { job }"},
+	}
+}
+
+// superviseJob is the person's stop, retry and hand-over of one of their jobs.
+func (s *Server) superviseJob(action string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := s.checkOrigin(c); err != nil {
+			return err
+		}
+		var in struct {
+			To string `json:"to,omitempty"`
+		}
+		raw, err := io.ReadAll(c.Request().Body)
+		if err != nil {
+			return decodeError(err)
+		}
+		if len(bytes.TrimSpace(raw)) > 0 {
+			if err := app.DecodeInput(raw, &in); err != nil {
+				return err
+			}
+		}
+		if action != "hand-over" && in.To != "" {
+			return errs.New(errs.BadInput, "unknown field to", "only hand-over names an agent")
+		}
+		out, err := s.deps.AgentJobs.Supervise(c.Request().Context(), s.caller(c), c.Param("job"), action, in.To)
+		if err != nil {
+			return err
+		}
+		return writeJSON(c, http.StatusOK, out)
 	}
 }
 
@@ -127,4 +169,35 @@ func (s *Server) agentPresence(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, struct {
 		Agents []app.PresenceEntry `json:"agents"`
 	}{agents})
+}
+
+// liveViewer writes a conversation's live signal as SSE.
+type liveViewer struct{ w *sseWriter }
+
+func (v liveViewer) Changed(exploration string) error {
+	return v.w.event("changed", "", map[string]string{"exploration": exploration})
+}
+
+func (v liveViewer) Heartbeat() error { return v.w.raw("heartbeat", "", []byte("{}")) }
+
+func (s *Server) liveSignal(c echo.Context) error {
+	ctx := c.Request().Context()
+	caller := s.caller(c)
+	done, err := s.openStream(caller.Address)
+	if err != nil {
+		return err
+	}
+	defer done()
+	exp, follow, err := s.deps.AgentJobs.Live(ctx, caller, c.Param("ref"))
+	if err != nil {
+		return err
+	}
+	defer s.streaming("live")()
+	c.Response().Header().Set("Cache-Control", "no-store")
+	v := liveViewer{w: newSSE(c)}
+	if err := v.w.event("ready", "", map[string]string{"exploration": exp}); err != nil {
+		return follow(nil)
+	}
+	_ = follow(v)
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -200,7 +201,7 @@ func nullable(s string) *string {
 
 // Open implements ports.AgentJobs. The owner's open jobs are counted under
 // a lock on the owner, so two hand-outs can't pass the cap together.
-func (s *AgentJobs) Open(ctx context.Context, jobs []agentjobs.Job, maxOpen int) error {
+func (s *AgentJobs) Open(ctx context.Context, jobs []agentjobs.Job, conv explorations.Exploration, maxOpen int) error {
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -215,6 +216,12 @@ func (s *AgentJobs) Open(ctx context.Context, jobs []agentjobs.Job, maxOpen int)
 		}
 		if open+len(jobs) > maxOpen {
 			return agentjobs.TooManyOpen()
+		}
+		if conv.ID != "" {
+			if _, err := tx.Exec(ctx, `INSERT INTO explorations (id, owner, question, title, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)`,
+				conv.ID, conv.Owner, conv.Question, conv.Title, conv.CreatedAt); err != nil {
+				return err
+			}
 		}
 		for _, j := range jobs {
 			var inputs any
@@ -247,11 +254,12 @@ func (s *AgentJobs) Take(ctx context.Context, t ports.Take) (*agentjobs.Job, err
 		j, err := scanJob(tx.QueryRow(ctx, `WITH pick AS (
 	SELECT id, updated_at AS opened_at FROM agent_jobs
 	WHERE owner = $1 AND status = 'open' AND (to_agent = $2 OR to_agent = '') AND ($7 = '' OR id = $7)
+		AND ($8 = '' OR exploration = $8 OR conversation = $8)
 	ORDER BY to_agent = '', created_at, id
 	LIMIT 1 FOR UPDATE SKIP LOCKED)
 UPDATE agent_jobs j SET status = 'taken', taken_by = $3, worker = $4, n = $5, updated_at = $6, last_seen = $6
 FROM pick WHERE j.id = pick.id
-RETURNING `+jobColumnsOfJ+`, pick.opened_at`, t.Owner, t.Agent, t.Name, t.Worker, t.N, t.At, t.OnlyJob), &openedAt)
+RETURNING `+jobColumnsOfJ+`, pick.opened_at`, t.Owner, t.Agent, t.Name, t.Worker, t.N, t.At, t.OnlyJob, t.Exploration), &openedAt)
 		if errs.Is(err, errs.NotFound) {
 			return nil
 		}
@@ -329,24 +337,27 @@ WHERE id = $1 AND status = 'taken'`, job, at); err != nil {
 }
 
 // ReleaseUndelivered implements ports.AgentJobs.
-func (s *AgentJobs) ReleaseUndelivered(ctx context.Context, staleAfter time.Duration, limit int) (int, error) {
-	rows, err := s.db.Pool.Query(ctx, `SELECT t.link_id FROM agent_job_takes t
+func (s *AgentJobs) ReleaseUndelivered(ctx context.Context, staleAfter time.Duration, limit int) ([]string, error) {
+	rows, err := s.db.Pool.Query(ctx, `SELECT t.link_id, j.owner FROM agent_job_takes t JOIN agent_jobs j ON j.id = t.job
 WHERE t.delivered_at IS NULL AND t.ended IS NULL AND NOT EXISTS (
 	SELECT 1 FROM processes p WHERE p.id = t.process AND p.heartbeat_at > now() - make_interval(secs => $1))
 ORDER BY t.taken_at LIMIT $2`, staleAfter.Seconds(), limit)
 	if err != nil {
-		return 0, fmt.Errorf("postgres: undelivered takes: %w", err)
+		return nil, fmt.Errorf("postgres: undelivered takes: %w", err)
 	}
-	links, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	type gone struct{ Link, Owner string }
+	takes, err := pgx.CollectRows(rows, pgx.RowToStructByPos[gone])
 	if err != nil {
-		return 0, fmt.Errorf("postgres: undelivered takes: %w", err)
+		return nil, fmt.Errorf("postgres: undelivered takes: %w", err)
 	}
-	for _, l := range links {
-		if err := s.Release(ctx, l, time.Now().UTC()); err != nil {
-			return 0, err
+	owners := []string{}
+	for _, t := range takes {
+		if err := s.Release(ctx, t.Link, time.Now().UTC()); err != nil {
+			return owners, err
 		}
+		owners = append(owners, t.Owner)
 	}
-	return len(links), nil
+	return owners, nil
 }
 
 // Job implements ports.AgentJobs.

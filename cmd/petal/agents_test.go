@@ -80,7 +80,7 @@ func openJobs(t *testing.T, db *pgtest.DB, owner string, n int) []string {
 		jobs = append(jobs, agentjobs.Job{ID: id, Owner: owner, Exploration: exp, Conversation: exp, Kind: "map", Title: fmt.Sprint("job ", i),
 			Brief: "b", Status: agentjobs.Open, CreatedAt: now.Add(time.Duration(i) * time.Microsecond)})
 	}
-	require.NoError(t, postgres.NewAgentJobs(db.DB).Open(ctx, jobs, agentjobs.MaxOpenPerPerson))
+	require.NoError(t, postgres.NewAgentJobs(db.DB).Open(ctx, jobs, explorations.Exploration{}, agentjobs.MaxOpenPerPerson))
 	_, err = db.Pool.Exec(ctx, `SELECT pg_notify('petal_runs', 't jobs ' || $1)`, owner)
 	require.NoError(t, err)
 	return ids

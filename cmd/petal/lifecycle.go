@@ -105,7 +105,8 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 // newScheduler is this process's scheduler with every scheduled job petal
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
 func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg app.Config, db *postgres.DB, clock ports.Clock,
-	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService, mapSync *app.MapSync) *app.Scheduler {
+	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService, mapSync *app.MapSync,
+	agentJobs *app.AgentJobsService) *app.Scheduler {
 	s := app.NewScheduler(leases, process, log)
 	s.Observe(app.CountJobs(m))
 	s.Add(app.SweepJob(agent, ledger, m))
@@ -121,6 +122,7 @@ func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logge
 	if j := mapSync.Job(); j != nil && !cfg.Public {
 		s.Add(*j)
 	}
+	s.Add(agentJobs.SweepJob())
 	return s
 }
 

@@ -240,6 +240,8 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 		"search":           {"query": "near dao"},
 		"list_flowers":     {"limit": 5},
 		"get_flower":       {"id": strings.Repeat("0", 64)},
+		"list_jobs":        {"exploration": readTok},
+		"report_job":       {"job": "job_00000000000000000000000000000000", "status": "done", "summary": "s", "exploration": writeTok},
 	}
 	// Per tool, fields that differ by door for a reason: a create over HTTP
 	// opens a session and owns what it makes; over MCP it is unowned.

@@ -132,7 +132,7 @@ var (
 		newMapSync,
 		newFlowerListener,
 		wire.Struct(new(app.AgentDeps), "*"),
-		app.NewAgentService,
+		newAgentService,
 		app.NewConversationService,
 		wire.Bind(new(app.FlowerDrawer), new(*app.FlowerService)),
 		registrySet,
@@ -225,9 +225,9 @@ func newChain(cfg app.Config, m ports.Metrics) *nearrpc.Client {
 func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
-func toolSets(explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService,
+func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService,
 	annotations *app.AnnotationService, eyes *app.EyesService, brain *app.BrainService, publish *app.PublishService) []app.ToolSet {
-	return []app.ToolSet{explorations, flowers, snapshots, annotations, eyes, brain, publish}
+	return []app.ToolSet{explorations, flowers, snapshots, annotations, eyes, brain, publish, agentJobs}
 }
 
 // newWebPages is read_page's fetcher: public pages only (loopback too with
@@ -284,4 +284,12 @@ func newLedgerRepository(db *postgres.DB, m ports.Metrics) *postgres.LedgerRepos
 func newSnapshotService(cfg app.Config, log *slog.Logger, library *app.SnapshotLibrary, daos ports.DAODirectory,
 	near ports.NearContracts, clock ports.Clock, slots ports.Semaphore, m ports.Metrics) *app.SnapshotService {
 	return app.NewSnapshotService(cfg, log, library, daos, near, clock, slots).ObservedBy(m)
+}
+
+// newAgentService is Petals' agent, which also takes up the reports the
+// person's own agents bring back.
+func newAgentService(d app.AgentDeps, jobs *app.AgentJobsService) *app.AgentService {
+	a := app.NewAgentService(d)
+	jobs.SetTurns(a)
+	return a
 }

@@ -23,7 +23,16 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	clock := newClock()
 	registry := newMetrics(db)
 	rateLimiter := newRateLimiter(cfg, db, clock, registry)
+	agentJobs := postgres.NewAgentJobs(db)
 	explorationRepository := postgres.NewExplorationRepository(db)
+	eventBus := newEventBus(db, log, registry)
+	runStore := newRunStore(db, eventBus, registry)
+	random := newRandom()
+	processID, err := app.NewProcessID(random)
+	if err != nil {
+		return nil, nil, err
+	}
+	agentJobsService := app.NewAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, clock, random, processID, registry, log)
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	snapshotLibrary := app.NewSnapshotLibrary(cfg, snapshotRepository, registry)
 	specRepository := postgres.NewSpecRepository(db)
@@ -32,7 +41,6 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	dataBudget := app.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
 	viewService := app.NewViewService(viewRepository, dataBudget, clock, log, registry)
 	flowerService := app.NewFlowerService(snapshotLibrary, specRepository, viewService)
-	random := newRandom()
 	retention := postgres.NewRetention(db)
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, retention, log)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
@@ -48,8 +56,6 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	ledgerRepository := newLedgerRepository(db, registry)
 	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random, rateLimiter)
-	eventBus := newEventBus(db, log, registry)
-	runStore := newRunStore(db, eventBus, registry)
 	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, signInService, runStore, dataBudget, clock, flowerService)
 	webPages := newWebPages(cfg, registry)
 	webSearch := newWebSearch(cfg, registry)
@@ -58,7 +64,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	nearPrice := newNearPrice(cfg, log)
 	publishService := app.NewPublishService(flowerService, publishedFlowerRepository, client, sessionRepository, signInService, nearPrice, viewService, clock, random, log, registry)
-	v := toolSets(explorationService, flowerService, snapshotService, annotationService, eyesService, brainService, publishService)
+	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, eyesService, brainService, publishService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db, client)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
@@ -81,10 +87,6 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	modelBilling := newModelBilling(modelProvider)
 	billingClaimRepository := postgres.NewBillingClaimRepository(db)
 	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, nearPrices, modelBilling, billingClaimRepository, rateLimiter, log)
-	processID, err := app.NewProcessID(random)
-	if err != nil {
-		return nil, nil, err
-	}
 	agentDeps := app.AgentDeps{
 		Config:       cfg,
 		Runs:         runStore,
@@ -105,9 +107,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Budget:       dataBudget,
 		Opens:        retention,
 	}
-	agentService := app.NewAgentService(agentDeps)
-	agentJobs := postgres.NewAgentJobs(db)
-	agentJobsService := app.NewAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, clock, random, processID, registry, log)
+	agentService := newAgentService(agentDeps, agentJobsService)
 	conversations := postgres.NewConversations(db)
 	conversationService := app.NewConversationService(conversations)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
@@ -152,7 +152,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	if err != nil {
 		return nil, nil, err
 	}
-	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync)
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService)
 	listener := newFlowerListener(db, log, mapService)
 	mainService := &service{
 		Server:      httpapiServer,
@@ -180,7 +180,16 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	clock := newClock()
 	registry := newMetrics(db)
 	rateLimiter := newRateLimiter(cfg, db, clock, registry)
+	agentJobs := postgres.NewAgentJobs(db)
 	explorationRepository := postgres.NewExplorationRepository(db)
+	eventBus := newEventBus(db, log, registry)
+	runStore := newRunStore(db, eventBus, registry)
+	random := newRandom()
+	processID, err := app.NewProcessID(random)
+	if err != nil {
+		return nil, nil, err
+	}
+	agentJobsService := app.NewAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, clock, random, processID, registry, log)
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	snapshotLibrary := app.NewSnapshotLibrary(cfg, snapshotRepository, registry)
 	specRepository := postgres.NewSpecRepository(db)
@@ -189,7 +198,6 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	dataBudget := app.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
 	viewService := app.NewViewService(viewRepository, dataBudget, clock, log, registry)
 	flowerService := app.NewFlowerService(snapshotLibrary, specRepository, viewService)
-	random := newRandom()
 	retention := postgres.NewRetention(db)
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, retention, log)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
@@ -199,8 +207,6 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	annotationRepository := postgres.NewAnnotationRepository(db)
 	sessionRepository := postgres.NewSessionRepository(db)
 	walletReader := noWallets()
-	eventBus := newEventBus(db, log, registry)
-	runStore := newRunStore(db, eventBus, registry)
 	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, walletReader, runStore, dataBudget, clock, flowerService)
 	webPages := newWebPages(cfg, registry)
 	webSearch := newWebSearch(cfg, registry)
@@ -209,7 +215,7 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	nearPrice := newNearPrice(cfg, log)
 	publishService := app.NewPublishService(flowerService, publishedFlowerRepository, client, sessionRepository, walletReader, nearPrice, viewService, clock, random, log, registry)
-	v := toolSets(explorationService, flowerService, snapshotService, annotationService, eyesService, brainService, publishService)
+	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, eyesService, brainService, publishService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(appRegistry, log)
 	mainStdioMCP := &stdioMCP{

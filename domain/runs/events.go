@@ -20,6 +20,7 @@ const (
 	KindApprovalRequired Kind = "approval_required"
 	KindFlower           Kind = "flower"
 	KindTitle            Kind = "title"
+	KindJob              Kind = "job" // additive: a job handed to the person's own agent
 	KindSignature        Kind = "signature"
 	KindError            Kind = "error"
 	KindHeartbeat        Kind = "heartbeat" // never stored, carries no id

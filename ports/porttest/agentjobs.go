@@ -9,6 +9,7 @@ import (
 
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -24,7 +25,7 @@ func openJob(t *testing.T, h AgentJobsHarness, owner, exp, to string, at time.Ti
 	t.Helper()
 	j := agentjobs.Job{ID: hexID(t, "job_", 16), Owner: owner, Exploration: exp, Conversation: h.NewExploration(t, owner), Kind: "map",
 		Title: "read the DAO", Brief: "draw its members", To: to, Status: agentjobs.Open, CreatedAt: at}
-	if err := h.Jobs.Open(t.Context(), []agentjobs.Job{j}, agentjobs.MaxOpenPerPerson); err != nil {
+	if err := h.Jobs.Open(t.Context(), []agentjobs.Job{j}, explorations.Exploration{}, agentjobs.MaxOpenPerPerson); err != nil {
 		t.Fatal(err)
 	}
 	return j
@@ -164,7 +165,7 @@ func AgentJobsContract(t *testing.T, fresh func(t *testing.T) AgentJobsHarness) 
 			many = append(many, agentjobs.Job{ID: hexID(t, "job_", 16), Owner: alice, Exploration: exp, Conversation: exp, Kind: "map",
 				Title: "t", Brief: "b", Status: agentjobs.Open, CreatedAt: suiteNow.Add(time.Duration(i) * time.Millisecond)})
 		}
-		if err := h.Jobs.Open(t.Context(), many, agentjobs.MaxOpenPerPerson); !errs.Is(err, errs.RateLimited) {
+		if err := h.Jobs.Open(t.Context(), many, explorations.Exploration{}, agentjobs.MaxOpenPerPerson); !errs.Is(err, errs.RateLimited) {
 			t.Fatalf("past the open cap: %v", err)
 		}
 		if got, err := h.Jobs.JobsOf(t.Context(), exp, "", 100); err != nil || len(got) != 3 {
@@ -237,17 +238,17 @@ func AgentJobsContract(t *testing.T, fresh func(t *testing.T) AgentJobsHarness) 
 		if j, err := h.Jobs.Take(t.Context(), req); err != nil || j == nil {
 			t.Fatalf("take again: %v", err)
 		}
-		n, err := h.Jobs.ReleaseUndelivered(t.Context(), time.Minute, 100)
+		owners, err := h.Jobs.ReleaseUndelivered(t.Context(), time.Minute, 100)
 		must(t, err)
-		if n != 1 {
-			t.Fatalf("released %d undelivered", n)
+		if len(owners) != 1 || owners[0] != alice {
+			t.Fatalf("released %v", owners)
 		}
 		req = takeReq(t, alice, "codex", "")
 		if j, err := h.Jobs.Take(t.Context(), req); err != nil || j == nil {
 			t.Fatalf("take a third time: %v", err)
 		}
 		must(t, h.Jobs.Delivered(t.Context(), req.LinkID, suiteNow))
-		if n, _ := h.Jobs.ReleaseUndelivered(t.Context(), time.Minute, 100); n != 0 {
+		if owners, _ := h.Jobs.ReleaseUndelivered(t.Context(), time.Minute, 100); len(owners) != 0 {
 			t.Fatal("a delivered take stays")
 		}
 	})
@@ -323,7 +324,7 @@ func AgentJobsContract(t *testing.T, fresh func(t *testing.T) AgentJobsHarness) 
 			all = append(all, agentjobs.Job{ID: hexID(t, "job_", 16), Owner: alice, Exploration: exp, Conversation: conv, PartOf: group,
 				Part: i + 1, Parts: parts, Kind: "map", Title: "part", Brief: "b", Status: agentjobs.Open, CreatedAt: suiteNow.Add(time.Duration(i) * time.Millisecond)})
 		}
-		must(t, h.Jobs.Open(ctx, all, agentjobs.MaxOpenPerPerson))
+		must(t, h.Jobs.Open(ctx, all, explorations.Exploration{}, agentjobs.MaxOpenPerPerson))
 		links := map[string]string{}
 		for range parts {
 			req := takeReq(t, alice, "codex", "")

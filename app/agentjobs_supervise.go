@@ -1,0 +1,136 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/petal-near/petal/domain/agentjobs"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/explorations"
+)
+
+// ownJob is a job of the agent's own conversation, or the one 404.
+func (s *AgentJobsService) ownJob(ctx context.Context, call Call, id string) (string, error) {
+	run, owner, err := s.agentRun(ctx, call)
+	if err != nil {
+		return "", err
+	}
+	j, err := s.store.Job(ctx, id)
+	if errs.Is(err, errs.NotFound) || (err == nil && (j.Owner != owner || (j.Run != run.ID && (run.Exploration == "" || j.Exploration != run.Exploration)))) {
+		return "", agentjobs.NotFound("job")
+	}
+	return owner, err
+}
+
+func (s *AgentJobsService) retryJob(ctx context.Context, call Call, in retryJobInput) (any, error) {
+	owner, err := s.ownJob(ctx, call, in.Job)
+	if err != nil {
+		return nil, err
+	}
+	return s.reopen(ctx, owner, in.Job, in.To)
+}
+
+func (s *AgentJobsService) stopJob(ctx context.Context, call Call, in stopJobInput) (any, error) {
+	owner, err := s.ownJob(ctx, call, in.Job)
+	if err != nil {
+		return nil, err
+	}
+	return s.stop(ctx, owner, in.Job)
+}
+
+// JobState is the supervision routes' answer.
+type JobState struct {
+	Job JobView `json:"job"`
+}
+
+func (s *AgentJobsService) reopen(ctx context.Context, owner, id, to string) (JobState, error) {
+	if to != "" {
+		if _, err := agentjobs.CheckAgent(to, ""); err != nil {
+			return JobState{}, errs.New(errs.BadInput, "to: "+err.Error())
+		}
+	}
+	j, err := s.store.Reopen(ctx, owner, id, agentjobs.AgentKey(to), s.now())
+	if err != nil {
+		return JobState{}, err
+	}
+	s.opened(ctx, j)
+	return JobState{Job: jobView(j)}, nil
+}
+
+func (s *AgentJobsService) stop(ctx context.Context, owner, id string) (JobState, error) {
+	j, err := s.store.Stop(ctx, owner, id, s.now())
+	if err != nil {
+		return JobState{}, err
+	}
+	s.changed(ctx, j)
+	return JobState{Job: jobView(j)}, nil
+}
+
+// Supervise is POST /api/v1/jobs/:job/stop|retry|hand-over, for the signed-in
+// person: another's job is the same 404 as none.
+func (s *AgentJobsService) Supervise(ctx context.Context, caller Caller, id, action, to string) (JobState, error) {
+	owner, err := person(caller)
+	if err != nil {
+		return JobState{}, err
+	}
+	switch action {
+	case "stop":
+		return s.stop(ctx, owner, id)
+	case "retry":
+		return s.reopen(ctx, owner, id, "")
+	case "hand-over":
+		if strings.TrimSpace(to) == "" {
+			return JobState{}, errs.New(errs.BadInput, "to is empty", "name the agent to hand the job to")
+		}
+		return s.reopen(ctx, owner, id, to)
+	}
+	return JobState{}, agentjobs.NotFound("job")
+}
+
+// LiveBeat is how often a quiet live stream says it is still there, well
+// inside the 100 s a tunnel lets a request idle.
+const LiveBeat = 15 * time.Second
+
+// LiveViewer receives a conversation's live signal.
+type LiveViewer interface {
+	// Changed: something in the conversation changed (a job's state, a
+	// note, a report): read it again.
+	Changed(exploration string) error
+	Heartbeat() error
+}
+
+// Live is GET /api/v1/explorations/:ref/live: one Changed per change to the
+// conversation, signalled from any replica, until ctx ends. Anyone with a
+// link to it, or its owner, may follow it; anyone else gets the one 404. It
+// listens before it answers, so nothing that changes after the stream opens
+// is missed; follow runs the stream, and ends its listening.
+func (s *AgentJobsService) Live(ctx context.Context, caller Caller, ref string) (exploration string, follow func(LiveViewer) error, err error) {
+	_, r, err := s.openRef(ctx, caller, ref, explorations.ReadAccess)
+	if err != nil {
+		return "", nil, err
+	}
+	wake, stop := s.signals.Listen(LiveTopic(r.exp))
+	return r.exp, func(v LiveViewer) error {
+		defer stop()
+		if v == nil {
+			return nil
+		}
+		beat := time.NewTicker(LiveBeat)
+		defer beat.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-wake:
+				if err := v.Changed(r.exp); err != nil {
+					return err
+				}
+			case <-beat.C:
+				if err := v.Heartbeat(); err != nil {
+					return err
+				}
+			}
+		}
+	}, nil
+}

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"context"
+
+	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/runs"
+)
+
+// PersonPayer is a person's own credit as the payer of a chat whose first
+// call may cost up to firstCall: payment_required when it can't pay it.
+// Reports a person's agents bring back are paid this way alone, never from
+// an invite or the site's open allowance.
+func (a *Access) PersonPayer(ctx context.Context, personID string, firstCall credit.Micros) (credit.Payer, error) {
+	acct, err := a.ledger.Account(ctx, credit.PersonAccount(personID))
+	if errs.Is(err, errs.NotFound) {
+		return credit.Payer{}, errs.New(errs.PaymentRequired, "no credit of the person's own")
+	}
+	if err != nil {
+		return credit.Payer{}, err
+	}
+	p := credit.Payer{Kind: credit.PayPerson, PersonID: personID, PerChat: a.cfg.PersonPerChat}
+	if _, err := credit.PlanHold(p, []credit.Account{acct}, 0, max(firstCall, 1), a.clock.Now()); err != nil {
+		return credit.Payer{}, err
+	}
+	return p, nil
+}
+
+// TakeUpReport implements ReportTurns: a new turn of the person's run with
+// message as theirs, paid from their own credit. It answers false, and
+// the report waits for the person's next message, when the run is going,
+// the person has no credit for it, or this site runs no agent.
+func (a *AgentService) TakeUpReport(ctx context.Context, owner, runID, message string) (bool, error) {
+	if a.cfg.Public || a.fenced.Load() {
+		return false, nil
+	}
+	run, err := a.store.Get(ctx, runID)
+	if err != nil {
+		return false, err
+	}
+	if run.Owner != owner || run.Status == runs.Running {
+		return false, nil
+	}
+	thread := append(run.Thread, runs.Message{Role: runs.RoleUser, Content: message})
+	if runs.ThreadBytes(thread) > runs.MaxThread {
+		return false, nil
+	}
+	var payer *credit.Payer
+	if !a.Recorded() {
+		if a.access == nil {
+			return false, nil
+		}
+		p, err := a.access.PersonPayer(ctx, owner, a.model.WorstCase(modelRequest(thread, a.modelTools(), run.Settings, run.Title)))
+		if errs.Is(err, errs.PaymentRequired) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		payer = forChat(&p, run.ID, run.NextSeq)
+	}
+	resumed, err := a.store.Resume(ctx, run.ID, string(a.process), thread, a.openingEvents(run.ID)...)
+	if errs.Is(err, errs.Conflict) {
+		return false, nil // a chat started meanwhile: the report waits
+	}
+	if err != nil {
+		return false, err
+	}
+	a.start(resumed, Caller{Door: DoorAgent, Address: "agent-report", Subject: owner}, payer)
+	return true, nil
+}

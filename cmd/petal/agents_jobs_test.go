@@ -1,0 +1,270 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/nearai/nearaitest"
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/domain/credit"
+)
+
+const scriptedModel = "deepseek-ai/DeepSeek-V3.1"
+
+// fund gives a person a dollar of their own credit.
+func fund(t *testing.T, db *pgtest.DB, person string) {
+	t.Helper()
+	_, err := db.Pool.Exec(t.Context(), `INSERT INTO credit_accounts (id, kind, limit_micros) VALUES ($1, 'person', 1000000)`, credit.PersonAccount(person))
+	require.NoError(t, err)
+}
+
+// chatTo starts a chat (or the next chat of runID) and waits for its run to end.
+func chatTo(t *testing.T, p *testPetal, cookie, runID, text string) string {
+	t.Helper()
+	body := `{"messages":[{"role":"user","content":"` + text + `"}]`
+	if runID != "" {
+		body += `,"run_id":"` + runID + `"`
+	}
+	res, raw := p.do(t, http.MethodPost, "/api/v1/agent/chat", body+"}", "Cookie", cookie, "Accept", "application/json")
+	require.Equal(t, http.StatusAccepted, res.StatusCode, raw)
+	var started struct {
+		RunID string `json:"run_id"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(raw), &started))
+	runEnded(t, p, cookie, started.RunID)
+	return started.RunID
+}
+
+type runRead struct {
+	Status   string
+	Messages []struct{ Role, Content string }
+	Events   []struct {
+		Event string
+		Data  json.RawMessage
+	}
+	Exploration *struct{ ID string }
+}
+
+func runEnded(t *testing.T, p *testPetal, cookie, id string) runRead {
+	t.Helper()
+	var run runRead
+	require.Eventually(t, func() bool {
+		res, raw := p.do(t, http.MethodGet, "/api/v1/agent/runs/"+id, "", "Cookie", cookie)
+		require.Equal(t, http.StatusOK, res.StatusCode, raw)
+		run = runRead{}
+		require.NoError(t, json.Unmarshal([]byte(raw), &run))
+		return run.Status != "running"
+	}, 30*time.Second, 20*time.Millisecond)
+	return run
+}
+
+func report(t *testing.T, p *testPetal, job, link, summary string) (int, string) {
+	t.Helper()
+	res, raw := p.do(t, http.MethodPost, "/api/v1/jobs/"+job+"/report", `{"status":"done","summary":"`+summary+`","exploration":"`+link+`"}`)
+	return res.StatusCode, raw
+}
+
+// TestAReportStartsANewTurnOfTheRunThatHandedTheJobOut: Petals' agent hands
+// a job out on one replica, the person's agent waiting on the other takes
+// it, and its report lands as notes and starts a new turn of the run, paid
+// from the person's credit; the live signal fires on the other replica.
+func TestAReportStartsANewTurnOfTheRunThatHandedTheJobOut(t *testing.T) {
+	fake := nearaitest.New(t,
+		nearaitest.Completion("c1", scriptedModel, "", nearaitest.Call{Name: "hand_job", Args: `{"title":"Read the DAO","brief":"Draw the members of sputnik-dao.near","to":"Codex"}`}),
+		nearaitest.Completion("c2", scriptedModel, "I handed it to Codex."),
+		nearaitest.Completion("c3", scriptedModel, "Codex drew it: 12 members."),
+	)
+	db := pgtest.New(t)
+	a := startProcess(t, db, modelEnv(fake))
+	b := startProcess(t, db, modelEnv(fake))
+	alice, cookie := personOn(t, a.testPetal)
+	fund(t, db, alice)
+	token := agentLink(t, a.testPetal, cookie)
+
+	got := make(chan waitAnswer, 1)
+	go func() {
+		code, ans, raw := wait(t, b.testPetal, token, `{"as":"codex","wait_s":30}`)
+		assert.Equal(t, http.StatusOK, code, raw)
+		got <- ans
+	}()
+	require.Eventually(t, func() bool {
+		var n int
+		require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT count(*) FROM agent_workers WHERE owner = $1 AND waiting_until > now()`, alice).Scan(&n))
+		return n == 1
+	}, 20*time.Second, 20*time.Millisecond)
+
+	runID := chatTo(t, a.testPetal, cookie, "", "have my agent draw the DAO")
+	ans := <-got
+	require.NotNil(t, ans.Job, "the waiter on the other replica took the job")
+	assert.Equal(t, "Read the DAO", ans.Job.Title)
+	assert.Equal(t, "Draw the members of sputnik-dao.near", ans.Project.Question)
+	link := ans.Project.Exploration
+	require.Contains(t, link, "/s/")
+
+	run := runEnded(t, a.testPetal, cookie, runID)
+	require.NotNil(t, run.Exploration)
+	var jobEvent map[string]any
+	for _, e := range run.Events {
+		if e.Event == "job" {
+			require.NoError(t, json.Unmarshal(e.Data, &jobEvent))
+		}
+	}
+	require.NotNil(t, jobEvent, "the run carries the job event")
+	assert.Equal(t, ans.Job.ID, jobEvent["id"])
+	assert.Equal(t, "codex", jobEvent["to"])
+	assert.Equal(t, "open", jobEvent["status"])
+	assert.Equal(t, ans.Job.Conversation, jobEvent["conversation"])
+
+	// The page follows the handing conversation's live signal on B.
+	live := b.openSSE(t, http.MethodGet, "/api/v1/explorations/"+run.Exploration.ID+"/live", "", "Cookie", cookie)
+	ev, ok := live.next(t)
+	require.True(t, ok)
+	require.Equal(t, "ready", ev.Name)
+
+	res, raw := a.do(t, http.MethodGet, "/api/v1/agents", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, raw)
+	assert.Contains(t, raw, `"job":{"id":"`+ans.Job.ID+`","title":"Read the DAO","exploration":"`+ans.Job.Conversation+`"}`)
+
+	code, raw := report(t, a.testPetal, ans.Job.ID, link, "Drew it: 12 members.")
+	require.Equal(t, http.StatusOK, code, raw)
+	assert.Contains(t, raw, `"taken_up":true`)
+	ev, ok = live.next(t)
+	require.True(t, ok)
+	assert.Equal(t, "changed", ev.Name, "the other replica's page hears the report")
+	live.close()
+
+	run = runEnded(t, a.testPetal, cookie, runID)
+	require.Len(t, fake.Completions(), 3, "the report started a turn")
+	last := run.Messages[len(run.Messages)-1]
+	assert.Equal(t, "Codex drew it: 12 members.", last.Content)
+	var found bool
+	for _, m := range run.Messages {
+		found = found || (m.Role == "user" && strings.HasPrefix(m.Content, `(Petals) The job "Read the DAO" came back from codex`))
+	}
+	assert.True(t, found, "the report is the person's message of the new turn: %+v", run.Messages)
+	var spent int64
+	require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT spent_micros FROM credit_accounts WHERE id = $1`, credit.PersonAccount(alice)).Scan(&spent))
+	assert.Positive(t, spent, "paid from the person's own credit")
+
+	res, raw = b.do(t, http.MethodGet, "/api/v1/explorations/"+run.Exploration.ID+"/jobs", "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, raw)
+	assert.Contains(t, raw, `"status":"done"`)
+	assert.Contains(t, raw, `"report":"Drew it: 12 members."`)
+	res, raw = b.do(t, http.MethodGet, "/api/v1/explorations/"+ans.Job.Conversation, "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, raw)
+	assert.Contains(t, raw, `The job \"Read the DAO\" came back: Drew it`, "the report is a note in the job's own conversation")
+
+	_, bob := personOn(t, a.testPetal)
+	for _, path := range []string{"/api/v1/explorations/" + run.Exploration.ID + "/jobs", "/api/v1/explorations/" + run.Exploration.ID + "/live"} {
+		res, raw = a.do(t, http.MethodGet, path, "", "Cookie", bob)
+		assert.Equal(t, http.StatusNotFound, res.StatusCode, "%s: %s", path, raw)
+	}
+	res, raw = a.do(t, http.MethodPost, "/api/v1/jobs/"+ans.Job.ID+"/retry", "", "Cookie", bob)
+	assert.Equal(t, http.StatusNotFound, res.StatusCode, "another's job is the same 404 as none: %s", raw)
+}
+
+func endedOf(t *testing.T, raw string) string {
+	var body struct {
+		Error struct{ Code, Ended string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(raw), &body), raw)
+	require.Equal(t, "unauthorised", body.Error.Code, raw)
+	return body.Error.Ended
+}
+
+// TestSupervisionAndJobsInParts: retry, hand-over and stop refuse the old
+// worker's next call with error.ended; a job in parts is taken up once, by
+// the report that completes the group.
+func TestSupervisionAndJobsInParts(t *testing.T) {
+	fake := nearaitest.New(t,
+		nearaitest.Completion("c1", scriptedModel, "", nearaitest.Call{Name: "hand_job", Args: `{"title":"Two DAOs","brief":"Draw both",` +
+			`"parts":[{"title":"First DAO","brief":"Draw a.sputnik-dao.near"},{"title":"Second DAO","brief":"Draw b.sputnik-dao.near"}]}`}),
+		nearaitest.Completion("c2", scriptedModel, "Sent in two parts."),
+		nearaitest.Completion("c3", scriptedModel, "Both came back."),
+	)
+	p := startPetal(t, modelEnv(fake))
+	alice, cookie := personOn(t, p)
+	fund(t, p.DB, alice)
+	token := agentLink(t, p, cookie)
+	runID := chatTo(t, p, cookie, "", "draw both DAOs")
+	run := runEnded(t, p, cookie, runID)
+	jobs := 0
+	for _, e := range run.Events {
+		if e.Event == "job" {
+			jobs++
+			assert.Contains(t, string(e.Data), `"part_of":"job_`)
+		}
+	}
+	require.Equal(t, 2, jobs, "one job event per part")
+
+	take := func(as string) waitAnswer {
+		code, ans, raw := wait(t, p, token, `{"as":"`+as+`","wait_s":0}`)
+		require.Equal(t, http.StatusOK, code, raw)
+		return ans
+	}
+	first, second := take("Codex"), take("Codex")
+	require.NotNil(t, first.Job)
+	require.NotNil(t, second.Job)
+	assert.Equal(t, "First DAO", first.Job.Title)
+	assert.Equal(t, first.Job.Conversation, second.Job.Conversation, "parts share one conversation")
+
+	supervise := func(job, action, body string) (int, string) {
+		res, raw := p.do(t, http.MethodPost, "/api/v1/jobs/"+job+"/"+action, body, "Cookie", cookie)
+		return res.StatusCode, raw
+	}
+	code, raw := supervise(first.Job.ID, "retry", "")
+	require.Equal(t, http.StatusOK, code, raw)
+	assert.Contains(t, raw, `"status":"open"`)
+	code, raw = report(t, p, first.Job.ID, first.Project.Exploration, "late")
+	assert.Equal(t, http.StatusUnauthorized, code)
+	assert.Equal(t, "handed_over", endedOf(t, raw))
+	res, raw := p.do(t, http.MethodGet, "/api/v1/explorations/"+first.Project.Exploration[strings.LastIndex(first.Project.Exploration, "/s/")+3:]+"/jobs", "")
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, "every call through the old link is refused: %s", raw)
+	third := take("Codex")
+	require.NotNil(t, third.Job)
+	assert.Equal(t, first.Job.ID, third.Job.ID, "retried: whoever takes it first")
+
+	code, raw = supervise(second.Job.ID, "hand-over", `{"to":"Claude Code"}`)
+	require.Equal(t, http.StatusOK, code, raw)
+	assert.Contains(t, raw, `"to":"claude code"`)
+	code, raw = report(t, p, second.Job.ID, second.Project.Exploration, "late")
+	assert.Equal(t, "handed_over", endedOf(t, raw), "%d", code)
+	assert.Nil(t, take("Codex").Job, "handed over to another agent")
+	fourth := take("claude code")
+	require.NotNil(t, fourth.Job)
+	code, raw = supervise(second.Job.ID, "stop", "")
+	require.Equal(t, http.StatusOK, code, raw)
+	code, raw = report(t, p, second.Job.ID, fourth.Project.Exploration, "late")
+	assert.Equal(t, "stopped", endedOf(t, raw), "%d", code)
+	code, raw = supervise(second.Job.ID, "stop", "")
+	assert.Equal(t, http.StatusBadRequest, code, "a stopped job can't stop again: %s", raw)
+	code, raw = supervise(second.Job.ID, "hand-over", "")
+	assert.Equal(t, http.StatusBadRequest, code, raw)
+	code, raw = supervise(second.Job.ID, "retry", "")
+	require.Equal(t, http.StatusOK, code, raw)
+	fifth := take("Claude Code")
+	require.NotNil(t, fifth.Job)
+
+	code, raw = report(t, p, third.Job.ID, third.Project.Exploration, "a has 3 members")
+	require.Equal(t, http.StatusOK, code, raw)
+	assert.Contains(t, raw, `"taken_up":false`, "one part back of two")
+	code, raw = report(t, p, fifth.Job.ID, fifth.Project.Exploration, "b has 5 members")
+	require.Equal(t, http.StatusOK, code, raw)
+	assert.Contains(t, raw, `"taken_up":true`, "the report completing the group takes them all up")
+	run = runEnded(t, p, cookie, runID)
+	require.Len(t, fake.Completions(), 3)
+	var msg string
+	for _, m := range run.Messages {
+		if m.Role == "user" && strings.HasPrefix(m.Content, "(Petals) All 2 parts") {
+			msg = m.Content
+		}
+	}
+	assert.Contains(t, msg, "a has 3 members")
+	assert.Contains(t, msg, "b has 5 members")
+}
