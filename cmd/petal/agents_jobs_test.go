@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/domain/credit"
 )
@@ -81,8 +82,15 @@ func TestAReportStartsANewTurnOfTheRunThatHandedTheJobOut(t *testing.T) {
 		nearaitest.Completion("c3", scriptedModel, "Codex drew it: 12 members."),
 	)
 	db := pgtest.New(t)
-	a := startProcess(t, db, modelEnv(fake))
-	b := startProcess(t, db, modelEnv(fake))
+	env := modelEnv(fake)
+	// A site with a model key reads its receiver at start.
+	rpc := nearrpctest.New(t)
+	params, _ := json.Marshal(map[string]string{"request_type": "view_account", "finality": "final", "account_id": "petals.near"})
+	rpc.Add(nearrpctest.Recording{Method: "query", Params: params, Response: json.RawMessage(`{"jsonrpc":"2.0","id":"x","result":{"amount":"1",` +
+		`"locked":"0","code_hash":"11111111111111111111111111111111","storage_usage":1,"storage_paid_at":0,"block_height":1,"block_hash":"11111111111111111111111111111111"}}`)})
+	env["PETAL_NEAR_RPC_MAINNET"] = rpc.URL
+	a := startProcess(t, db, env)
+	b := startProcess(t, db, env)
 	alice, cookie := personOn(t, a.testPetal)
 	fund(t, db, alice)
 	token := agentLink(t, a.testPetal, cookie)
