@@ -80,6 +80,10 @@ type runBody struct {
 	NextFrom    *int64          `json:"next_from"`
 	Flower      json.RawMessage `json:"flower,omitempty"`
 	Exploration json.RawMessage `json:"exploration,omitempty"`
+	// Title (additive) is the conversation's name, once Petals' agent gave
+	// one; Settings (additive) what its chats run on, once it picked.
+	Title    string         `json:"title,omitempty"`
+	Settings *runs.Settings `json:"settings,omitempty"`
 }
 
 func (s *Server) getRun(c echo.Context) error {
@@ -127,6 +131,10 @@ func (s *Server) getRun(c echo.Context) error {
 	}
 	if run.Exploration != "" {
 		body.Exploration, _ = json.Marshal(map[string]string{"id": run.Exploration})
+	}
+	body.Title = run.Title
+	if run.Settings != (runs.Settings{}) {
+		body.Settings = &run.Settings
 	}
 	return writeJSON(c, http.StatusOK, body)
 }

@@ -101,6 +101,9 @@ func TestNameConversationEndsTheTurnAtNoModelCall(t *testing.T) {
 	assert.Equal(t, "The marketing DAO's members", *c.Title)
 	assert.Equal(t, "done", c.Status)
 	assert.Nil(t, l.NextCursor)
+	run := b.ok(t, http.MethodGet, "/api/v1/agent/runs/"+id, "")
+	assert.Equal(t, "The marketing DAO's members", run["title"], "the run's JSON says its name")
+	assert.NotContains(t, run, "settings", "none picked")
 
 	// The next chat tells the model the name it has, as data.
 	_, evs = b.chat(t, `{"run_id":"`+id+`","messages":[{"role":"user","content":"how many?"}]}`)
@@ -205,6 +208,8 @@ func TestChatSettingsAreCheckedAndPicked(t *testing.T) {
 	assert.Equal(t, "openai/gpt-oss-120b", done.json(t)["picked"])
 	assert.Equal(t, "openai/gpt-oss-120b", done.json(t)["model"])
 	require.Len(t, fake.Completions(), 1)
+	run := b.ok(t, http.MethodGet, "/api/v1/agent/runs/"+id, "")
+	assert.Equal(t, map[string]any{"model": "openai/gpt-oss-120b", "effort": "high"}, run["settings"])
 	assert.Equal(t, "openai/gpt-oss-120b", fake.Completions()[0].Body["model"])
 	assert.Equal(t, "high", fake.Completions()[0].Body["reasoning_effort"])
 
