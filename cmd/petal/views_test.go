@@ -165,3 +165,50 @@ func TestRenderAndTheAgentDrawThroughThePersonsView(t *testing.T) {
 	assert.Equal(t, mine["render_sha256"], render(t, p, `{"spec":`+string(agentSpec)+`,"view":`+herView+`}`).RenderSHA256)
 	assert.Equal(t, anon["render_sha256"], render(t, p, `{"spec":`+string(agentSpec)+`}`).RenderSHA256)
 }
+
+func TestTheMapDrawsThroughAKeptView(t *testing.T) {
+	p, rpc := signInPetal(t, nil)
+	cookie, _ := signInAlice(t, p)
+	res, body := p.do(t, http.MethodPut, "/api/v1/me/view", `{"view":`+herView+`}`, "Cookie", cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	hers := decodeView(t, body).Hash
+
+	record, id, _ := aFlower(t, "alice.near", "First", 4)
+	publishElsewhere(t, rpc, "alice.near", id, record)
+	_, err := p.Svc.MapSync.Run(t.Context())
+	require.NoError(t, err)
+
+	type card struct {
+		Picture string                           `json:"picture"`
+		Keys    []struct{ Label, Swatch string } `json:"keys"`
+	}
+	cardOf := func(path string, headers ...string) card {
+		t.Helper()
+		res, body := p.do(t, http.MethodGet, path, "", headers...)
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+		var out struct {
+			Maps []card `json:"maps"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &out), body)
+		require.Len(t, out.Maps, 1, body)
+		return out.Maps[0]
+	}
+	visitor := cardOf("/api/v1/maps")
+	byHash := cardOf("/api/v1/maps?view=" + hers)
+	signedIn := cardOf("/api/v1/maps", "Cookie", cookie)
+	assert.Contains(t, byHash.Picture, "view="+hers)
+	assert.Equal(t, byHash, signedIn, "a signed-in person's list is drawn through their view")
+	assert.NotEqual(t, visitor.Picture, byHash.Picture)
+	require.Len(t, byHash.Keys, len(visitor.Keys), "the same keys")
+	for i := range visitor.Keys {
+		assert.Equal(t, visitor.Keys[i].Label, byHash.Keys[i].Label)
+	}
+	assert.NotEqual(t, visitor.Keys, byHash.Keys, "in her palette's colours")
+
+	res, mine := p.do(t, http.MethodGet, byHash.Picture, "")
+	require.Equal(t, http.StatusOK, res.StatusCode, mine)
+	res, theirs := p.do(t, http.MethodGet, visitor.Picture, "")
+	require.Equal(t, http.StatusOK, res.StatusCode, theirs)
+	assert.NotEqual(t, theirs, mine)
+	assert.Less(t, strings.Count(mine, "<text"), strings.Count(theirs, "<text"), "her view writes no labels")
+}
