@@ -21,6 +21,10 @@ const (
 	// UnpaidTopUpsKept is how long past its deadline a NEAR Intents top-up
 	// nobody paid into is kept (one paid into is a money record: kept).
 	UnpaidTopUpsKept = 30 * 24 * time.Hour
+	// UnshownPicturesKept is how long a profile picture no profile shows is
+	// kept: replacing a profile deletes its own at once, but two people
+	// dropping one picture at the same moment can each leave it to the other.
+	UnshownPicturesKept = time.Hour
 )
 
 // retentionBatch is how many rows one statement deletes; a run or an
@@ -35,6 +39,7 @@ var retentionBatch = map[ports.Retained]int{
 	ports.UnopenedAnonRuns:         100,
 	ports.UnopenedAnonExplorations: 100,
 	ports.UnpaidTopUps:             1000,
+	ports.UnshownPictures:          100, // up to 2 MiB each
 }
 
 // retentionPause is the breath between two batches, so other transactions
@@ -59,6 +64,7 @@ func RetentionJob(ret ports.Retention, cfg Config, m ports.Metrics) Job {
 		{ports.OldIdempotency, IdempotencyKept},
 		{ports.UnpaidTopUps, UnpaidTopUpsKept},
 		{ports.ExpiredPrepared, 0},
+		{ports.UnshownPictures, UnshownPicturesKept},
 	}
 	if cfg.RetainAnon > 0 {
 		rules = append(rules, rule{ports.UnopenedAnonRuns, cfg.RetainAnon}, rule{ports.UnopenedAnonExplorations, cfg.RetainAnon})

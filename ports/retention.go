@@ -26,6 +26,7 @@ const (
 	UnopenedAnonRuns         Retained = "anonymous_runs"         // ended runs with no person as owner, neither changed nor opened for olderThan
 	UnopenedAnonExplorations Retained = "anonymous_explorations" // explorations with no person as owner, neither changed nor opened for olderThan
 	UnpaidTopUps             Retained = "unpaid_top_ups"         // NEAR Intents top-ups never paid into (PENDING_DEPOSIT), their deadline olderThan ago
+	UnshownPictures          Retained = "unshown_pictures"       // profile pictures no profile shows, kept olderThan ago (a profile's replacement deletes its own; this takes what two at once left)
 )
 
 // Retention deletes what petal no longer needs, a batch at a time: each

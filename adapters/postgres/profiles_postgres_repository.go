@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
@@ -20,18 +23,32 @@ var _ ports.ProfileStore = (*ProfileRepository)(nil)
 // NewProfileRepository makes the profile store over db.
 func NewProfileRepository(db *DB) *ProfileRepository { return &ProfileRepository{db: db} }
 
-// KeepProfile implements ports.ProfileStore.
+// KeepProfile implements ports.ProfileStore. Pictures are kept and locked
+// in the order of their names, so two profiles sharing pictures never
+// deadlock. Only pictures the profile shows are kept.
 func (r *ProfileRepository) KeepProfile(ctx context.Context, person string, body []byte, pictures []ports.StoredPicture, uses []ports.PictureUse, at time.Time) error {
+	uses = slices.Clone(uses)
+	slices.SortFunc(uses, func(a, b ports.PictureUse) int { return strings.Compare(a.SHA256, b.SHA256) })
+	sent := map[string]ports.StoredPicture{}
+	for _, p := range pictures {
+		sent[p.SHA256] = p
+	}
 	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
-		for _, p := range pictures {
-			if _, err := tx.Exec(ctx, `INSERT INTO media (sha256, media_type, bytes, width, height, created_at)
-VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO NOTHING`, p.SHA256, p.MediaType, p.Bytes, p.Width, p.Height, at); err != nil {
-				return fmt.Errorf("keep picture: %w", err)
-			}
-		}
-		// Every picture the profile shows must be kept, with its type; the
-		// lock keeps another profile's replacement from deleting it meanwhile.
 		for _, u := range uses {
+			// A picture sent is kept, or its row locked if it is kept
+			// already: one being deleted meanwhile is waited for, then
+			// inserted again.
+			if p, ok := sent[u.SHA256]; ok {
+				delete(sent, u.SHA256)
+				if _, err := tx.Exec(ctx, `INSERT INTO media (sha256, media_type, bytes, width, height, created_at)
+VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO UPDATE SET created_at = media.created_at`,
+					p.SHA256, p.MediaType, p.Bytes, p.Width, p.Height, at); err != nil {
+					return fmt.Errorf("keep picture: %w", err)
+				}
+			}
+			// Every picture the profile shows must be kept, with its type;
+			// the lock keeps another profile's replacement from deleting it
+			// meanwhile.
 			var mediaType string
 			err := tx.QueryRow(ctx, `SELECT media_type FROM media WHERE sha256 = $1 FOR KEY SHARE`, u.SHA256).Scan(&mediaType)
 			if errors.Is(err, pgx.ErrNoRows) || (err == nil && mediaType != u.MediaType) {
@@ -42,26 +59,19 @@ VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO NOTHING`, p.SHA256, p.Me
 				return fmt.Errorf("find picture: %w", err)
 			}
 		}
-		var before []string
+		// The profile's row first: a second write of the same person waits
+		// here, then reads what the first one left.
+		if _, err := tx.Exec(ctx, `INSERT INTO profiles (person_id, body, updated_at) VALUES ($1, $2, $3)
+ON CONFLICT (person_id) DO UPDATE SET body = EXCLUDED.body, updated_at = EXCLUDED.updated_at`, person, string(body), at); err != nil {
+			return fmt.Errorf("keep profile: %w", err)
+		}
 		rows, err := tx.Query(ctx, `SELECT sha256 FROM profile_media WHERE person_id = $1`, person)
 		if err != nil {
 			return fmt.Errorf("read the profile's pictures: %w", err)
 		}
-		for rows.Next() {
-			var sha string
-			if err := rows.Scan(&sha); err != nil {
-				rows.Close()
-				return err
-			}
-			before = append(before, sha)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO profiles (person_id, body, updated_at) VALUES ($1, $2, $3)
-ON CONFLICT (person_id) DO UPDATE SET body = EXCLUDED.body, updated_at = EXCLUDED.updated_at`, person, string(body), at); err != nil {
-			return fmt.Errorf("keep profile: %w", err)
+		before, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("read the profile's pictures: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM profile_media WHERE person_id = $1`, person); err != nil {
 			return fmt.Errorf("forget the profile's pictures: %w", err)
@@ -71,16 +81,7 @@ ON CONFLICT (person_id) DO UPDATE SET body = EXCLUDED.body, updated_at = EXCLUDE
 				return fmt.Errorf("note the profile's picture: %w", err)
 			}
 		}
-		// Pictures nobody shows any more go. One another profile started
-		// showing meanwhile holds a key-share lock, so it is skipped.
-		if len(before) > 0 {
-			if _, err := tx.Exec(ctx, `DELETE FROM media m WHERE m.sha256 = ANY($1)
-AND NOT EXISTS (SELECT 1 FROM profile_media u WHERE u.sha256 = m.sha256)
-AND m.sha256 IN (SELECT sha256 FROM media WHERE sha256 = ANY($1) FOR UPDATE SKIP LOCKED)`, before); err != nil {
-				return fmt.Errorf("delete pictures nobody shows: %w", err)
-			}
-		}
-		return nil
+		return deleteUnshown(ctx, tx, before)
 	})
 	if e, ok := errs.As(err); ok {
 		return e
@@ -89,6 +90,34 @@ AND m.sha256 IN (SELECT sha256 FROM media WHERE sha256 = ANY($1) FOR UPDATE SKIP
 		return fmt.Errorf("postgres: keep profile: %w", err)
 	}
 	return nil
+}
+
+// deleteUnshown deletes those of shas that no profile shows now. A picture
+// another profile is starting to show is locked by it, so skipped; one a
+// profile started showing just before this statement looked is kept by its
+// reference (the savepoint takes the refusal back). What is left over
+// (two people dropping one picture at once each leave it to the other) is
+// retention's: ports.UnshownPictures.
+func deleteUnshown(ctx context.Context, tx pgx.Tx, shas []string) error {
+	if len(shas) == 0 {
+		return nil
+	}
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = sp.Exec(ctx, `DELETE FROM media m WHERE m.sha256 IN (
+    SELECT sha256 FROM media WHERE sha256 = ANY($1) ORDER BY sha256 FOR UPDATE SKIP LOCKED)
+AND NOT EXISTS (SELECT 1 FROM profile_media u WHERE u.sha256 = m.sha256)`, shas)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23503" { // still shown: kept
+		return sp.Rollback(ctx)
+	}
+	if err != nil {
+		_ = sp.Rollback(ctx)
+		return fmt.Errorf("delete pictures nobody shows: %w", err)
+	}
+	return sp.Commit(ctx)
 }
 
 // Profile implements ports.ProfileStore.

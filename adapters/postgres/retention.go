@@ -62,6 +62,10 @@ var retentionSQL = map[ports.Retained]struct{ table, where string }{
 	// Only quotes nobody ever paid into: a top-up that saw a deposit is a
 	// money record, kept.
 	ports.UnpaidTopUps: {"intent_topups", `status = 'PENDING_DEPOSIT' AND deadline < now() - make_interval(secs => $1)`},
+	// A picture no profile shows: one a profile is starting to show holds a
+	// key-share lock on it, so SKIP LOCKED leaves it.
+	ports.UnshownPictures: {"media", `created_at < now() - make_interval(secs => $1)
+		AND NOT EXISTS (SELECT 1 FROM profile_media u WHERE u.sha256 = media.sha256)`},
 }
 
 // Delete implements ports.Retention.

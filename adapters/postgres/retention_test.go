@@ -60,6 +60,14 @@ func seedRetention(t *testing.T, db *pgtest.DB) {
 			('0xunpaid_new', 'prs_` + hex32('9') + `', 1000000, 'a', 'r', '1', '1', '1', '1000000', '1', now() - interval '29 days', '', 'PENDING_DEPOSIT', NULL),
 			('0xrefunded_old', 'prs_` + hex32('9') + `', 1000000, 'a', 'r', '1', '1', '1', '1000000', '1', now() - interval '100 days', '', 'REFUNDED', NULL),
 			('0xpaid_old', 'prs_` + hex32('9') + `', 1000000, 'a', 'r', '1', '1', '1', '1000000', '1', now() - interval '100 days', '', 'SUCCESS', now())`,
+		// Profile pictures: one nobody shows for over an hour goes; a new
+		// one, and an old one a profile shows, stay.
+		`INSERT INTO media (sha256, media_type, bytes, width, height, created_at) VALUES
+			(repeat('1', 64), 'image/png', 'x', 1, 1, now() - interval '2 hours'),
+			(repeat('2', 64), 'image/png', 'x', 1, 1, now() - interval '10 minutes'),
+			(repeat('3', 64), 'image/png', 'x', 1, 1, now() - interval '2 hours')`,
+		`INSERT INTO profiles (person_id, body, updated_at) VALUES ('prs_` + hex32('9') + `', '{}', now())`,
+		`INSERT INTO profile_media (person_id, slot, sha256) VALUES ('prs_` + hex32('9') + `', 'avatar', repeat('3', 64))`,
 	} {
 		_, err := db.Pool.Exec(ctx, sql)
 		require.NoError(t, err, sql)
@@ -106,7 +114,7 @@ func TestRetentionDeletesWhatIsPastItAndKeepsTheRest(t *testing.T) {
 	require.Equal(t, 90*24*time.Hour, cfg.RetainAnon, "90 days unless told")
 	deleted, err := app.RetentionJob(ret, cfg, nil).Run(t.Context())
 	require.NoError(t, err)
-	assert.EqualValues(t, 2+2+1+1+2+2+1, deleted)
+	assert.EqualValues(t, 2+2+1+1+2+2+1+1, deleted)
 
 	assert.Equal(t, []string{"cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"}, ids(t, db, `SELECT id FROM sessions`), "only the unexpired session")
 	assert.Equal(t, []string{"03"}, ids(t, db, `SELECT encode(substr(nonce, 1, 1), 'hex') FROM auth_challenges`), "only the unused, unexpired challenge")
@@ -117,6 +125,7 @@ func TestRetentionDeletesWhatIsPastItAndKeepsTheRest(t *testing.T) {
 	assert.Equal(t, []string{"exp_anon_opened", "exp_person_old"}, ids(t, db, `SELECT id FROM explorations ORDER BY id`))
 	assert.Empty(t, ids(t, db, `SELECT id FROM exploration_notes`))
 	assert.Equal(t, []string{"0xpaid_old", "0xrefunded_old", "0xunpaid_new"}, ids(t, db, `SELECT deposit_address FROM intent_topups ORDER BY 1`))
+	assert.Equal(t, []string{"2", "3"}, ids(t, db, `SELECT left(sha256, 1) FROM media ORDER BY 1`), "a picture nobody shows for an hour goes")
 
 	again, err := app.RetentionJob(ret, cfg, nil).Run(t.Context())
 	require.NoError(t, err)

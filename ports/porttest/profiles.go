@@ -3,6 +3,7 @@ package porttest
 import (
 	"bytes"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,6 +102,47 @@ func ProfileStoreContract(t *testing.T, newStore func(t *testing.T) ports.Profil
 		}
 		if _, err := s.Picture(ctx, kept.SHA256); err != nil {
 			t.Fatalf("the refused write deleted the picture: %v", err)
+		}
+	})
+
+	t.Run("people showing and dropping shared pictures at once never lose one from under a profile", func(t *testing.T) {
+		s := newStore(t)
+		ctx := t.Context()
+		a, b := picture(8), picture(9)
+		people := make([]string, 8)
+		var wg sync.WaitGroup
+		for i := range people {
+			people[i] = hexID(t, "prs_", 16)
+			wg.Go(func() {
+				for round := range 6 {
+					// Each sends both pictures, in either slot, then drops them.
+					first, second := a, b
+					if (i+round)%2 == 1 {
+						first, second = b, a
+					}
+					err := s.KeepProfile(ctx, people[i], []byte(`{}`), []ports.StoredPicture{first, second},
+						[]ports.PictureUse{use("avatar", first), use("banner", second)}, suiteNow)
+					if err != nil {
+						t.Errorf("%s shows both: %v", people[i], err)
+						return
+					}
+					for _, p := range []ports.StoredPicture{a, b} {
+						if _, err := s.Picture(ctx, p.SHA256); err != nil {
+							t.Errorf("a picture %s shows was lost: %v", people[i], err)
+						}
+					}
+					if err := s.KeepProfile(ctx, people[i], []byte(`{}`), nil, nil, suiteNow); err != nil {
+						t.Errorf("%s drops both: %v", people[i], err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		// The last to show it sends it again, and has it.
+		must(t, s.KeepProfile(ctx, people[0], []byte(`{}`), []ports.StoredPicture{a}, []ports.PictureUse{use("avatar", a)}, suiteNow))
+		if _, err := s.Picture(ctx, a.SHA256); err != nil {
+			t.Fatal(err)
 		}
 	})
 }
