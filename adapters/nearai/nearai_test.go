@@ -137,3 +137,30 @@ func TestOnlyCatalogueModels(t *testing.T) {
 	_, err = nearai.New(nearai.Options{Model: "openai/gpt-oss-120b", Fallback: "nope"}, nil)
 	assert.Error(t, err)
 }
+
+// An effort goes only to a model that takes it: the picked model gets it as
+// reasoning_effort, and a fallback that takes none answers without it.
+func TestEffortGoesOnlyWhereTheModelOffersIt(t *testing.T) {
+	fake := nearaitest.New(t, nearaitest.Fail(http.StatusServiceUnavailable, "error_503.json"), nearaitest.Recorded("completion_text.json"))
+	attest := memory.NewAttestations()
+	c, err := nearai.New(nearai.Options{BaseURL: fake.BaseURL(), Key: "sk-test", Model: "deepseek-ai/DeepSeek-V3.1", Fallback: "zai-org/GLM-4.6"}, attest)
+	require.NoError(t, err)
+	req := request
+	req.Model, req.Effort = "openai/gpt-oss-120b", "high"
+	ans, err := c.Complete(t.Context(), req)
+	require.NoError(t, err)
+	assert.True(t, ans.FallbackUsed)
+	reqs := fake.Completions()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "openai/gpt-oss-120b", reqs[0].Body["model"])
+	assert.Equal(t, "high", reqs[0].Body["reasoning_effort"])
+	assert.Equal(t, "zai-org/GLM-4.6", reqs[1].Body["model"])
+	assert.NotContains(t, reqs[1].Body, "reasoning_effort", "the fallback takes no effort")
+
+	offers := c.Models()
+	require.Len(t, offers, len(nearai.Catalogue))
+	for i, m := range nearai.Catalogue {
+		assert.Equal(t, m.ID, offers[i].ID)
+		assert.Equal(t, m.Efforts, offers[i].Efforts)
+	}
+}
