@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -74,19 +75,31 @@ type PublishService struct {
 	log      *slog.Logger
 	kept     ports.Counter
 	refused  ports.Counter
+	// hidden are the maps in no list (app/hidden-maps.json): their flowers
+	// still open by id, but list_flowers leaves them out.
+	hidden []string
 }
 
 var _ ToolSet = (*PublishService)(nil)
 
 // NewPublishService makes the publishing service.
 func NewPublishService(flowers *FlowerService, store ports.PublishedFlowers, social ports.SocialDB, sessions ports.SessionStore,
-	wallets WalletReader, price ports.NearPrice, views PersonViews, clock ports.Clock, random ports.Random, log *slog.Logger, m ports.Metrics) *PublishService {
+	wallets WalletReader, price ports.NearPrice, views PersonViews, clock ports.Clock, random ports.Random, log *slog.Logger, m ports.Metrics) (*PublishService, error) {
 	mm := ports.MetricsOrNone(m)
-	return &PublishService{flowers: flowers, store: store, social: social, sessions: sessions, wallets: wallets, price: price,
+	hidden, err := HiddenMaps()
+	if err != nil {
+		return nil, err
+	}
+	s := &PublishService{flowers: flowers, store: store, social: social, sessions: sessions, wallets: wallets, price: price,
 		views: views, clock: clock, random: random, log: log,
 		kept:    mm.Counter("petal_flowers_published_total", "Published flowers this site newly kept through publish_flower, by how they came (prepared here, or a record prepared elsewhere).", "came"),
 		refused: mm.Counter("petal_publish_refused_total", "publish_flower calls refused, by reason: unauthorised, not_found (nothing under the key yet), invalid (not the record prepared, or not a valid flower), chain (SocialDB could not be read).", "reason"),
 	}
+	for id := range hidden {
+		s.hidden = append(s.hidden, id)
+	}
+	slices.Sort(s.hidden)
+	return s, nil
 }
 
 // Quote is quote_payment's answer, and the quote a prepare carries.

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/petal-near/petal/domain/errs"
@@ -150,13 +151,21 @@ func (s *PublishService) Publish(ctx context.Context, caller Caller, in publishI
 			WithHint("a record's id is the SHA-256 of its canonical JSON, and its made_by the account it is under")
 	}
 	if came == published.CameRecord {
-		if _, problems, err := s.flowers.check(ctx, json.RawMessage(mustJSON(f.Spec))); err != nil {
+		c, problems, err := s.flowers.check(ctx, json.RawMessage(mustJSON(f.Spec)))
+		if err != nil {
 			return PublishedFlower{}, err
-		} else if len(problems) > 0 {
-			s.refused.Add(1, "invalid")
-			for i := range problems {
-				problems[i].Path = "/spec" + problems[i].Path
+		}
+		for i := range problems {
+			problems[i].Path = "/spec" + problems[i].Path
+		}
+		// A record names the map its snapshot reads, never another one.
+		if want := ""; len(problems) == 0 {
+			if want = published.MapOf(c.snap.Chain, c.snap.Params); f.Map != want {
+				problems = []errs.Problem{{Path: "/map", Message: "is not the map its snapshot reads, " + want}}
 			}
+		}
+		if len(problems) > 0 {
+			s.refused.Add(1, "invalid")
 			return PublishedFlower{}, published.Invalid(problems)
 		}
 	}
@@ -199,7 +208,11 @@ type FlowerFilter struct {
 
 // List is list_flowers: published flowers, newest first, cursor-paged.
 func (s *PublishService) List(ctx context.Context, in FlowerFilter) (FlowerList, error) {
-	q := ports.FlowerQuery{Maker: in.Maker, Map: in.Map}
+	q := ports.FlowerQuery{Maker: in.Maker, Map: in.Map, NotMaps: s.hidden}
+	if slices.Contains(s.hidden, in.Map) {
+		// A hidden map is in no list; its flowers still open by id.
+		return FlowerList{Flowers: []PublishedFlower{}}, nil
+	}
 	if in.Network != "" {
 		chain, _, err := publishNetwork(in.Network)
 		if err != nil {

@@ -48,8 +48,10 @@ type FlowerQuery struct {
 	Maker    string
 	Map      string
 	Snapshot string
-	Limit    int              // 1 to published.MaxPage
-	After    published.Cursor // the page starts after it; zero for the first
+	// NotMaps leaves these maps' flowers out (the hidden maps).
+	NotMaps []string
+	Limit   int              // 1 to published.MaxPage
+	After   published.Cursor // the page starts after it; zero for the first
 }
 
 // FlowerPage is a page of flowers; Next is the cursor of the page after it,

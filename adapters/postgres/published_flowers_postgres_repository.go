@@ -101,6 +101,9 @@ func (r *PublishedFlowerRepository) List(ctx context.Context, q ports.FlowerQuer
 			where = append(where, col+" = "+arg(v))
 		}
 	}
+	if len(q.NotMaps) > 0 {
+		where = append(where, "map <> ALL("+arg(q.NotMaps)+"::text[])")
+	}
 	if !q.After.IsStart() {
 		where = append(where, fmt.Sprintf("(published_at, id) < (%s, %s)", arg(q.After.At), arg(q.After.Key)))
 	}

@@ -304,6 +304,17 @@ func TestPublishingRefusals(t *testing.T) {
 		res, body := x.publish(t, "alice.testnet", id)
 		require.Equal(t, http.StatusOK, res.StatusCode, body)
 
+		// One naming a map its snapshot doesn't read is refused.
+		f.Map = "near:mainnet:other.sputnik-dao.near"
+		id, canonical, err = f.Canonical()
+		require.NoError(t, err)
+		args, _ = json.Marshal(map[string]any{"data": map[string]any{"alice.testnet": map[string]any{"petal": map[string]any{"flower": map[string]string{id: string(canonical)}}}}})
+		_, err = x.rpc.SocialSet(testnetSocial, "alice.testnet", args)
+		require.NoError(t, err)
+		res, body = x.publish(t, "alice.testnet", id)
+		require.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+		assert.Contains(t, body, "/map")
+
 		// One whose snapshot isn't stored here is refused.
 		f.Spec.Snapshot, f.Snapshot = strings.Repeat("9", 64), strings.Repeat("9", 64)
 		id, canonical, err = f.Canonical()
@@ -356,4 +367,43 @@ func TestTheAgentsFlowerOffersPublishing(t *testing.T) {
 	assert.Equal(t, testnetSocial, tx["receiver_id"])
 	assert.Regexp(t, `^[0-9a-f]{64}$`, prepare["id"])
 	assert.Len(t, rpc.Calls(), signedIn, "nothing was sent, nor read from the chain, after signing in")
+}
+
+// A hidden map's flowers are in no list, and still open by id.
+func TestAHiddenMapsFlowersAreInNoList(t *testing.T) {
+	x := newPublishing(t)
+	p := x.p
+	snap := flowerDAOSnapshot()
+	snap.Chain = "near:testnet"
+	snap.Params = json.RawMessage(`{"chain":"near:testnet","dao":"hidden-example.sputnikv2.testnet"}`)
+	for i := range snap.Accounts {
+		snap.Accounts[i].ID = strings.Replace(snap.Accounts[i].ID, "near:mainnet:", "near:testnet:", 1)
+	}
+	sha := storeFlowerSnapshot(t, p, snap)
+	proposed, err := specs.Propose(&snap, sha, "")
+	require.NoError(t, err)
+	hiddenSpec, err := json.Marshal(proposed)
+	require.NoError(t, err)
+	shown := x.prepare(t, "Shown")
+	x.spec = hiddenSpec
+	hidden := x.prepare(t, "Hidden")
+	for _, a := range []preparedAnswer{shown, hidden} {
+		x.send(t, a)
+		res, body := x.publish(t, "alice.testnet", a.ID)
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+	}
+	var page struct {
+		Flowers []publishedAnswer `json:"flowers"`
+	}
+	for _, q := range []string{"", "?map=near:testnet:hidden-example.sputnikv2.testnet", "?maker=alice.testnet"} {
+		res, body := p.do(t, http.MethodGet, "/api/v1/flowers"+q, "")
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+		require.NoError(t, json.Unmarshal([]byte(body), &page))
+		for _, f := range page.Flowers {
+			assert.NotEqual(t, hidden.ID, f.ID, "listed under %q", q)
+		}
+	}
+	res, body := p.do(t, http.MethodGet, "/api/v1/flowers/"+hidden.ID, "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, "near:testnet:hidden-example.sputnikv2.testnet")
 }

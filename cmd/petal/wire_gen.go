@@ -63,7 +63,10 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	brainService := app.NewBrainService()
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	nearPrice := newNearPrice(cfg, log)
-	publishService := app.NewPublishService(flowerService, publishedFlowerRepository, client, sessionRepository, signInService, nearPrice, viewService, clock, random, log, registry)
+	publishService, err := app.NewPublishService(flowerService, publishedFlowerRepository, client, sessionRepository, signInService, nearPrice, viewService, clock, random, log, registry)
+	if err != nil {
+		return nil, nil, err
+	}
 	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, eyesService, brainService, publishService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db, client)
@@ -214,7 +217,10 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	brainService := app.NewBrainService()
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	nearPrice := newNearPrice(cfg, log)
-	publishService := app.NewPublishService(flowerService, publishedFlowerRepository, client, sessionRepository, walletReader, nearPrice, viewService, clock, random, log, registry)
+	publishService, err := app.NewPublishService(flowerService, publishedFlowerRepository, client, sessionRepository, walletReader, nearPrice, viewService, clock, random, log, registry)
+	if err != nil {
+		return nil, nil, err
+	}
 	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, eyesService, brainService, publishService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(appRegistry, log)

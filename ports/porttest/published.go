@@ -140,6 +140,8 @@ func PublishedFlowersContract(t *testing.T, newStore func(t *testing.T) ports.Pu
 		check(ports.FlowerQuery{Map: "near:testnet:dao1.sputnik-v2.testnet", Limit: 1}, 3, func(f published.Kept) bool { return f.Map == "near:testnet:dao1.sputnik-v2.testnet" })
 		check(ports.FlowerQuery{Snapshot: hex(101), Limit: 100}, 4, func(f published.Kept) bool { return f.Snapshot == hex(101) })
 		check(ports.FlowerQuery{Network: "near:mainnet", Limit: 100}, 0, nil)
+		check(ports.FlowerQuery{NotMaps: []string{"near:testnet:dao1.sputnik-v2.testnet", "near:testnet:dao2.sputnik-v2.testnet"}, Limit: 1}, 2,
+			func(f published.Kept) bool { return f.Map == "near:testnet:dao0.sputnik-v2.testnet" })
 		check(ports.FlowerQuery{Network: "near:testnet", Maker: "alice.testnet", Map: "near:testnet:dao1.sputnik-v2.testnet", Limit: 100}, 2,
 			func(f published.Kept) bool {
 				return f.Maker == "alice.testnet" && f.Map == "near:testnet:dao1.sputnik-v2.testnet"
