@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	httpapi "github.com/petal-near/petal/adapters/http"
 )
 
 func testPNG(t *testing.T, w, h int) []byte {
@@ -214,6 +216,16 @@ func TestProfileLimitsAndPicturesRefused(t *testing.T) {
 			assert.Contains(t, body, c.reason)
 		})
 	}
+	// The route's body limit lets two 2 MiB pictures through (here refused
+	// for what they are, not for their size), and nothing larger.
+	twoMiB := dataURL("image/png", make([]byte, 2<<20))
+	res, body = put(profileBody(t, map[string]any{"avatar": twoMiB, "banner": twoMiB, "about": strings.Repeat("\u003c", 10000)}))
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode, "%.300s", body)
+	assert.Contains(t, body, "not a PNG, JPEG or WebP")
+	res, body = put(`{"profile":{"about":"` + strings.Repeat("a", httpapi.ProfileBodyLimit) + `"}}`)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode, "%.300s", body)
+	assert.Contains(t, body, "the body is larger than")
+
 	res, body = put(`{"name":"no profile member"}`)
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
 	res, body = put(`{}`)
