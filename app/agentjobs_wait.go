@@ -8,6 +8,7 @@ import (
 
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/explorations"
+	"github.com/petal-near/petal/domain/specs"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -145,7 +146,26 @@ func (s *AgentJobsService) take(ctx context.Context, owner, key string, w agentj
 	}
 	s.changed(ctx, *j)
 	return &WaitAnswer{Job: offerOf(*j), Project: &JobProject{Exploration: strings.TrimRight(s.cfg.PublicURL, "/") + "/s/" + token, Question: question},
-		View: nil, link: linkID}, nil
+		View: s.viewOf(ctx, owner), link: linkID}, nil
+}
+
+// viewOf is the person's view, canonical, so every flower their agent draws
+// is drawn as they see it; the default when theirs can't be read (a take
+// isn't refused for it).
+func (s *AgentJobsService) viewOf(ctx context.Context, owner string) json.RawMessage {
+	v := specs.DefaultView()
+	if s.views != nil {
+		if mine, err := s.views.PersonView(ctx, owner); err == nil {
+			v = mine
+		} else {
+			s.log.WarnContext(ctx, "agent jobs: the person's view", "err", err)
+		}
+	}
+	ans, err := viewAnswerOf(v)
+	if err != nil {
+		return nil
+	}
+	return ans.View
 }
 
 // Answered records whether a wait's answer was written: a job whose answer

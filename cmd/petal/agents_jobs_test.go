@@ -113,6 +113,7 @@ func TestAReportStartsANewTurnOfTheRunThatHandedTheJobOut(t *testing.T) {
 	assert.Equal(t, "Read the DAO", ans.Job.Title)
 	assert.Equal(t, "Draw the members of sputnik-dao.near", ans.Project.Question)
 	link := ans.Project.Exploration
+	assert.Contains(t, string(ans.View), `"schema":"view/v1"`, "the person's view (the default here), for render_flower")
 	require.Contains(t, link, "/s/")
 
 	run := runEnded(t, a.testPetal, cookie, runID)

@@ -49,6 +49,7 @@ type waitAnswer struct {
 	Project *struct {
 		Exploration, Question string
 	} `json:"project"`
+	View json.RawMessage `json:"view"`
 }
 
 func wait(t *testing.T, p *testPetal, token, body string) (int, waitAnswer, string) {
