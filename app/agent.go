@@ -65,6 +65,7 @@ type AgentService struct {
 	process   ProcessID
 	random    ports.Random
 	opens     ports.Opens // when each run was last opened, for retention; nil: not noted
+	jobNotes  JobNotes    // the person's agents and jobs, for the system message; nil: none
 	tails     *tailCache
 	own       map[string]*ownTool // the agent's own tools (name_conversation), by name
 
@@ -117,6 +118,9 @@ func NewAgentService(d AgentDeps) *AgentService {
 	a.own = a.ownTools()
 	return a
 }
+
+// SetJobNotes tells the agent about the person's own agents and jobs.
+func (a *AgentService) SetJobNotes(n JobNotes) { a.jobNotes = n }
 
 // Start has stop requests from other processes, arriving through the bus,
 // stop this process's jobs. A serving process calls it once, before the bus

@@ -60,6 +60,11 @@ func (a *AgentService) FirstCallWorstCase(question string) credit.Micros {
 // complete makes one model call and counts it.
 func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.ModelTool) (ports.ModelAnswer, error) {
 	req := modelRequest(c.thread, tools, c.run.Settings, c.run.Title)
+	if a.jobNotes != nil {
+		if notes := a.jobNotes.JobNotes(ctx, c.run.Owner, c.run.ID, c.run.Exploration); notes != "" {
+			req.Messages[0].Content += "\n" + notes
+		}
+	}
 	var hold credit.Hold
 	if c.payer != nil {
 		// Every model call is held on the ledger first, then settled; every

@@ -149,7 +149,17 @@ func TestAReportStartsANewTurnOfTheRunThatHandedTheJobOut(t *testing.T) {
 	live.close()
 
 	run = runEnded(t, a.testPetal, cookie, runID)
-	require.Len(t, fake.Completions(), 3, "the report started a turn")
+	calls := fake.Completions()
+	require.Len(t, calls, 3, "the report started a turn")
+	system := func(i int) string {
+		msgs := calls[i].Body["messages"].([]any)
+		return msgs[0].(map[string]any)["content"].(string)
+	}
+	assert.Contains(t, system(0), `Agents connected (the person's own`, "the first call is told who is connected")
+	assert.Contains(t, system(0), `"name":"codex","n":1,"waiting":true`)
+	assert.Contains(t, system(2), `Jobs of this conversation`)
+	assert.Contains(t, system(2), `"status":"done"`)
+	assert.Contains(t, system(2), `"held_by":"codex 1"`)
 	last := run.Messages[len(run.Messages)-1]
 	assert.Equal(t, "Codex drew it: 12 members.", last.Content)
 	var found bool

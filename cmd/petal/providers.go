@@ -291,5 +291,6 @@ func newSnapshotService(cfg app.Config, log *slog.Logger, library *app.SnapshotL
 func newAgentService(d app.AgentDeps, jobs *app.AgentJobsService) *app.AgentService {
 	a := app.NewAgentService(d)
 	jobs.SetTurns(a)
+	a.SetJobNotes(jobs)
 	return a
 }
