@@ -24,6 +24,12 @@ func (s *Server) annotationRoutes() []Route {
 			Handler: s.explorationTool("add_annotation", true)},
 		{Method: http.MethodGet, Path: base + "/:ref/annotations", Tool: "list_annotations", Access: AccessSession, PathAs: refIsExploration,
 			Handler: s.explorationTool("list_annotations", false)},
+		{Method: http.MethodPost, Path: base + "/:ref/layers", Tool: "keep_layer", Access: AccessSession, PathAs: refIsExploration,
+			Handler: s.explorationTool("keep_layer", true)},
+		{Method: http.MethodGet, Path: base + "/:ref/layers", Tool: "list_layers", Access: AccessSession, PathAs: refIsExploration,
+			Handler: s.explorationTool("list_layers", false)},
+		{Method: http.MethodPost, Path: base + "/:ref/datasets/fork", Tool: "fork_dataset", Access: AccessSession, PathAs: refIsExploration,
+			Handler: s.explorationTool("fork_dataset", true)},
 		{Method: http.MethodGet, Path: "/api/v1/me/annotations", Access: AccessSession, Handler: s.myAnnotations,
 			Summary: "signed in: everything the person and their agents keep about accounts, oldest first (?verb=named: the names drawn on their petals; ?about=, ?cursor=, ?limit=): " +
 				"{ annotations: [{ claim, exploration, added_at }], next_cursor }; 401 for a visitor"},

@@ -104,6 +104,8 @@ type Server struct {
 	streamsOpen ports.Gauge
 	// props caches each tool's query parameter types (queryTypes).
 	props sync.Map
+	// skill is /skill.md, rendered once the routes are known.
+	skill app.Skill
 }
 
 // New builds the Echo app with every route and middleware.
@@ -121,6 +123,7 @@ func New(deps Deps) *Server {
 	for _, r := range s.routeTable() {
 		s.add(r)
 	}
+	s.renderSkill()
 	return s
 }
 
@@ -138,6 +141,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.agentRoutes()...)
 	rs = append(rs, s.agentsRoutes()...)
 	rs = append(rs, s.conversationRoutes()...)
+	rs = append(rs, s.skillRoutes()...)
 	rs = append(rs, s.flowerRoutes()...)
 	rs = append(rs, s.viewRoutes()...)
 	rs = append(rs, s.profileRoutes()...)

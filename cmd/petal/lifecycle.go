@@ -24,6 +24,7 @@ import (
 // of runs whose process is gone and the scheduled jobs (one replica at a time).
 type service struct {
 	Server    *httpapi.Server
+	Registry  *app.Registry // every tool; tests hold the doors to it
 	Agent     *app.AgentService
 	Snapshots *app.SnapshotService
 	Bus       *postgres.EventBus

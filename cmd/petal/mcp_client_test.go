@@ -234,20 +234,25 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 		"add_annotation": {"exploration": writeTok, "as": "doors", "annotations": []any{map[string]any{
 			"subject": "near:mainnet:alice.near", "verb": "noted", "object": map[string]any{"value": "seen"}, "kind": "stated"}}},
 		"list_annotations": {"exploration": readTok},
-		"brain_route":      {"q": "what does the gini mean", "answers": "get_policy"},
-		"brain_file":       {"id": "figures"},
-		"read_page":        {"url": "file:///etc/passwd"},
-		"search":           {"query": "near dao"},
-		"list_flowers":     {"limit": 5},
-		"get_flower":       {"id": strings.Repeat("0", 64)},
-		"list_jobs":        {"exploration": readTok},
-		"report_job":       {"job": "job_00000000000000000000000000000000", "status": "done", "summary": "s", "exploration": writeTok},
+		"keep_layer": {"exploration": writeTok, "about": "near:mainnet:marketing.sputnik-dao.near", "snapshot": snapshot, "annotations": []any{map[string]any{
+			"subject": "near:mainnet:bob.near", "verb": "noted", "object": map[string]any{"value": "layered"}, "kind": "stated"}}},
+		"list_layers":  {"exploration": readTok},
+		"fork_dataset": {"exploration": writeTok, "version": strings.Repeat("0", 64), "add": []string{"near:mainnet:x.near"}},
+		"brain_route":  {"q": "what does the gini mean", "answers": "get_policy"},
+		"brain_file":   {"id": "figures"},
+		"read_page":    {"url": "file:///etc/passwd"},
+		"search":       {"query": "near dao"},
+		"list_flowers": {"limit": 5},
+		"get_flower":   {"id": strings.Repeat("0", 64)},
+		"list_jobs":    {"exploration": readTok},
+		"report_job":   {"job": "job_00000000000000000000000000000000", "status": "done", "summary": "s", "exploration": writeTok},
 	}
 	// Per tool, fields that differ by door for a reason: a create over HTTP
 	// opens a session and owns what it makes; over MCP it is unowned.
 	// The same claim sent through both doors is kept once: the second door
 	// finds it kept.
-	differs := map[string][]string{"start_exploration": {"access"}, "add_annotation": {"added", "existed"}}
+	differs := map[string][]string{"start_exploration": {"access"}, "add_annotation": {"added", "existed"},
+		"keep_layer": {"layer", "version", "added", "existed"}}
 
 	routeOf := map[string]httpapi.Route{}
 	for _, r := range p.Svc.Server.Routes() {

@@ -77,6 +77,8 @@ var (
 		wire.Bind(new(ports.AnnotationStore), new(*postgres.AnnotationRepository)),
 		postgres.NewConversations,
 		wire.Bind(new(ports.Conversations), new(*postgres.Conversations)),
+		postgres.NewLayerRepository,
+		wire.Bind(new(ports.LayerStore), new(*postgres.LayerRepository)),
 		postgres.NewDataBudgetRepository,
 		wire.Bind(new(ports.DataBudget), new(*postgres.DataBudgetRepository)),
 		postgres.NewSpecRepository,
@@ -105,6 +107,7 @@ var (
 		wire.Bind(new(app.PersonViews), new(*app.ViewService)),
 		app.NewFlowerService,
 		app.NewAnnotationService,
+		app.NewLayerService,
 		newSnapshotService,
 		app.NewProcessID,
 		app.NewAgentJobsService,
@@ -226,8 +229,8 @@ func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
 func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService,
-	annotations *app.AnnotationService, eyes *app.EyesService, brain *app.BrainService, publish *app.PublishService) []app.ToolSet {
-	return []app.ToolSet{explorations, flowers, snapshots, annotations, eyes, brain, publish, agentJobs}
+	annotations *app.AnnotationService, layers *app.LayerService, eyes *app.EyesService, brain *app.BrainService, publish *app.PublishService) []app.ToolSet {
+	return []app.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs}
 }
 
 // newWebPages is read_page's fetcher: public pages only (loopback too with

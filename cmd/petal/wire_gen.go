@@ -57,6 +57,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	ledgerRepository := newLedgerRepository(db, registry)
 	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random, rateLimiter)
 	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, signInService, runStore, dataBudget, clock, flowerService)
+	layerRepository := postgres.NewLayerRepository(db)
+	layerService := app.NewLayerService(annotationService, layerRepository, snapshotLibrary)
 	webPages := newWebPages(cfg, registry)
 	webSearch := newWebSearch(cfg, registry)
 	eyesService := app.NewEyesService(client, webPages, webSearch, clock)
@@ -67,7 +69,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	if err != nil {
 		return nil, nil, err
 	}
-	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, eyesService, brainService, publishService)
+	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db, client)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
@@ -159,6 +161,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	listener := newFlowerListener(db, log, mapService)
 	mainService := &service{
 		Server:      httpapiServer,
+		Registry:    appRegistry,
 		Agent:       agentService,
 		Snapshots:   snapshotService,
 		Bus:         eventBus,
@@ -211,6 +214,8 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	sessionRepository := postgres.NewSessionRepository(db)
 	walletReader := noWallets()
 	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, walletReader, runStore, dataBudget, clock, flowerService)
+	layerRepository := postgres.NewLayerRepository(db)
+	layerService := app.NewLayerService(annotationService, layerRepository, snapshotLibrary)
 	webPages := newWebPages(cfg, registry)
 	webSearch := newWebSearch(cfg, registry)
 	eyesService := app.NewEyesService(client, webPages, webSearch, clock)
@@ -221,7 +226,7 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	if err != nil {
 		return nil, nil, err
 	}
-	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, eyesService, brainService, publishService)
+	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(appRegistry, log)
 	mainStdioMCP := &stdioMCP{

@@ -1,0 +1,379 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/petal-near/petal/domain/claims"
+	"github.com/petal-near/petal/domain/datasets"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/explorations"
+	"github.com/petal-near/petal/ports"
+)
+
+// LayerService is layers and dataset versions (docs/annotations.md): its
+// tools are keep_layer, list_layers and fork_dataset. Writes take the owner
+// or a continue link; reads any link.
+type LayerService struct {
+	annotations *AnnotationService
+	store       ports.LayerStore
+	library     *SnapshotLibrary
+}
+
+// NewLayerService makes the layer service.
+func NewLayerService(annotations *AnnotationService, store ports.LayerStore, library *SnapshotLibrary) *LayerService {
+	return &LayerService{annotations: annotations, store: store, library: library}
+}
+
+// LayerView is a kept layer as every door answers it.
+type LayerView struct {
+	Hash string `json:"hash"`
+	datasets.Layer
+	Exploration string    `json:"exploration"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+// VersionView is a kept dataset version: its change from its parent, and how
+// many accounts its list holds.
+type VersionView struct {
+	Hash string `json:"hash"`
+	datasets.Version
+	Accounts    int       `json:"accounts"`
+	Exploration string    `json:"exploration"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+type (
+	keepLayerInput struct {
+		Exploration string         `json:"exploration" jsonschema:"the exploration's id, or a continue link's token"`
+		About       string         `json:"about" jsonschema:"the address the layer is about (CAIP-10)"`
+		Snapshot    string         `json:"snapshot" jsonschema:"the stored reading the layer is read against, by its sha256"`
+		Title       string         `json:"title,omitempty" jsonschema:"what the layer is, in a few words"`
+		Annotations []claims.Input `json:"annotations" jsonschema:"1 to 100 claims about accounts (claim/v2 without id and by)"`
+		As          string         `json:"as,omitempty" jsonschema:"on a continue link, the agent writing: by becomes tool:<as>@1"`
+	}
+	listLayersInput struct {
+		Exploration string `json:"exploration" jsonschema:"the exploration's id, or a link's token"`
+		About       string `json:"about,omitempty" jsonschema:"an address (CAIP-10): the owner's layers and versions about it, from any of their projects"`
+		Hash        string `json:"hash,omitempty" jsonschema:"one layer or version, whole, by its hash"`
+		Cursor      string `json:"cursor,omitempty" jsonschema:"the next_cursor of the page before"`
+		Limit       int    `json:"limit,omitempty" jsonschema:"layers, and versions, on a page: 1 to 100, 50 when not given"`
+	}
+	forkDatasetInput struct {
+		Exploration string   `json:"exploration" jsonschema:"the exploration's id, or a continue link's token"`
+		Version     string   `json:"version" jsonschema:"the hash of one of the owner's dataset versions, the new one's parent"`
+		Add         []string `json:"add,omitempty" jsonschema:"accounts (CAIP-10) to add, at most 1000"`
+		Drop        []string `json:"drop,omitempty" jsonschema:"accounts (CAIP-10) to drop, at most 1000"`
+	}
+)
+
+func (keepLayerInput) refineSchema(s *jsonschema.Schema) {
+	a := property(s, "annotations")
+	a.MinItems, a.MaxItems = jsonschema.Ptr(1), jsonschema.Ptr(claims.MaxPerRequest)
+	refineClaimInput(a.Items)
+	property(s, "snapshot").Pattern = sha256Pattern
+	property(s, "about").MaxLength = jsonschema.Ptr(200)
+	property(s, "title").MaxLength = jsonschema.Ptr(datasets.MaxTitleChars)
+	property(s, "as").Pattern = `^[a-z0-9][-a-z0-9_]{0,31}$`
+}
+
+func (listLayersInput) refineSchema(s *jsonschema.Schema) {
+	limit := property(s, "limit")
+	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(100.0)
+	property(s, "hash").Pattern = sha256Pattern
+	property(s, "about").MaxLength = jsonschema.Ptr(200)
+}
+
+func (forkDatasetInput) refineSchema(s *jsonschema.Schema) {
+	property(s, "version").Pattern = sha256Pattern
+	for _, name := range []string{"add", "drop"} {
+		p := property(s, name)
+		p.MaxItems = jsonschema.Ptr(datasets.MaxChange)
+		p.Items.MaxLength = jsonschema.Ptr(200)
+	}
+}
+
+const (
+	layerViewSchema   = `{"type":"object","required":["hash","schema","about","snapshot","title","claims","exploration","created_at"]}`
+	versionViewSchema = `{"type":"object","required":["hash","schema","about","snapshot","parent","layer","add","drop","accounts","exploration","created_at"]}`
+)
+
+// Tools implements ToolSet.
+func (s *LayerService) Tools() []Tool {
+	return []Tool{
+		WithInput(Tool{
+			Name: "keep_layer",
+			Description: "Keep a layer (layer/v1): annotations about accounts read against one stored snapshot, privately under the project's owner, " +
+				"and the dataset version (dataset/v1) it makes: the snapshot's accounts with those the claims speak of added. Both named by the SHA-256 of their canonical JSON.",
+			Output: json.RawMessage(`{"type":"object","required":["layer","version","added","existed"],"properties":{"layer":` + layerViewSchema +
+				`,"version":` + versionViewSchema + `,"added":{"type":"integer"},"existed":{"type":"integer"}}}`),
+		}, s.keep),
+		WithInput(Tool{
+			Name:        "list_layers",
+			Description: "The owner's layers and dataset versions about an address (about), or this project's; or one layer or version whole (hash).",
+			Output: json.RawMessage(`{"type":"object","properties":{"layers":{"type":"array","items":` + layerViewSchema + `},"versions":{"type":"array","items":` + versionViewSchema +
+				`},"next_cursor":{"type":["string","null"]},"layer":` + layerViewSchema + `,"version":` + versionViewSchema + `}}`),
+		}, s.list),
+		WithInput(Tool{
+			Name:        "fork_dataset",
+			Description: "A new dataset version from one of the owner's, with accounts added or dropped, naming it as parent; content-addressed, so the same fork twice is one version.",
+			Output:      json.RawMessage(`{"type":"object","required":["version","existed"],"properties":{"version":` + versionViewSchema + `,"existed":{"type":"boolean"}}}`),
+		}, s.fork),
+	}
+}
+
+func (s *LayerService) keep(ctx context.Context, call Call, in keepLayerInput) (any, error) {
+	if in.As != "" && !claims.ValidAs(in.As) {
+		return nil, errs.New(errs.BadInput, "as must be 1 to 32 lower-case letters, digits, - or _")
+	}
+	if err := CheckSHA256("snapshot", in.Snapshot); err != nil {
+		return nil, err
+	}
+	e, access, err := s.annotations.explorations.resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
+	if err != nil {
+		return nil, err
+	}
+	by, via, err := s.annotations.answerer(ctx, call.Caller, access, in.As)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := makeClaims(in.Annotations, by, via)
+	if err != nil {
+		return nil, err
+	}
+	ids, subjects := make([]string, len(cs)), make([]string, len(cs))
+	for i, c := range cs {
+		ids[i], subjects[i] = c.ID, c.Subject
+	}
+	layer, err := datasets.NewLayer(in.About, in.Snapshot, in.Title, ids)
+	if err != nil {
+		return nil, err
+	}
+	inSnapshot, count, err := s.snapshotAccounts(ctx, in.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	lh, err := datasets.Name(layer)
+	if err != nil {
+		return nil, err
+	}
+	version, err := datasets.LayerVersion(layer, lh, subjects, inSnapshot)
+	if err != nil {
+		return nil, err
+	}
+	vh, err := datasets.Name(version)
+	if err != nil {
+		return nil, err
+	}
+	now := s.annotations.now()
+	kl := ports.KeptLayer{Hash: lh, Layer: layer, Exploration: e.ID, CreatedAt: now}
+	kv := ports.KeptVersion{Hash: vh, Version: version, Count: count + len(version.Add), Exploration: e.ID, CreatedAt: now}
+	refund, err := s.annotations.budget.Spend(ctx, e.Owner, docBytes(layer)+docBytes(version))
+	if err != nil {
+		return nil, err
+	}
+	// The claims first, then the layer naming them: a retry after a failure
+	// between the two finds the claims kept and keeps the layer.
+	added, err := s.annotations.keep(ctx, e.Owner, ports.AnnotationScope{Exploration: e.ID}, cs)
+	if err != nil {
+		refund()
+		return nil, err
+	}
+	if _, _, err := s.store.KeepLayer(ctx, kl, kv); err != nil {
+		refund()
+		return nil, err
+	}
+	return struct {
+		Layer   LayerView   `json:"layer"`
+		Version VersionView `json:"version"`
+		Added   int         `json:"added"`
+		Existed int         `json:"existed"`
+	}{layerView(kl), versionView(kv), added.Added, added.Existed}, nil
+}
+
+// docBytes is what a kept document costs against the data budget.
+func docBytes(v any) int64 {
+	b, _ := json.Marshal(v)
+	return RowBytes + int64(len(b))
+}
+
+// snapshotAccounts reads a stored snapshot's accounts: whether it holds one,
+// and how many.
+func (s *LayerService) snapshotAccounts(ctx context.Context, sha string) (func(string) bool, int, error) {
+	loaded, err := s.library.Load(ctx, sha)
+	if errs.Is(err, errs.NotFound) {
+		return nil, 0, errs.Newf(errs.BadInput, "snapshot: no snapshot %s is stored here", sha).WithHint("post the reading first (PUT /api/v1/explorations/:ref/snapshots/:sha256)")
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	set := make(map[string]bool, len(loaded.Snapshot.Accounts))
+	for _, a := range loaded.Snapshot.Accounts {
+		set[a.ID] = true
+	}
+	return func(a string) bool { return set[a] }, len(set), nil
+}
+
+// owners is where an exploration's layers and versions are looked up: its
+// owner's, from all their projects, or an unowned one's own.
+func owners(e explorations.Exploration) ports.LayerQuery {
+	return ports.LayerQuery{Owner: e.Owner, Exploration: e.ID}
+}
+
+func (s *LayerService) fork(ctx context.Context, call Call, in forkDatasetInput) (any, error) {
+	e, _, err := s.annotations.explorations.resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
+	if err != nil {
+		return nil, err
+	}
+	parent, err := s.store.Version(ctx, owners(e), in.Version)
+	if errs.Is(err, errs.NotFound) {
+		return nil, errs.Newf(errs.NotFound, "no dataset version %s of this project's owner", in.Version).WithHint("list_layers lists them")
+	}
+	if err != nil {
+		return nil, err
+	}
+	chain := []datasets.Version{parent.Version}
+	for at := parent.Version.Parent; at != nil; {
+		if len(chain) >= datasets.MaxDepth {
+			return nil, errs.Newf(errs.BadInput, "version %s is %d forks from its snapshot, the most a version may be", in.Version, datasets.MaxDepth).
+				WithHint("keep a new layer from the snapshot instead")
+		}
+		up, err := s.store.Version(ctx, owners(e), *at)
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, up.Version)
+		at = up.Version.Parent
+	}
+	inSnapshot, _, err := s.snapshotAccounts(ctx, parent.Version.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	v, err := datasets.Fork(parent.Version, parent.Hash, in.Add, in.Drop, datasets.Holds(chain, inSnapshot))
+	if err != nil {
+		return nil, err
+	}
+	vh, err := datasets.Name(v)
+	if err != nil {
+		return nil, err
+	}
+	kv := ports.KeptVersion{Hash: vh, Version: v, Count: parent.Count + len(v.Add) - len(v.Drop), Exploration: e.ID, CreatedAt: s.annotations.now()}
+	refund, err := s.annotations.budget.Spend(ctx, e.Owner, docBytes(v))
+	if err != nil {
+		return nil, err
+	}
+	existed, err := s.store.KeepVersion(ctx, kv)
+	if err != nil {
+		refund()
+		return nil, err
+	}
+	return struct {
+		Version VersionView `json:"version"`
+		Existed bool        `json:"existed"`
+	}{versionView(kv), existed}, nil
+}
+
+func (s *LayerService) list(ctx context.Context, call Call, in listLayersInput) (any, error) {
+	if in.About != "" && !claims.ValidCAIP10(in.About) {
+		return nil, errs.New(errs.BadInput, "about must be an account id (CAIP-10)")
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	afterLayer, afterVersion, err := layerCursor(in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	e, _, err := s.annotations.explorations.resolve(ctx, in.Exploration, call.Caller, explorations.ReadAccess)
+	if err != nil {
+		return nil, err
+	}
+	q := owners(e)
+	if in.Hash != "" {
+		if l, err := s.store.Layer(ctx, q, in.Hash); err == nil {
+			return struct {
+				Layer LayerView `json:"layer"`
+			}{layerView(l)}, nil
+		} else if !errs.Is(err, errs.NotFound) {
+			return nil, err
+		}
+		v, err := s.store.Version(ctx, q, in.Hash)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			Version VersionView `json:"version"`
+		}{versionView(v)}, nil
+	}
+	if in.About == "" {
+		q.Owner = "" // without about: this project's own
+	}
+	q.About, q.Limit = in.About, limit+1
+	q.AfterSeq = afterLayer
+	ls, err := s.store.Layers(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	q.AfterSeq = afterVersion
+	vs, err := s.store.Versions(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := struct {
+		Layers     []LayerView   `json:"layers"`
+		Versions   []VersionView `json:"versions"`
+		NextCursor *string       `json:"next_cursor"`
+	}{Layers: []LayerView{}, Versions: []VersionView{}}
+	// One cursor for both lists: where each stopped, so the next page
+	// repeats nothing of either.
+	more := len(ls) > limit || len(vs) > limit
+	for i, l := range ls {
+		if i == limit {
+			break
+		}
+		out.Layers, afterLayer = append(out.Layers, layerView(l)), l.Seq
+	}
+	for i, v := range vs {
+		if i == limit {
+			break
+		}
+		out.Versions, afterVersion = append(out.Versions, versionView(v)), v.Seq
+	}
+	if more {
+		next := strconv.FormatInt(afterLayer, 10) + "." + strconv.FormatInt(afterVersion, 10)
+		out.NextCursor = &next
+	}
+	return out, nil
+}
+
+// layerCursor reads list_layers' cursor: the last layer's and the last
+// version's place, "<layer>.<version>".
+func layerCursor(c string) (int64, int64, error) {
+	if c == "" {
+		return 0, 0, nil
+	}
+	bad := errs.New(errs.BadInput, "cursor is not one this site gave", "send next_cursor back as it came")
+	l, v, ok := strings.Cut(c, ".")
+	if !ok {
+		return 0, 0, bad
+	}
+	a, err1 := strconv.ParseInt(l, 10, 64)
+	b, err2 := strconv.ParseInt(v, 10, 64)
+	if err1 != nil || err2 != nil || a < 0 || b < 0 {
+		return 0, 0, bad
+	}
+	return a, b, nil
+}
+
+func layerView(k ports.KeptLayer) LayerView {
+	return LayerView{Hash: k.Hash, Layer: k.Layer, Exploration: k.Exploration, CreatedAt: k.CreatedAt}
+}
+
+func versionView(k ports.KeptVersion) VersionView {
+	return VersionView{Hash: k.Hash, Version: k.Version, Accounts: k.Count, Exploration: k.Exploration, CreatedAt: k.CreatedAt}
+}

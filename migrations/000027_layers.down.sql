@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS dataset_versions;
+DROP TABLE IF EXISTS layers;
