@@ -45,10 +45,8 @@ func publishedAnswer(k published.Kept) PublishedFlower {
 	if k.Name != "" {
 		out.Name = &k.Name
 	}
-	if f, _, _, problems := published.Parse(k.Record); len(problems) == 0 {
-		if sha, _, err := specs.Name(f.Spec); err == nil {
-			out.ViewURL = "/d/" + sha
-		}
+	if sha, err := published.SpecName(k.Record); err == nil {
+		out.ViewURL = "/d/" + sha
 	}
 	if k.Status == published.StatusOK {
 		p := "/api/v1/flowers/" + k.ID + "/svg"

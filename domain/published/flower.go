@@ -303,3 +303,17 @@ func KeyPath(account, id string) string { return account + "/petal/flower/" + id
 
 // FlowerKeys is the SocialDB pattern of every account's flowers.
 const FlowerKeys = "*/petal/flower/*"
+
+// SpecName is the name of the spec inside a record already checked (one
+// kept here): a list reads it for each flower, so it decodes the spec alone
+// and checks nothing, where Parse checks everything.
+func SpecName(record []byte) (string, error) {
+	var r struct {
+		Spec specs.Spec `json:"spec"`
+	}
+	if err := json.Unmarshal(record, &r); err != nil {
+		return "", err
+	}
+	sha, _, err := specs.Name(r.Spec)
+	return sha, err
+}

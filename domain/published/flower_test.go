@@ -114,3 +114,18 @@ func TestCursor(t *testing.T) {
 		}
 	}
 }
+
+func TestSpecNameIsTheSpecsName(t *testing.T) {
+	f := sample()
+	_, canonical, err := f.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := specs.Name(f.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := SpecName(canonical); err != nil || got != want {
+		t.Fatalf("%s %v, want %s", got, err, want)
+	}
+}
