@@ -27,7 +27,7 @@ import (
 // request reads the database while the index is current.
 type MapService struct {
 	library *SnapshotLibrary
-	store   ports.PublishedFlowers
+	store   MapFlowerStore
 	hidden  map[string]maps.Hidden
 	clock   ports.Clock
 	log     *slog.Logger
@@ -41,7 +41,9 @@ type MapService struct {
 	mu      sync.Mutex
 	pending []string
 	walk    bool
-	held    map[string]mapFlower
+	held    map[string]*heldFlower
+	// readingsHeld are the readings of the flowers held, by snapshot.
+	readingsHeld map[string]maps.Reading
 
 	state   atomic.Pointer[mapState]
 	want    atomic.Uint64 // bumped by every change; an index built before it is stale
@@ -58,6 +60,32 @@ type MapService struct {
 	svgLookup  ports.Counter
 }
 
+// MapFlowerStore is what the map reads of the published flowers' store.
+type MapFlowerStore interface {
+	Get(ctx context.Context, id string) (published.Kept, error)
+	List(ctx context.Context, q ports.FlowerQuery) (ports.FlowerPage, error)
+}
+
+// Watching is the published flowers' store as every writer in this process
+// uses it: a flower kept through it is on this process's map at once (the
+// next request rebuilds with it), before its NOTIFY comes back.
+func (s *MapService) Watching(store ports.PublishedFlowers) ports.PublishedFlowers {
+	return watchedFlowers{PublishedFlowers: store, maps: s}
+}
+
+type watchedFlowers struct {
+	ports.PublishedFlowers
+	maps *MapService
+}
+
+func (w watchedFlowers) Keep(ctx context.Context, f published.Kept) (published.Kept, bool, error) {
+	k, kept, err := w.PublishedFlowers.Keep(ctx, f)
+	if err == nil && kept {
+		w.maps.Added(k.ID)
+	}
+	return k, kept, err
+}
+
 // mapFlower is one published flower as the map needs it.
 type mapFlower struct {
 	ID       string
@@ -69,6 +97,13 @@ type mapFlower struct {
 	About    string
 	MadeBy   string
 	MadeAt   time.Time
+}
+
+// heldFlower is a flower held and, once its snapshot was read, its drawing.
+type heldFlower struct {
+	mapFlower
+	drawing  maps.Drawing
+	resolved bool
 }
 
 // maxPending is how many flowers heard of one at a time are read one by one;
@@ -95,7 +130,7 @@ const (
 // NewMapService makes the map over the snapshot library and its source, with
 // the hidden maps shipped in petal (an invalid file is an error, so petal
 // does not start showing a map someone meant to hide).
-func NewMapService(cfg Config, library *SnapshotLibrary, store ports.PublishedFlowers, views PersonViews, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
+func NewMapService(cfg Config, library *SnapshotLibrary, store MapFlowerStore, views PersonViews, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
 	hidden, err := HiddenMaps()
 	if err != nil {
 		return nil, err
@@ -227,28 +262,33 @@ func (s *MapService) build(ctx context.Context, gen uint64) (*mapState, error) {
 		s.mu.Unlock()
 		return nil, err
 	}
-	readings := map[string]maps.Reading{}
 	drawings := make([]maps.Drawing, 0, len(s.held))
 	specsBySHA := make(map[string]specs.Spec, len(s.held))
 	missing := map[string]bool{}
-	for _, f := range s.held {
-		if missing[f.Snapshot] {
-			continue
+	for _, h := range s.held {
+		if !h.resolved {
+			if missing[h.Snapshot] {
+				continue
+			}
+			r, keys, err := s.drawingFacts(ctx, h.mapFlower)
+			if errs.Is(err, errs.NotFound) {
+				// Listed as snapshot_missing by the flowers' own lists;
+				// drawn nowhere, and looked for again at the next build.
+				missing[h.Snapshot] = true
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			s.readingsHeld[h.Snapshot] = r
+			h.drawing = maps.Drawing{Flower: h.ID, Spec: h.SpecSHA, Snapshot: h.Snapshot, Map: h.Map, Name: h.Name,
+				Title: h.Spec.Title, About: h.About, MadeBy: h.MadeBy, MadeAt: h.MadeAt, Keys: keys}
+			h.resolved = true
 		}
-		r, keys, err := s.drawingFacts(ctx, f)
-		if errs.Is(err, errs.NotFound) {
-			// Listed as snapshot_missing by the flowers' own lists; drawn nowhere.
-			missing[f.Snapshot] = true
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		readings[f.Snapshot] = r
-		specsBySHA[f.SpecSHA] = f.Spec
-		drawings = append(drawings, maps.Drawing{Flower: f.ID, Spec: f.SpecSHA, Snapshot: f.Snapshot, Map: f.Map, Name: f.Name,
-			Title: f.Spec.Title, About: f.About, MadeBy: f.MadeBy, MadeAt: f.MadeAt, Keys: keys})
+		specsBySHA[h.SpecSHA] = h.Spec
+		drawings = append(drawings, h.drawing)
 	}
+	readings := s.readingsHeld
 	return &mapState{
 		index: maps.Build(drawings, readings, s.hidden, s.clock.Now()),
 		gen:   gen,
@@ -260,7 +300,7 @@ func (s *MapService) build(ctx context.Context, gen uint64) (*mapState, error) {
 // catchUp reads the whole store into held (walk), or the flowers named.
 func (s *MapService) catchUp(ctx context.Context, walk bool, ids []string) error {
 	if walk {
-		held := map[string]mapFlower{}
+		held := map[string]*heldFlower{}
 		q := ports.FlowerQuery{Limit: published.MaxPage}
 		for {
 			page, err := s.store.List(ctx, q)
@@ -269,7 +309,7 @@ func (s *MapService) catchUp(ctx context.Context, walk bool, ids []string) error
 			}
 			for _, k := range page.Flowers {
 				if f, ok := s.flowerOf(k); ok {
-					held[f.ID] = f
+					held[f.ID] = &heldFlower{mapFlower: f}
 				}
 			}
 			if page.Next.IsStart() {
@@ -277,7 +317,7 @@ func (s *MapService) catchUp(ctx context.Context, walk bool, ids []string) error
 			}
 			q.After = page.Next
 		}
-		s.held = held
+		s.held, s.readingsHeld = held, map[string]maps.Reading{}
 		return nil
 	}
 	for _, id := range ids {
@@ -292,7 +332,7 @@ func (s *MapService) catchUp(ctx context.Context, walk bool, ids []string) error
 			return err
 		}
 		if f, ok := s.flowerOf(k); ok {
-			s.held[f.ID] = f
+			s.held[f.ID] = &heldFlower{mapFlower: f}
 		}
 	}
 	return nil

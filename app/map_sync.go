@@ -4,7 +4,10 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/published"
@@ -24,7 +27,6 @@ type MapSync struct {
 	social   ports.SocialDB
 	flowers  ports.PublishedFlowers
 	library  *SnapshotLibrary
-	maps     *MapService
 	log      *slog.Logger
 	every    time.Duration
 	networks []string
@@ -38,6 +40,7 @@ const (
 	syncGetBatch     = 50      // records per get call
 	syncKeysBytes    = 4 << 20 // the most of a keys answer read
 	syncGetBytes     = syncGetBatch*published.MaxRecordBytes + 64<<10
+	syncKeepsAtOnce  = 4
 	// syncDeadline bounds a run; a run cut short is continued by the next
 	// (what it kept stays kept, and nothing is half-kept).
 	syncDeadline = 5 * time.Minute
@@ -48,9 +51,9 @@ var SyncNetworks = []string{"near:mainnet", "near:testnet"}
 
 // NewMapSync makes the sync over SocialDB and the published flowers' store.
 // Every PETAL_MAP_SYNC_MIN minutes; 0 turns it off (Job is then nil).
-func NewMapSync(cfg Config, social ports.SocialDB, flowers ports.PublishedFlowers, library *SnapshotLibrary, maps *MapService, log *slog.Logger, m ports.Metrics) *MapSync {
+func NewMapSync(cfg Config, social ports.SocialDB, flowers ports.PublishedFlowers, library *SnapshotLibrary, log *slog.Logger, m ports.Metrics) *MapSync {
 	m = ports.MetricsOrNone(m)
-	return &MapSync{social: social, flowers: flowers, library: library, maps: maps, log: log,
+	return &MapSync{social: social, flowers: flowers, library: library, log: log,
 		every: time.Duration(cfg.MapSyncMin) * time.Minute, networks: SyncNetworks,
 		records: m.Counter("petal_map_sync_records_total",
 			"SocialDB flower records the map sync looked at, by outcome: kept (drawn), missing (kept as snapshot_missing), known (held already), refused (not a valid flower, or not its own key's).", "outcome"),
@@ -139,14 +142,24 @@ func (s *MapSync) syncAccounts(ctx context.Context, network string, accounts []s
 		if err != nil {
 			return kept, err
 		}
+		// Each keep is its own short transaction; a few at once overlap
+		// their commits.
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(syncKeepsAtOnce)
+		var newly atomic.Int64
 		for _, v := range values {
-			ok, err := s.take(ctx, network, v)
-			if err != nil {
-				return kept, err
-			}
-			if ok {
-				kept++
-			}
+			g.Go(func() error {
+				ok, err := s.take(gctx, network, v)
+				if ok {
+					newly.Add(1)
+				}
+				return err
+			})
+		}
+		err = g.Wait()
+		kept += newly.Load()
+		if err != nil {
+			return kept, err
 		}
 	}
 	return kept, nil
@@ -208,9 +221,6 @@ func (s *MapSync) take(ctx context.Context, network string, v ports.SocialValue)
 		s.records.Add(1, "kept")
 	default:
 		s.records.Add(1, "missing")
-	}
-	if newly && s.maps != nil {
-		s.maps.Added(id)
 	}
 	return newly, nil
 }

@@ -86,7 +86,8 @@ var (
 		postgres.NewViewRepository,
 		wire.Bind(new(ports.ViewStore), new(*postgres.ViewRepository)),
 		postgres.NewPublishedFlowerRepository,
-		wire.Bind(new(ports.PublishedFlowers), new(*postgres.PublishedFlowerRepository)),
+		wire.Bind(new(app.MapFlowerStore), new(*postgres.PublishedFlowerRepository)),
+		newPublishedFlowers,
 		wire.Bind(new(ports.SocialDB), new(*nearrpc.Client)),
 		postgres.NewProfileRepository,
 		wire.Bind(new(ports.ProfileStore), new(*postgres.ProfileRepository)),
@@ -106,6 +107,9 @@ var (
 		app.NewViewService,
 		wire.Bind(new(app.PersonViews), new(*app.ViewService)),
 		app.NewFlowerService,
+		// The map is here so every door's store of published flowers tells it
+		// of what is kept (newPublishedFlowers).
+		app.NewMapService,
 		app.NewAnnotationService,
 		app.NewLayerService,
 		newSnapshotService,
@@ -131,7 +135,6 @@ var (
 		app.NewTopUpService,
 		app.NewProfileService,
 		app.NewNearPrices,
-		app.NewMapService,
 		newMapSync,
 		newFlowerListener,
 		wire.Struct(new(app.AgentDeps), "*"),
@@ -160,7 +163,13 @@ func newClock() ports.Clock { return memory.SystemClock{} }
 // newMapSync is the map's SocialDB sync: over the chain, or on a public site
 // over the copies of SocialDB's answers that ship inside petal, so the map
 // answers with no chain read.
-func newMapSync(cfg app.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, library *app.SnapshotLibrary, maps *app.MapService,
+// newPublishedFlowers is the published flowers' store as every writer uses
+// it: what is kept through it is on this process's map at once.
+func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *app.MapService) ports.PublishedFlowers {
+	return maps.Watching(store)
+}
+
+func newMapSync(cfg app.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, library *app.SnapshotLibrary,
 	log *slog.Logger, m ports.Metrics) (*app.MapSync, error) {
 	var social ports.SocialDB = chain
 	if cfg.Public {
@@ -170,7 +179,7 @@ func newMapSync(cfg app.Config, chain *nearrpc.Client, flowers ports.PublishedFl
 		}
 		social = shipped
 	}
-	return app.NewMapSync(cfg, social, flowers, library, maps, log, m), nil
+	return app.NewMapSync(cfg, social, flowers, library, log, m), nil
 }
 
 // newFlowerListener hears every replica's newly kept flowers (NOTIFY on

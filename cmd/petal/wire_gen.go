@@ -153,7 +153,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
-	mapSync, err := newMapSync(cfg, client, publishedFlowerRepository, snapshotLibrary, mapService, log, registry)
+	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService)
+	mapSync, err := newMapSync(cfg, client, publishedFlowers, snapshotLibrary, log, registry)
 	if err != nil {
 		return nil, nil, err
 	}
