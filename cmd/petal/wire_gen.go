@@ -64,8 +64,13 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	eyesService := app.NewEyesService(client, webPages, webSearch, clock)
 	brainService := app.NewBrainService()
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
+	mapService, err := app.NewMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry)
+	if err != nil {
+		return nil, nil, err
+	}
+	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService)
 	nearPrice := newNearPrice(cfg, log)
-	publishService, err := app.NewPublishService(flowerService, publishedFlowerRepository, client, sessionRepository, signInService, nearPrice, viewService, clock, random, log, registry)
+	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, signInService, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -119,10 +124,6 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	intentTopUpRepository := postgres.NewIntentTopUpRepository(db)
 	swaps := newSwaps(cfg, registry)
 	topUpService := app.NewTopUpService(cfg, intentTopUpRepository, swaps, signInService, rateLimiter, clock, log, registry)
-	mapService, err := app.NewMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry)
-	if err != nil {
-		return nil, nil, err
-	}
 	profileRepository := postgres.NewProfileRepository(db)
 	profileService := app.NewProfileService(profileRepository, dataBudget, rateLimiter, clock, log, registry)
 	deps := httpapi.Deps{
@@ -153,7 +154,6 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
-	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService)
 	mapSync, err := newMapSync(cfg, client, publishedFlowers, snapshotLibrary, log, registry)
 	if err != nil {
 		return nil, nil, err
@@ -222,8 +222,13 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	eyesService := app.NewEyesService(client, webPages, webSearch, clock)
 	brainService := app.NewBrainService()
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
+	mapService, err := app.NewMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry)
+	if err != nil {
+		return nil, nil, err
+	}
+	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService)
 	nearPrice := newNearPrice(cfg, log)
-	publishService, err := app.NewPublishService(flowerService, publishedFlowerRepository, client, sessionRepository, walletReader, nearPrice, viewService, clock, random, log, registry)
+	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, walletReader, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
 		return nil, nil, err
 	}
