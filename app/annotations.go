@@ -27,6 +27,7 @@ type AnnotationService struct {
 	runs         ports.RunStore
 	budget       *DataBudget
 	clock        ports.Clock
+	kept         ports.Counter // claims sent, by outcome: added, existed or refused
 }
 
 // WalletReader opens a person's wallets (the sign-in service).
@@ -38,8 +39,10 @@ type WalletReader interface {
 // names a signed-in person gives petals from it. wallets may be nil where no
 // door has sessions (stdio MCP): then nobody's account answers for a claim.
 func NewAnnotationService(ex *ExplorationService, store ports.AnnotationStore, sessions ports.SessionStore, wallets WalletReader,
-	runs ports.RunStore, budget *DataBudget, clock ports.Clock, flowers *FlowerService) *AnnotationService {
-	s := &AnnotationService{explorations: ex, store: store, sessions: sessions, wallets: wallets, runs: runs, budget: budget, clock: clock}
+	runs ports.RunStore, budget *DataBudget, clock ports.Clock, flowers *FlowerService, metrics ports.Metrics) *AnnotationService {
+	s := &AnnotationService{explorations: ex, store: store, sessions: sessions, wallets: wallets, runs: runs, budget: budget, clock: clock,
+		kept: ports.MetricsOrNone(metrics).Counter("petal_annotations_total",
+			"Annotations sent to be kept, by outcome: added, existed (kept before, by content) or refused (the whole request kept nothing).", "outcome")}
 	if flowers != nil {
 		flowers.DrawNamesFrom(s)
 	}
@@ -237,10 +240,12 @@ func (s *AnnotationService) keep(ctx context.Context, owner string, scope ports.
 	}
 	refund, err := s.budget.Spend(ctx, owner, size)
 	if err != nil {
+		s.kept.Add(float64(len(cs)), "refused")
 		return Added{}, err
 	}
 	existed, err := s.store.Add(ctx, scope, cs, s.now())
 	if err != nil {
+		s.kept.Add(float64(len(cs)), "refused")
 		refund()
 		if errs.Is(err, errs.BadInput) && scope.Exploration == "" {
 			return Added{}, errs.Newf(errs.BadInput, "you already keep %d annotations outside any conversation, the most one may", claims.MaxPerProject).
@@ -257,6 +262,8 @@ func (s *AnnotationService) keep(ctx context.Context, owner string, scope ports.
 			out.Added++
 		}
 	}
+	s.kept.Add(float64(out.Added), "added")
+	s.kept.Add(float64(out.Existed), "existed")
 	return out, nil
 }
 
@@ -340,21 +347,33 @@ func annotationView(a ports.Annotation) Annotation {
 
 func (s *AnnotationService) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
 
+// NamedSet is the names a person's petals carry and the hash of their named
+// claims' ids (oldest first): what a picture's address carries as &names=,
+// so a cached picture is never another set's. A visitor has none and "".
+func (s *AnnotationService) NamedSet(ctx context.Context, subject string) (map[string]string, string, error) {
+	if !people.IsPerson(subject) {
+		return nil, "", nil
+	}
+	got, err := s.store.OfOwner(ctx, subject, ports.AnnotationQuery{Verb: claims.VerbNamed, Limit: namesRead})
+	if err != nil || len(got) == 0 {
+		return nil, "", err
+	}
+	named := make([]claims.Claim, 0, len(got))
+	ids := make([]string, 0, len(got))
+	for _, a := range got {
+		named, ids = append(named, a.Claim), append(ids, a.Claim.ID)
+	}
+	return claims.Names(named), claims.NamesHash(ids), nil
+}
+
 // PetalNames implements PetalNamer: the names a signed-in person gives
 // accounts (their named claims, the newest for each), for render_flower
 // through the HTTP door, whose answer is then private. Anyone else, and any
 // other door, gets none.
 func (s *AnnotationService) PetalNames(ctx context.Context, caller Caller) (map[string]string, error) {
-	if caller.Door != DoorHTTP || !people.IsPerson(caller.Subject) {
+	if caller.Door != DoorHTTP {
 		return nil, nil
 	}
-	got, err := s.store.OfOwner(ctx, caller.Subject, ports.AnnotationQuery{Verb: claims.VerbNamed, Limit: namesRead})
-	if err != nil {
-		return nil, err
-	}
-	named := make([]claims.Claim, 0, len(got))
-	for _, a := range got {
-		named = append(named, a.Claim)
-	}
-	return claims.Names(named), nil
+	names, _, err := s.NamedSet(ctx, caller.Subject)
+	return names, err
 }

@@ -257,3 +257,31 @@ func TestTheSitesClaimsAboutAMapAreTheSameForEveryone(t *testing.T) {
 	res, body = p.do(t, http.MethodGet, "/api/v1/maps/not-a-map/claims", "")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode, body)
 }
+
+// What a stranger's project keeps counts against the data budget: past it
+// the request is 429 budget_exhausted and keeps nothing.
+func TestAStrangersAnnotationsCountAgainstTheDataBudget(t *testing.T) {
+	p := startPetal(t, map[string]string{"PETAL_DATA_BUDGET_MB": "0.001"}) // 1,048 bytes
+	stranger := p.browser(t)
+	id := stranger.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"q"}`)["id"].(string)
+	one := `{"annotations":[{"subject":"near:mainnet:a.near","verb":"noted","object":{"value":"` + strings.Repeat("n", 300) + `"},"kind":"stated"}]}`
+	stranger.ok(t, http.MethodPost, "/api/v1/explorations/"+id+"/annotations", one)
+	two := `{"annotations":[{"subject":"near:mainnet:b.near","verb":"noted","object":{"value":"` + strings.Repeat("m", 300) + `"},"kind":"stated"},` +
+		`{"subject":"near:mainnet:c.near","verb":"noted","object":{"value":"x"},"kind":"stated"}]}`
+	res, body := stranger.do(t, http.MethodPost, "/api/v1/explorations/"+id+"/annotations", two)
+	require.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
+	assert.Contains(t, body, "budget_exhausted")
+	assert.Len(t, annotationsOf(t, stranger.ok(t, http.MethodGet, "/api/v1/explorations/"+id+"/annotations", "")), 1, "the refused request kept nothing")
+
+	families, err := p.Svc.Metrics.Gatherer().Gather()
+	require.NoError(t, err)
+	kept := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() == "petal_annotations_total" {
+			for _, m := range f.GetMetric() {
+				kept[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	assert.Equal(t, map[string]float64{"added": 1, "existed": 0, "refused": 2}, kept)
+}

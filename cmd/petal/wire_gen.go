@@ -56,7 +56,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	ledgerRepository := newLedgerRepository(db, registry)
 	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random, rateLimiter)
-	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, signInService, runStore, dataBudget, clock, flowerService)
+	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, signInService, runStore, dataBudget, clock, flowerService, registry)
 	layerRepository := postgres.NewLayerRepository(db)
 	layerService := app.NewLayerService(annotationService, layerRepository, snapshotLibrary)
 	webPages := newWebPages(cfg, registry)
@@ -214,7 +214,7 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	annotationRepository := postgres.NewAnnotationRepository(db)
 	sessionRepository := postgres.NewSessionRepository(db)
 	walletReader := noWallets()
-	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, walletReader, runStore, dataBudget, clock, flowerService)
+	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, walletReader, runStore, dataBudget, clock, flowerService, registry)
 	layerRepository := postgres.NewLayerRepository(db)
 	layerService := app.NewLayerService(annotationService, layerRepository, snapshotLibrary)
 	webPages := newWebPages(cfg, registry)
