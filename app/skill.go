@@ -65,7 +65,7 @@ func RefusalMeaning(code errs.Code) (string, bool) {
 	return m, ok
 }
 
-// RenderSkill renders the skill for this site: every registered tool, in
+// RenderSkill renders the skill for this site: every tool of its doors, in
 // name order, with its one-line purpose (its description's first sentence)
 // and its route.
 func RenderSkill(cfg Config, reg *Registry, door SkillDoor) (Skill, error) {
@@ -170,10 +170,18 @@ func sortedCodes(m map[errs.Code]int) []errs.Code {
 	return codes
 }
 
-// registered is reg's tools, none without a registry.
+// registered is the tools of reg's doors, wherever they run (a public site
+// refuses some: the person's machine runs them): never Petals' agent's own
+// (AgentOnly), which no door has. None without a registry.
 func registered(reg *Registry) []*Tool {
 	if reg == nil {
 		return nil
 	}
-	return reg.All()
+	var out []*Tool
+	for _, t := range reg.All() {
+		if !t.AgentOnly {
+			out = append(out, t)
+		}
+	}
+	return out
 }
