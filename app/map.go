@@ -45,9 +45,10 @@ type MapService struct {
 	// readingsHeld are the readings of the flowers held, by snapshot.
 	readingsHeld map[string]maps.Reading
 
-	state   atomic.Pointer[mapState]
-	want    atomic.Uint64 // bumped by every change; an index built before it is stale
-	rebuild singleflight.Group
+	state      atomic.Pointer[mapState]
+	refreshing atomic.Bool
+	want       atomic.Uint64 // bumped by every change; an index built before it is stale
+	rebuild    singleflight.Group
 
 	keys     *byteCache[string, []specs.Key] // by spec sha256: a spec's colours never change under its name
 	readings *byteCache[string, maps.Reading]
@@ -123,8 +124,10 @@ const (
 	mapSVGCacheBytes  = 32 << 20
 	mapKeysCacheBytes = 16 << 20
 	mapReadingsBytes  = 16 << 20
-	// mapBuildTimeout bounds a rebuild, which a request may be waiting on.
-	mapBuildTimeout = 30 * time.Second
+	// mapBuildTimeout bounds a rebuild (or a drawing), which requests may be
+	// waiting on. A first build cut short is not lost: the snapshots' facts
+	// and the specs' keys it read stay cached, so the next goes further.
+	mapBuildTimeout = 2 * time.Minute
 )
 
 // NewMapService makes the map over the snapshot library and its source, with
@@ -200,11 +203,33 @@ func (s *MapService) Reset() {
 	s.want.Add(1)
 }
 
-// Refresh rebuilds the index now if it is stale (the listener calls it after
-// Changed, so requests rarely wait).
+// Refresh rebuilds the index now if it is stale.
 func (s *MapService) Refresh(ctx context.Context) error {
 	_, err := s.current(ctx)
 	return err
+}
+
+// RefreshSoon rebuilds the index in the background until it is current, one
+// rebuild at a time however many changes come (the listener calls it after
+// each notification, so requests seldom wait).
+func (s *MapService) RefreshSoon() {
+	if !s.refreshing.CompareAndSwap(false, true) {
+		return // the running refresher sees the change when it looks again
+	}
+	go func() {
+		defer s.refreshing.Store(false)
+		for {
+			if st := s.state.Load(); st != nil && st.gen == s.want.Load() {
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), mapBuildTimeout)
+			err := s.Refresh(ctx)
+			cancel()
+			if err != nil {
+				return
+			}
+		}
+	}()
 }
 
 // current is the index, rebuilt first when a change came since it was built.
@@ -388,6 +413,10 @@ func (s *MapService) drawingFacts(ctx context.Context, f mapFlower) (maps.Readin
 
 func readingOf(sha string, snap *snapshots.Snapshot) maps.Reading {
 	asOf, _ := time.Parse(time.RFC3339Nano, snap.Block.Time)
+	count := len(snap.Accounts)
+	if snap.Source.Cut != nil {
+		count = snap.Source.Cut.Total // a reading that kept its top accounts still counts them all
+	}
 	return maps.Reading{Snapshot: sha, Network: snap.Network, Title: snap.Title, About: snap.About,
-		AsOf: asOf.UTC(), Count: len(snap.Accounts), Params: snap.Params}
+		AsOf: asOf.UTC(), Count: count, Params: snap.Params}
 }

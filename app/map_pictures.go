@@ -101,7 +101,11 @@ func (s *MapService) Picture(ctx context.Context, sha, look, view, paint string)
 	}
 	s.svgLookup.Add(1, "miss")
 	v, err, _ := s.rebuild.Do("svg "+sha+" "+l.ViewHash, func() (any, error) {
-		loaded, err := s.library.Load(ctx, snapshot)
+		// The drawing is shared by everyone asking for it now, so it doesn't
+		// end with the request that started it.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mapBuildTimeout)
+		defer cancel()
+		loaded, err := s.library.Load(dctx, snapshot)
 		if err != nil {
 			return nil, err
 		}

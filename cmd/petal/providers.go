@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"crypto/rand"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/google/wire"
 
@@ -190,13 +188,11 @@ func newFlowerListener(db *postgres.DB, log *slog.Logger, maps *app.MapService) 
 	l.On(func(payload string) {
 		id, _, _ := strings.Cut(payload, " ")
 		maps.Added(id)
-		// Rebuild now, so requests seldom wait for it.
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			_ = maps.Refresh(ctx)
-		}()
-	}, maps.Reset)
+		maps.RefreshSoon()
+	}, func() {
+		maps.Reset()
+		maps.RefreshSoon()
+	})
 	return l
 }
 
