@@ -67,7 +67,8 @@ type PublishService struct {
 	store    ports.PublishedFlowers
 	social   ports.SocialDB
 	sessions ports.SessionStore
-	wallets  WalletReader // nil where no door has sessions (stdio MCP): nobody is signed in
+	wallets  WalletReader       // nil where no door has sessions (stdio MCP): nobody is signed in
+	near     ports.NearAccounts // reads a transaction publish_flower is given by hash
 	price    ports.NearPrice
 	views    PersonViews
 	clock    ports.Clock
@@ -84,13 +85,13 @@ var _ ToolSet = (*PublishService)(nil)
 
 // NewPublishService makes the publishing service.
 func NewPublishService(flowers *FlowerService, store ports.PublishedFlowers, social ports.SocialDB, sessions ports.SessionStore,
-	wallets WalletReader, price ports.NearPrice, views PersonViews, clock ports.Clock, random ports.Random, log *slog.Logger, m ports.Metrics) (*PublishService, error) {
+	wallets WalletReader, near ports.NearAccounts, price ports.NearPrice, views PersonViews, clock ports.Clock, random ports.Random, log *slog.Logger, m ports.Metrics) (*PublishService, error) {
 	mm := ports.MetricsOrNone(m)
 	hidden, err := HiddenMaps()
 	if err != nil {
 		return nil, err
 	}
-	s := &PublishService{flowers: flowers, store: store, social: social, sessions: sessions, wallets: wallets, price: price,
+	s := &PublishService{flowers: flowers, store: store, social: social, sessions: sessions, wallets: wallets, near: near, price: price,
 		views: views, clock: clock, random: random, log: log,
 		kept:    mm.Counter("petal_flowers_published_total", "Published flowers this site newly kept through publish_flower, by how they came (prepared here, or a record prepared elsewhere).", "came"),
 		refused: mm.Counter("petal_publish_refused_total", "publish_flower calls refused, by reason: unauthorised, not_found (nothing under the key yet), invalid (not the record prepared, or not a valid flower), chain (SocialDB could not be read).", "reason"),

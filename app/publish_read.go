@@ -63,7 +63,8 @@ type publishInput struct {
 	TxHash    string
 }
 
-// Publish is publish_flower: it reads the record back from SocialDB (get,
+// Publish is publish_flower (by id, or by the hash of the transaction that
+// wrote it): it reads the record back from SocialDB (get,
 // final) under the signed-in person's account, checks it byte for byte
 // against what was prepared here, or for a record prepared elsewhere checks
 // it as a flower/v1 of that account whose snapshot is stored here, and keeps
@@ -73,16 +74,17 @@ func (s *PublishService) Publish(ctx context.Context, caller Caller, in publishI
 	if err != nil {
 		return PublishedFlower{}, err
 	}
-	if in.TxHash != "" && in.ID == "" {
-		return PublishedFlower{}, errs.New(errs.BadInput, "publishing by tx_hash alone isn't supported yet: send { network, account_id, id }",
-			"id is the one prepare_publish answered")
-	}
-	if !published.ValidID(in.ID) {
-		return PublishedFlower{}, errs.New(errs.BadInput, "id must be a flower's id: 64 lower-case hex digits")
-	}
 	if !people.IsPerson(caller.Subject) || s.wallets == nil {
 		s.refused.Add(1, "unauthorised")
 		return PublishedFlower{}, errs.New(errs.Unauthorised, "sign in with your NEAR wallet first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify")
+	}
+	if in.TxHash != "" {
+		if in.ID, in.AccountID, err = s.flowerOfTransaction(ctx, caller, chain, short, in); err != nil {
+			return PublishedFlower{}, err
+		}
+	}
+	if !published.ValidID(in.ID) {
+		return PublishedFlower{}, errs.New(errs.BadInput, "id must be a flower's id: 64 lower-case hex digits", "or send the transaction's tx_hash")
 	}
 	wallets, err := s.wallets.WalletsOf(ctx, caller.Subject)
 	if err != nil {

@@ -67,8 +67,8 @@ type (
 	publishFlowerInput struct {
 		Network   string `json:"network" jsonschema:"mainnet or testnet"`
 		AccountID string `json:"account_id,omitempty" jsonschema:"the wallet that sent the transaction: one of the signed-in person's"`
-		ID        string `json:"id,omitempty" jsonschema:"the flower's id, as prepare_publish answered it"`
-		TxHash    string `json:"tx_hash,omitempty" jsonschema:"the transaction's hash (not yet enough alone: send id)"`
+		ID        string `json:"id,omitempty" jsonschema:"the flower's id, as prepare_publish answered it; or send tx_hash"`
+		TxHash    string `json:"tx_hash,omitempty" jsonschema:"or the hash of the transaction the wallet sent (base58): the flower it wrote"`
 	}
 	listFlowersInput struct {
 		Network string `json:"network,omitempty" jsonschema:"mainnet or testnet"`

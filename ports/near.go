@@ -55,10 +55,13 @@ type NearTransaction struct {
 }
 
 // NearAction is one action; Kind is Transfer, FunctionCall, CreateAccount …
-// and Deposit the yoctoNEAR a Transfer (or FunctionCall) attaches.
+// and Deposit the yoctoNEAR a Transfer (or FunctionCall) attaches. A
+// FunctionCall also names its method and carries its arguments' bytes.
 type NearAction struct {
 	Kind    string
 	Deposit string
+	Method  string
+	Args    []byte
 }
 
 // NearPrice is dollars per NEAR now.

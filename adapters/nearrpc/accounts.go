@@ -140,14 +140,16 @@ func (c *Client) Transaction(ctx context.Context, chain, txHash, senderID string
 			continue
 		}
 		var obj map[string]struct {
-			Deposit string `json:"deposit"`
+			Deposit    string `json:"deposit"`
+			MethodName string `json:"method_name"`
+			Args       []byte `json:"args"` // base64 in the answer
 		}
 		if err := json.Unmarshal(a, &obj); err != nil || len(obj) != 1 {
 			out.Actions = append(out.Actions, ports.NearAction{Kind: "Unknown"})
 			continue
 		}
 		for kind, v := range obj {
-			out.Actions = append(out.Actions, ports.NearAction{Kind: kind, Deposit: v.Deposit})
+			out.Actions = append(out.Actions, ports.NearAction{Kind: kind, Deposit: v.Deposit, Method: v.MethodName, Args: v.Args})
 		}
 	}
 	return out, nil

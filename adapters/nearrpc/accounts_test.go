@@ -64,6 +64,10 @@ func TestTransaction(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []ports.NearAction{{Kind: "CreateAccount"}, {Kind: "Transfer", Deposit: "500000000000000000000000"}}, tx.Actions, "a bare-string action")
 
+	tx, err = c.Transaction(ctx, "near:mainnet", "E9wkGASnAztFKCBuEgCGh31s8u85EwJXKRBKsmPGPF6", "alice.testnet")
+	require.NoError(t, err)
+	assert.Equal(t, []ports.NearAction{{Kind: "FunctionCall", Deposit: "0", Method: "ping", Args: []byte("{}")}}, tx.Actions, "a call's method and its arguments' bytes")
+
 	tx, err = c.Transaction(ctx, "near:mainnet", "EZMbUfKHsYWvS8pJW78pZJTnx4qaWQ7fe6d9RCnPZsnQ", "alice.testnet")
 	require.NoError(t, err)
 	assert.False(t, tx.Succeeded)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/domain/canon"
+	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/domain/specs"
@@ -406,4 +408,50 @@ func TestAHiddenMapsFlowersAreInNoList(t *testing.T) {
 	res, body := p.do(t, http.MethodGet, "/api/v1/flowers/"+hidden.ID, "")
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.Contains(t, body, "near:testnet:hidden-example.sputnikv2.testnet")
+}
+
+// txRecording is the fake node's FINAL outcome of a transaction signer sent
+// to receiver with one FunctionCall set of args.
+func txRecording(hash, signer, receiver string, args []byte, succeeded bool) nearrpctest.Recording {
+	status := map[string]any{"SuccessValue": ""}
+	if !succeeded {
+		status = map[string]any{"Failure": map[string]any{"ActionError": map[string]any{"index": 0}}}
+	}
+	params, _ := json.Marshal(map[string]string{"tx_hash": hash, "sender_account_id": signer, "wait_until": "FINAL"})
+	res, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "dontcare", "result": map[string]any{
+		"final_execution_status": "FINAL", "status": status,
+		"transaction": map[string]any{"signer_id": signer, "receiver_id": receiver, "hash": hash,
+			"actions": []any{map[string]any{"FunctionCall": map[string]any{"method_name": "set", "args": args, "gas": 100000000000000, "deposit": "1"}}}},
+		"transaction_outcome": map[string]any{"block_hash": "4kbcD3NeZ7Gf8VQ5cFmLQAk1VtUTXK6wzCZnhZqK1nUj"},
+	}})
+	return nearrpctest.Recording{Name: "tx " + hash, Method: "tx", Params: params, Response: res}
+}
+
+func TestPublishingByTransactionHash(t *testing.T) {
+	x := newPublishing(t)
+	a := x.prepare(t, "By its transaction")
+	x.send(t, a)
+	hash := people.Base58Encode(bytes.Repeat([]byte{7}, 32))
+	x.rpc.Add(txRecording(hash, "alice.testnet", testnetSocial, a.Transaction.Actions[0].Args, true))
+	res, body := x.p.do(t, http.MethodPost, "/api/v1/publish", `{"network":"testnet","tx_hash":"`+hash+`"}`, "Cookie", x.cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var pub publishedAnswer
+	require.NoError(t, json.Unmarshal([]byte(body), &pub))
+	assert.Equal(t, a.ID, pub.ID)
+
+	// A transaction NEAR doesn't know: 404, with the wallet hint.
+	res, body = x.p.do(t, http.MethodPost, "/api/v1/publish", `{"network":"testnet","tx_hash":"CsPxP6wysLdGmh4UEy4nvmQnVbjagbJSpiqiaf9GSREy"}`, "Cookie", x.cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusNotFound, res.StatusCode, body)
+	_, hint := publishError(t, body)
+	assert.Contains(t, hint, "wallet may not have sent it")
+
+	// One that failed on chain, or went elsewhere, wrote nothing.
+	failed := people.Base58Encode(bytes.Repeat([]byte{8}, 32))
+	x.rpc.Add(txRecording(failed, "alice.testnet", testnetSocial, a.Transaction.Actions[0].Args, false))
+	res, body = x.p.do(t, http.MethodPost, "/api/v1/publish", `{"network":"testnet","tx_hash":"`+failed+`"}`, "Cookie", x.cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+	elsewhere := people.Base58Encode(bytes.Repeat([]byte{9}, 32))
+	x.rpc.Add(txRecording(elsewhere, "alice.testnet", "someone.testnet", a.Transaction.Actions[0].Args, true))
+	res, body = x.p.do(t, http.MethodPost, "/api/v1/publish", `{"network":"testnet","tx_hash":"`+elsewhere+`"}`, "Cookie", x.cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusBadRequest, res.StatusCode, body)
 }

@@ -70,7 +70,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService)
 	nearPrice := newNearPrice(cfg, log)
-	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, signInService, nearPrice, viewService, clock, random, log, registry)
+	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, signInService, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -228,7 +228,7 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	}
 	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService)
 	nearPrice := newNearPrice(cfg, log)
-	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, walletReader, nearPrice, viewService, clock, random, log, registry)
+	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, walletReader, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
 		return nil, nil, err
 	}

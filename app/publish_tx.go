@@ -1,0 +1,86 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/people"
+	"github.com/petal-near/petal/domain/published"
+)
+
+// flowerOfTransaction is publish_flower's { network, tx_hash }: the flower
+// the person's transaction wrote, read from its final outcome. It names the
+// id only: what is kept is still what SocialDB holds at that key. account
+// is the wallet that sent it (account_id, else the person's wallet on the
+// network); id, when given too, must be one the transaction wrote.
+func (s *PublishService) flowerOfTransaction(ctx context.Context, caller Caller, chain, short string, in publishInput) (id, account string, err error) {
+	if b, err := people.Base58Decode(in.TxHash); !txHashPattern.MatchString(in.TxHash) || err != nil || len(b) != 32 {
+		return "", "", errs.New(errs.BadInput, "tx_hash must be a NEAR transaction hash (base58)")
+	}
+	account = in.AccountID
+	if account == "" {
+		w, err := s.wallet(ctx, caller, short)
+		if err != nil {
+			return "", "", err
+		}
+		account = w.AccountID
+	}
+	if s.near == nil {
+		return "", "", errs.New(errs.SourceFailed, "NEAR's transactions can't be read here", "send { network, account_id, id }")
+	}
+	rctx, cancel := context.WithTimeout(ctx, chainReadDeadline)
+	defer cancel()
+	tx, err := s.near.Transaction(rctx, chain, in.TxHash, account)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return "", "", errs.Newf(errs.NotFound, "NEAR has no transaction %s from %s on %s", in.TxHash, account, short).
+			WithHint("the wallet may not have sent it yet: check the hash, or publish again in a few seconds")
+	case errs.Is(err, errs.BadInput):
+		return "", "", errs.New(errs.BadInput, "NEAR refused to read that transaction", "check the hash, the account and the network").WithCause(err)
+	case err != nil:
+		return "", "", errs.New(errs.SourceFailed, "NEAR's RPC could not be read, so nothing was published here", "send the same request again in a moment").WithCause(err)
+	case !tx.Final:
+		return "", "", errs.New(errs.SourceFailed, "the transaction is not final yet, so nothing was published here", "send it again in a few seconds")
+	case !tx.Succeeded:
+		return "", "", errs.New(errs.BadInput, "the transaction failed on chain, so it wrote nothing", "prepare it again and send it from your wallet")
+	}
+	receiver, _ := published.SocialDBContract(chain)
+	if tx.SignerID != account || tx.ReceiverID != receiver {
+		return "", "", errs.Newf(errs.BadInput, "the transaction is not a SocialDB set sent by %s to %s", account, receiver)
+	}
+	var ids []string
+	for _, a := range tx.Actions {
+		if a.Kind != "FunctionCall" || a.Method != "set" {
+			continue
+		}
+		var args struct {
+			Data map[string]struct {
+				Petal struct {
+					Flower map[string]json.RawMessage `json:"flower"`
+				} `json:"petal"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(a.Args, &args) != nil {
+			continue
+		}
+		for key := range args.Data[account].Petal.Flower {
+			if published.ValidID(key) && !slices.Contains(ids, key) {
+				ids = append(ids, key)
+			}
+		}
+	}
+	slices.Sort(ids)
+	switch {
+	case in.ID != "" && !slices.Contains(ids, in.ID):
+		return "", "", errs.Newf(errs.BadInput, "the transaction did not write the flower %s", in.ID)
+	case in.ID != "":
+		return in.ID, account, nil
+	case len(ids) == 1:
+		return ids[0], account, nil
+	case len(ids) == 0:
+		return "", "", errs.New(errs.BadInput, "the transaction wrote no flower", "publish the transaction prepare_publish answered")
+	}
+	return "", "", errs.Newf(errs.BadInput, "the transaction wrote %d flowers: say which with id", len(ids))
+}
