@@ -82,8 +82,8 @@ func (s *SiteClaims) ForMap(ctx context.Context, id string) (MapClaims, error) {
 			subjects[a] = true
 		}
 	} else {
-		// Until the map is wired in, a map is known by the claims about its
-		// own address alone.
+		// Without the map (tests of the claims alone), a map is known by the
+		// claims about its own address.
 		if len(s.bySubject[id]) == 0 {
 			return MapClaims{}, notFound
 		}

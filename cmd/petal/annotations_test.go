@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -230,7 +231,9 @@ func TestTheAgentAnnotatesOncePerRunAndAKeptNoteEndsTheTurn(t *testing.T) {
 }
 
 func TestTheSitesClaimsAboutAMapAreTheSameForEveryone(t *testing.T) {
-	p, rpc := signInPetal(t, nil)
+	// A public site serves the map shipped in petal, which holds the
+	// marketing DAO.
+	p, rpc := signInPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
 	erin := signInAs(t, p, rpc, "erin.testnet")
 	path := "/api/v1/maps/near:mainnet:marketing.sputnik-dao.near/claims"
 	res, visitors := p.do(t, http.MethodGet, path, "", "Origin", "https://elsewhere.example")
@@ -252,7 +255,10 @@ func TestTheSitesClaimsAboutAMapAreTheSameForEveryone(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	assert.Equal(t, visitors, hers, "the same for every viewer")
 
-	res, body := p.do(t, http.MethodGet, "/api/v1/maps/near:mainnet:nobody.near/claims", "")
+	res, body := p.do(t, http.MethodGet, "/api/v1/maps/"+url.PathEscape("near:mainnet:marketing.sputnik-dao.near")+"/claims", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Equal(t, visitors, body, "its id URL-encoded")
+	res, body = p.do(t, http.MethodGet, "/api/v1/maps/near:mainnet:nobody.near/claims", "")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode, body)
 	res, body = p.do(t, http.MethodGet, "/api/v1/maps/not-a-map/claims", "")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode, body)

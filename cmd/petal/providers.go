@@ -127,7 +127,7 @@ var (
 		app.NewLedger,
 		app.NewWalletKeys,
 		app.NewSignInService,
-		app.NewSiteClaims,
+		newSiteClaims,
 		wire.Bind(new(app.WalletReader), new(*app.SignInService)),
 		app.NewPayService,
 		app.NewTopUpService,
@@ -301,4 +301,15 @@ func newAgentService(d app.AgentDeps, jobs *app.AgentJobsService) *app.AgentServ
 	jobs.SetTurns(a)
 	a.SetJobNotes(jobs)
 	return a
+}
+
+// newSiteClaims is the site's own claims, finding each map's accounts through
+// the map.
+func newSiteClaims(m *app.MapService) (*app.SiteClaims, error) {
+	c, err := app.NewSiteClaims()
+	if err != nil {
+		return nil, err
+	}
+	c.ReadMapsFrom(m)
+	return c, nil
 }

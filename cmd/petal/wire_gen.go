@@ -79,7 +79,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	healthService := app.NewHealthService(cfg, db, client)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
 	server := mcp.New(appRegistry, log)
-	siteClaims, err := app.NewSiteClaims()
+	siteClaims, err := newSiteClaims(mapService)
 	if err != nil {
 		return nil, nil, err
 	}
