@@ -99,7 +99,7 @@ var Variables = []Variable{
 	{"PETAL_NEAR_USD", "", "fixes dollars per NEAR for top-ups; empty reads it from NEAR Intents' token list"},
 	{"PETAL_ONECLICK_URL", "https://1click.chaindefuser.com", "NEAR Intents' 1Click API, whose token list (GET /v0/tokens) gives dollars per NEAR"},
 	{"PETAL_ONECLICK_KEY", "", "a 1Click partner key (a JWT) sent with quotes and status reads; empty: none, and 1Click adds its own fee to each swap"},
-	{"PETAL_RECEIVER_MAINNET", "petals.near", "the account money goes to on mainnet: NEAR transfers (POST /api/v1/pay) and NEAR Intents top-ups' USDC; a start that takes real money refuses one it can't read on chain"},
+	{"PETAL_RECEIVER_MAINNET", "petals.near", "the account money goes to on mainnet: NEAR transfers (POST /api/v1/pay) and NEAR Intents top-ups' USDC; a public site, or an https:// site with a model key, refuses to start with one it can't read on chain"},
 	{"PETAL_RECEIVER_TESTNET", "petals.testnet", "the account testnet NEAR goes to (POST /api/v1/pay)"},
 	{"PETAL_NEAR_PRICE_KEEP_DAYS", "400", "days the NEAR price history (read every 10 minutes) is kept; a transfer older than that can't be priced"},
 	{"PETAL_PAY_TESTNET", "0", "1: testnet NEAR (free) adds credit that pays for real NEAR AI calls (a test lane only; warned at start). Without it testnet counts only where the model is the recorded one"},
@@ -423,9 +423,13 @@ func ReceiverVariable(network string) string {
 	return "PETAL_RECEIVER_MAINNET"
 }
 
-// TakesRealMoney reports whether what a person pays here buys something
-// real: a public site, or one whose model is paid (a model key).
-func (c Config) TakesRealMoney() bool { return c.Public || c.ModelKey != "" }
+// TakesRealMoney reports whether people pay here for something real: a
+// public site, or a site served at an https:// address whose model is paid
+// (a model key). A server on a developer's machine or in a test, with a key
+// but no https:// address, is its operator's own and reads no receiver.
+func (c Config) TakesRealMoney() bool {
+	return c.Public || (c.ModelKey != "" && strings.HasPrefix(c.PublicURL, "https://"))
+}
 
 // TestnetCounts reports whether a NEAR transfer on testnet adds credit here.
 // Testnet NEAR is free, so it never buys real model spend: it counts only on

@@ -12,7 +12,7 @@ import (
 const receiverCheckTimeout = 15 * time.Second
 
 // CheckReceivers refuses to start a site that takes real money (a public
-// site, or one with a model key) when a receiver it counts money to can't be
+// site, or an https:// one with a model key) when a receiver it counts money to can't be
 // read on chain (view_account): money sent to a misspelt account is lost.
 // It reads the mainnet receiver, and the testnet one where testnet NEAR
 // counts; the error names the variable to fix. Anywhere else it reads

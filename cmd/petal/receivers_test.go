@@ -12,8 +12,8 @@ import (
 	"github.com/petal-near/petal/app"
 )
 
-// TestAStartThatTakesRealMoneyReadsItsReceivers: a public site (or one with
-// a model key) starts only when view_account reads its receiver; a receiver
+// TestAStartThatTakesRealMoneyReadsItsReceivers: a public site (or an
+// https:// one with a model key) starts only when view_account reads its receiver; a receiver
 // the chain doesn't know, or a chain that doesn't answer, stops the start
 // naming the variable. A site that takes no real money reads nothing.
 func TestAStartThatTakesRealMoneyReadsItsReceivers(t *testing.T) {
@@ -42,12 +42,15 @@ func TestAStartThatTakesRealMoneyReadsItsReceivers(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "PETAL_RECEIVER_MAINNET: petlas.near can't be read on mainnet")
 
-	err = app.CheckReceivers(t.Context(), config(map[string]string{"NEAR_AI_API_KEY": "k", "PETAL_RECEIVER_MAINNET": "petlas.near"}), near)
-	require.Error(t, err, "a model key takes real money too")
+	err = app.CheckReceivers(t.Context(), config(map[string]string{"NEAR_AI_API_KEY": "k", "PETAL_API": "https://petals.example",
+		"PETAL_RECEIVER_MAINNET": "petlas.near"}), near)
+	require.Error(t, err, "a site with a model key takes real money too")
 
 	before := rpc.CountCalls("query")
 	require.NoError(t, app.CheckReceivers(t.Context(), config(map[string]string{"PETAL_RECEIVER_MAINNET": "petlas.near"}), near),
 		"a site with the recorded model and not public reads nothing")
+	require.NoError(t, app.CheckReceivers(t.Context(), config(map[string]string{"NEAR_AI_API_KEY": "k", "PETAL_RECEIVER_MAINNET": "petlas.near"}), near),
+		"a server with a key but no https:// address (a developer's, a test's) reads nothing")
 	assert.Equal(t, before, rpc.CountCalls("query"))
 
 	rpc.Inject(nearrpctest.Fault{Method: "query", Status: 503})
