@@ -283,25 +283,12 @@ func (s *AnnotationService) list(ctx context.Context, call Call, in listAnnotati
 	if in.About != "" && e.Owner != "" {
 		got, err = s.store.OfOwner(ctx, e.Owner, ports.AnnotationQuery{About: in.About, AfterSeq: after, Limit: limit + 1})
 	} else {
-		got, err = s.store.InExploration(ctx, e.ID, after, limit+1)
-		if in.About != "" {
-			got = aboutOnly(got, in.About)
-		}
+		got, err = s.store.InExploration(ctx, e.ID, ports.AnnotationQuery{About: in.About, AfterSeq: after, Limit: limit + 1})
 	}
 	if err != nil {
 		return nil, err
 	}
 	return annotationList(got, limit), nil
-}
-
-func aboutOnly(as []ports.Annotation, about string) []ports.Annotation {
-	out := as[:0]
-	for _, a := range as {
-		if a.Claim.Subject == about {
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // annotationPage reads a list's cursor (the last seq read) and limit.

@@ -39,9 +39,9 @@ type AnnotationStore interface {
 	// kept again. Past claims.MaxPerProject in the scope nothing is kept and
 	// the error is bad_input.
 	Add(ctx context.Context, scope AnnotationScope, cs []claims.Claim, at time.Time) (existed []bool, err error)
-	// InExploration is an exploration's annotations after afterSeq, oldest
-	// first, at most limit.
-	InExploration(ctx context.Context, exploration string, afterSeq int64, limit int) ([]Annotation, error)
+	// InExploration is an exploration's annotations, oldest first, as q
+	// filters them.
+	InExploration(ctx context.Context, exploration string, q AnnotationQuery) ([]Annotation, error)
 	// OfOwner is everything owner keeps, in their explorations and in none,
 	// oldest first, as q filters it.
 	OfOwner(ctx context.Context, owner string, q AnnotationQuery) ([]Annotation, error)

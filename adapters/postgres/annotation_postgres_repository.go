@@ -99,9 +99,10 @@ func scanAnnotations(rows pgx.Rows) ([]ports.Annotation, error) {
 }
 
 // InExploration implements ports.AnnotationStore.
-func (r *AnnotationRepository) InExploration(ctx context.Context, exploration string, afterSeq int64, limit int) ([]ports.Annotation, error) {
+func (r *AnnotationRepository) InExploration(ctx context.Context, exploration string, q ports.AnnotationQuery) ([]ports.Annotation, error) {
 	rows, err := r.db.Pool.Query(ctx, `SELECT `+annotationColumns+` FROM annotations
-WHERE exploration = $1 AND seq > $2 ORDER BY seq LIMIT $3`, exploration, afterSeq, limit)
+WHERE exploration = $1 AND ($2 = '' OR subject = $2) AND ($3 = '' OR verb = $3) AND seq > $4 ORDER BY seq LIMIT $5`,
+		exploration, q.About, q.Verb, q.AfterSeq, q.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list annotations: %w", err)
 	}

@@ -59,16 +59,20 @@ func AnnotationStoreContract(t *testing.T, newStores func(t *testing.T) Annotati
 		if err != nil || fmt.Sprint(existed) != "[true]" {
 			t.Fatalf("again: existed %v, %v", existed, err)
 		}
-		got, err := s.Annotations.InExploration(t.Context(), exp, 0, 10)
+		got, err := s.Annotations.InExploration(t.Context(), exp, ports.AnnotationQuery{Limit: 10})
 		if err != nil || len(got) != 2 {
 			t.Fatalf("got %+v, %v", got, err)
 		}
 		if string(got[0].Claim.Object) != string(a.Object) || got[0].Claim.ID != a.ID || got[0].Exploration != exp || !got[0].AddedAt.Equal(at) {
 			t.Fatalf("read back %+v, want %+v", got[0], a)
 		}
-		page, err := s.Annotations.InExploration(t.Context(), exp, got[0].Seq, 10)
+		page, err := s.Annotations.InExploration(t.Context(), exp, ports.AnnotationQuery{AfterSeq: got[0].Seq, Limit: 10})
 		if err != nil || len(page) != 1 || page[0].Claim.ID != b.ID {
 			t.Fatalf("after the first: %+v, %v", page, err)
+		}
+		about, err := s.Annotations.InExploration(t.Context(), exp, ports.AnnotationQuery{About: b.Subject, Limit: 10})
+		if err != nil || len(about) != 1 || about[0].Claim.ID != b.ID {
+			t.Fatalf("about b: %+v, %v", about, err)
 		}
 	})
 
@@ -132,7 +136,7 @@ func AnnotationStoreContract(t *testing.T, newStores func(t *testing.T) Annotati
 		if _, err := s.Annotations.Add(t.Context(), ports.AnnotationScope{Exploration: exp}, two, at); !errs.Is(err, errs.BadInput) {
 			t.Fatalf("past the cap: %v", err)
 		}
-		got, _ := s.Annotations.InExploration(t.Context(), exp, 0, claims.MaxPerProject+5)
+		got, _ := s.Annotations.InExploration(t.Context(), exp, ports.AnnotationQuery{Limit: claims.MaxPerProject + 5})
 		if len(got) != claims.MaxPerProject-1 {
 			t.Fatalf("kept %d; want %d (nothing of the refused request)", len(got), claims.MaxPerProject-1)
 		}
