@@ -43,9 +43,12 @@ const (
 	// PublishGas at this price.
 	gasPriceCeiling = 100_000_000
 	// storageMargin is bytes deposited beyond the record and its key, for
-	// SocialDB's own records of the new key; what is not used stays the
-	// account's storage balance in SocialDB.
-	storageMargin = 200
+	// SocialDB's own records of the new key: an estimate, since each key it
+	// adds is several trie records (the key in its node's map and vectors,
+	// about 40 bytes of NEAR's own per record), and a first flower also adds
+	// the petal and flower nodes. What is not used stays the account's
+	// storage balance in SocialDB.
+	storageMargin = 1000
 	// chainReadDeadline bounds reading a record back from SocialDB.
 	chainReadDeadline = 20 * time.Second
 	// placeholderAccount stands for the maker in a quote for someone not

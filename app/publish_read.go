@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/petal-near/petal/domain/errs"
@@ -208,6 +209,9 @@ type FlowerFilter struct {
 
 // List is list_flowers: published flowers, newest first, cursor-paged.
 func (s *PublishService) List(ctx context.Context, in FlowerFilter) (FlowerList, error) {
+	if strings.HasPrefix(in.Map, "eip155:") {
+		in.Map = strings.ToLower(in.Map) // an EVM address's one form
+	}
 	q := ports.FlowerQuery{Maker: in.Maker, Map: in.Map, NotMaps: s.hidden}
 	if slices.Contains(s.hidden, in.Map) {
 		// A hidden map is in no list; its flowers still open by id.
