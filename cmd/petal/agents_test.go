@@ -19,6 +19,7 @@ import (
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/domain/people"
+	"github.com/petal-near/petal/ports"
 )
 
 // personOn signs a new person in on p's database: their id and session cookie.
@@ -227,4 +228,79 @@ func TestWaitersOnTwoReplicasTakeEachJobExactlyOnce(t *testing.T) {
 		assert.Equal(t, 1, taken[id], "job %s", id)
 	}
 	assert.Nil(t, (<-bobGot).Job, "one person's jobs are never another's")
+}
+
+// TestAWaiterThatLeftTakesNothing: a wait whose caller hung up ends, and the
+// job opened after it goes to a waiter still there.
+func TestAWaiterThatLeftTakesNothing(t *testing.T) {
+	p := startPetal(t, nil)
+	owner, cookie := personOn(t, p)
+	token := agentLink(t, p, cookie)
+	waiting := func(worker string) bool {
+		var n int
+		require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM agent_workers WHERE owner = $1 AND worker = $2 AND waiting_until > now()`,
+			owner, worker).Scan(&n))
+		return n == 1
+	}
+	ctx, hangUp := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL+"/api/v1/agents/wait", strings.NewReader(`{"as":"Codex","worker":"gone","wait_s":60}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	left := make(chan error, 1)
+	go func() {
+		res, err := http.DefaultClient.Do(req)
+		if err == nil {
+			res.Body.Close()
+		}
+		left <- err
+	}()
+	require.Eventually(t, func() bool { return waiting("gone") }, 10*time.Second, 10*time.Millisecond)
+	hangUp()
+	require.Error(t, <-left)
+	require.Eventually(t, func() bool { return !waiting("gone") }, 10*time.Second, 10*time.Millisecond, "the server saw the caller leave")
+
+	got := make(chan waitAnswer, 1)
+	go func() { _, ans, _ := wait(t, p, token, `{"as":"Codex","worker":"here","wait_s":30}`); got <- ans }()
+	require.Eventually(t, func() bool { return waiting("here") }, 10*time.Second, 10*time.Millisecond)
+	ids := openJobs(t, p.DB, owner, 1)
+	ans := <-got
+	require.NotNil(t, ans.Job)
+	assert.Equal(t, ids[0], ans.Job.ID)
+	var worker string
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT worker FROM agent_jobs WHERE id = $1`, ids[0]).Scan(&worker))
+	assert.Equal(t, "here", worker)
+}
+
+// TestAJobTakenByAReplicaThatDiedGoesBackToOpen: a take committed by a
+// process that died before writing its answer is put back by the sweep on
+// another replica, and a waiter there takes it.
+func TestAJobTakenByAReplicaThatDiedGoesBackToOpen(t *testing.T) {
+	db := pgtest.New(t)
+	a := startProcess(t, db, nil)
+	b := startProcess(t, db, nil)
+	owner, cookie := personOn(t, b.testPetal)
+	token := agentLink(t, b.testPetal, cookie)
+	ids := openJobs(t, db, owner, 1)
+	var procA string
+	require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT id FROM processes ORDER BY started_at LIMIT 1`).Scan(&procA))
+	// A took the job and died before its answer was written.
+	store := postgres.NewAgentJobs(db.DB)
+	lnk, err := explorations.NewID(rand.Reader, "lnk_")
+	require.NoError(t, err)
+	_, hash, err := explorations.NewLinkToken(rand.Reader)
+	require.NoError(t, err)
+	j, err := store.Take(t.Context(), ports.Take{Owner: owner, Agent: "codex", Name: "Codex", N: 1, LinkID: lnk, LinkSHA256: hash, Process: procA, At: time.Now().UTC()})
+	require.NoError(t, err)
+	require.NotNil(t, j)
+	a.kill(t)
+	_, err = db.Pool.Exec(t.Context(), `UPDATE processes SET heartbeat_at = now() - interval '31 seconds' WHERE id = $1`, procA)
+	require.NoError(t, err)
+
+	code, ans, raw := wait(t, b.testPetal, token, `{"as":"Codex","wait_s":60}`)
+	require.Equal(t, http.StatusOK, code, raw)
+	require.NotNil(t, ans.Job, "the sweep put it back and woke the waiter")
+	assert.Equal(t, ids[0], ans.Job.ID)
+	var ended string
+	require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT ended FROM agent_job_takes WHERE link_id = $1`, lnk).Scan(&ended))
+	assert.Equal(t, "released", ended)
 }
