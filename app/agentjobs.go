@@ -22,6 +22,7 @@ type AgentJobsService struct {
 	explorations ports.ExplorationStore
 	runs         ports.RunStore
 	signals      ports.Signals
+	hub          *waitHub    // this process's waiters, woken a few at a time
 	views        PersonViews // the view a take hands the worker (view/v1, theirs or the default)
 	clock        ports.Clock
 	random       ports.Random
@@ -50,7 +51,7 @@ type ReportTurns interface {
 func NewAgentJobsService(cfg Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
 	views PersonViews, clock ports.Clock, random ports.Random, process ProcessID, m ports.Metrics, log *slog.Logger) *AgentJobsService {
 	m = ports.MetricsOrNone(m)
-	return &AgentJobsService{cfg: cfg, store: store, explorations: exps, runs: runStore, signals: signals, views: views, clock: clock, random: random,
+	return &AgentJobsService{cfg: cfg, store: store, explorations: exps, runs: runStore, signals: signals, hub: newWaitHub(signals), views: views, clock: clock, random: random,
 		process: process, log: log,
 		waitsOpen: m.Gauge("petal_agent_waits_open", "Agents' waits (POST /api/v1/agents/wait) open now in this process."),
 		waits:     m.Counter("petal_agent_waits_total", "Agents' waits ended, by outcome: job (took one), none (wait_s passed), gone (the caller left).", "outcome"),

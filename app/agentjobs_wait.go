@@ -84,16 +84,20 @@ func (s *AgentJobsService) Wait(ctx context.Context, token string, in WaitInput)
 	}
 	s.waitsOpen.Add(1)
 	defer s.waitsOpen.Add(-1)
+	took := false // a take marks the wait over in its own statement
 	defer func() {
+		if took {
+			return
+		}
 		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if err := s.store.WaitEnded(ectx, owner, key, in.Worker, s.now()); err != nil {
 			s.log.WarnContext(ctx, "agent wait: marking the wait over", "err", err)
 		}
 	}()
-	// Listen before the first try, so a job opened between the two wakes us.
-	wake, stop := s.signals.Listen(jobsTopic(owner))
-	defer stop()
+	// Join before the first try, so a job opened between the two wakes us.
+	wake, tried, leave := s.hub.join(owner)
+	defer leave()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
@@ -106,10 +110,14 @@ func (s *AgentJobsService) Wait(ctx context.Context, token string, in WaitInput)
 			return nil, err
 		}
 		if ans != nil {
+			// There may be more: widen the front of takers.
+			s.hub.wake(owner, wakeOnTake)
+			took = true
 			s.waits.Add(1, "job")
 			s.takes.Add(1, "wait")
 			return ans, nil
 		}
+		tried()
 		select {
 		case <-wake:
 		case <-timer.C:
@@ -140,9 +148,9 @@ func (s *AgentJobsService) take(ctx context.Context, owner, key string, w agentj
 		return nil, err
 	}
 	s.toTake.Observe(j.UpdatedAt.Sub(j.OpenedAt).Seconds())
-	question := j.Title
-	if e, err := s.explorations.Exploration(ctx, j.Conversation); err == nil {
-		question = e.Question
+	question := j.Question
+	if question == "" {
+		question = j.Title
 	}
 	s.changed(ctx, *j)
 	return &WaitAnswer{Job: offerOf(*j), Project: &JobProject{Exploration: strings.TrimRight(s.cfg.PublicURL, "/") + "/s/" + token, Question: question},
@@ -183,6 +191,7 @@ func (s *AgentJobsService) Answered(ctx context.Context, ans *WaitAnswer, writeE
 		return
 	}
 	s.takes.Add(1, "released")
+	s.log.WarnContext(ctx, "agent wait: the answer could not be written; the job goes back to open", "job", ans.Job.ID, "err", writeErr)
 	if err := s.store.Release(ctx, ans.link, s.now()); err != nil {
 		s.log.ErrorContext(ctx, "agent wait: giving back a job whose answer was never written", "job", ans.Job.ID, "err", err)
 		return

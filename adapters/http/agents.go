@@ -150,12 +150,12 @@ func (s *Server) agentWait(c echo.Context) error {
 		}
 		return err
 	}
+	// Written and flushed is delivered: the request's context may end
+	// right after, as the caller, answered, moves on, which says nothing of
+	// the answer.
 	werr := writeJSON(c, http.StatusOK, ans)
 	if werr == nil {
 		werr = http.NewResponseController(c.Response().Writer).Flush()
-	}
-	if werr == nil {
-		werr = ctx.Err()
 	}
 	s.deps.AgentJobs.Answered(ctx, ans, werr)
 	return nil

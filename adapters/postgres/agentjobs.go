@@ -97,15 +97,14 @@ func scanWorker(row pgx.Row, extra ...any) (agentjobs.Worker, error) {
 // Seen implements ports.AgentJobs. A transaction-scoped advisory lock on the
 // agent keeps two new workers from taking one place or passing the cap.
 func (s *AgentJobs) Seen(ctx context.Context, w agentjobs.Worker, maxWorkers int) (agentjobs.Worker, error) {
-	var out agentjobs.Worker
-	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
-		var err error
-		out, err = scanWorker(tx.QueryRow(ctx, `UPDATE agent_workers SET name = $4, can = coalesce($5, can), last_seen = $6,
+	// A worker seen before (every wait but its first) is one statement.
+	out, err := scanWorker(s.db.Pool.QueryRow(ctx, `UPDATE agent_workers SET name = $4, can = coalesce($5, can), last_seen = $6,
 	waiting_until = $7 WHERE owner = $1 AND agent = $2 AND worker = $3 RETURNING `+workerColumns,
-			w.Owner, w.Agent, w.Worker, w.Name, w.Can, w.LastSeen, w.WaitingUntil))
-		if err == nil || !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
+		w.Owner, w.Agent, w.Worker, w.Name, w.Can, w.LastSeen, w.WaitingUntil))
+	if err == nil || !errors.Is(err, pgx.ErrNoRows) {
+		return out, err
+	}
+	err = pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))`, w.Owner, w.Agent); err != nil {
 			return err
 		}
@@ -117,6 +116,7 @@ func (s *AgentJobs) Seen(ctx context.Context, w agentjobs.Worker, maxWorkers int
 		if count >= maxWorkers {
 			return agentjobs.TooManyWorkers()
 		}
+		var err error
 		out, err = scanWorker(tx.QueryRow(ctx, `INSERT INTO agent_workers (`+workerColumns+`)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)
 ON CONFLICT (owner, agent, worker) DO UPDATE SET name = excluded.name, can = coalesce(excluded.can, agent_workers.can),
@@ -246,50 +246,47 @@ func (s *AgentJobs) Open(ctx context.Context, jobs []agentjobs.Job, conv explora
 	return nil
 }
 
-// Take implements ports.AgentJobs.
+// Take implements ports.AgentJobs: one statement, so one round trip and
+// its own transaction: the oldest open job locked with FOR UPDATE SKIP
+// LOCKED, marked taken, its worker's continue link and the take written,
+// the worker's wait marked over, and the conversation's question read.
+// StillThere is asked just before the statement is sent.
 func (s *AgentJobs) Take(ctx context.Context, t ports.Take) (*agentjobs.Job, error) {
-	var out *agentjobs.Job
-	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
-		var openedAt time.Time
-		j, err := scanJob(tx.QueryRow(ctx, `WITH pick AS (
+	if t.StillThere != nil {
+		if err := t.StillThere(); err != nil {
+			return nil, err
+		}
+	}
+	var openedAt time.Time
+	var question string
+	j, err := scanJob(s.db.Pool.QueryRow(ctx, `WITH pick AS (
 	SELECT id, updated_at AS opened_at FROM agent_jobs
 	WHERE owner = $1 AND status = 'open' AND (to_agent = $2 OR to_agent = '') AND ($7 = '' OR id = $7)
 		AND ($8 = '' OR exploration = $8 OR conversation = $8)
 	ORDER BY to_agent = '', created_at, id
-	LIMIT 1 FOR UPDATE SKIP LOCKED)
-UPDATE agent_jobs j SET status = 'taken', taken_by = $3, worker = $4, n = $5, updated_at = $6, last_seen = $6
-FROM pick WHERE j.id = pick.id
-RETURNING `+jobColumnsOfJ+`, pick.opened_at`, t.Owner, t.Agent, t.Name, t.Worker, t.N, t.At, t.OnlyJob, t.Exploration), &openedAt)
-		if errs.Is(err, errs.NotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		j.OpenedAt = openedAt.UTC()
-		if _, err := tx.Exec(ctx, `INSERT INTO exploration_links (id, exploration, scope, token_sha256, created_at) VALUES ($1, $2, 'continue', $3, $4)`,
-			t.LinkID, j.Conversation, t.LinkSHA256, t.At); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO agent_job_takes (link_id, job, process, taken_at) VALUES ($1, $2, $3, $4)`,
-			t.LinkID, j.ID, t.Process, t.At); err != nil {
-			return err
-		}
-		if t.StillThere != nil {
-			if err := t.StillThere(); err != nil {
-				return err
-			}
-		}
-		out = &j
-		return nil
-	})
-	if err != nil {
-		if t.StillThere != nil && t.StillThere() != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("postgres: take job: %w", err)
+	LIMIT 1 FOR UPDATE SKIP LOCKED),
+taken AS (
+	UPDATE agent_jobs j SET status = 'taken', taken_by = $3, worker = $4, n = $5, updated_at = $6, last_seen = $6
+	FROM pick WHERE j.id = pick.id
+	RETURNING `+jobColumnsOfJ+`, pick.opened_at),
+link AS (
+	INSERT INTO exploration_links (id, exploration, scope, token_sha256, created_at)
+	SELECT $9, conversation, 'continue', $10, $6 FROM taken),
+take AS (
+	INSERT INTO agent_job_takes (link_id, job, process, taken_at) SELECT $9, id, $11, $6 FROM taken),
+waited AS (
+	UPDATE agent_workers SET waiting_until = NULL, last_seen = $6
+	WHERE owner = $1 AND agent = $2 AND worker = $4 AND EXISTS (SELECT 1 FROM taken))
+SELECT taken.*, coalesce(e.question, '') FROM taken LEFT JOIN explorations e ON e.id = taken.conversation`,
+		t.Owner, t.Agent, t.Name, t.Worker, t.N, t.At, t.OnlyJob, t.Exploration, t.LinkID, t.LinkSHA256, t.Process), &openedAt, &question)
+	if errs.Is(err, errs.NotFound) {
+		return nil, nil
 	}
-	return out, nil
+	if err != nil {
+		return nil, err
+	}
+	j.OpenedAt, j.Question = openedAt.UTC(), question
+	return &j, nil
 }
 
 // jobColumnsOfJ is jobColumns on the alias j.

@@ -38,6 +38,7 @@ type EventBus struct {
 	publishing atomic.Bool
 	pending    map[string]int64
 	pendingAt  map[string]time.Time // when each pending run first grew
+	topicsDue  map[string]struct{}  // Signals' topics to NOTIFY in the next batch
 	kick       chan struct{}
 
 	// sentAt is when each NOTIFY this process sent was queued, by payload,
@@ -64,7 +65,7 @@ var (
 // NewEventBus makes the bus; Run must be running for it to deliver.
 func NewEventBus(db *DB, log *slog.Logger) *EventBus {
 	b := &EventBus{db: db, log: log, watchers: map[string]map[*watcher]struct{}{}, topics: map[string]map[chan struct{}]struct{}{}, ready: make(chan struct{}),
-		pending: map[string]int64{}, pendingAt: map[string]time.Time{}, kick: make(chan struct{}, 1),
+		pending: map[string]int64{}, pendingAt: map[string]time.Time{}, topicsDue: map[string]struct{}{}, kick: make(chan struct{}, 1),
 		sentAt: map[string]time.Time{}}
 	return b.ObservedBy(ports.NoMetrics{})
 }
@@ -230,8 +231,12 @@ func (b *EventBus) publish(ctx context.Context) {
 			payloads = append(payloads, p)
 			b.sentAt[p] = b.pendingAt[run]
 		}
+		for topic := range b.topicsDue {
+			payloads = append(payloads, "t "+topic)
+		}
 		clear(b.pending)
 		clear(b.pendingAt)
+		clear(b.topicsDue)
 		b.mu.Unlock()
 		if len(payloads) > 0 {
 			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -318,10 +323,22 @@ func (b *EventBus) Listen(topic string) (<-chan struct{}, func()) {
 }
 
 // Signal implements ports.Signals: a NOTIFY every process hears, this one
-// included, once it is sent (a topic is a name, never data).
+// included (a topic is a name, never data). While the bus runs, it joins the
+// next batch of notifications (one statement for all, sent at once, off the
+// caller's path); a process whose bus doesn't run (petal mcp) sends its own.
 func (b *EventBus) Signal(ctx context.Context, topic string) error {
-	_, err := b.db.Pool.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, "t "+topic)
-	return err
+	if !b.publishing.Load() {
+		_, err := b.db.Pool.Exec(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, "t "+topic)
+		return err
+	}
+	b.mu.Lock()
+	b.topicsDue[topic] = struct{}{}
+	b.mu.Unlock()
+	select {
+	case b.kick <- struct{}{}:
+	default:
+	}
+	return nil
 }
 
 func (b *EventBus) signal(topic string) {

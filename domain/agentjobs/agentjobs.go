@@ -106,6 +106,7 @@ type Job struct {
 	UpdatedAt    time.Time
 	LastSeen     *time.Time // the last call through its worker's link
 	OpenedAt     time.Time  // when it last opened (set by a take only)
+	Question     string     // its conversation's question (set by a take only)
 }
 
 // Ended reports whether a job has reached an end.
