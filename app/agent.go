@@ -66,6 +66,8 @@ type AgentService struct {
 	random    ports.Random
 	opens     ports.Opens // when each run was last opened, for retention; nil: not noted
 	jobNotes  JobNotes    // the person's agents and jobs, for the system message; nil: none
+	quotes    ports.ChatQuotes
+	clock     ports.Clock
 	tails     *tailCache
 	own       map[string]*ownTool // the agent's own tools (name_conversation), by name
 
@@ -105,6 +107,8 @@ type AgentDeps struct {
 	Random       ports.Random // run ids
 	Budget       *DataBudget  // what strangers' chats store; nil: not counted
 	Opens        ports.Opens  // notes runs opened, for retention; nil: not noted
+	Quotes       ports.ChatQuotes
+	Clock        ports.Clock
 }
 
 // NewAgentService makes the agent over its ports. It starts nothing: Start
@@ -113,7 +117,7 @@ func NewAgentService(d AgentDeps) *AgentService {
 	life, shutdown := context.WithCancelCause(context.Background())
 	a := &AgentService{cfg: d.Config, store: d.Runs, bus: d.Bus, leases: d.Leases, model: d.Model, attest: d.Attestations,
 		registry: d.Registry, flowers: d.Flowers, access: d.Access, ledger: d.Ledger, pay: d.Pay, snapshots: d.Snapshots,
-		limiter: d.Limiter, log: d.Log, process: d.Process, random: d.Random, budget: d.Budget, opens: d.Opens, tails: newTailCache(d.Runs, d.Bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
+		limiter: d.Limiter, log: d.Log, process: d.Process, random: d.Random, budget: d.Budget, opens: d.Opens, quotes: d.Quotes, clock: d.Clock, tails: newTailCache(d.Runs, d.Bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
 	a.own = a.ownTools()
 	return a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/petal-near/petal/domain/credit"
@@ -24,6 +23,8 @@ type ChatRequest struct {
 	// Settings are what the conversation runs on from this chat on; a
 	// follow-up without them keeps the run's.
 	Settings *runs.Settings `json:"settings,omitempty"`
+	// QuoteID binds the chat to a quote (POST /api/v1/agent/quote).
+	QuoteID string `json:"quote_id,omitempty"`
 }
 
 // ChatMessage is one message a client sends.
@@ -45,20 +46,9 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 	if a.cfg.Public {
 		return ChatStarted{}, NotOnThisSite("Petals' agent")
 	}
-	if len(req.Messages) == 0 {
-		return ChatStarted{}, errs.New(errs.BadInput, "messages is empty", "send at least one user message")
-	}
-	for i, m := range req.Messages {
-		if m.Role != runs.RoleUser && m.Role != runs.RoleAssistant {
-			return ChatStarted{}, errs.Newf(errs.BadInput, "messages[%d].role must be user or assistant, not %q", i, m.Role)
-		}
-		if strings.TrimSpace(m.Content) == "" {
-			return ChatStarted{}, errs.Newf(errs.BadInput, "messages[%d].content is empty", i)
-		}
-	}
-	last := req.Messages[len(req.Messages)-1]
-	if last.Role != runs.RoleUser {
-		return ChatStarted{}, errs.New(errs.BadInput, "the last message must be the person's (role user)")
+	last, err := checkMessages(req.Messages)
+	if err != nil {
+		return ChatStarted{}, err
 	}
 	if len(req.Draft) > 0 && !json.Valid(req.Draft) {
 		return ChatStarted{}, errs.New(errs.BadInput, "draft is not JSON")
@@ -81,6 +71,10 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 		settings = *req.Settings
 	}
 	payer, err := a.gate(ctx, caller, thread, settings)
+	if err != nil {
+		return ChatStarted{}, err
+	}
+	payer, quote, err := a.bindQuote(ctx, req, thread, settings, payer)
 	if err != nil {
 		return ChatStarted{}, err
 	}
@@ -126,6 +120,10 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 		return ChatStarted{}, err
 	}
 	first := a.openingEvents(run.ID)
+	if err := a.useQuote(ctx, quote); err != nil {
+		refund()
+		return ChatStarted{}, err
+	}
 	created, err := a.store.Create(ctx, run, first...)
 	if err != nil {
 		refund()
@@ -168,10 +166,18 @@ func (a *AgentService) continueRun(ctx context.Context, caller Caller, req ChatR
 	if err != nil {
 		return ChatStarted{}, err
 	}
+	payer, quote, err := a.bindQuote(ctx, req, thread, settings, payer)
+	if err != nil {
+		return ChatStarted{}, err
+	}
 	firstSeq := run.NextSeq
 	payer = forChat(payer, run.ID, firstSeq)
 	refund, err := a.budget.Spend(ctx, run.Owner, RowBytes+int64(len(last.Content)))
 	if err != nil {
+		return ChatStarted{}, err
+	}
+	if err := a.useQuote(ctx, quote); err != nil {
+		refund()
 		return ChatStarted{}, err
 	}
 	if settings != run.Settings {

@@ -131,6 +131,10 @@ func (a *AgentService) finish(ctx context.Context, c *chat, err error) {
 		}
 	}
 	done := runs.DoneData{Turns: c.turns, Model: c.model, FallbackUsed: c.fallback, Tokens: c.tokens, CostUSD: c.cost.USD()}
+	if c.payer != nil && c.payer.Quote != "" {
+		quoted := c.payer.QuoteMax.USD()
+		done.QuotedUSD = &quoted
+	}
 	if c.picked != "" {
 		// What the conversation asked for, when it asked: differs from
 		// model after a fallback.

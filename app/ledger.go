@@ -51,15 +51,26 @@ func NewLedger(cfg Config, store ports.LedgerStore, people ports.PeopleStore, cl
 // bounds everything a chat spends. Invites and the daily cap pay NEAR AI's
 // bill only, so their holds are the bill's.
 func (l *Ledger) ReserveCall(ctx context.Context, payer credit.Payer, runID, processID string, worstBill credit.Micros, tools []string) (credit.Hold, error) {
-	worst := worstBill
-	if payer.Kind == credit.PayPerson {
-		tip, err := l.tipOf(ctx, payer)
-		if err != nil {
-			return credit.Hold{}, err
-		}
-		worst = l.price.WorstCase(worstBill, tip, tools)
+	worst, err := l.HoldFor(ctx, payer, worstBill, tools)
+	if err != nil {
+		return credit.Hold{}, err
 	}
-	return l.Reserve(ctx, payer, runID, processID, worst)
+	return l.Reserve(ctx, payer, runID, processID, worst.Total())
+}
+
+// HoldFor is what ReserveCall holds for a call whose bill is at most
+// worstBill, part by part: on a person's own credit the bill with the base
+// fee and their tip at most (credit.Price.WorstCaseParts), elsewhere the
+// bill alone. A quote prices a chat with it, so a quote and the holds agree.
+func (l *Ledger) HoldFor(ctx context.Context, payer credit.Payer, worstBill credit.Micros, tools []string) (credit.HoldParts, error) {
+	if payer.Kind != credit.PayPerson {
+		return credit.HoldParts{Bill: worstBill}, nil
+	}
+	tip, err := l.tipOf(ctx, payer)
+	if err != nil {
+		return credit.HoldParts{}, err
+	}
+	return l.price.WorstCaseParts(worstBill, tip, tools), nil
 }
 
 func (l *Ledger) tipOf(ctx context.Context, payer credit.Payer) (int, error) {

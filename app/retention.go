@@ -25,6 +25,8 @@ const (
 	// kept: replacing a profile deletes its own at once, but two people
 	// dropping one picture at the same moment can each leave it to the other.
 	UnshownPicturesKept = time.Hour
+	// QuotesKept is how long past its expiry a chat's quote is kept.
+	QuotesKept = 24 * time.Hour
 )
 
 // retentionBatch is how many rows one statement deletes; a run or an
@@ -40,6 +42,7 @@ var retentionBatch = map[ports.Retained]int{
 	ports.UnopenedAnonExplorations: 100,
 	ports.UnpaidTopUps:             1000,
 	ports.UnshownPictures:          100, // up to 2 MiB each
+	ports.ExpiredQuotes:            1000,
 }
 
 // retentionPause is the breath between two batches, so other transactions
@@ -65,6 +68,7 @@ func RetentionJob(ret ports.Retention, cfg Config, m ports.Metrics) Job {
 		{ports.UnpaidTopUps, UnpaidTopUpsKept},
 		{ports.ExpiredPrepared, 0},
 		{ports.UnshownPictures, UnshownPicturesKept},
+		{ports.ExpiredQuotes, QuotesKept},
 	}
 	if cfg.RetainAnon > 0 {
 		rules = append(rules, rule{ports.UnopenedAnonRuns, cfg.RetainAnon}, rule{ports.UnopenedAnonExplorations, cfg.RetainAnon})

@@ -25,6 +25,7 @@ const (
 	ExpiredPrepared          Retained = "prepared_flowers"       // records prepared for publishing, past expires_at
 	UnopenedAnonRuns         Retained = "anonymous_runs"         // ended runs with no person as owner, neither changed nor opened for olderThan
 	UnopenedAnonExplorations Retained = "anonymous_explorations" // explorations with no person as owner, neither changed nor opened for olderThan
+	ExpiredQuotes            Retained = "chat_quotes"            // quotes for chats expired olderThan ago, used or not
 	UnpaidTopUps             Retained = "unpaid_top_ups"         // NEAR Intents top-ups never paid into (PENDING_DEPOSIT), their deadline olderThan ago
 	UnshownPictures          Retained = "unshown_pictures"       // profile pictures no profile shows, kept olderThan ago (a profile's replacement deletes its own; this takes what two at once left)
 )

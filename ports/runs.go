@@ -129,6 +129,21 @@ type ModelAnswer struct {
 	Cut bool
 }
 
+// WorstCall is the most one model call can cost and how: the model asked,
+// at its bounds and prices; and when a fallback may answer instead and that
+// way costs more (the failed attempt's input, then the fallback's whole
+// call), the fallback.
+type WorstCall struct {
+	Model           string
+	InputTokensMax  int64
+	OutputTokensMax int64
+	InPerMTok       credit.Micros
+	OutPerMTok      credit.Micros
+	// Fallback names the fallback when the worst case is the way through it.
+	Fallback string
+	Bill     credit.Micros
+}
+
 // ModelProvider answers completions (NEAR AI, or the recorded transcript).
 type ModelProvider interface {
 	// Name is "recorded" for the recorded provider, else the provider's name.
@@ -139,8 +154,11 @@ type ModelProvider interface {
 	// Complete asks for one non-streamed completion with tool calls.
 	Complete(ctx context.Context, req ModelRequest) (ModelAnswer, error)
 	// WorstCase is the most req can cost (its input and max_tokens at the
-	// model's prices), which the ledger holds before the call.
+	// model's prices), which the ledger holds before the call: always
+	// WorstCall(req).Bill.
 	WorstCase(req ModelRequest) credit.Micros
+	// WorstCall is WorstCase with how it comes about, for a quote.
+	WorstCall(req ModelRequest) WorstCall
 	// Sign fetches the completion's signature (and stores the attestation
 	// report it points to); nil when the provider gives none.
 	Sign(ctx context.Context, answer ModelAnswer) (*runs.Signature, error)

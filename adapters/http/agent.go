@@ -21,6 +21,8 @@ func (s *Server) agentRoutes() []Route {
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/v1/agent/chat", Access: AccessOpen, BodyLimit: ChatBodyLimit, Handler: s.chat,
 			Summary: "Petals' agent: a chat is a run; SSE of its events, or 202 { run_id, status } with Accept: application/json alone"},
+		{Method: http.MethodPost, Path: "/api/v1/agent/quote", Access: AccessOpen, BodyLimit: ChatBodyLimit, Handler: s.quoteChat,
+			Summary: "prices a chat before it starts, spending nothing: { quote: { id, expires_at, payer, max_usd, line_items, fees, tip_usd, limits, left_usd } }; quote_id on a chat binds it"},
 		{Method: http.MethodGet, Path: "/api/v1/agent/runs/:id", Access: AccessOpen, Handler: s.getRun,
 			Summary: "a stored run; with Accept: text/event-stream, its events from the cursor (Last-Event-ID or ?from=), a live marker, then live events until it ends"},
 		{Method: http.MethodPost, Path: "/api/v1/agent/runs/:id/stop", Access: AccessOpen, Handler: s.stopRun,
@@ -67,6 +69,18 @@ func (s *Server) chat(c echo.Context) error {
 	v := &sseViewer{w: newSSE(c)}
 	// The chat's own stream starts at its first event and has no live marker.
 	return agent.Follow(c.Request().Context(), started.RunID, started.FirstSeq, v)
+}
+
+func (s *Server) quoteChat(c echo.Context) error {
+	var req app.QuoteRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	out, err := s.deps.Agent.Quote(c.Request().Context(), s.caller(c), req)
+	if err != nil {
+		return err
+	}
+	return writeJSON(c, http.StatusOK, out)
 }
 
 // runBody is GET /api/v1/agent/runs/:id as JSON.

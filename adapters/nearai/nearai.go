@@ -234,6 +234,11 @@ func (c *Client) Complete(ctx context.Context, req ports.ModelRequest) (ports.Mo
 // that model plus the fallback's whole call, as Complete charges it. The
 // larger of the two is the worst case.
 func (c *Client) WorstCase(req ports.ModelRequest) credit.Micros {
+	return c.WorstCall(req).Bill
+}
+
+// WorstCall implements ports.ModelProvider: WorstCase, and how it comes about.
+func (c *Client) WorstCall(req ports.ModelRequest) ports.WorstCall {
 	primary := c.model
 	if m, ok := Find(req.Model); ok {
 		primary = m
@@ -242,12 +247,16 @@ func (c *Client) WorstCase(req ports.ModelRequest) credit.Micros {
 	if out <= 0 {
 		out = 4096
 	}
-	worst := primary.Cost(runs.Tokens{In: c.inputBound(primary, req), Out: out})
+	in := c.inputBound(primary, req)
+	w := ports.WorstCall{Model: primary.ID, InputTokensMax: in, OutputTokensMax: out, InPerMTok: primary.InputPerMTok,
+		OutPerMTok: primary.OutputPerMTok, Bill: primary.Cost(runs.Tokens{In: in, Out: out})}
 	if c.fallback.ID != primary.ID {
-		failed := primary.Cost(runs.Tokens{In: c.inputBound(primary, req)})
-		worst = max(worst, failed+c.fallback.Cost(runs.Tokens{In: c.inputBound(c.fallback, req), Out: out}))
+		failed := primary.Cost(runs.Tokens{In: in})
+		if via := failed + c.fallback.Cost(runs.Tokens{In: c.inputBound(c.fallback, req), Out: out}); via > w.Bill {
+			w.Bill, w.Fallback = via, c.fallback.ID
+		}
 	}
-	return worst
+	return w
 }
 
 // promptMargin is what a model's chat template may add per message and per

@@ -5,6 +5,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/ports"
 	"github.com/petal-near/petal/ports/porttest"
 )
 
@@ -32,3 +33,7 @@ func TestInviteStoreContract(t *testing.T) { porttest.InviteStoreContract(t, pgS
 func TestLedgerStoreContract(t *testing.T) { porttest.LedgerStoreContract(t, pgStores) }
 
 func TestIntentTopUpsContract(t *testing.T) { porttest.IntentTopUpsContract(t, pgStores) }
+
+func TestChatQuotesContract(t *testing.T) {
+	porttest.ChatQuotesContract(t, func(t *testing.T) ports.ChatQuotes { return postgres.NewChatQuoteRepository(pgtest.New(t).DB) })
+}

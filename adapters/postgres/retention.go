@@ -66,6 +66,7 @@ var retentionSQL = map[ports.Retained]struct{ table, where string }{
 	// key-share lock on it, so SKIP LOCKED leaves it.
 	ports.UnshownPictures: {"media", `created_at < now() - make_interval(secs => $1)
 		AND NOT EXISTS (SELECT 1 FROM profile_media u WHERE u.sha256 = media.sha256)`},
+	ports.ExpiredQuotes: {"chat_quotes", `expires_at < now() - make_interval(secs => $1)`},
 }
 
 // Delete implements ports.Retention.

@@ -68,6 +68,9 @@ func seedRetention(t *testing.T, db *pgtest.DB) {
 			(repeat('3', 64), 'image/png', 'x', 1, 1, now() - interval '2 hours')`,
 		`INSERT INTO profiles (person_id, body, updated_at) VALUES ('prs_` + hex32('9') + `', '{}', now())`,
 		`INSERT INTO profile_media (person_id, slot, sha256) VALUES ('prs_` + hex32('9') + `', 'avatar', repeat('3', 64))`,
+		`INSERT INTO chat_quotes (id, thread_sha256, max_micros, payer, expires_at) VALUES
+			('quo_` + hex32('1') + `', repeat('a', 64), 1, '', now() - interval '25 hours'),
+			('quo_` + hex32('2') + `', repeat('a', 64), 1, '', now() - interval '23 hours')`,
 	} {
 		_, err := db.Pool.Exec(ctx, sql)
 		require.NoError(t, err, sql)
@@ -114,7 +117,7 @@ func TestRetentionDeletesWhatIsPastItAndKeepsTheRest(t *testing.T) {
 	require.Equal(t, 90*24*time.Hour, cfg.RetainAnon, "90 days unless told")
 	deleted, err := app.RetentionJob(ret, cfg, nil).Run(t.Context())
 	require.NoError(t, err)
-	assert.EqualValues(t, 2+2+1+1+2+2+1+1, deleted)
+	assert.EqualValues(t, 2+2+1+1+2+2+1+1+1, deleted)
 
 	assert.Equal(t, []string{"cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"}, ids(t, db, `SELECT id FROM sessions`), "only the unexpired session")
 	assert.Equal(t, []string{"03"}, ids(t, db, `SELECT encode(substr(nonce, 1, 1), 'hex') FROM auth_challenges`), "only the unused, unexpired challenge")
@@ -124,6 +127,7 @@ func TestRetentionDeletesWhatIsPastItAndKeepsTheRest(t *testing.T) {
 	assert.Empty(t, ids(t, db, `SELECT run_id FROM run_events`), "a deleted run's events go with it")
 	assert.Equal(t, []string{"exp_anon_opened", "exp_person_old"}, ids(t, db, `SELECT id FROM explorations ORDER BY id`))
 	assert.Empty(t, ids(t, db, `SELECT id FROM exploration_notes`))
+	assert.Len(t, ids(t, db, `SELECT id FROM chat_quotes`), 1, "a quote goes a day after it expired")
 	assert.Equal(t, []string{"0xpaid_old", "0xrefunded_old", "0xunpaid_new"}, ids(t, db, `SELECT deposit_address FROM intent_topups ORDER BY 1`))
 	assert.Equal(t, []string{"2", "3"}, ids(t, db, `SELECT left(sha256, 1) FROM media ORDER BY 1`), "a picture nobody shows for an hour goes")
 

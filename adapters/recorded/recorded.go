@@ -110,6 +110,11 @@ func (p *Provider) Complete(ctx context.Context, req ports.ModelRequest) (ports.
 // WorstCase implements ports.ModelProvider: a recorded answer costs nothing.
 func (p *Provider) WorstCase(ports.ModelRequest) credit.Micros { return 0 }
 
+// WorstCall implements ports.ModelProvider: nothing, at no price.
+func (p *Provider) WorstCall(ports.ModelRequest) ports.WorstCall {
+	return ports.WorstCall{Model: runs.RecordedModel}
+}
+
 // Sign implements ports.ModelProvider: the recorded conversation's own
 // signature, marked as recorded.
 func (p *Provider) Sign(_ context.Context, ans ports.ModelAnswer) (*runs.Signature, error) {

@@ -64,6 +64,8 @@ var (
 		newNearPrice,
 		newSwaps,
 		wire.Bind(new(ports.Swaps), new(*oneclick.Swaps)),
+		postgres.NewChatQuoteRepository,
+		wire.Bind(new(ports.ChatQuotes), new(*postgres.ChatQuoteRepository)),
 		postgres.NewIntentTopUpRepository,
 		wire.Bind(new(ports.IntentTopUps), new(*postgres.IntentTopUpRepository)),
 		newModelBilling,

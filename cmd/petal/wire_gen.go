@@ -97,6 +97,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	modelBilling := newModelBilling(modelProvider)
 	billingClaimRepository := postgres.NewBillingClaimRepository(db)
 	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, nearPrices, modelBilling, billingClaimRepository, rateLimiter, log)
+	chatQuoteRepository := postgres.NewChatQuoteRepository(db)
 	agentDeps := app.AgentDeps{
 		Config:       cfg,
 		Runs:         runStore,
@@ -116,6 +117,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Random:       random,
 		Budget:       dataBudget,
 		Opens:        retention,
+		Quotes:       chatQuoteRepository,
+		Clock:        clock,
 	}
 	agentService := newAgentService(agentDeps, agentJobsService)
 	conversations := postgres.NewConversations(db)

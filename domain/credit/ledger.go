@@ -82,6 +82,19 @@ type Payer struct {
 	Chat string
 	// DailyCap is the server's daily cap; it binds PayInvite and PayOpen.
 	DailyCap Micros
+	// Quote is the quote the chat is bound to (POST /api/v1/agent/quote),
+	// when it is: PerChat is then at most its max, and a refusal names it.
+	Quote    string
+	QuoteMax Micros
+}
+
+// BindQuote is p bound to quote: what the chat holds never passes max.
+func (p Payer) BindQuote(quote string, max Micros) Payer {
+	if p.PerChat <= 0 || max < p.PerChat {
+		p.PerChat = max
+	}
+	p.Quote, p.QuoteMax = quote, max
+	return p
 }
 
 // AccountSpec names an account a reservation needs, and how to make it if it
@@ -168,6 +181,11 @@ func PlanHold(p Payer, accounts []Account, chatTaken, worstCase Micros, now time
 			return nil, refusalTooDear(a, worstCase, now)
 		}
 		lines = append(lines, HoldLine{Account: a.ID, Kind: a.Kind, Amount: worstCase})
+	}
+	if p.Quote != "" && p.PerChat > 0 && chatTaken+worstCase > p.PerChat {
+		return nil, errs.Newf(errs.BudgetExhausted, "the next model call could cost up to $%s, more than the $%s left of quote %s ($%s), so the chat stops at its quote",
+			trimUSD(worstCase), trimUSD(max(p.PerChat-chatTaken, 0)), p.Quote, trimUSD(p.PerChat)).
+			WithHint("ask for a new quote (POST /api/v1/agent/quote) and carry on with this run_id")
 	}
 	if p.PerChat > 0 && chatTaken >= p.PerChat {
 		return nil, errs.Newf(errs.BudgetExhausted, "this chat has used the $%s one chat may spend", trimUSD(p.PerChat)).

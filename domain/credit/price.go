@@ -206,11 +206,29 @@ func (p Price) Fees(bill Micros, cc CallContext) CallFees {
 // person's credit: the bill, A on all of it, the tip, C, and D for the tools
 // already run. A hold of this size keeps the per-chat cap a bound on spend.
 func (p Price) WorstCase(bill Micros, tipPercent int, tools []string) Micros {
-	w := bill + p.CallFee(bill) + TipOf(bill, tipPercent) + max(p.PerTurn, 0)
+	return p.WorstCaseParts(bill, tipPercent, tools).Total()
+}
+
+// HoldParts is a call's worst case on a person's credit, part by part: what
+// the ledger holds (Total) and what a quote shows.
+type HoldParts struct {
+	Bill Micros // NEAR AI's bill at most
+	A    Micros // switch A on all of it
+	Tip  Micros
+	C    Micros // switch C, held on every call (any may end the turn)
+	D    Micros // switch D for the tools run since the chat's previous call
+}
+
+// Total is the hold.
+func (h HoldParts) Total() Micros { return h.Bill + h.A + h.Tip + h.C + h.D }
+
+// WorstCaseParts is WorstCase, part by part.
+func (p Price) WorstCaseParts(bill Micros, tipPercent int, tools []string) HoldParts {
+	h := HoldParts{Bill: bill, A: p.CallFee(bill), Tip: TipOf(bill, tipPercent), C: max(p.PerTurn, 0)}
 	for _, name := range tools {
-		w += p.ToolFee(name)
+		h.D += p.ToolFee(name)
 	}
-	return w
+	return h
 }
 
 // ParsePercentBps reads a percent such as "2.5" as basis points, exactly: at

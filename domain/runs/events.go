@@ -207,6 +207,9 @@ type DoneData struct {
 	FallbackUsed bool             `json:"fallback_used"`
 	Tokens       Tokens           `json:"tokens"`
 	CostUSD      credit.USDNumber `json:"cost_usd"`
-	Signature    *Signature       `json:"signature"`
-	Picked       *string          `json:"picked"`
+	// QuotedUSD is the max_usd of the quote the chat was bound to (additive,
+	// issue 18); absent without one.
+	QuotedUSD *credit.USDNumber `json:"quoted_usd,omitempty"`
+	Signature *Signature        `json:"signature"`
+	Picked    *string           `json:"picked"`
 }
