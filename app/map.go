@@ -87,6 +87,15 @@ func (w watchedFlowers) Keep(ctx context.Context, f published.Kept) (published.K
 	return k, kept, err
 }
 
+// SetStatus: a flower whose snapshot arrived is drawn at the next build.
+func (w watchedFlowers) SetStatus(ctx context.Context, snapshot, status string) (int64, error) {
+	n, err := w.PublishedFlowers.SetStatus(ctx, snapshot, status)
+	if err == nil && n > 0 {
+		w.maps.want.Add(1)
+	}
+	return n, err
+}
+
 // mapFlower is one published flower as the map needs it.
 type mapFlower struct {
 	ID       string
@@ -105,6 +114,7 @@ type heldFlower struct {
 	mapFlower
 	drawing  maps.Drawing
 	resolved bool
+	excluded bool // kept, but not drawable (errNotDrawable): never on the map
 }
 
 // maxPending is how many flowers heard of one at a time are read one by one;
@@ -291,18 +301,24 @@ func (s *MapService) build(ctx context.Context, gen uint64) (*mapState, error) {
 	specsBySHA := make(map[string]specs.Spec, len(s.held))
 	missing := map[string]bool{}
 	for _, h := range s.held {
+		if h.excluded {
+			continue
+		}
 		if !h.resolved {
 			if missing[h.Snapshot] {
 				continue
 			}
 			r, keys, err := s.drawingFacts(ctx, h.mapFlower)
-			if errs.Is(err, errs.NotFound) {
+			switch {
+			case errs.Is(err, errs.NotFound):
 				// Listed as snapshot_missing by the flowers' own lists;
 				// drawn nowhere, and looked for again at the next build.
 				missing[h.Snapshot] = true
 				continue
-			}
-			if err != nil {
+			case err == errNotDrawable:
+				h.excluded = true
+				continue
+			case err != nil:
 				return nil, err
 			}
 			s.readingsHeld[h.Snapshot] = r
@@ -379,12 +395,21 @@ func (s *MapService) flowerOf(k published.Kept) (mapFlower, bool) {
 		MadeBy: f.MadeBy, MadeAt: k.MadeAt}, true
 }
 
+// errNotDrawable is a kept flower the map doesn't draw: its spec doesn't fit
+// its snapshot, or its map isn't the one its snapshot reads.
+var errNotDrawable = errs.New(errs.CannotRead, "this flower doesn't fit its snapshot")
+
 // drawingFacts is a flower's reading and its colour keys, from the caches or
-// from its snapshot (read once, for both).
+// from its snapshot (read once, for both). A spec is checked against its
+// snapshot before its keys are kept; nil keys in the cache mark one that
+// failed, so it is checked once.
 func (s *MapService) drawingFacts(ctx context.Context, f mapFlower) (maps.Reading, []specs.Key, error) {
 	r, haveReading := s.readings.get(f.Snapshot)
 	keys, haveKeys := s.keys.get(f.SpecSHA)
 	if haveReading && haveKeys {
+		if keys == nil || r.Map != f.Map {
+			return maps.Reading{}, nil, errNotDrawable
+		}
 		return r, keys, nil
 	}
 	loaded, err := s.library.Load(ctx, f.Snapshot)
@@ -397,16 +422,21 @@ func (s *MapService) drawingFacts(ctx context.Context, f mapFlower) (maps.Readin
 		s.readings.put(f.Snapshot, r)
 	}
 	if !haveKeys {
-		flower, err := specs.Layout(f.Spec, snap)
-		if err != nil {
-			// A kept flower was valid against its snapshot when kept; one
-			// that no longer lays out is drawn with no keys rather than
-			// taking the whole map down.
+		keys = nil
+		if problems := specs.CheckAgainst(f.Spec, f.Snapshot, snap); len(problems) > 0 {
+			s.log.Warn("map: a published flower doesn't fit its snapshot", "flower", f.ID, "problem", problems[0].Path+": "+problems[0].Message)
+		} else if flower, err := specs.Layout(f.Spec, snap); err != nil {
 			s.log.Warn("map: a published flower could not be laid out", "flower", f.ID, "err", err)
-			return r, []specs.Key{}, nil
+		} else {
+			keys = flower.Keys
+			if keys == nil {
+				keys = []specs.Key{}
+			}
 		}
-		keys = flower.Keys
 		s.keys.put(f.SpecSHA, keys)
+	}
+	if keys == nil || r.Map != f.Map {
+		return maps.Reading{}, nil, errNotDrawable
 	}
 	return r, keys, nil
 }
@@ -418,5 +448,5 @@ func readingOf(sha string, snap *snapshots.Snapshot) maps.Reading {
 		count = snap.Source.Cut.Total // a reading that kept its top accounts still counts them all
 	}
 	return maps.Reading{Snapshot: sha, Network: snap.Network, Title: snap.Title, About: snap.About,
-		AsOf: asOf.UTC(), Count: count, Params: snap.Params}
+		AsOf: asOf.UTC(), Count: count, Params: snap.Params, Map: published.MapOf(snap.Chain, snap.Params)}
 }

@@ -56,7 +56,7 @@ func NewMapSync(cfg Config, social ports.SocialDB, flowers ports.PublishedFlower
 	return &MapSync{social: social, flowers: flowers, library: library, log: log,
 		every: time.Duration(cfg.MapSyncMin) * time.Minute, networks: SyncNetworks,
 		records: m.Counter("petal_map_sync_records_total",
-			"SocialDB flower records the map sync looked at, by outcome: kept (drawn), missing (kept as snapshot_missing), known (held already), refused (not a valid flower, or not its own key's).", "outcome"),
+			"SocialDB flower records the map sync looked at, by outcome: kept (drawn), missing (kept as snapshot_missing), known (held already), arrived (flowers kept as snapshot_missing whose snapshot is stored here now), refused (not a valid flower, or not its own key's).", "outcome"),
 	}
 }
 
@@ -120,14 +120,21 @@ func (s *MapSync) syncAccounts(ctx context.Context, network string, accounts []s
 		return 0, err
 	}
 	var unknown []string
+	arrived := map[string]bool{}
 	for _, k := range keys {
 		_, id, ok := flowerKey(k.Path)
 		if !ok {
 			s.records.Add(1, "refused")
 			continue
 		}
-		if _, err := s.flowers.Get(ctx, id); err == nil {
+		if k, err := s.flowers.Get(ctx, id); err == nil {
 			s.records.Add(1, "known")
+			if k.Status == published.StatusSnapshotMissing && !arrived[k.Snapshot] {
+				if err := s.snapshotArrived(ctx, k.Snapshot); err != nil {
+					return 0, err
+				}
+				arrived[k.Snapshot] = true
+			}
 			continue
 		} else if !errs.Is(err, errs.NotFound) {
 			return 0, err
@@ -163,6 +170,24 @@ func (s *MapSync) syncAccounts(ctx context.Context, network string, accounts []s
 		}
 	}
 	return kept, nil
+}
+
+// snapshotArrived marks the flowers kept as snapshot_missing of a snapshot
+// that is stored here now as ok. Whether each fits it is the map's to check
+// when it draws them.
+func (s *MapSync) snapshotArrived(ctx context.Context, snapshot string) error {
+	_, err := s.library.Load(ctx, snapshot)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return nil
+	case err != nil:
+		return err
+	}
+	n, err := s.flowers.SetStatus(ctx, snapshot, published.StatusOK)
+	if n > 0 {
+		s.records.Add(float64(n), "arrived")
+	}
+	return err
 }
 
 // flowerKey reads <account>/petal/flower/<id>.

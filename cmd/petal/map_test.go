@@ -119,6 +119,38 @@ func TestMapSyncKeepsFlowersPublishedElsewhereAndRefusesMalformedOnes(t *testing
 	if kept, err := p.Svc.MapSync.Run(t.Context()); err != nil || kept != 0 {
 		t.Fatalf("second sync kept %d (%v)", kept, err)
 	}
+
+	// A flower of a reading not stored here is kept as snapshot_missing and
+	// drawn nowhere, until the reading is stored and a sync sees it.
+	tally := snapshots.TallyMembers(snapshots.Mainnet, []snapshots.DAORole{{Name: "council", Members: []string{"alice.near", "zed.near"}}})
+	later := snapshots.Snapshot{Schema: snapshots.Schema, Network: "near-dao-members", Params: json.RawMessage(`{"chain":"near:mainnet","dao":"later.sputnik-dao.near"}`),
+		Chain: snapshots.Mainnet, Block: snapshots.Block{Height: 2, Hash: "h2", Time: "2026-11-20T12:00:00Z"}, Title: "Members of later.sputnik-dao.near",
+		Groups: tally.Groups, Accounts: tally.Accounts, Source: snapshots.Source{Calls: []snapshots.Call{}}}
+	laterSHA, _, err := snapshots.Name(later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lateRecord, lateID := flowerOfReading(t, later, laterSHA, "zed.near")
+	publishElsewhere(t, fake, "zed.near", lateID, lateRecord)
+	if kept, err := p.Svc.MapSync.Run(t.Context()); err != nil || kept != 1 {
+		t.Fatalf("sync of a flower whose snapshot is missing kept %d (%v)", kept, err)
+	}
+	if k, err := store.Get(t.Context(), lateID); err != nil || k.Status != published.StatusSnapshotMissing {
+		t.Fatalf("kept %+v %v", k, err)
+	}
+	if m := getMap(t, p, "/api/v1/map"); len(m.Views) != 1 {
+		t.Fatalf("a flower whose snapshot is missing is drawn: %+v", m)
+	}
+	storeReading(t, p, later)
+	if _, err := p.Svc.MapSync.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := store.Get(t.Context(), lateID); err != nil || k.Status != published.StatusOK {
+		t.Fatalf("after its snapshot came: %+v %v", k, err)
+	}
+	if m := getMap(t, p, "/api/v1/map"); len(m.Views) != 2 || m.Views[1].Map != "near:mainnet:later.sputnik-dao.near" {
+		t.Fatalf("the flower whose snapshot came is not drawn: %+v", m)
+	}
 	// Every read was one of SocialDB's view methods.
 	for _, c := range fake.Calls() {
 		if (c.Contract != "social.near" && c.Contract != "v1.social08.testnet") || (c.Function != "get" && c.Function != "keys" && c.Function != "get_accounts_paged") {

@@ -31,6 +31,7 @@ type Reading struct {
 	AsOf     time.Time       // its block's time
 	Count    int             // its accounts
 	Params   json.RawMessage // the reader's params, as read
+	Map      string          // the map its params name (published.MapOf)
 }
 
 // Drawing is one published flower, as the map shows it.
