@@ -49,6 +49,9 @@ const (
 	// the petal and flower nodes. What is not used stays the account's
 	// storage balance in SocialDB.
 	storageMargin = 1000
+	// flowerSVGCacheBytes bounds the published flowers' pictures a process
+	// keeps drawn.
+	flowerSVGCacheBytes = 16 << 20
 	// chainReadDeadline bounds reading a record back from SocialDB.
 	chainReadDeadline = 20 * time.Second
 	// placeholderAccount stands for the maker in a quote for someone not
@@ -77,6 +80,10 @@ type PublishService struct {
 	log      *slog.Logger
 	kept     ports.Counter
 	refused  ports.Counter
+	// svgs are published flowers' pictures by (id, view name): both name
+	// content that never changes, so nothing expires.
+	svgs      *byteCache[flowerSVGKey, Rendered]
+	svgLookup ports.Counter
 	// hidden are the maps in no list (app/hidden-maps.json): their flowers
 	// still open by id, but list_flowers leaves them out.
 	hidden []string
@@ -97,6 +104,8 @@ func NewPublishService(flowers *FlowerService, store ports.PublishedFlowers, soc
 		kept:    mm.Counter("petal_flowers_published_total", "Published flowers this site newly kept through publish_flower, by how they came (prepared here, or a record prepared elsewhere).", "came"),
 		refused: mm.Counter("petal_publish_refused_total", "publish_flower calls refused, by reason: unauthorised, not_found (nothing under the key yet), invalid (not the record prepared, or not a valid flower), chain (SocialDB could not be read).", "reason"),
 	}
+	s.svgs = newByteCache[flowerSVGKey](flowerSVGCacheBytes, flowerSVGCacheBytes/8, func(r Rendered) int { return len(r.SVG) + 256 })
+	s.svgLookup = mm.Counter("petal_flower_svg_cache_lookups_total", "Lookups of published flowers' pictures in this process's cache, by result (hit, miss).", "result")
 	for id := range hidden {
 		s.hidden = append(s.hidden, id)
 	}

@@ -266,6 +266,16 @@ func (s *PublishService) FlowerSVG(ctx context.Context, id, viewHash string) (Re
 			return Rendered{}, err
 		}
 	}
+	viewName, _, err := specs.ViewName(view)
+	if err != nil {
+		return Rendered{}, errs.New(errs.Internal, "the view could not be named").WithCause(err)
+	}
+	key := flowerSVGKey{id: id, view: viewName}
+	if r, ok := s.svgs.get(key); ok {
+		s.svgLookup.Add(1, "hit")
+		return r, nil
+	}
+	s.svgLookup.Add(1, "miss")
 	f, _, _, problems := published.Parse(k.Record)
 	if len(problems) > 0 {
 		return Rendered{}, errs.New(errs.Internal, "a kept flower's record does not parse").WithCause(published.Invalid(problems))
@@ -280,5 +290,10 @@ func (s *PublishService) FlowerSVG(ctx context.Context, id, viewHash string) (Re
 	}
 	out := specs.Render(laid, view)
 	sha, _, _ := specs.Name(f.Spec)
-	return Rendered{SVG: string(out.SVG), SpecSHA256: sha, RenderSHA256: out.SHA256, Legend: out.Legend}, nil
+	r := Rendered{SVG: string(out.SVG), SpecSHA256: sha, RenderSHA256: out.SHA256, Legend: out.Legend}
+	s.svgs.put(key, r)
+	return r, nil
 }
+
+// flowerSVGKey names a published flower's picture: the flower and the view.
+type flowerSVGKey struct{ id, view string }
