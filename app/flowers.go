@@ -144,26 +144,31 @@ type checked struct {
 // ComputeFigures is compute_figures over a stored snapshot (sha) or one given
 // inline (raw); group limits the per-group figures to one group.
 func (s *FlowerService) ComputeFigures(ctx context.Context, sha string, raw json.RawMessage, group string) (FiguresResult, error) {
-	var snap snapshots.Snapshot
-	var origin string
+	var loaded Loaded
 	switch {
 	case sha != "" && len(raw) > 0:
 		return FiguresResult{}, errs.New(errs.BadInput, "give sha256 or snapshot, not both")
 	case sha != "":
-		loaded, err := s.load(ctx, sha)
+		var err error
+		if loaded, err = s.load(ctx, sha); err != nil {
+			return FiguresResult{}, err
+		}
+	case len(raw) > 0:
+		snap, name, _, err := snapshots.Parse(raw)
 		if err != nil {
 			return FiguresResult{}, err
 		}
-		snap, origin = *loaded.Snapshot, loaded.Origin
-	case len(raw) > 0:
-		var err error
-		if snap, sha, _, err = snapshots.Parse(raw); err != nil {
-			return FiguresResult{}, err
-		}
+		loaded, sha = Loaded{Snapshot: &snap}, name
 	default:
 		return FiguresResult{}, errs.New(errs.BadInput, "sha256 or snapshot is required", "name a stored snapshot by its sha256, or send one inline")
 	}
-	fs, err := snapshots.ComputeFigures(&snap, group)
+	// A stored snapshot's weights are ranked once, in the cache beside it.
+	ranked, err := loaded.Ranked()
+	if err != nil {
+		return FiguresResult{}, err
+	}
+	origin := loaded.Origin
+	fs, err := ranked.Figures(loaded.Snapshot, group)
 	if err != nil {
 		return FiguresResult{}, err
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -42,6 +43,31 @@ type Body struct {
 type Loaded struct {
 	Snapshot *snapshots.Snapshot
 	Origin   string
+	ranked   *rankedOnce // its weights ranked once, kept with it in the cache
+}
+
+// rankedOnce is a snapshot's ranked weights, made by the first caller that
+// needs them and shared by every later one.
+type rankedOnce struct {
+	once sync.Once
+	r    *snapshots.RankedWeights
+	err  error
+}
+
+// Ranked is the snapshot's weights parsed and sorted (what compute_figures
+// works from): made once per cached snapshot, not per call.
+func (l Loaded) Ranked() (*snapshots.RankedWeights, error) {
+	if l.ranked == nil {
+		return snapshots.RankWeights(l.Snapshot.Accounts)
+	}
+	l.ranked.once.Do(func() { l.ranked.r, l.ranked.err = snapshots.RankWeights(l.Snapshot.Accounts) })
+	return l.ranked.r, l.ranked.err
+}
+
+// loadedFootprint is what a decoded snapshot holds in the cache, with room
+// for its ranked weights once they are made.
+func loadedFootprint(l Loaded) int {
+	return snapshots.Footprint(l.Snapshot) + snapshots.RankedFootprint(len(l.Snapshot.Accounts))
 }
 
 // Demo reports whether the snapshot is the made-up demo reading.
@@ -67,7 +93,7 @@ func NewSnapshotLibrary(cfg Config, store ports.SnapshotStore, m ports.Metrics) 
 	l := &SnapshotLibrary{
 		store:    store,
 		bodies:   newByteCache[string](bodyCacheBytes, bodyCacheBytes/4, func(b Body) int { return len(b.Gzipped) + 64 }),
-		decoded:  newByteCache[string](decodedCacheBytes, decodedCacheBytes/2, func(l Loaded) int { return snapshots.Footprint(l.Snapshot) }),
+		decoded:  newByteCache[string](decodedCacheBytes, decodedCacheBytes/2, loadedFootprint),
 		slots:    make(chan struct{}, max(cfg.LargeDecodes, 1)),
 		lookups:  m.Counter("petal_snapshot_cache_lookups_total", "Lookups in the snapshot caches, by cache (bodies, decoded) and result (hit, miss).", "cache", "result"),
 		decoding: m.Gauge("petal_snapshot_large_decodes", "Snapshot bodies over 1 MiB being decoded (running) or waiting for a turn (waiting), stored or posted.", "state"),
@@ -123,7 +149,7 @@ func (l *SnapshotLibrary) decode(ctx context.Context, sha string) (Loaded, error
 	}
 	if b.Origin == OriginDemo {
 		if sh, ok := shippedBySHA(sha); ok {
-			return Loaded{Snapshot: &sh.Snapshot, Origin: OriginDemo}, nil
+			return Loaded{Snapshot: &sh.Snapshot, Origin: OriginDemo, ranked: &rankedOnce{}}, nil
 		}
 	}
 	release, err := l.DecodeSlot(ctx, InflatedLength(b.Gzipped))
@@ -135,7 +161,7 @@ func (l *SnapshotLibrary) decode(ctx context.Context, sha string) (Loaded, error
 	if err != nil {
 		return Loaded{}, err
 	}
-	return Loaded{Snapshot: &s, Origin: b.Origin}, nil
+	return Loaded{Snapshot: &s, Origin: b.Origin, ranked: &rankedOnce{}}, nil
 }
 
 // Body is a stored snapshot's body as stored (or one shipped inside

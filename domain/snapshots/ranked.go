@@ -164,6 +164,12 @@ func RankWeights(accounts []Account) (*RankedWeights, error) {
 	return &RankedWeights{desc: desc, total: total, scale: maxScale}, nil
 }
 
+// RankedFootprint is roughly what the ranked weights of n accounts hold, for
+// a cache that keeps room for them before they are made.
+func RankedFootprint(n int) int {
+	return int(unsafe.Sizeof(RankedWeights{})) + n*int(unsafe.Sizeof(rankedWeight{}))
+}
+
 // Bytes is roughly what the ranked weights hold in memory, for a cache
 // bounded in bytes.
 func (r *RankedWeights) Bytes() int {

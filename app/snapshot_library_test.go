@@ -1,0 +1,42 @@
+package app_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/memory"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/ports"
+)
+
+// A cached snapshot's weights are ranked once, by whichever call needs them
+// first, and every later load of it shares them; the figures from them are
+// the figures computed afresh, to the digit.
+func TestACachedSnapshotsWeightsAreRankedOnce(t *testing.T) {
+	cfg, err := app.LoadConfig(func(string) string { return "" })
+	require.NoError(t, err)
+	store := memory.NewSnapshotStore()
+	sh := app.ShippedSnapshots()[0]
+	_, err = app.StoreCanonical(context.Background(), store, sh.Snapshot, sh.SHA256, sh.Canonical, app.OriginThisSite)
+	require.NoError(t, err)
+	library := app.NewSnapshotLibrary(cfg, store, ports.NoMetrics{})
+
+	first, err := library.Load(t.Context(), sh.SHA256)
+	require.NoError(t, err)
+	second, err := library.Load(t.Context(), sh.SHA256)
+	require.NoError(t, err)
+	r1, err := first.Ranked()
+	require.NoError(t, err)
+	r2, err := second.Ranked()
+	require.NoError(t, err)
+	require.Same(t, r1, r2, "one ranking for the cached snapshot")
+
+	got, err := r1.Figures(first.Snapshot, "")
+	require.NoError(t, err)
+	want, err := snapshots.ComputeFigures(first.Snapshot, "")
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+}
