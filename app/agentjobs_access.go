@@ -89,3 +89,32 @@ func (s *AgentJobsService) jobFor(ctx context.Context, r reach, id string) (agen
 	}
 	return j, err
 }
+
+// LinkUsed implements ExplorationWatcher: a worker's own link is refused
+// with error.ended once its job was stopped or sent again, and marks its job
+// alive otherwise; any other link passes.
+func (s *AgentJobsService) LinkUsed(ctx context.Context, linkID string) error {
+	t, err := s.store.TakeOf(ctx, linkID)
+	if errs.Is(err, errs.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if t.Ended != "" && t.Ended != "released" {
+		return agentjobs.EndedError(t.Ended)
+	}
+	if t.Ended == "" {
+		if err := s.store.Touch(ctx, linkID, s.now()); err != nil {
+			s.log.WarnContext(ctx, "agent jobs: marking a job alive", "err", err)
+		}
+	}
+	return nil
+}
+
+// Changed implements ExplorationWatcher: the conversation's live signal.
+func (s *AgentJobsService) Changed(ctx context.Context, exploration string) {
+	if err := s.signals.Signal(context.WithoutCancel(ctx), LiveTopic(exploration)); err != nil {
+		s.log.WarnContext(ctx, "agent jobs: the live signal", "err", err)
+	}
+}

@@ -289,6 +289,7 @@ func (s *ExplorationService) saveStep(ctx context.Context, call Call, in saveSte
 			refund()
 			return nil, err
 		}
+		s.changed(ctx, e.ID)
 		return stepView(saved), nil
 	})
 }
@@ -320,6 +321,7 @@ func (s *ExplorationService) addNote(ctx context.Context, call Call, in addNoteI
 			refund()
 			return nil, err
 		}
+		s.changed(ctx, e.ID)
 		return noteView(n), nil
 	})
 }

@@ -25,6 +25,28 @@ type ExplorationService struct {
 	budget    *DataBudget
 	opens     ports.Opens // when each was last opened, for retention
 	log       *slog.Logger
+	watcher   ExplorationWatcher // nil: nobody
+}
+
+// ExplorationWatcher hears of explorations' links being used and of their
+// changes: a person's agents' jobs refuse a worker's link once its job was
+// stopped or sent again, mark the job alive on every call through it, and
+// fire the conversation's live signal.
+type ExplorationWatcher interface {
+	// LinkUsed is asked before a link opens anything; an error refuses it.
+	LinkUsed(ctx context.Context, linkID string) error
+	// Changed: a step or a note was added.
+	Changed(ctx context.Context, exploration string)
+}
+
+// Watch has w hear of links used and changes.
+func (s *ExplorationService) Watch(w ExplorationWatcher) { s.watcher = w }
+
+// changed tells the watcher an exploration changed.
+func (s *ExplorationService) changed(ctx context.Context, exploration string) {
+	if s.watcher != nil {
+		s.watcher.Changed(ctx, exploration)
+	}
 }
 
 // NewExplorationService makes the exploration service. A step's inline spec
@@ -111,6 +133,11 @@ func (s *ExplorationService) resolve(ctx context.Context, ref string, caller Cal
 		l, err := s.store.LinkByToken(ctx, explorations.HashToken(ref))
 		if err != nil {
 			return e, 0, err
+		}
+		if s.watcher != nil {
+			if err := s.watcher.LinkUsed(ctx, l.ID); err != nil {
+				return e, 0, err
+			}
 		}
 		if access = explorations.AccessByLink(l); access >= need {
 			if e, err = s.store.Exploration(ctx, l.Exploration); err != nil {

@@ -140,6 +140,23 @@ func TestAReportStartsANewTurnOfTheRunThatHandedTheJobOut(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.StatusCode, raw)
 	assert.Contains(t, raw, `"job":{"id":"`+ans.Job.ID+`","title":"Read the DAO","exploration":"`+ans.Job.Conversation+`"}`)
 
+	// The worker's note through its own link, on A, reaches a page following
+	// the job's conversation on B.
+	conv := b.openSSE(t, http.MethodGet, "/api/v1/explorations/"+ans.Job.Conversation+"/live", "", "Cookie", cookie)
+	ev, ok = conv.next(t)
+	require.True(t, ok)
+	require.Equal(t, "ready", ev.Name)
+	workerToken := link[strings.LastIndex(link, "/s/")+3:]
+	res, raw = a.do(t, http.MethodPost, "/api/v1/explorations/"+workerToken+"/notes", `{"text":"reading the members"}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, raw)
+	ev, ok = conv.next(t)
+	require.True(t, ok)
+	assert.Equal(t, "changed", ev.Name, "a note is a change")
+	conv.close()
+	var lastSeen *time.Time
+	require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT last_seen FROM agent_jobs WHERE id = $1`, ans.Job.ID).Scan(&lastSeen))
+	require.NotNil(t, lastSeen, "a call through the worker's link marks the job alive")
+
 	code, raw := report(t, a.testPetal, ans.Job.ID, link, "Drew it: 12 members.")
 	require.Equal(t, http.StatusOK, code, raw)
 	assert.Contains(t, raw, `"taken_up":true`)
@@ -243,8 +260,12 @@ func TestSupervisionAndJobsInParts(t *testing.T) {
 	code, raw = report(t, p, first.Job.ID, first.Project.Exploration, "late")
 	assert.Equal(t, http.StatusUnauthorized, code)
 	assert.Equal(t, "handed_over", endedOf(t, raw))
-	res, raw := p.do(t, http.MethodGet, "/api/v1/explorations/"+first.Project.Exploration[strings.LastIndex(first.Project.Exploration, "/s/")+3:]+"/jobs", "")
+	oldToken := first.Project.Exploration[strings.LastIndex(first.Project.Exploration, "/s/")+3:]
+	res, raw := p.do(t, http.MethodGet, "/api/v1/explorations/"+oldToken+"/jobs", "")
 	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, "every call through the old link is refused: %s", raw)
+	res, raw = p.do(t, http.MethodPost, "/api/v1/explorations/"+oldToken+"/notes", `{"text":"still working"}`)
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, "an exploration tool through the old link too: %s", raw)
+	assert.Equal(t, "handed_over", endedOf(t, raw))
 	third := take("Codex")
 	require.NotNil(t, third.Job)
 	assert.Equal(t, first.Job.ID, third.Job.ID, "retried: whoever takes it first")

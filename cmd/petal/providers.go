@@ -114,7 +114,7 @@ var (
 		app.NewLayerService,
 		newSnapshotService,
 		app.NewProcessID,
-		app.NewAgentJobsService,
+		newAgentJobsService,
 		app.NewEyesService,
 		app.NewBrainService,
 		app.NewPublishService,
@@ -314,4 +314,15 @@ func newSiteClaims(m *app.MapService) (*app.SiteClaims, error) {
 	}
 	c.ReadMapsFrom(m)
 	return c, nil
+}
+
+// newAgentJobsService is a person's agents' jobs, which also watch the
+// explorations' links (a worker's own is refused once its job ended) and
+// changes (the live signal).
+func newAgentJobsService(cfg app.Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
+	views app.PersonViews, clock ports.Clock, random ports.Random, process app.ProcessID, m ports.Metrics, log *slog.Logger,
+	explorationService *app.ExplorationService) *app.AgentJobsService {
+	s := app.NewAgentJobsService(cfg, store, exps, runStore, signals, views, clock, random, process, m, log)
+	explorationService.Watch(s)
+	return s
 }

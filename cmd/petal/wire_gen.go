@@ -36,13 +36,13 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	if err != nil {
 		return nil, nil, err
 	}
-	agentJobsService := app.NewAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log)
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	snapshotLibrary := app.NewSnapshotLibrary(cfg, snapshotRepository, registry)
 	specRepository := postgres.NewSpecRepository(db)
 	flowerService := app.NewFlowerService(snapshotLibrary, specRepository, viewService)
 	retention := postgres.NewRetention(db)
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, retention, log)
+	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry)
 	semaphore := newSemaphore(cfg, db, clock)
@@ -203,13 +203,13 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	if err != nil {
 		return nil, nil, err
 	}
-	agentJobsService := app.NewAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log)
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	snapshotLibrary := app.NewSnapshotLibrary(cfg, snapshotRepository, registry)
 	specRepository := postgres.NewSpecRepository(db)
 	flowerService := app.NewFlowerService(snapshotLibrary, specRepository, viewService)
 	retention := postgres.NewRetention(db)
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, retention, log)
+	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry)
 	semaphore := newSemaphore(cfg, db, clock)
