@@ -320,6 +320,19 @@ func pointerOrRoot(p string) string {
 // keeps a valid one. Problems are the caller's to report; err is anything
 // else (the store failing).
 func (s *FlowerService) check(ctx context.Context, raw json.RawMessage) (checked, []errs.Problem, error) {
+	c, problems, err := s.checkOnly(ctx, raw)
+	if err != nil || len(problems) > 0 {
+		return c, problems, err
+	}
+	if err := s.keep(ctx, c.sha, c.spec.Snapshot, c.canonical); err != nil {
+		return checked{}, nil, err
+	}
+	return c, nil, nil
+}
+
+// checkOnly is check keeping nothing, for a caller that must store nothing
+// when it refuses or only asks (a quote, a publish not yet decided).
+func (s *FlowerService) checkOnly(ctx context.Context, raw json.RawMessage) (checked, []errs.Problem, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return checked{}, nil, errs.New(errs.BadInput, "spec is required", "send a flower-spec/v1 object as spec")
 	}
@@ -341,9 +354,6 @@ func (s *FlowerService) check(ctx context.Context, raw json.RawMessage) (checked
 	name, canonical, err := specs.Name(spec)
 	if err != nil {
 		return checked{}, nil, errs.New(errs.Internal, "the spec could not be named").WithCause(err)
-	}
-	if err := s.keep(ctx, name, spec.Snapshot, canonical); err != nil {
-		return checked{}, nil, err
 	}
 	return checked{spec: spec, sha: name, canonical: canonical, snap: snap, demo: loaded.Demo()}, nil, nil
 }

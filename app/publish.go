@@ -17,6 +17,7 @@ import (
 	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/domain/specs"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -183,7 +184,9 @@ func (s *PublishService) record(ctx context.Context, in publishRequest, account 
 			return published.Flower{}, "", nil, errs.New(errs.BadInput, "name "+why)
 		}
 	}
-	c, problems, err := s.flowers.check(ctx, raw)
+	// Checked only: a quote stores nothing; prepare keeps the spec once the
+	// record is made.
+	c, problems, err := s.flowers.checkOnly(ctx, raw)
 	if err != nil {
 		return published.Flower{}, "", nil, err
 	}
@@ -286,8 +289,12 @@ func (s *PublishService) Prepare(ctx context.Context, caller Caller, in publishR
 		return PreparedAnswer{}, err
 	}
 	chain := "near:" + w.Network
-	_, id, canonical, err := s.record(ctx, in, w.AccountID)
+	f, id, canonical, err := s.record(ctx, in, w.AccountID)
 	if err != nil {
+		return PreparedAnswer{}, err
+	}
+	// Its spec is kept, so the flower's view_url (/d/<spec>) opens it.
+	if err := s.keepSpec(ctx, f); err != nil {
 		return PreparedAnswer{}, err
 	}
 	key := published.KeyPath(w.AccountID, id)
@@ -308,4 +315,13 @@ func (s *PublishService) Prepare(ctx context.Context, caller Caller, in publishR
 		ReceiverID: q.Receiver, SignerID: w.AccountID,
 		Actions: []TxAction{{Type: "FunctionCall", MethodName: "set", Args: args, Gas: q.Gas, Deposit: q.DepositYocto}},
 	}}, nil
+}
+
+// keepSpec keeps a record's spec by its name, as validate_spec does.
+func (s *PublishService) keepSpec(ctx context.Context, f published.Flower) error {
+	name, canonical, err := specs.Name(f.Spec)
+	if err != nil {
+		return errs.New(errs.Internal, "the spec could not be named").WithCause(err)
+	}
+	return s.flowers.keep(ctx, name, f.Snapshot, canonical)
 }

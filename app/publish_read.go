@@ -152,7 +152,7 @@ func (s *PublishService) Publish(ctx context.Context, caller Caller, in publishI
 			WithHint("a record's id is the SHA-256 of its canonical JSON, and its made_by the account it is under")
 	}
 	if came == published.CameRecord {
-		c, problems, err := s.flowers.check(ctx, json.RawMessage(mustJSON(f.Spec)))
+		c, problems, err := s.flowers.checkOnly(ctx, json.RawMessage(mustJSON(f.Spec)))
 		if err != nil {
 			return PublishedFlower{}, err
 		}
@@ -175,6 +175,9 @@ func (s *PublishService) Publish(ctx context.Context, caller Caller, in publishI
 		Record: []byte(value), Name: f.Name, MadeAt: madeAt, Status: published.StatusOK, Came: came})
 	if err != nil {
 		return PublishedFlower{}, errs.New(errs.Internal, "the published flower could not be kept").WithCause(err)
+	}
+	if err := s.keepSpec(ctx, f); err != nil {
+		return PublishedFlower{}, err
 	}
 	if kept {
 		s.kept.Add(1, came)

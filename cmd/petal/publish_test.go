@@ -136,6 +136,16 @@ func TestPublishingAFlowerToNEAR(t *testing.T) {
 	assert.Len(t, quote.Quote.LineItems, 4)
 	require.NotNil(t, quote.Quote.USD, "the price is fixed at $4")
 	assert.Equal(t, "near:mainnet", quote.Quote.Network, "mainnet unless a wallet says otherwise")
+	// Asking stores nothing: not the record, not even a spec it never saw.
+	rows := func() (n int) {
+		require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM specs) + (SELECT count(*) FROM publish_prepared)`).Scan(&n))
+		return n
+	}
+	before := rows()
+	unseen := strings.Replace(string(x.spec), `"title":"`, `"title":"Never kept: `, 1)
+	res, body = p.do(t, http.MethodPost, "/api/v1/quote", `{"spec":`+unseen+`}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Equal(t, before, rows(), "a quote stores nothing")
 
 	// Preparing needs a signed-in wallet, and the site's own page.
 	res, body = p.do(t, http.MethodPost, "/api/v1/publish/prepare", `{"spec":`+string(x.spec)+`}`, "Origin", siteOrigin)
