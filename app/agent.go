@@ -67,6 +67,7 @@ type AgentService struct {
 	opens     ports.Opens // when each run was last opened, for retention; nil: not noted
 	jobNotes  JobNotes    // the person's agents and jobs, for the system message; nil: none
 	quotes    ports.ChatQuotes
+	quoted    ports.Counter // quotes made, bound and refused
 	clock     ports.Clock
 	tails     *tailCache
 	own       map[string]*ownTool // the agent's own tools (name_conversation), by name
@@ -108,6 +109,7 @@ type AgentDeps struct {
 	Budget       *DataBudget  // what strangers' chats store; nil: not counted
 	Opens        ports.Opens  // notes runs opened, for retention; nil: not noted
 	Quotes       ports.ChatQuotes
+	Metrics      ports.Metrics // the quotes' counts; nil: none kept
 	Clock        ports.Clock
 }
 
@@ -118,6 +120,8 @@ func NewAgentService(d AgentDeps) *AgentService {
 	a := &AgentService{cfg: d.Config, store: d.Runs, bus: d.Bus, leases: d.Leases, model: d.Model, attest: d.Attestations,
 		registry: d.Registry, flowers: d.Flowers, access: d.Access, ledger: d.Ledger, pay: d.Pay, snapshots: d.Snapshots,
 		limiter: d.Limiter, log: d.Log, process: d.Process, random: d.Random, budget: d.Budget, opens: d.Opens, quotes: d.Quotes, clock: d.Clock, tails: newTailCache(d.Runs, d.Bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
+	a.quoted = ports.MetricsOrNone(d.Metrics).Counter("petal_chat_quotes_total",
+		"Chats' quotes: made, bound to a chat, or refused to one (used, expired, for other messages).", "outcome")
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
 	a.own = a.ownTools()
 	return a
@@ -220,7 +224,7 @@ func (a *AgentService) gate(ctx context.Context, caller Caller, thread []runs.Me
 	}
 	// The chat's first call must fit in what its payer has left, on the
 	// model the conversation picked.
-	p, err := a.access.GateFor(ctx, caller, a.model.WorstCase(modelRequest(thread, a.modelTools(), settings, "")))
+	p, err := a.access.GateFor(ctx, caller, a.model.WorstCase(a.callRequest(ctx, runs.Run{Owner: caller.Subject, Settings: settings}, thread, a.modelTools())))
 	if err != nil {
 		return nil, err
 	}

@@ -225,7 +225,7 @@ func (a *AgentService) Quote(ctx context.Context, caller Caller, req QuoteReques
 	}
 	var payer *credit.Payer
 	if !a.Recorded() {
-		p, err := a.access.GateFor(ctx, caller, a.model.WorstCase(modelRequest(c.thread, a.modelTools(), c.run.Settings, c.run.Title)))
+		p, err := a.access.GateFor(ctx, caller, a.model.WorstCase(a.callRequest(ctx, c.run, c.thread, a.modelTools())))
 		switch {
 		case err == nil:
 			payer = &p
@@ -255,6 +255,7 @@ func (a *AgentService) Quote(ctx context.Context, caller Caller, req QuoteReques
 		refund()
 		return QuoteBody{}, err
 	}
+	a.quoted.Add(1, "made")
 	view.ID, view.ExpiresAt = q.ID, q.ExpiresAt.UTC()
 	return QuoteBody{Quote: view}, nil
 }
@@ -359,10 +360,13 @@ func (a *AgentService) bindQuote(ctx context.Context, req ChatRequest, thread []
 	case err != nil:
 		return nil, nil, err
 	case q.UsedAt != nil:
+		a.quoted.Add(1, "refused_used")
 		return nil, nil, errs.Newf(errs.Conflict, "quote %s was already used by a chat", q.ID).WithHint(again)
 	case !a.clock.Now().Before(q.ExpiresAt):
+		a.quoted.Add(1, "refused_expired")
 		return nil, nil, errs.Newf(errs.Conflict, "quote %s expired at %s", q.ID, q.ExpiresAt.UTC().Format(time.RFC3339)).WithHint(again)
 	case q.RunID != req.RunID || q.ThreadSHA256 != chatSHA256(thread, settings):
+		a.quoted.Add(1, "refused_other")
 		return nil, nil, errs.Newf(errs.Conflict, "quote %s is for other messages or settings", q.ID).WithHint(again + " with these messages")
 	}
 	if payer != nil {
@@ -382,7 +386,9 @@ func (a *AgentService) useQuote(ctx context.Context, q *credit.ChatQuote) error 
 		return err
 	}
 	if !used {
+		a.quoted.Add(1, "refused_used")
 		return errs.Newf(errs.Conflict, "quote %s was already used by a chat", q.ID).WithHint("ask for a new quote: POST /api/v1/agent/quote")
 	}
+	a.quoted.Add(1, "bound")
 	return nil
 }

@@ -51,7 +51,7 @@ func (a *AgentService) TakeUpReport(ctx context.Context, owner, runID, message s
 		if a.access == nil {
 			return false, nil
 		}
-		p, err := a.access.PersonPayer(ctx, owner, a.model.WorstCase(modelRequest(thread, a.modelTools(), run.Settings, run.Title)))
+		p, err := a.access.PersonPayer(ctx, owner, a.model.WorstCase(a.callRequest(ctx, run, thread, a.modelTools())))
 		if errs.Is(err, errs.PaymentRequired) {
 			return false, nil
 		}

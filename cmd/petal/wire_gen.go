@@ -118,6 +118,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Budget:       dataBudget,
 		Opens:        retention,
 		Quotes:       chatQuoteRepository,
+		Metrics:      registry,
 		Clock:        clock,
 	}
 	agentService := newAgentService(agentDeps, agentJobsService)
