@@ -22,11 +22,23 @@ type LayerService struct {
 	annotations *AnnotationService
 	store       ports.LayerStore
 	library     *SnapshotLibrary
+	kept        ports.Counter // documents kept, by kind and outcome
 }
 
 // NewLayerService makes the layer service.
-func NewLayerService(annotations *AnnotationService, store ports.LayerStore, library *SnapshotLibrary) *LayerService {
-	return &LayerService{annotations: annotations, store: store, library: library}
+func NewLayerService(annotations *AnnotationService, store ports.LayerStore, library *SnapshotLibrary, metrics ports.Metrics) *LayerService {
+	return &LayerService{annotations: annotations, store: store, library: library,
+		kept: ports.MetricsOrNone(metrics).Counter("petal_dataset_documents_total",
+			"Layers and dataset versions kept, by kind (layer, version) and outcome (added, existed: the same content kept before).", "kind", "outcome")}
+}
+
+// count notes one document kept.
+func (s *LayerService) count(kind string, existed bool) {
+	outcome := "added"
+	if existed {
+		outcome = "existed"
+	}
+	s.kept.Add(1, kind, outcome)
 }
 
 // LayerView is a kept layer as every door answers it.
@@ -183,10 +195,13 @@ func (s *LayerService) keep(ctx context.Context, call Call, in keepLayerInput) (
 		refund()
 		return nil, err
 	}
-	if _, _, err := s.store.KeepLayer(ctx, kl, kv); err != nil {
+	layerExisted, versionExisted, err := s.store.KeepLayer(ctx, kl, kv)
+	if err != nil {
 		refund()
 		return nil, err
 	}
+	s.count("layer", layerExisted)
+	s.count("version", versionExisted)
 	return struct {
 		Layer   LayerView   `json:"layer"`
 		Version VersionView `json:"version"`
@@ -271,6 +286,7 @@ func (s *LayerService) fork(ctx context.Context, call Call, in forkDatasetInput)
 		refund()
 		return nil, err
 	}
+	s.count("version", existed)
 	return struct {
 		Version VersionView `json:"version"`
 		Existed bool        `json:"existed"`
