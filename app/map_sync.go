@@ -24,12 +24,13 @@ import (
 // maker than the account it is under, or doesn't fit its snapshot is never
 // kept. Every read is a view call at finality final.
 type MapSync struct {
-	social   ports.SocialDB
-	flowers  ports.PublishedFlowers
-	library  *SnapshotLibrary
-	log      *slog.Logger
-	every    time.Duration
-	networks []string
+	social    ports.SocialDB
+	flowers   ports.PublishedFlowers
+	positions ports.JobPositions
+	library   *SnapshotLibrary
+	log       *slog.Logger
+	every     time.Duration
+	networks  []string
 
 	records ports.Counter
 }
@@ -41,9 +42,12 @@ const (
 	syncKeysBytes    = 4 << 20 // the most of a keys answer read
 	syncGetBytes     = syncGetBatch*published.MaxRecordBytes + 64<<10
 	syncKeepsAtOnce  = 4
-	// syncDeadline bounds a run; a run cut short is continued by the next
-	// (what it kept stays kept, and nothing is half-kept).
+	// syncDeadline bounds a run. Each network gets an equal share of
+	// syncBudget, and where its walk stopped is kept (job_positions), so the
+	// next run, on any replica, goes on from there; what was kept stays kept.
 	syncDeadline = 5 * time.Minute
+	syncBudget   = 4 * time.Minute
+	syncJob      = "map_sync"
 )
 
 // SyncNetworks are the NEAR networks whose SocialDB the sync reads.
@@ -51,9 +55,9 @@ var SyncNetworks = []string{"near:mainnet", "near:testnet"}
 
 // NewMapSync makes the sync over SocialDB and the published flowers' store.
 // Every PETAL_MAP_SYNC_MIN minutes; 0 turns it off (Job is then nil).
-func NewMapSync(cfg Config, social ports.SocialDB, flowers ports.PublishedFlowers, library *SnapshotLibrary, log *slog.Logger, m ports.Metrics) *MapSync {
+func NewMapSync(cfg Config, social ports.SocialDB, flowers ports.PublishedFlowers, positions ports.JobPositions, library *SnapshotLibrary, log *slog.Logger, m ports.Metrics) *MapSync {
 	m = ports.MetricsOrNone(m)
-	return &MapSync{social: social, flowers: flowers, library: library, log: log,
+	return &MapSync{social: social, flowers: flowers, positions: positions, library: library, log: log,
 		every: time.Duration(cfg.MapSyncMin) * time.Minute, networks: SyncNetworks,
 		records: m.Counter("petal_map_sync_records_total",
 			"SocialDB flower records the map sync looked at, by outcome: kept (drawn), missing (kept as snapshot_missing), known (held already), arrived (flowers kept as snapshot_missing whose snapshot is stored here now), refused (not a valid flower, or not its own key's).", "outcome"),
@@ -67,26 +71,41 @@ func (s *MapSync) Job() *Job {
 	if s.every <= 0 {
 		return nil
 	}
-	return &Job{Name: "map_sync", Every: s.every, Deadline: syncDeadline, Run: s.Run}
+	return &Job{Name: syncJob, Every: s.every, Deadline: syncDeadline, Run: s.Run}
 }
 
-// Run syncs every network once; it returns how many records it kept.
+// Run goes on with each network's walk of SocialDB's accounts for its share
+// of the run's budget; it returns how many records it kept.
 func (s *MapSync) Run(ctx context.Context) (int64, error) {
 	var kept int64
+	share := syncBudget / time.Duration(len(s.networks))
 	for _, network := range s.networks {
-		n, err := s.syncNetwork(ctx, network)
+		nctx, cancel := context.WithTimeout(ctx, share)
+		n, err := s.syncNetwork(nctx, network)
+		cancel()
 		kept += n
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() == nil && nctx.Err() != nil:
+			// This network's share is spent; its walk goes on next run.
+			s.log.Info("map sync: a network's share of the run is spent; its walk goes on at the next run", "network", network)
+		case err != nil:
 			return kept, err
 		}
 	}
 	return kept, nil
 }
 
+// syncNetwork walks a network's accounts a page at a time from where the
+// last run stopped, keeping the position after each page; a walk that
+// reaches the last page starts again at the next run.
 func (s *MapSync) syncNetwork(ctx context.Context, network string) (int64, error) {
+	from, err := s.positions.Position(ctx, syncJob, network)
+	if err != nil {
+		return 0, err
+	}
 	var kept int64
-	for from := 0; ; from += syncAccountsPage {
-		accounts, err := s.social.Accounts(ctx, network, from, syncAccountsPage)
+	for {
+		accounts, err := s.social.Accounts(ctx, network, int(from), syncAccountsPage)
 		if err != nil {
 			return kept, err
 		}
@@ -98,7 +117,11 @@ func (s *MapSync) syncNetwork(ctx context.Context, network string) (int64, error
 			}
 		}
 		if len(accounts) < syncAccountsPage {
-			return kept, nil
+			return kept, s.positions.SetPosition(ctx, syncJob, network, 0)
+		}
+		from += int64(len(accounts))
+		if err := s.positions.SetPosition(ctx, syncJob, network, from); err != nil {
+			return kept, err
 		}
 	}
 }

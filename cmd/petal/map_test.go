@@ -151,6 +151,24 @@ func TestMapSyncKeepsFlowersPublishedElsewhereAndRefusesMalformedOnes(t *testing
 	if m := getMap(t, p, "/api/v1/map"); len(m.Views) != 2 || m.Views[1].Map != "near:mainnet:later.sputnik-dao.near" {
 		t.Fatalf("the flower whose snapshot came is not drawn: %+v", m)
 	}
+
+	// A walk goes on from where the last run stopped (on any replica): past
+	// the last account it finds nothing, and starts again the run after.
+	positions := postgres.NewJobPositions(p.DB.DB)
+	if at, err := positions.Position(t.Context(), "map_sync", "near:mainnet"); err != nil || at != 0 {
+		t.Fatalf("a finished walk is at %d (%v)", at, err)
+	}
+	if err := positions.SetPosition(t.Context(), "map_sync", "near:mainnet", 1000); err != nil {
+		t.Fatal(err)
+	}
+	yet, yetID, _ := aFlower(t, "yet.near", "", 6)
+	publishElsewhere(t, fake, "yet.near", yetID, yet)
+	if kept, err := p.Svc.MapSync.Run(t.Context()); err != nil || kept != 0 {
+		t.Fatalf("a walk past the last account kept %d (%v)", kept, err)
+	}
+	if kept, err := p.Svc.MapSync.Run(t.Context()); err != nil || kept != 1 {
+		t.Fatalf("the walk after kept %d (%v)", kept, err)
+	}
 	// Every read was one of SocialDB's view methods.
 	for _, c := range fake.Calls() {
 		if (c.Contract != "social.near" && c.Contract != "v1.social08.testnet") || (c.Function != "get" && c.Function != "keys" && c.Function != "get_accounts_paged") {

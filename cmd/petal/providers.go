@@ -45,6 +45,8 @@ var (
 		wire.Bind(new(ports.Retention), new(*postgres.Retention)),
 		wire.Bind(new(ports.Opens), new(*postgres.Retention)),
 		wire.Bind(new(ports.JobLeases), new(*postgres.JobLeases)),
+		postgres.NewJobPositions,
+		wire.Bind(new(ports.JobPositions), new(*postgres.JobPositions)),
 		postgres.NewAttestations,
 		wire.Bind(new(ports.Attestations), new(*postgres.Attestations)),
 		newModelProvider,
@@ -169,7 +171,7 @@ func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *app.Ma
 	return maps.Watching(store)
 }
 
-func newMapSync(cfg app.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, library *app.SnapshotLibrary,
+func newMapSync(cfg app.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, positions ports.JobPositions, library *app.SnapshotLibrary,
 	log *slog.Logger, m ports.Metrics) (*app.MapSync, error) {
 	var social ports.SocialDB = chain
 	if cfg.Public {
@@ -179,7 +181,7 @@ func newMapSync(cfg app.Config, chain *nearrpc.Client, flowers ports.PublishedFl
 		}
 		social = shipped
 	}
-	return app.NewMapSync(cfg, social, flowers, library, log, m), nil
+	return app.NewMapSync(cfg, social, flowers, positions, library, log, m), nil
 }
 
 // newFlowerListener hears every replica's newly kept flowers (NOTIFY on

@@ -158,7 +158,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
-	mapSync, err := newMapSync(cfg, client, publishedFlowers, snapshotLibrary, log, registry)
+	jobPositions := postgres.NewJobPositions(db)
+	mapSync, err := newMapSync(cfg, client, publishedFlowers, jobPositions, snapshotLibrary, log, registry)
 	if err != nil {
 		return nil, nil, err
 	}
