@@ -150,6 +150,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.eyesRoutes()...)
 	rs = append(rs, s.mapRoutes()...)
 	rs = append(rs, s.publishRoutes()...)
+	rs = append(rs, s.pageRoutes()...)
 	return rs
 }
 

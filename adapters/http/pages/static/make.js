@@ -1,0 +1,272 @@
+// /make: start or continue a chat with Petals' agent, and follow its run with
+// EventSource: the stored events (replayed), the live marker, then live
+// events. An event is shown once, by its seq, however often the stream
+// reconnects or the page reloads.
+'use strict';
+(function () {
+  var root = document.getElementById('make');
+  var log = document.getElementById('log');
+  var statusEl = document.getElementById('status');
+  var liveEl = document.getElementById('live');
+  var form = document.getElementById('chat');
+  var ask = document.getElementById('ask');
+  var send = document.getElementById('send');
+  var stopBtn = document.getElementById('stop');
+  var runId = root.dataset.run || '';
+  var asked = [];
+  try { asked = JSON.parse(root.dataset.asked || '[]') || []; } catch (e) { asked = []; }
+  var shownAsks = 0;
+  var lastSeq = -1;
+  var source = null;
+  var running = false;
+  var caughtUp = false; // the live marker came: what follows happens now
+  var ended = false;    // the last event shown ends the run (done, interrupted)
+  var SVG = 'http://www.w3.org/2000/svg';
+
+  function say(text, bad) {
+    statusEl.textContent = text;
+    statusEl.className = bad ? 'status bad' : 'status';
+  }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function item(kind, seq) {
+    var li = el('li', 'ev ev-' + kind);
+    if (seq !== null) li.dataset.seq = String(seq);
+    log.appendChild(li);
+    return li;
+  }
+  function setRunning(on) {
+    running = on;
+    stopBtn.hidden = !on;
+    send.disabled = on;
+  }
+
+  function showAsk() {
+    if (shownAsks >= asked.length) return;
+    var li = item('you', null);
+    li.appendChild(el('span', 'visually-hidden', 'You: '));
+    li.appendChild(document.createTextNode(asked[shownAsks]));
+    shownAsks++;
+  }
+
+  function drawFlower(li, f) {
+    var fig = el('figure', 'flower');
+    li.appendChild(fig);
+    var holder = el('div', 'flower-picture');
+    fig.appendChild(holder);
+    var cap = el('figcaption');
+    cap.appendChild(el('span', '', f.interpretation || ''));
+    fig.appendChild(cap);
+    if (f.legend && f.legend.length) {
+      var ul = el('ul', 'legend');
+      ul.setAttribute('aria-label', 'Legend');
+      f.legend.forEach(function (k) {
+        var row = el('li');
+        var sw = document.createElementNS(SVG, 'svg');
+        sw.setAttribute('class', 'swatch');
+        sw.setAttribute('width', '14'); sw.setAttribute('height', '14');
+        sw.setAttribute('aria-hidden', 'true');
+        var r = document.createElementNS(SVG, 'rect');
+        r.setAttribute('width', '14'); r.setAttribute('height', '14'); r.setAttribute('rx', '3');
+        r.setAttribute('fill', String(k.swatch || ''));
+        sw.appendChild(r);
+        row.appendChild(sw);
+        row.appendChild(document.createTextNode(String(k.label || '')));
+        ul.appendChild(row);
+      });
+      fig.appendChild(ul);
+    }
+    if (f.view_url) {
+      var p = el('p');
+      var a = el('a', '', 'Open the draft');
+      a.href = f.view_url;
+      p.appendChild(a);
+      fig.appendChild(p);
+    }
+    // The picture itself, drawn by render_flower as the API draws it.
+    fetch('/api/v1/render?format=svg', {
+      method: 'POST', headers: { 'Content-Type': 'application/json', 'Accept': 'image/svg+xml' },
+      body: JSON.stringify({ spec: f.spec })
+    }).then(function (res) {
+      if (!res.ok) throw new Error('the picture could not be drawn (' + res.status + ')');
+      return res.text();
+    }).then(function (text) {
+      var doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+      var svg = doc.documentElement;
+      if (!svg || svg.nodeName !== 'svg') throw new Error('the picture could not be read');
+      holder.appendChild(document.importNode(svg, true));
+    }).catch(function (err) { holder.appendChild(el('p', 'problem', String(err.message || err))); });
+  }
+
+  function show(kind, seq, d) {
+    var li;
+    switch (kind) {
+      case 'run':
+        showAsk();
+        return;
+      case 'stage':
+        item(kind, seq).textContent = d.message || d.stage || '';
+        return;
+      case 'progress':
+        item(kind, seq).textContent = d.message || '';
+        return;
+      case 'tool_call':
+        li = item(kind, seq);
+        var det = el('details');
+        det.appendChild(el('summary', '', 'Calling ' + (d.name || 'a tool')));
+        det.appendChild(el('pre', '', JSON.stringify(d.args, null, 2)));
+        li.appendChild(det);
+        return;
+      case 'tool_result':
+        item(kind, seq).textContent = (d.ok ? '✓ ' : '✗ ') + (d.name || '') + ': ' + (d.summary || '') +
+          (typeof d.ms === 'number' ? ' (' + d.ms + ' ms)' : '');
+        return;
+      case 'message':
+        li = item(kind, seq);
+        li.appendChild(el('span', 'visually-hidden', 'Petal: '));
+        li.appendChild(document.createTextNode(d.text || ''));
+        return;
+      case 'approval_required':
+        item(kind, seq).textContent = 'Petal asks before reading ' + (d.network || 'a new map') + ': answer yes to go ahead.';
+        return;
+      case 'flower':
+        drawFlower(item(kind, seq), d);
+        return;
+      case 'title':
+        item(kind, seq).textContent = 'Named “' + (d.title || '') + '”';
+        document.getElementById('run-title').textContent = d.title || '';
+        document.title = (d.title || 'Make a flower') + ' · Petal';
+        return;
+      case 'job':
+        item(kind, seq).textContent = 'Handed a job to your agent: ' + (d.title || '');
+        return;
+      case 'signature':
+        item(kind, seq).textContent = 'Signed by the model' + (d.model ? ' (' + d.model + ')' : '');
+        return;
+      case 'error':
+        item(kind, seq).textContent = (d.message || 'Something went wrong') + (d.hint ? ' — ' + d.hint : '');
+        if (d.code === 'interrupted') { ended = true; if (caughtUp) finish('The run was interrupted.'); }
+        return;
+      case 'done':
+        // A run's earlier chats each end with done too: only one that comes
+        // after the live marker (or the last one replayed) ends the page's run.
+        item(kind, seq).textContent = 'Done.';
+        ended = true;
+        if (caughtUp) finish('');
+        return;
+    }
+  }
+
+  function finish(text) {
+    if (source) { source.close(); source = null; }
+    liveEl.hidden = true;
+    setRunning(false);
+    say(text);
+  }
+
+  // A stream that ends says nothing of how the run ended: read the run.
+  function checkRun() {
+    fetch('/api/v1/agent/runs/' + encodeURIComponent(runId) + '?limit=1', { headers: { 'Accept': 'application/json' } })
+      .then(function (res) { return res.ok ? res.json() : null; })
+      .then(function (run) {
+        if (run && run.status !== 'running') finish('The run has ended (' + run.status + ').');
+      }).catch(function () {});
+  }
+
+  var kinds = ['run', 'stage', 'progress', 'tool_call', 'tool_result', 'message', 'approval_required',
+    'flower', 'title', 'job', 'signature', 'error', 'done'];
+
+  function follow(from) {
+    if (source) source.close();
+    caughtUp = false;
+    ended = false;
+    setRunning(true);
+    var es = new EventSource('/api/v1/agent/runs/' + encodeURIComponent(runId) + '?from=' + from);
+    source = es;
+    kinds.forEach(function (kind) {
+      es.addEventListener(kind, function (ev) {
+        if (ev.data === undefined) return; // the connection's own error, not the run's
+        var seq = parseInt(ev.lastEventId, 10);
+        if (!isNaN(seq)) {
+          if (seq <= lastSeq) return; // seen already
+          lastSeq = seq;
+        }
+        var d = {};
+        try { d = JSON.parse(ev.data); } catch (e) { d = {}; }
+        if (kind !== 'done' && kind !== 'error') ended = false;
+        show(kind, isNaN(seq) ? null : seq, d);
+      });
+    });
+    es.addEventListener('live', function () {
+      caughtUp = true;
+      root.dataset.caughtUp = 'yes';
+      if (ended) { finish(''); return; }
+      liveEl.hidden = false;
+    });
+    es.onerror = function () {
+      if (source !== es) return;
+      if (es.readyState === EventSource.CLOSED) {
+        source = null;
+        setRunning(false);
+        say('The run could not be followed; reload the page to try again.', true);
+        return;
+      }
+      checkRun(); // EventSource tries again by itself meanwhile
+    };
+  }
+
+  function refused(res) {
+    return res.json().catch(function () { return {}; }).then(function (b) {
+      var e = (b && b.error) || {};
+      var text = (e.message || ('the server answered ' + res.status)) + (e.hint ? ' — ' + e.hint : '');
+      say(text, true);
+      if (e.code === 'invite_required' || e.code === 'payment_required' || e.code === 'not_on_this_site') {
+        var a = el('a', '', ' See /connect');
+        a.href = '/connect';
+        statusEl.appendChild(a);
+      }
+    });
+  }
+
+  form.addEventListener('submit', function (e) {
+    e.preventDefault();
+    var text = ask.value.trim();
+    if (!text) return;
+    var body = { messages: [{ role: 'user', content: text }] };
+    if (runId) body.run_id = runId;
+    send.disabled = true;
+    say('Sending…');
+    fetch('/api/v1/agent/chat', {
+      method: 'POST', headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' },
+      body: JSON.stringify(body)
+    }).then(function (res) {
+      if (!res.ok) { send.disabled = false; return refused(res); }
+      return res.json().then(function (started) {
+        ask.value = '';
+        say('');
+        asked.push(text);
+        if (!runId) {
+          runId = started.run_id;
+          root.dataset.run = runId;
+          history.replaceState(null, '', '/make?run=' + encodeURIComponent(runId));
+          document.querySelector('label[for="ask"]').textContent = 'Continue the conversation';
+        }
+        follow(lastSeq + 1);
+      });
+    }).catch(function (err) { send.disabled = false; say(String(err.message || err), true); });
+  });
+
+  stopBtn.addEventListener('click', function () {
+    if (!runId) return;
+    stopBtn.disabled = true;
+    fetch('/api/v1/agent/runs/' + encodeURIComponent(runId) + '/stop', { method: 'POST', headers: { 'Accept': 'application/json' } })
+      .then(function (res) { return res.ok ? null : refused(res); })
+      .finally(function () { stopBtn.disabled = false; });
+  });
+
+  if (runId) follow(0);
+})();

@@ -1,0 +1,309 @@
+package main
+
+// The pages in a real browser: Debian's chromium, driven over the DevTools
+// protocol by chromedp, started by the test itself.
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
+)
+
+// chromium is one headless chromium for a test; each page gets a tab that
+// records its console errors and every request it makes.
+type chromium struct {
+	ctx    context.Context
+	origin string
+}
+
+func startBrowser(t *testing.T, origin string) *chromium {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("chromium is missing: the page tests need it (.ci/run installs it with apt-get)")
+		}
+		t.Skip("chromium is missing: apt-get install -y chromium")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		// Without these Chromium reaches for Google's services, which this
+		// machine refuses, and the page tests would count those requests.
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(800, 1000),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return &chromium{ctx: ctx, origin: origin}
+}
+
+// tab opens a tab for one subtest; when the subtest ends it fails on any
+// console error, uncaught exception, or request that left the origin.
+func (b *chromium) tab(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(b.ctx)
+	var mu sync.Mutex
+	var problems, away []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			u := ev.Request.URL
+			if u != b.origin && !strings.HasPrefix(u, b.origin+"/") {
+				away = append(away, u)
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.APITypeError || ev.Type == runtime.APITypeWarning {
+				var parts []string
+				for _, a := range ev.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				problems = append(problems, "console."+string(ev.Type)+": "+strings.Join(parts, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "exception: "+ev.ExceptionDetails.Error())
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.LevelError || ev.Entry.Level == cdplog.LevelWarning {
+				problems = append(problems, "log: "+ev.Entry.Text+" "+ev.Entry.URL)
+			}
+		}
+	})
+	if err := chromedp.Run(ctx, network.Enable(), cdplog.Enable(), runtime.Enable()); err != nil {
+		t.Fatal(err)
+	}
+	tctx, tcancel := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(func() {
+		tcancel()
+		cancel()
+		mu.Lock()
+		defer mu.Unlock()
+		assert.Empty(t, problems, "console errors")
+		assert.Empty(t, away, "requests that left the origin")
+	})
+	return tctx
+}
+
+// screenshot keeps a small PNG of the page under docs/pages/ when
+// PETAL_PAGE_SCREENSHOTS=1.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if os.Getenv("PETAL_PAGE_SCREENSHOTS") != "1" {
+		return
+	}
+	var png []byte
+	require.NoError(t, chromedp.Run(ctx, chromedp.CaptureScreenshot(&png)))
+	require.NoError(t, os.WriteFile(filepath.Join("..", "..", "docs", "pages", name+".png"), png, 0o644))
+}
+
+// waitFor polls a JavaScript condition until it holds (or the tab's deadline).
+func waitFor(expr string) chromedp.Action {
+	return chromedp.Poll(expr, nil, chromedp.WithPollingInterval(50*time.Millisecond))
+}
+
+func TestPagesInABrowser(t *testing.T) {
+	fake := nearrpctest.New(t)
+	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "300",
+		"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
+	// A drawing on the map whose name is markup.
+	const hostile = `<img src=x onerror="document.title='pwned'">`
+	record, id, _ := aFlower(t, "alice.near", hostile, 4)
+	publishElsewhere(t, fake, "alice.near", id, record)
+	if _, err := p.Svc.MapSync.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b := startBrowser(t, p.URL)
+
+	t.Run("a recorded chat on /make draws its flower", func(t *testing.T) {
+		ctx := b.tab(t)
+		var location string
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(p.URL+"/make"),
+			chromedp.SendKeys("#ask", "draw the marketing DAO", chromedp.ByID),
+			chromedp.Click("#send", chromedp.ByID),
+			chromedp.WaitVisible(".flower svg", chromedp.ByQuery),
+			chromedp.WaitVisible("li.ev-done", chromedp.ByQuery),
+			chromedp.Location(&location),
+		))
+		assert.Contains(t, location, "/make?run=")
+		var you string
+		require.NoError(t, chromedp.Run(ctx, chromedp.Text("li.ev-you", &you, chromedp.ByQuery)))
+		assert.Contains(t, you, "draw the marketing DAO")
+		require.NoError(t, chromedp.Run(ctx, chromedp.ScrollIntoView(".flower", chromedp.ByQuery)))
+		screenshot(t, ctx, "make")
+	})
+
+	// A run started elsewhere, followed on its page, reloaded while it runs.
+	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
+	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
+	var started struct {
+		RunID string `json:"run_id"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &started))
+
+	t.Run("reloading mid-run shows every event once", func(t *testing.T) {
+		ctx := b.tab(t)
+		var ended bool
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(p.URL+"/make?run="+started.RunID),
+			chromedp.WaitVisible("li.ev-tool_call", chromedp.ByQuery),
+			chromedp.Evaluate(`document.querySelector('li.ev-done') !== null`, &ended),
+		))
+		require.False(t, ended, "the run ended before the reload (PETAL_RECORDED_PACE_MS too fast for this machine?)")
+		var seqs []int
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Reload(),
+			chromedp.WaitVisible("li.ev-done", chromedp.ByQuery),
+			chromedp.WaitReady(`#make[data-caught-up="yes"]`, chromedp.ByQuery), // the live marker came
+			chromedp.Evaluate(`Array.from(document.querySelectorAll('#log li[data-seq]')).map(li => +li.dataset.seq)`, &seqs),
+		))
+		_, runBody := p.do(t, http.MethodGet, "/api/v1/agent/runs/"+started.RunID, "")
+		var run struct {
+			Events []struct {
+				Seq  int    `json:"seq"`
+				Kind string `json:"event"`
+			} `json:"events"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(runBody), &run))
+		var want []int
+		for _, e := range run.Events {
+			if e.Kind != "run" {
+				want = append(want, e.Seq)
+			}
+		}
+		require.NotEmpty(t, want)
+		assert.Equal(t, want, seqs, "each stored event once, in order")
+	})
+
+	t.Run("a /d/ link lands on the drawn draft", func(t *testing.T) {
+		_, runBody := p.do(t, http.MethodGet, "/api/v1/agent/runs/"+started.RunID, "")
+		var run struct {
+			Events []struct {
+				Kind string          `json:"event"`
+				Data json.RawMessage `json:"data"`
+			} `json:"events"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(runBody), &run))
+		var viewURL string
+		for _, e := range run.Events {
+			if e.Kind == "flower" {
+				var f struct {
+					ViewURL string `json:"view_url"`
+				}
+				require.NoError(t, json.Unmarshal(e.Data, &f))
+				viewURL = f.ViewURL
+			}
+		}
+		require.True(t, strings.HasPrefix(viewURL, "/d/"), runBody)
+		ctx := b.tab(t)
+		var location, title, link string
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(p.URL+viewURL),
+			chromedp.WaitVisible("#flower svg", chromedp.ByQuery),
+			chromedp.Location(&location),
+			chromedp.Text("h1", &title, chromedp.ByQuery),
+			chromedp.Value("#draft-link", &link, chromedp.ByID),
+		))
+		assert.Contains(t, location, p.URL+"/draft?spec=")
+		assert.NotEmpty(t, title)
+		assert.Equal(t, p.URL+viewURL, link, "the draft link to copy")
+		screenshot(t, ctx, "draft")
+		// Readable at 320 px: nothing wider than the screen.
+		var wide bool
+		require.NoError(t, chromedp.Run(ctx,
+			emulation.SetDeviceMetricsOverride(320, 640, 1, true),
+			emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}),
+			chromedp.Evaluate(`document.documentElement.scrollWidth > 320`, &wide),
+		))
+		assert.False(t, wide, "the draft page scrolls sideways at 320 px")
+		screenshot(t, ctx, "draft-320-dark")
+	})
+
+	t.Run("the gallery loads its tiles and shows a hostile name as text", func(t *testing.T) {
+		ctx := b.tab(t)
+		var name, title string
+		var tiles int
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(p.URL+"/map"),
+			chromedp.WaitVisible(".gallery .tile img", chromedp.ByQuery),
+			waitFor(`Array.from(document.querySelectorAll('.gallery img')).every(i => i.complete && i.naturalWidth > 0)`),
+			chromedp.Evaluate(`document.querySelectorAll('.gallery .tile').length`, &tiles),
+			chromedp.Text(".gallery .tile-name", &name, chromedp.ByQuery),
+			chromedp.Title(&title),
+		))
+		assert.Equal(t, 1, tiles)
+		assert.Equal(t, hostile, name, "the name shows as text")
+		assert.NotEqual(t, "pwned", title)
+		screenshot(t, ctx, "map")
+		var drawings int
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Click(".gallery .tile a", chromedp.ByQuery),
+			chromedp.WaitVisible(".reading .tile img", chromedp.ByQuery),
+			waitFor(`Array.from(document.querySelectorAll('.reading img')).every(i => i.complete && i.naturalWidth > 0)`),
+			chromedp.Evaluate(`document.querySelectorAll('.reading .tile').length`, &drawings),
+			chromedp.Title(&title),
+		))
+		assert.Equal(t, 1, drawings)
+		assert.NotEqual(t, "pwned", title)
+		screenshot(t, ctx, "map-one")
+	})
+
+	t.Run("connect shows how to bring an agent", func(t *testing.T) {
+		ctx := b.tab(t)
+		var command string
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(p.URL+"/connect"),
+			chromedp.WaitVisible("#wallet-steps", chromedp.ByID),
+			chromedp.Value("#mcp-http", &command, chromedp.ByID),
+		))
+		assert.Equal(t, "claude mcp add --transport http petal "+p.URL+"/mcp", command)
+		screenshot(t, ctx, "connect")
+	})
+}
+
+func TestPagesCarryAStrictPolicy(t *testing.T) {
+	p := startPetal(t, nil)
+	for _, path := range []string{"/make", "/connect", "/map", "/make?run=nobody"} {
+		res, body := p.do(t, http.MethodGet, path, "")
+		csp := res.Header.Get("Content-Security-Policy")
+		assert.Contains(t, csp, "default-src 'self'", path)
+		assert.Contains(t, csp, "frame-ancestors 'none'", path)
+		assert.NotContains(t, csp, "unsafe-inline", path)
+		assert.Equal(t, "no-store", res.Header.Get("Cache-Control"), path)
+		assert.True(t, strings.HasPrefix(res.Header.Get("Content-Type"), "text/html"), path)
+		assert.NotContains(t, body, "<script>", "no inline script: %s", path)
+		assert.NotContains(t, body, "style=", "no inline style: %s", path)
+	}
+	res, body := p.do(t, http.MethodGet, "/make?run=nobody", "")
+	assert.Equal(t, http.StatusNotFound, res.StatusCode)
+	assert.Contains(t, body, "Not found")
+}
