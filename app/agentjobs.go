@@ -99,6 +99,11 @@ func (s *AgentJobsService) CreateLink(ctx context.Context, caller Caller) (Agent
 	if err != nil {
 		return AgentLinkMade{}, err
 	}
+	if working, err := s.store.Links(ctx, owner); err != nil {
+		return AgentLinkMade{}, err
+	} else if len(working) >= agentjobs.MaxLinksPerPerson {
+		return AgentLinkMade{}, agentjobs.TooManyLinks()
+	}
 	id, err := explorations.NewID(s.random, "alk_")
 	if err != nil {
 		return AgentLinkMade{}, err

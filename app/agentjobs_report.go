@@ -40,7 +40,7 @@ func (s *AgentJobsService) takeJob(ctx context.Context, call Call, in takeJobInp
 		}
 	}
 	w, err := s.store.Seen(ctx, agentjobs.Worker{Owner: r.owner, Agent: key, Name: strings.TrimSpace(in.As), Worker: in.Worker, Can: in.Can,
-		LastSeen: s.now()}, agentjobs.MaxWorkersPerAgent)
+		LastSeen: s.now()}, agentjobs.MaxWorkersPerAgent, agentjobs.MaxAgentsPerPerson)
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func (s *AgentJobsService) Wait(ctx context.Context, token string, in WaitInput)
 	now := s.now()
 	until := now.Add(wait)
 	w, err := s.store.Seen(ctx, agentjobs.Worker{Owner: owner, Agent: key, Name: strings.TrimSpace(in.As), Worker: in.Worker, Can: in.Can,
-		LastSeen: now, WaitingUntil: &until}, agentjobs.MaxWorkersPerAgent)
+		LastSeen: now, WaitingUntil: &until}, agentjobs.MaxWorkersPerAgent, agentjobs.MaxAgentsPerPerson)
 	if err != nil {
 		return nil, err
 	}

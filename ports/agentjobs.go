@@ -25,9 +25,10 @@ type AgentJobs interface {
 
 	// Seen records a worker waiting (until waitingUntil) or taking: made with
 	// the next place among its agent's workers, refused with
-	// agentjobs.TooManyWorkers past maxWorkers of one agent. can nil keeps
-	// what it said before.
-	Seen(ctx context.Context, w agentjobs.Worker, maxWorkers int) (agentjobs.Worker, error)
+	// agentjobs.TooManyWorkers past maxWorkers of one agent, and with
+	// agentjobs.TooManyAgents for a new agent past maxAgents of the owner's.
+	// can nil keeps what it said before.
+	Seen(ctx context.Context, w agentjobs.Worker, maxWorkers, maxAgents int) (agentjobs.Worker, error)
 	// WaitEnded marks a worker's wait over at at.
 	WaitEnded(ctx context.Context, owner, agent, worker string, at time.Time) error
 	// Workers is owner's workers, each agent's in the order they first came,

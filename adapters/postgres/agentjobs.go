@@ -96,7 +96,7 @@ func scanWorker(row pgx.Row, extra ...any) (agentjobs.Worker, error) {
 
 // Seen implements ports.AgentJobs. A transaction-scoped advisory lock on the
 // agent keeps two new workers from taking one place or passing the cap.
-func (s *AgentJobs) Seen(ctx context.Context, w agentjobs.Worker, maxWorkers int) (agentjobs.Worker, error) {
+func (s *AgentJobs) Seen(ctx context.Context, w agentjobs.Worker, maxWorkers, maxAgents int) (agentjobs.Worker, error) {
 	// A worker seen before (every wait but its first) is one statement.
 	out, err := scanWorker(s.db.Pool.QueryRow(ctx, `UPDATE agent_workers SET name = $4, can = coalesce($5, can), last_seen = $6,
 	waiting_until = $7 WHERE owner = $1 AND agent = $2 AND worker = $3 RETURNING `+workerColumns,
@@ -105,7 +105,8 @@ func (s *AgentJobs) Seen(ctx context.Context, w agentjobs.Worker, maxWorkers int
 		return out, err
 	}
 	err = pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))`, w.Owner, w.Agent); err != nil {
+		// One lock per person: a new worker counts the person's agents too.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('workers ' || $1, 0))`, w.Owner); err != nil {
 			return err
 		}
 		var count, last int
@@ -115,6 +116,15 @@ func (s *AgentJobs) Seen(ctx context.Context, w agentjobs.Worker, maxWorkers int
 		}
 		if count >= maxWorkers {
 			return agentjobs.TooManyWorkers()
+		}
+		if count == 0 {
+			var agents int
+			if err := tx.QueryRow(ctx, `SELECT count(DISTINCT agent) FROM agent_workers WHERE owner = $1`, w.Owner).Scan(&agents); err != nil {
+				return err
+			}
+			if agents >= maxAgents {
+				return agentjobs.TooManyAgents()
+			}
 		}
 		var err error
 		out, err = scanWorker(tx.QueryRow(ctx, `INSERT INTO agent_workers (`+workerColumns+`)

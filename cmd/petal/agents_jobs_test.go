@@ -13,6 +13,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/credit"
 )
 
@@ -291,6 +292,9 @@ func TestSupervisionAndJobsInParts(t *testing.T) {
 	fifth := take("Claude Code")
 	require.NotNil(t, fifth.Job)
 
+	code, raw = report(t, p, third.Job.ID, third.Project.Exploration, strings.Repeat("x", agentjobs.MaxReport+1))
+	assert.Equal(t, http.StatusBadRequest, code, "a report is at most 256 KiB")
+	assert.Contains(t, raw, `"bad_input"`)
 	code, raw = report(t, p, third.Job.ID, third.Project.Exploration, "a has 3 members")
 	require.Equal(t, http.StatusOK, code, raw)
 	assert.Contains(t, raw, `"taken_up":false`, "one part back of two")

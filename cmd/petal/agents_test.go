@@ -129,6 +129,12 @@ func TestAgentLinksAreAPersonsAndShownOnce(t *testing.T) {
 	}
 	code, _, raw = wait(t, p, "petal_agent_nope", `{"as":"Codex"}`)
 	assert.Equal(t, http.StatusUnauthorized, code, raw)
+
+	for range agentjobs.MaxLinksPerPerson - 1 {
+		agentLink(t, p, alice)
+	}
+	res, body = p.do(t, http.MethodPost, "/api/v1/agents/link", "", "Cookie", alice)
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, "at most 100 links that work: %s", body)
 }
 
 func TestAWaitThatTimesOutAnswersNoJobAndShowsPresence(t *testing.T) {

@@ -20,6 +20,8 @@ import (
 // The contract's limits.
 const (
 	MaxWorkersPerAgent = 32
+	MaxAgentsPerPerson = 32  // agents (names) a person's links have waited as
+	MaxLinksPerPerson  = 100 // agent links that work at once
 	MaxOpenPerPerson   = 200
 	MaxBrief           = 16 << 10  // bytes
 	MaxReport          = 256 << 10 // bytes
@@ -216,6 +218,18 @@ func NotFound(what string) *errs.Error {
 func TooManyOpen() *errs.Error {
 	return errs.Newf(errs.RateLimited, "at most %d open jobs at once", MaxOpenPerPerson).
 		WithHint("wait for your agents to take some, or stop the ones nobody will take").WithRetryAfter(60)
+}
+
+// TooManyAgents refuses a new agent name past the person's.
+func TooManyAgents() *errs.Error {
+	return errs.Newf(errs.RateLimited, "at most %d agents per person", MaxAgentsPerPerson).
+		WithHint("connect your agents under the names they had before").WithRetryAfter(60)
+}
+
+// TooManyLinks refuses a new agent link past the person's.
+func TooManyLinks() *errs.Error {
+	return errs.Newf(errs.RateLimited, "at most %d agent links at once", MaxLinksPerPerson).
+		WithHint("revoke the ones you no longer use (POST /api/v1/agents/link/revoke)").WithRetryAfter(60)
 }
 
 // TooManyWorkers refuses a worker past its agent's.

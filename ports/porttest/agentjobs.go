@@ -100,7 +100,7 @@ func AgentJobsContract(t *testing.T, fresh func(t *testing.T) AgentJobsHarness) 
 		seen := func(name, worker string, can *string) (agentjobs.Worker, error) {
 			at = at.Add(time.Millisecond)
 			return h.Jobs.Seen(ctx, agentjobs.Worker{Owner: alice, Agent: agentjobs.AgentKey(name), Name: name, Worker: worker, Can: can,
-				LastSeen: at, WaitingUntil: &until}, 3)
+				LastSeen: at, WaitingUntil: &until}, 3, 2)
 		}
 		can := "splits work among sub-agents"
 		w, err := seen("Codex", "a", &can)
@@ -125,6 +125,9 @@ func AgentJobsContract(t *testing.T, fresh func(t *testing.T) AgentJobsHarness) 
 		}
 		if _, err := seen("Claude Code", "", nil); err != nil {
 			t.Fatalf("another agent has its own cap: %v", err)
+		}
+		if _, err := seen("Gemini", "", nil); !errs.Is(err, errs.RateLimited) {
+			t.Fatalf("past the person's agents: %v", err)
 		}
 		must(t, h.Jobs.WaitEnded(ctx, alice, "codex", "b", at))
 		ws, err := h.Jobs.Workers(ctx, alice)
