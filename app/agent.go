@@ -68,6 +68,7 @@ type AgentService struct {
 	jobNotes  JobNotes    // the person's agents and jobs, for the system message; nil: none
 	quotes    ports.ChatQuotes
 	quoted    ports.Counter // quotes made, bound and refused
+	pricing   chan struct{} // quotes priced at once (each builds nine requests)
 	clock     ports.Clock
 	tails     *tailCache
 	own       map[string]*ownTool // the agent's own tools (name_conversation), by name
@@ -120,6 +121,7 @@ func NewAgentService(d AgentDeps) *AgentService {
 	a := &AgentService{cfg: d.Config, store: d.Runs, bus: d.Bus, leases: d.Leases, model: d.Model, attest: d.Attestations,
 		registry: d.Registry, flowers: d.Flowers, access: d.Access, ledger: d.Ledger, pay: d.Pay, snapshots: d.Snapshots,
 		limiter: d.Limiter, log: d.Log, process: d.Process, random: d.Random, budget: d.Budget, opens: d.Opens, quotes: d.Quotes, clock: d.Clock, tails: newTailCache(d.Runs, d.Bus), life: life, shutdown: shutdown, jobs: map[string]*job{}}
+	a.pricing = make(chan struct{}, quotesPricedAtOnce)
 	a.quoted = ports.MetricsOrNone(d.Metrics).Counter("petal_chat_quotes_total",
 		"Chats' quotes: made, bound to a chat, or refused to one (used, expired, for other messages).", "outcome")
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))

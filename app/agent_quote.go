@@ -19,6 +19,11 @@ import (
 // QuotesPerHour bounds the quotes one address asks for: each is stored.
 const QuotesPerHour = 120
 
+// quotesPricedAtOnce bounds the quotes a process prices at once: each
+// builds and measures nine requests of up to a few MiB
+// (BenchmarkQuotePricing: about 5 ms and 3 MB for a short question).
+const quotesPricedAtOnce = 2
+
 // answerBytesBound is what a further round's estimate adds to the thread for
 // the model's answer (maxAnswerTokens at four bytes a token); a tool's
 // result adds toolResultMax, what the loop ever shows the model of one.
@@ -236,7 +241,13 @@ func (a *AgentService) Quote(ctx context.Context, caller Caller, req QuoteReques
 			return QuoteBody{}, err
 		}
 	}
+	select {
+	case a.pricing <- struct{}{}:
+	case <-ctx.Done():
+		return QuoteBody{}, ctx.Err()
+	}
 	view, most, err := a.priceChat(ctx, payer, c)
+	<-a.pricing
 	if err != nil {
 		return QuoteBody{}, err
 	}
