@@ -291,3 +291,19 @@ func TestAStrangersAnnotationsCountAgainstTheDataBudget(t *testing.T) {
 	}
 	assert.Equal(t, map[string]float64{"added": 1, "existed": 0, "refused": 2}, kept)
 }
+
+// The map's pictures are kept a year by view and shared by everyone: they
+// never carry anyone's names, even asked for by the person who gave them.
+func TestTheMapsCachedPicturesCarryNobodysNames(t *testing.T) {
+	p, rpc := signInPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
+	erin := signInAs(t, p, rpc, "erin.testnet")
+	erin.ok(t, http.MethodPost, "/api/v1/me/annotations",
+		`{"annotations":[{"subject":"near:mainnet:alice.near","verb":"named","object":{"value":"Ann the Treasurer"},"kind":"stated"}]}`)
+	m := getMap(t, p, "/api/v1/map")
+	require.NotEmpty(t, m.Views)
+	res, svg := erin.do(t, http.MethodGet, m.Views[0].Picture, "")
+	require.Equal(t, http.StatusOK, res.StatusCode, svg)
+	assert.Contains(t, svg, "alice.near", "the shipped map draws alice.near's petal")
+	assert.NotContains(t, svg, "Ann the Treasurer")
+	assert.Contains(t, res.Header.Get("Cache-Control"), "immutable")
+}
