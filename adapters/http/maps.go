@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -78,12 +79,22 @@ func listCaching(c echo.Context, p app.MapPage) {
 	c.Response().Header().Set("Cache-Control", "no-cache")
 }
 
+// mapID is the :id of a map's route, unescaped: a client sends it
+// URL-encoded (encodeURIComponent writes its colons as %3A).
+func mapID(c echo.Context) string {
+	id, err := url.PathUnescape(c.Param("id"))
+	if err != nil {
+		return c.Param("id")
+	}
+	return id
+}
+
 func (s *Server) oneMap(c echo.Context) error {
 	p, err := s.mapPage(c)
 	if err != nil {
 		return err
 	}
-	b, err := s.deps.Maps.OneMap(c.Request().Context(), c.Param("id"), p)
+	b, err := s.deps.Maps.OneMap(c.Request().Context(), mapID(c), p)
 	if err != nil {
 		return err
 	}
@@ -92,7 +103,7 @@ func (s *Server) oneMap(c echo.Context) error {
 }
 
 func (s *Server) mapProposals(c echo.Context) error {
-	b, err := s.deps.Maps.Proposals(c.Request().Context(), c.Param("id"))
+	b, err := s.deps.Maps.Proposals(c.Request().Context(), mapID(c))
 	if err != nil {
 		return err
 	}

@@ -222,6 +222,10 @@ func TestMapListsCardsAndPictures(t *testing.T) {
 	if res, body := p.do(t, http.MethodGet, "/api/v1/maps/"+url.PathEscape(marketingMap), ""); res.StatusCode != 200 || !strings.Contains(body, `"map":{"id":"`+marketingMap) {
 		t.Fatalf("one map: %d %s", res.StatusCode, body)
 	}
+	// encodeURIComponent's form (%3A), and an id in another case than its one form.
+	if res, body := p.do(t, http.MethodGet, "/api/v1/maps/"+url.QueryEscape(marketingMap), ""); res.StatusCode != 200 || !strings.Contains(body, `"id":"`+marketingMap) {
+		t.Fatalf("one map, its id fully escaped: %d %s", res.StatusCode, body)
+	}
 	if res, _ := p.do(t, http.MethodGet, "/api/v1/maps/near:mainnet:nothing.near", ""); res.StatusCode != 404 {
 		t.Fatalf("a map with nothing on it: %d", res.StatusCode)
 	}
