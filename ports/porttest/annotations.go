@@ -3,6 +3,7 @@ package porttest
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -142,6 +143,40 @@ func AnnotationStoreContract(t *testing.T, newStores func(t *testing.T) Annotati
 		}
 		if _, err := s.Annotations.Add(t.Context(), ports.AnnotationScope{Exploration: exp}, two[:1], at); err != nil {
 			t.Fatalf("the last place: %v", err)
+		}
+	})
+
+	t.Run("the same claims sent at once are kept once", func(t *testing.T) {
+		s := newStores(t)
+		exp := explore(t, s, 1, "prs_a")
+		cs := []claims.Claim{claim("near:mainnet:a.near", "named", "Ann"), claim("near:mainnet:b.near", "noted", "x"), claim("near:mainnet:c.near", "noted", "y")}
+		var wg sync.WaitGroup
+		added := make([]int, 8)
+		failed := make([]error, 8)
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				existed, err := s.Annotations.Add(t.Context(), ports.AnnotationScope{Exploration: exp}, cs, at)
+				failed[g] = err
+				for _, e := range existed {
+					if !e {
+						added[g]++
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		total := 0
+		for g := range 8 {
+			if failed[g] != nil {
+				t.Fatal(failed[g])
+			}
+			total += added[g]
+		}
+		got, _ := s.Annotations.InExploration(t.Context(), exp, ports.AnnotationQuery{Limit: 10})
+		if total != 3 || len(got) != 3 {
+			t.Fatalf("added %d in all, %d kept; want 3 and 3", total, len(got))
 		}
 	})
 
