@@ -215,13 +215,13 @@ func (s *AgentJobsService) Presence(ctx context.Context, caller Caller) ([]Prese
 	return out, nil
 }
 
-// JobsKept is how long an ended job (done, failed, stopped) is kept.
+// JobsKept is how long an ended job (done, failed, stopped) is kept; the
+// retention job deletes it then (ports.EndedJobs).
 const JobsKept = 30 * 24 * time.Hour
 
 // SweepJob is the agent jobs' scheduled job (one replica at a time): it puts
 // back the jobs whose take was never answered because its process died
-// (their lease lapsed), wakes those people's waiters, and deletes ended jobs
-// past JobsKept, in batches.
+// (their lease lapsed), and wakes those people's waiters.
 func (s *AgentJobsService) SweepJob() Job {
 	return Job{Name: "agent_jobs", Every: 5 * time.Second, Deadline: 20 * time.Second,
 		Run: func(ctx context.Context) (int64, error) {
@@ -236,10 +236,6 @@ func (s *AgentJobsService) SweepJob() Job {
 					}
 				}
 			}
-			if err != nil {
-				return int64(len(owners)), err
-			}
-			deleted, err := s.store.DeleteEnded(ctx, s.now().Add(-JobsKept), 500)
-			return int64(len(owners)) + deleted, err
+			return int64(len(owners)), err
 		}}
 }

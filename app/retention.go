@@ -43,6 +43,7 @@ var retentionBatch = map[ports.Retained]int{
 	ports.UnpaidTopUps:             1000,
 	ports.UnshownPictures:          100, // up to 2 MiB each
 	ports.ExpiredQuotes:            1000,
+	ports.EndedJobs:                1000,
 }
 
 // retentionPause is the breath between two batches, so other transactions
@@ -69,6 +70,7 @@ func RetentionJob(ret ports.Retention, cfg Config, m ports.Metrics) Job {
 		{ports.ExpiredPrepared, 0},
 		{ports.UnshownPictures, UnshownPicturesKept},
 		{ports.ExpiredQuotes, QuotesKept},
+		{ports.EndedJobs, JobsKept},
 	}
 	if cfg.RetainAnon > 0 {
 		rules = append(rules, rule{ports.UnopenedAnonRuns, cfg.RetainAnon}, rule{ports.UnopenedAnonExplorations, cfg.RetainAnon})

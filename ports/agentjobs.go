@@ -78,9 +78,6 @@ type AgentJobs interface {
 	Report(ctx context.Context, id, linkID string, status agentjobs.Status, summary string, at time.Time) (job agentjobs.Job, groupDone bool, err error)
 	// Group is the parts of a group, in order.
 	Group(ctx context.Context, partOf string) ([]agentjobs.Job, error)
-
-	// DeleteEnded deletes at most limit jobs ended before before.
-	DeleteEnded(ctx context.Context, before time.Time, limit int) (int64, error)
 }
 
 // Take is one attempt to take a job.

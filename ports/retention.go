@@ -27,6 +27,7 @@ const (
 	UnopenedAnonExplorations Retained = "anonymous_explorations" // explorations with no person as owner, neither changed nor opened for olderThan
 	ExpiredQuotes            Retained = "chat_quotes"            // quotes for chats expired olderThan ago, used or not
 	UnpaidTopUps             Retained = "unpaid_top_ups"         // NEAR Intents top-ups never paid into (PENDING_DEPOSIT), their deadline olderThan ago
+	EndedJobs                Retained = "ended_jobs"             // a person's agents' jobs done, failed or stopped olderThan ago (their takes go with them)
 	UnshownPictures          Retained = "unshown_pictures"       // profile pictures no profile shows, kept olderThan ago (a profile's replacement deletes its own; this takes what two at once left)
 )
 

@@ -542,16 +542,6 @@ WHERE id = $1 RETURNING `+jobColumns, id, string(status), summary, at))
 	return out, groupDone, storeErr("report job", err)
 }
 
-// DeleteEnded implements ports.AgentJobs.
-func (s *AgentJobs) DeleteEnded(ctx context.Context, before time.Time, limit int) (int64, error) {
-	tag, err := s.db.Pool.Exec(ctx, `DELETE FROM agent_jobs WHERE id IN (
-	SELECT id FROM agent_jobs WHERE status IN ('done', 'failed', 'stopped') AND updated_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`, before, limit)
-	if err != nil {
-		return 0, fmt.Errorf("postgres: delete ended jobs: %w", err)
-	}
-	return tag.RowsAffected(), nil
-}
-
 // storeErr passes petal's errors through and wraps the rest.
 func storeErr(what string, err error) error {
 	if err == nil {

@@ -2,13 +2,21 @@ package postgres_test
 
 import (
 	"crypto/rand"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/agentjobs"
+	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/domain/people"
+	"github.com/petal-near/petal/ports"
 	"github.com/petal-near/petal/ports/porttest"
 )
 
@@ -41,4 +49,32 @@ func TestAgentJobsContract(t *testing.T) {
 			},
 		}
 	})
+}
+
+// Retention deletes ended jobs past their time, and nothing else.
+func TestRetentionDeletesEndedJobsOnly(t *testing.T) {
+	db := pgtest.New(t)
+	ctx := t.Context()
+	person, _ := people.NewPersonID(rand.Reader)
+	_, err := db.Pool.Exec(ctx, `INSERT INTO people (id) VALUES ($1)`, person)
+	require.NoError(t, err)
+	exp, _ := explorations.NewID(rand.Reader, explorations.IDPrefix)
+	now := time.Now().UTC()
+	require.NoError(t, postgres.NewExplorationRepository(db.DB).CreateExploration(ctx, explorations.Exploration{ID: exp, Owner: person, Question: "q", CreatedAt: now, UpdatedAt: now}))
+	jobs := postgres.NewAgentJobs(db.DB)
+	var all []agentjobs.Job
+	for i := range 3 {
+		all = append(all, agentjobs.Job{ID: fmt.Sprintf("job_%032d", i), Owner: person, Exploration: exp, Conversation: exp, Kind: "map", Title: "t", Brief: "b",
+			Status: agentjobs.Open, CreatedAt: now})
+	}
+	require.NoError(t, jobs.Open(ctx, all, explorations.Exploration{}, agentjobs.MaxOpenPerPerson))
+	_, err = jobs.Stop(ctx, person, all[0].ID, now.Add(-31*24*time.Hour))
+	require.NoError(t, err)
+	_, err = jobs.Stop(ctx, person, all[1].ID, now)
+	require.NoError(t, err)
+	n, err := postgres.NewRetention(db.DB).Delete(ctx, ports.EndedJobs, app.JobsKept, 100)
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, n, "only the job that ended more than 30 days ago")
+	_, err = jobs.Job(ctx, all[0].ID)
+	assert.True(t, errs.Is(err, errs.NotFound))
 }

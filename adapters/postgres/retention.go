@@ -67,6 +67,7 @@ var retentionSQL = map[ports.Retained]struct{ table, where string }{
 	ports.UnshownPictures: {"media", `created_at < now() - make_interval(secs => $1)
 		AND NOT EXISTS (SELECT 1 FROM profile_media u WHERE u.sha256 = media.sha256)`},
 	ports.ExpiredQuotes: {"chat_quotes", `expires_at < now() - make_interval(secs => $1)`},
+	ports.EndedJobs:     {"agent_jobs", `status IN ('done', 'failed', 'stopped') AND updated_at < now() - make_interval(secs => $1)`},
 }
 
 // Delete implements ports.Retention.

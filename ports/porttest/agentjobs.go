@@ -362,20 +362,6 @@ func AgentJobsContract(t *testing.T, fresh func(t *testing.T) AgentJobsHarness) 
 		}
 	})
 
-	t.Run("retention deletes ended jobs only", func(t *testing.T) {
-		h := fresh(t)
-		alice := h.NewPerson(t)
-		exp := h.NewExploration(t, alice)
-		j0 := openJob(t, h, alice, exp, "", suiteNow)
-		openJob(t, h, alice, exp, "", suiteNow)
-		_, err := h.Jobs.Stop(t.Context(), alice, j0.ID, suiteNow)
-		must(t, err)
-		n, err := h.Jobs.DeleteEnded(t.Context(), suiteNow.Add(time.Second), 100)
-		must(t, err)
-		if n != 1 {
-			t.Fatalf("deleted %d", n)
-		}
-	})
 }
 
 func isEnded(err error, ended string) bool {
