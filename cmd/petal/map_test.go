@@ -16,6 +16,7 @@ import (
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/domain/specs"
+	"github.com/petal-near/petal/ports"
 )
 
 const marketingMap = "near:mainnet:marketing.sputnik-dao.near"
@@ -442,5 +443,40 @@ func TestMapProposalsFromTheNewestProposalsReading(t *testing.T) {
 		len(got.Proposals.Proposals) != 1 || got.Proposals.Proposals[0].Outcome != "approved" || len(got.Proposals.Proposals[0].Votes) != 1 ||
 		got.Proposals.Proposals[0].Votes[0].Account != "near:mainnet:bob.near" || *got.Proposals.Proposals[0].Votes[0].Vote != "for" {
 		t.Fatalf("proposals: %d %s", res.StatusCode, body)
+	}
+}
+
+// A replica whose listener lost its connection may miss a NOTIFY; after it
+// reconnects it reads the whole store again, so it still sees the flower.
+func TestAReplicaThatMissedANotificationStillSeesTheFlower(t *testing.T) {
+	fake := nearrpctest.New(t)
+	env := map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL}
+	a := startPetal(t, env)
+	b := startPetalOn(t, env, a.DB, a.DB.DB)
+	if len(getMap(t, b, "/api/v1/map").Views) != 0 {
+		t.Fatal("a map before any flower")
+	}
+	// Cut every listener of the flowers' channel, then keep a flower while
+	// they reconnect: its NOTIFY may reach nobody.
+	var cut int
+	if err := a.DB.DB.Pool.QueryRow(t.Context(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = current_database() AND query = 'LISTEN `+ports.FlowersChannel+`'`).Scan(&cut); err != nil || cut < 2 {
+		t.Fatalf("cut %d listeners (%v), want both replicas'", cut, err)
+	}
+	record, id, spec := aFlower(t, "alice.near", "Missed", 4)
+	publishElsewhere(t, fake, "alice.near", id, record)
+	if kept, err := a.Svc.MapSync.Run(t.Context()); err != nil || kept != 1 {
+		t.Fatalf("kept %d (%v)", kept, err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		m := getMap(t, b, "/api/v1/map")
+		if len(m.Views) == 1 && m.Views[0].SHA == spec {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica b never saw the flower: %+v", m)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
