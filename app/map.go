@@ -33,6 +33,8 @@ type MapService struct {
 	log     *slog.Logger
 	public  bool
 	views   PersonViews // the view a ?view= names, or a signed-in person's own
+	// relations gives /map its groups and pairs (nil: empty arrays).
+	relations *RelationService
 
 	// What the next build reads: the flowers heard of since the last one,
 	// or the whole store (at start, after the listener reconnected, or when

@@ -90,10 +90,12 @@ func nextCursor(next string) *string {
 	return &next
 }
 
-// Map is GET /api/v1/map: { made, source, views, groups, pairs, next_cursor }.
-// groups and pairs are empty until the relations are built (issue 14).
+// Map is GET /api/v1/map: { made, source, views, next_cursor, groups, pairs }.
+// The views' page is cached with the index; groups and pairs are the
+// relations index's (relations_overview's first page with its defaults),
+// read for each answer since the index changes apart from the map's.
 func (s *MapService) Map(ctx context.Context, p MapPage) ([]byte, error) {
-	return s.cached(ctx, "map", p, func(st *mapState, l maps.Look, limit int) (any, error) {
+	b, err := s.cached(ctx, "map", p, func(st *mapState, l maps.Look, limit int) (any, error) {
 		from, to, next, err := st.index.ViewsPage(p.Cursor, limit)
 		if err != nil {
 			return nil, err
@@ -106,13 +108,29 @@ func (s *MapService) Map(ctx context.Context, p MapPage) ([]byte, error) {
 			Made       string      `json:"made"`
 			Source     string      `json:"source"`
 			Views      []maps.View `json:"views"`
-			Groups     []struct{}  `json:"groups"`
-			Pairs      []struct{}  `json:"pairs"`
 			NextCursor *string     `json:"next_cursor"`
-		}{Made: st.index.Made().UTC().Format(time.RFC3339), Source: s.Source(), Views: views, Groups: []struct{}{}, Pairs: []struct{}{},
-			NextCursor: nextCursor(next)}, nil
+		}{Made: st.index.Made().UTC().Format(time.RFC3339), Source: s.Source(), Views: views, NextCursor: nextCursor(next)}, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	groups, pairs := json.RawMessage(`[]`), json.RawMessage(`[]`)
+	if s.relations != nil {
+		if groups, pairs, err = s.relations.MapOverview(ctx); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]byte, 0, len(b)+len(groups)+len(pairs)+24)
+	out = append(out, b[:len(b)-1]...)
+	out = append(out, `,"groups":`...)
+	out = append(out, groups...)
+	out = append(out, `,"pairs":`...)
+	out = append(out, pairs...)
+	return append(out, '}'), nil
 }
+
+// RelationsFrom has GET /api/v1/map carry the relations' groups and pairs.
+func (s *MapService) RelationsFrom(r *RelationService) { s.relations = r }
 
 // Views is GET /api/v1/map/views: { views, next_cursor }, the same views in
 // the same order, each without its reading.

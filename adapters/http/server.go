@@ -151,6 +151,7 @@ func (s *Server) routeTable() []Route {
 	rs = append(rs, s.mapRoutes()...)
 	rs = append(rs, s.publishRoutes()...)
 	rs = append(rs, s.pageRoutes()...)
+	rs = append(rs, s.relationRoutes()...)
 	return rs
 }
 

@@ -40,7 +40,9 @@ type service struct {
 	Maps        *app.MapService
 	MapListener *postgres.Listener
 	MapSync     *app.MapSync
-	Log         *slog.Logger
+	// Relations is the relations index and its tools.
+	Relations *app.RelationService
+	Log       *slog.Logger
 	// Metrics is every metric declared; serve answers them on
 	// PETAL_METRICS_ADDR.
 	Metrics *metrics.Registry
@@ -107,7 +109,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
 func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg app.Config, db *postgres.DB, clock ports.Clock,
 	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService, mapSync *app.MapSync,
-	agentJobs *app.AgentJobsService) *app.Scheduler {
+	agentJobs *app.AgentJobsService, relations *app.RelationService) *app.Scheduler {
 	s := app.NewScheduler(leases, process, log)
 	s.Observe(app.CountJobs(m))
 	s.Add(app.SweepJob(agent, ledger, m))
@@ -124,6 +126,7 @@ func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logge
 		s.Add(*j)
 	}
 	s.Add(agentJobs.SweepJob())
+	s.Add(relations.Job())
 	return s
 }
 

@@ -90,6 +90,8 @@ var (
 		postgres.NewPublishedFlowerRepository,
 		wire.Bind(new(app.MapFlowerStore), new(*postgres.PublishedFlowerRepository)),
 		newPublishedFlowers,
+		postgres.NewRelationRepository,
+		wire.Bind(new(ports.RelationStore), new(*postgres.RelationRepository)),
 		wire.Bind(new(ports.SocialDB), new(*nearrpc.Client)),
 		postgres.NewProfileRepository,
 		wire.Bind(new(ports.ProfileStore), new(*postgres.ProfileRepository)),
@@ -111,7 +113,8 @@ var (
 		app.NewFlowerService,
 		// The map is here so every door's store of published flowers tells it
 		// of what is kept (newPublishedFlowers).
-		app.NewMapService,
+		newMapService,
+		app.NewRelationService,
 		app.NewAnnotationService,
 		app.NewLayerService,
 		newSnapshotService,
@@ -167,8 +170,20 @@ func newClock() ports.Clock { return memory.SystemClock{} }
 // answers with no chain read.
 // newPublishedFlowers is the published flowers' store as every writer uses
 // it: what is kept through it is on this process's map at once.
-func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *app.MapService) ports.PublishedFlowers {
-	return maps.Watching(store)
+func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *app.MapService, relations *app.RelationService) ports.PublishedFlowers {
+	return app.IndexingKeeps(maps.Watching(store), relations)
+}
+
+// newMapService is the map, its /map answer carrying the relations' groups
+// and pairs.
+func newMapService(cfg app.Config, library *app.SnapshotLibrary, store app.MapFlowerStore, views app.PersonViews, clock ports.Clock,
+	log *slog.Logger, m ports.Metrics, relations *app.RelationService) (*app.MapService, error) {
+	s, err := app.NewMapService(cfg, library, store, views, clock, log, m)
+	if err != nil {
+		return nil, err
+	}
+	s.RelationsFrom(relations)
+	return s, nil
 }
 
 func newMapSync(cfg app.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, positions ports.JobPositions, library *app.SnapshotLibrary,
@@ -238,8 +253,9 @@ func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
 func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService,
-	annotations *app.AnnotationService, layers *app.LayerService, eyes *app.EyesService, brain *app.BrainService, publish *app.PublishService) []app.ToolSet {
-	return []app.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs}
+	annotations *app.AnnotationService, layers *app.LayerService, eyes *app.EyesService, brain *app.BrainService, publish *app.PublishService,
+	relations *app.RelationService) []app.ToolSet {
+	return []app.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations}
 }
 
 // newWebPages is read_page's fetcher: public pages only (loopback too with

@@ -64,17 +64,22 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	eyesService := app.NewEyesService(client, webPages, webSearch, clock)
 	brainService := app.NewBrainService()
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
-	mapService, err := app.NewMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry)
+	relationRepository := postgres.NewRelationRepository(db)
+	relationService, err := app.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
 		return nil, nil, err
 	}
-	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService)
+	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService)
+	if err != nil {
+		return nil, nil, err
+	}
+	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService, relationService)
 	nearPrice := newNearPrice(cfg, log)
 	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, signInService, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
 		return nil, nil, err
 	}
-	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService)
+	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db, client)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
@@ -163,7 +168,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	if err != nil {
 		return nil, nil, err
 	}
-	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService)
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService, relationService)
 	listener := newFlowerListener(db, log, mapService)
 	mainService := &service{
 		Server:      httpapiServer,
@@ -180,6 +185,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Maps:        mapService,
 		MapListener: listener,
 		MapSync:     mapSync,
+		Relations:   relationService,
 		Log:         log,
 		Metrics:     registry,
 	}
@@ -227,17 +233,22 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	eyesService := app.NewEyesService(client, webPages, webSearch, clock)
 	brainService := app.NewBrainService()
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
-	mapService, err := app.NewMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry)
+	relationRepository := postgres.NewRelationRepository(db)
+	relationService, err := app.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
 		return nil, nil, err
 	}
-	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService)
+	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService)
+	if err != nil {
+		return nil, nil, err
+	}
+	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService, relationService)
 	nearPrice := newNearPrice(cfg, log)
 	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, walletReader, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
 		return nil, nil, err
 	}
-	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService)
+	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(appRegistry, log)
 	mainStdioMCP := &stdioMCP{

@@ -1,0 +1,318 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/relations"
+	"github.com/petal-near/petal/ports"
+)
+
+// RelationRepository is the relations index (migrations/000030_relations).
+type RelationRepository struct{ db *DB }
+
+var _ ports.RelationStore = (*RelationRepository)(nil)
+
+// NewRelationRepository makes the store over db.
+func NewRelationRepository(db *DB) *RelationRepository { return &RelationRepository{db: db} }
+
+// rebuildLock serialises rebuilds across replicas: a rebuild rewrites the
+// pair rows of its group with every other group, so two at once would
+// deadlock on them. Rebuilds are rare; readers never take it.
+const rebuildLock = 7_140_014_000
+
+// Newest implements ports.RelationStore.
+func (r *RelationRepository) Newest(ctx context.Context, group string) (string, time.Time, bool, error) {
+	var sha string
+	var at time.Time
+	err := r.db.Pool.QueryRow(ctx, `SELECT snapshot_sha256, as_of FROM relation_groups WHERE group_id = $1`, group).Scan(&sha, &at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", time.Time{}, false, nil
+	}
+	if err != nil {
+		return "", time.Time{}, false, fmt.Errorf("postgres: relations newest: %w", err)
+	}
+	return sha, at.UTC(), true, nil
+}
+
+// Offer implements ports.RelationStore: the reading is recorded, and if it
+// is now the group's newest its members and pairs are rewritten, in one
+// transaction, so a reader sees the group before or after, never between.
+func (r *RelationRepository) Offer(ctx context.Context, rd ports.RelationReading) (bool, error) {
+	rebuilt := false
+	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(rebuildLock)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO relation_readings (group_id, snapshot_sha256, as_of) VALUES ($1, $2, $3)
+ON CONFLICT DO NOTHING`, rd.Group, rd.Snapshot, rd.AsOf); err != nil {
+			return err
+		}
+		if !rd.Holdings {
+			return nil
+		}
+		var curSHA string
+		var curAt time.Time
+		err := tx.QueryRow(ctx, `SELECT snapshot_sha256, as_of FROM relation_groups WHERE group_id = $1`, rd.Group).Scan(&curSHA, &curAt)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+		case err != nil:
+			return err
+		case curSHA == rd.Snapshot:
+			return nil
+		case curAt.After(rd.AsOf) || (curAt.Equal(rd.AsOf) && curSHA < rd.Snapshot):
+			return nil // the group's reading is newer
+		}
+		rebuilt = true
+		return rebuildGroup(ctx, tx, rd)
+	})
+	if err != nil {
+		return false, fmt.Errorf("postgres: relations offer %s: %w", rd.Group, err)
+	}
+	return rebuilt, nil
+}
+
+func rebuildGroup(ctx context.Context, tx pgx.Tx, rd ports.RelationReading) error {
+	g := rd.Group
+	if _, err := tx.Exec(ctx, `INSERT INTO relation_groups (group_id, snapshot_sha256, as_of, reader, kind, title, members, total)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8::numeric)
+ON CONFLICT (group_id) DO UPDATE SET snapshot_sha256 = excluded.snapshot_sha256, as_of = excluded.as_of, reader = excluded.reader,
+  kind = excluded.kind, title = excluded.title, members = excluded.members, total = excluded.total, rebuilt_at = now()`,
+		g, rd.Snapshot, rd.AsOf, rd.Reader, relations.KindOf(rd.Reader), rd.Title, len(rd.Members), rd.Total); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM relation_pairs WHERE a = $1 OR b = $1`, g); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM relation_members WHERE group_id = $1`, g); err != nil {
+		return err
+	}
+	rows := make([][]any, len(rd.Members))
+	for i, m := range rd.Members {
+		rows[i] = []any{g, m.Account, m.Weight, m.Share, m.Rank}
+	}
+	// weight goes in as text so numeric keeps it exactly as read.
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"relation_members"}, []string{"group_id", "account", "weight", "share_e12", "rank"},
+		pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) { return rows[i], nil })); err != nil {
+		return err
+	}
+	// The group's pairs with every other group, counted once here.
+	_, err := tx.Exec(ctx, `INSERT INTO relation_pairs (a, b, shared, a_e12, b_e12)
+SELECT least($1, o.group_id), greatest($1, o.group_id), count(*),
+       CASE WHEN $1 < o.group_id THEN sum(m.share_e12) ELSE sum(o.share_e12) END,
+       CASE WHEN $1 < o.group_id THEN sum(o.share_e12) ELSE sum(m.share_e12) END
+FROM relation_members m JOIN relation_members o ON o.account = m.account AND o.group_id <> m.group_id
+WHERE m.group_id = $1
+GROUP BY o.group_id`, g)
+	return err
+}
+
+// Unoffered implements ports.RelationStore.
+func (r *RelationRepository) Unoffered(ctx context.Context, limit int) ([]ports.ReadingRef, error) {
+	rows, err := r.db.Pool.Query(ctx, `SELECT DISTINCT f.map, f.snapshot_sha256 FROM published_flowers f
+WHERE f.status = 'ok' AND NOT EXISTS (SELECT 1 FROM relation_readings x WHERE x.group_id = f.map AND x.snapshot_sha256 = f.snapshot_sha256)
+LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: relations unoffered: %w", err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.ReadingRef, error) {
+		var x ports.ReadingRef
+		return x, row.Scan(&x.Group, &x.Snapshot)
+	})
+}
+
+const groupColumns = `group_id, snapshot_sha256, as_of, reader, kind, title, members, total::text`
+
+func scanGroup(row pgx.Row) (ports.RelationGroup, error) {
+	var g ports.RelationGroup
+	err := row.Scan(&g.Group, &g.Snapshot, &g.AsOf, &g.Reader, &g.Kind, &g.Title, &g.Members, &g.Total)
+	g.AsOf = g.AsOf.UTC()
+	return g, err
+}
+
+// Group implements ports.RelationStore.
+func (r *RelationRepository) Group(ctx context.Context, group string) (ports.RelationGroup, error) {
+	g, err := scanGroup(r.db.Pool.QueryRow(ctx, `SELECT `+groupColumns+` FROM relation_groups WHERE group_id = $1`, group))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ports.RelationGroup{}, errs.New(errs.NotFound, "no group "+group, "")
+	}
+	if err != nil {
+		return ports.RelationGroup{}, fmt.Errorf("postgres: relations group: %w", err)
+	}
+	return g, nil
+}
+
+// Groups implements ports.RelationStore.
+func (r *RelationRepository) Groups(ctx context.Context, groups []string) ([]ports.RelationGroup, error) {
+	rows, err := r.db.Pool.Query(ctx, `SELECT `+groupColumns+` FROM relation_groups WHERE group_id = ANY($1) ORDER BY members DESC, group_id`, groups)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: relations groups: %w", err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.RelationGroup, error) { return scanGroup(row) })
+}
+
+func hiddenOrEmpty(h []string) []string {
+	if h == nil {
+		return []string{}
+	}
+	return h
+}
+
+// AccountGroups implements ports.RelationStore.
+func (r *RelationRepository) AccountGroups(ctx context.Context, account string, q ports.RelationQuery) ([]ports.Membership, error) {
+	rows, err := r.db.Pool.Query(ctx, `SELECT m.group_id, g.title, m.account, m.weight::text, m.share_e12, m.rank
+FROM relation_members m JOIN relation_groups g ON g.group_id = m.group_id
+WHERE m.account = $1 AND m.group_id <> ALL($2)
+  AND (NOT $3 OR m.share_e12 < $4 OR (m.share_e12 = $4 AND m.group_id > $5))
+ORDER BY m.share_e12 DESC, m.group_id
+LIMIT $6`, account, hiddenOrEmpty(q.Hidden), q.After.Set, q.After.Value, q.After.Name, q.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: account groups: %w", err)
+	}
+	return pgx.CollectRows(rows, scanMembership)
+}
+
+func scanMembership(row pgx.CollectableRow) (ports.Membership, error) {
+	var m ports.Membership
+	return m, row.Scan(&m.Group, &m.Title, &m.Account, &m.Weight, &m.Share, &m.Rank)
+}
+
+// Shared implements ports.RelationStore: the count from the pair row and the
+// page from one join, in one read-only snapshot.
+func (r *RelationRepository) Shared(ctx context.Context, a, b string, q ports.RelationQuery) (int64, []ports.SharedMember, error) {
+	var count int64
+	var out []ports.SharedMember
+	err := pgx.BeginTxFunc(ctx, r.db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		lo, hi := min(a, b), max(a, b)
+		err := tx.QueryRow(ctx, `SELECT shared FROM relation_pairs WHERE a = $1 AND b = $2`, lo, hi).Scan(&count)
+		if errors.Is(err, pgx.ErrNoRows) {
+			count = 0
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT x.account, x.weight::text, x.share_e12, y.weight::text, y.share_e12, least(x.share_e12, y.share_e12) AS s
+FROM relation_members x JOIN relation_members y ON y.account = x.account AND y.group_id = $2
+WHERE x.group_id = $1
+  AND (NOT $3 OR least(x.share_e12, y.share_e12) < $4 OR (least(x.share_e12, y.share_e12) = $4 AND x.account > $5))
+ORDER BY s DESC, x.account
+LIMIT $6`, a, b, q.After.Set, q.After.Value, q.After.Name, q.Limit)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.SharedMember, error) {
+			var s ports.SharedMember
+			return s, row.Scan(&s.Account, &s.WeightA, &s.ShareA, &s.WeightB, &s.ShareB, &s.SmallerShare)
+		})
+		return err
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("postgres: shared accounts: %w", err)
+	}
+	return count, out, nil
+}
+
+// Related implements ports.RelationStore. Jaccard is compared as the exact
+// fraction shared / union (cross-multiplied), never a rounded number.
+func (r *RelationRepository) Related(ctx context.Context, group string, by ports.RelatedOrder, q ports.RelationQuery) ([]ports.RelatedGroup, error) {
+	var order, after string
+	switch by {
+	case ports.RelatedByJaccard:
+		// numeric division orders fractions of sizes this small exactly;
+		// the cursor compares them cross-multiplied.
+		order = `(r.shared::numeric / r.u) DESC, r.other`
+		after = `(r.shared * $7 < $4 * r.u OR (r.shared * $7 = $4 * r.u AND r.other > $5))`
+	case ports.RelatedByWeight:
+		order = `r.w DESC, r.other`
+		after = `(r.w < $4 OR (r.w = $4 AND r.other > $5))`
+	default:
+		order = `r.shared DESC, r.other`
+		after = `(r.shared < $4 OR (r.shared = $4 AND r.other > $5))`
+	}
+	args := []any{group, hiddenOrEmpty(q.Hidden), q.After.Set, q.After.Value, q.After.Name, q.Limit}
+	if by == ports.RelatedByJaccard {
+		args[3] = q.After.Num
+		args = append(args, q.After.Den)
+	}
+	rows, err := r.db.Pool.Query(ctx, `WITH me AS (SELECT members FROM relation_groups WHERE group_id = $1),
+r AS (
+  SELECT CASE WHEN p.a = $1 THEN p.b ELSE p.a END AS other, p.shared::bigint AS shared,
+         CASE WHEN p.a = $1 THEN p.b_e12 ELSE p.a_e12 END AS w
+  FROM relation_pairs p WHERE p.a = $1 OR p.b = $1
+), r2 AS (
+  SELECT r.other, r.shared, r.w, g.title, g.members::bigint AS members, me.members::bigint AS of,
+         (me.members + g.members - r.shared)::bigint AS u
+  FROM r JOIN relation_groups g ON g.group_id = r.other, me
+  WHERE r.other <> ALL($2)
+)
+SELECT r.other, r.title, r.shared, r.members, r.of, r.w FROM r2 r
+WHERE NOT $3 OR `+after+`
+ORDER BY `+order+`
+LIMIT $6`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: related groups: %w", err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.RelatedGroup, error) {
+		var g ports.RelatedGroup
+		return g, row.Scan(&g.Group, &g.Title, &g.Shared, &g.Members, &g.Of, &g.WeightInGroup)
+	})
+}
+
+// Pairs implements ports.RelationStore.
+func (r *RelationRepository) Pairs(ctx context.Context, minShared int64, kind string, q ports.RelationQuery) ([]ports.GroupPair, error) {
+	rows, err := r.db.Pool.Query(ctx, `SELECT p.a, p.b, p.shared, ga.members, gb.members
+FROM relation_pairs p JOIN relation_groups ga ON ga.group_id = p.a JOIN relation_groups gb ON gb.group_id = p.b
+WHERE p.shared >= $1 AND p.a <> ALL($2) AND p.b <> ALL($2)
+  AND ($3 = '' OR (ga.kind = $3 AND gb.kind = $3))
+  AND (NOT $4 OR p.shared < $5 OR (p.shared = $5 AND (p.a > $6 OR (p.a = $6 AND p.b > $7))))
+ORDER BY p.shared DESC, p.a, p.b
+LIMIT $8`, minShared, hiddenOrEmpty(q.Hidden), kind, q.After.Set, q.After.Value, q.After.Name, q.After.Name2, q.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: relation pairs: %w", err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.GroupPair, error) {
+		var p ports.GroupPair
+		return p, row.Scan(&p.A, &p.B, &p.Shared, &p.MembersA, &p.MembersB)
+	})
+}
+
+// Walk implements ports.RelationStore: one repeatable-read, read-only
+// transaction, so a walk never sees a group half rebuilt.
+func (r *RelationRepository) Walk(ctx context.Context, fn func(ports.RelationWalker) error) error {
+	return pgx.BeginTxFunc(ctx, r.db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		return fn(relationWalker{tx})
+	})
+}
+
+type relationWalker struct{ tx pgx.Tx }
+
+func (w relationWalker) GroupsOf(ctx context.Context, accounts []string, hidden []string, limit int) ([]ports.Membership, error) {
+	rows, err := w.tx.Query(ctx, `SELECT m.group_id, '', m.account, m.weight::text, m.share_e12, m.rank FROM relation_members m
+WHERE m.account = ANY($1) AND m.group_id <> ALL($2) LIMIT $3`, accounts, hiddenOrEmpty(hidden), limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: relations walk: %w", err)
+	}
+	return pgx.CollectRows(rows, scanMembership)
+}
+
+func (w relationWalker) MembersOf(ctx context.Context, groups []string, limit int) ([]ports.Membership, error) {
+	rows, err := w.tx.Query(ctx, `SELECT m.group_id, '', m.account, m.weight::text, m.share_e12, m.rank FROM relation_members m
+WHERE m.group_id = ANY($1) LIMIT $2`, groups, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: relations walk: %w", err)
+	}
+	return pgx.CollectRows(rows, scanMembership)
+}
+
+func (w relationWalker) Known(ctx context.Context, account string, hidden []string) (bool, error) {
+	var ok bool
+	err := w.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM relation_members WHERE account = $1 AND group_id <> ALL($2))`,
+		account, hiddenOrEmpty(hidden)).Scan(&ok)
+	return ok, err
+}
