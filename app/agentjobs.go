@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/petal-near/petal/domain/agentjobs"
@@ -32,6 +33,9 @@ type AgentJobsService struct {
 	// person's next message). Set by SetTurns, since the agent's service
 	// is built after the registry this service's tools are in.
 	turns ReportTurns
+	// closing ends the open waits when the process shuts down.
+	closing   chan struct{}
+	closeOnce sync.Once
 
 	waitsOpen ports.Gauge
 	waits     ports.Counter
@@ -51,7 +55,7 @@ type ReportTurns interface {
 func NewAgentJobsService(cfg Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
 	views PersonViews, clock ports.Clock, random ports.Random, process ProcessID, m ports.Metrics, log *slog.Logger) *AgentJobsService {
 	m = ports.MetricsOrNone(m)
-	return &AgentJobsService{cfg: cfg, store: store, explorations: exps, runs: runStore, signals: signals, hub: newWaitHub(signals), views: views, clock: clock, random: random,
+	return &AgentJobsService{cfg: cfg, store: store, explorations: exps, runs: runStore, signals: signals, hub: newWaitHub(signals), views: views, closing: make(chan struct{}), clock: clock, random: random,
 		process: process, log: log,
 		waitsOpen: m.Gauge("petal_agent_waits_open", "Agents' waits (POST /api/v1/agents/wait) open now in this process."),
 		waits:     m.Counter("petal_agent_waits_total", "Agents' waits ended, by outcome: job (took one), none (wait_s passed), gone (the caller left).", "outcome"),
@@ -60,6 +64,10 @@ func NewAgentJobsService(cfg Config, store ports.AgentJobs, exps ports.Explorati
 			[]float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 120, 600}),
 	}
 }
+
+// Close ends this process's open waits, each answering { job: null } (the
+// process is shutting down); new waits answer at once too.
+func (s *AgentJobsService) Close() { s.closeOnce.Do(func() { close(s.closing) }) }
 
 // SetTurns connects the agent that takes reports up.
 func (s *AgentJobsService) SetTurns(t ReportTurns) { s.turns = t }

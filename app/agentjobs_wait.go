@@ -123,6 +123,9 @@ func (s *AgentJobsService) Wait(ctx context.Context, token string, in WaitInput)
 		case <-timer.C:
 			s.waits.Add(1, "none")
 			return &WaitAnswer{}, nil
+		case <-s.closing:
+			s.waits.Add(1, "none")
+			return &WaitAnswer{}, nil
 		case <-ctx.Done():
 			s.waits.Add(1, "gone")
 			return nil, ctx.Err()

@@ -207,6 +207,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 		ErrorLog:          slog.NewLogLogger(s.deps.Log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	if s.deps.AgentJobs != nil {
+		// Open waits answer { job: null } at once, so they don't hold the
+		// drain; the agent's own command asks again, elsewhere.
+		srv.RegisterOnShutdown(s.deps.AgentJobs.Close)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

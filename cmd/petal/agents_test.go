@@ -5,9 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -309,4 +311,35 @@ func TestAJobTakenByAReplicaThatDiedGoesBackToOpen(t *testing.T) {
 	var ended string
 	require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT ended FROM agent_job_takes WHERE link_id = $1`, lnk).Scan(&ended))
 	assert.Equal(t, "released", ended)
+}
+
+// TestAShutdownAnswersTheOpenWaits: a process shutting down answers its open
+// waits { job: null } rather than holding its drain on them and cutting them.
+func TestAShutdownAnswersTheOpenWaits(t *testing.T) {
+	db := pgtest.New(t)
+	p := startProcess(t, db, map[string]string{"PETAL_SHUTDOWN_DRAIN_S": "60"})
+	owner, cookie := personOn(t, p.testPetal)
+	token := agentLink(t, p.testPetal, cookie)
+	got := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, p.URL+"/api/v1/agents/wait", strings.NewReader(`{"as":"Codex","wait_s":90}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer res.Body.Close()
+		var b strings.Builder
+		_, _ = io.Copy(&b, res.Body)
+		got <- fmt.Sprint(res.StatusCode, " ", b.String())
+	}()
+	require.Eventually(t, func() bool {
+		var n int
+		require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT count(*) FROM agent_workers WHERE owner = $1 AND waiting_until > now()`, owner).Scan(&n))
+		return n == 1
+	}, 20*time.Second, 20*time.Millisecond)
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	assert.Equal(t, `200 {"tools_version":"1.0.0","job":null}`, <-got)
+	_ = p.cmd.Wait()
 }
