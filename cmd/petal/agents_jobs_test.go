@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/domain/people"
 )
 
 const scriptedModel = "deepseek-ai/DeepSeek-V3.1"
@@ -311,4 +313,52 @@ func TestSupervisionAndJobsInParts(t *testing.T) {
 	}
 	assert.Contains(t, msg, "a has 3 members")
 	assert.Contains(t, msg, "b has 5 members")
+}
+
+// TestHandJobRefusals: a brief past 16 KiB, and a run whose person isn't
+// signed in, hand nothing out; Petals' agent's own tools are no tool at all
+// through another door.
+func TestHandJobRefusals(t *testing.T) {
+	long := strings.Repeat("b", agentjobs.MaxBrief+1)
+	fake := nearaitest.New(t,
+		nearaitest.Completion("c1", scriptedModel, "", nearaitest.Call{Name: "hand_job", Args: `{"title":"Too long","brief":"` + long + `"}`}),
+		nearaitest.Completion("c2", scriptedModel, "That was too long."),
+		nearaitest.Completion("c3", scriptedModel, "", nearaitest.Call{Name: "hand_job", Args: `{"title":"Anonymous","brief":"draw it"}`}),
+		nearaitest.Completion("c4", scriptedModel, "Sign in first."),
+	)
+	p := startPetal(t, modelEnv(fake))
+	alice, cookie := personOn(t, p)
+	fund(t, p.DB, alice)
+	results := func(run runRead) []string {
+		var out []string
+		for _, e := range run.Events {
+			if e.Event == "tool_result" {
+				out = append(out, string(e.Data))
+			}
+		}
+		return out
+	}
+	runID := chatTo(t, p, cookie, "", "hand out a long job")
+	rs := results(runEnded(t, p, cookie, runID))
+	require.Len(t, rs, 1)
+	assert.Contains(t, rs[0], "bad_input")
+	assert.Contains(t, rs[0], "/brief")
+
+	anon, _ := people.NewAnonymousHandle(rand.Reader)
+	anonCookie := "petal_session=" + sessionFor(t, p, anon, time.Now())
+	runID = chatTo(t, p, anonCookie, "", "hand out a job")
+	rs = results(runEnded(t, p, anonCookie, runID))
+	require.Len(t, rs, 1)
+	assert.Contains(t, rs[0], "unauthorised")
+	var n int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM agent_jobs`).Scan(&n))
+	assert.Zero(t, n, "nothing was handed out")
+	var convs int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM explorations WHERE owner = $1`, alice).Scan(&convs))
+	assert.LessOrEqual(t, convs, 1, "a refused hand-out makes no conversation for the job")
+
+	res, raw := p.do(t, http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hand_job","arguments":{"title":"t","brief":"b"}}}`,
+		"Accept", "application/json, text/event-stream")
+	assert.Equal(t, http.StatusOK, res.StatusCode, raw)
+	assert.Contains(t, raw, `"isError":true`, "not through MCP (its door refuses a tool it doesn't list)")
 }
