@@ -44,6 +44,11 @@ type MapService struct {
 	pending []string
 	walk    bool
 	held    map[string]*heldFlower
+	arrived []string // snapshots whose flowers were marked ok here since the last build
+	// missingAt is when each missing snapshot was last looked for: a build
+	// looks again only missingRetry later, so many flowers of snapshots that
+	// aren't here cost no rebuild a read each.
+	missingAt map[string]time.Time
 	// readingsHeld are the readings of the flowers held, by snapshot.
 	readingsHeld map[string]maps.Reading
 
@@ -93,6 +98,9 @@ func (w watchedFlowers) Keep(ctx context.Context, f published.Kept) (published.K
 func (w watchedFlowers) SetStatus(ctx context.Context, snapshot, status string) (int64, error) {
 	n, err := w.PublishedFlowers.SetStatus(ctx, snapshot, status)
 	if err == nil && n > 0 {
+		w.maps.mu.Lock()
+		w.maps.arrived = append(w.maps.arrived, snapshot)
+		w.maps.mu.Unlock()
 		w.maps.want.Add(1)
 	}
 	return n, err
@@ -136,6 +144,8 @@ const (
 	mapSVGCacheBytes  = 32 << 20
 	mapKeysCacheBytes = 16 << 20
 	mapReadingsBytes  = 16 << 20
+	// missingRetry is how long a build trusts that a snapshot is missing.
+	missingRetry = time.Minute
 	// mapBuildTimeout bounds a rebuild (or a drawing), which requests may be
 	// waiting on. A first build cut short is not lost: the snapshots' facts
 	// and the specs' keys it read stay cached, so the next goes further.
@@ -152,7 +162,7 @@ func NewMapService(cfg Config, library *SnapshotLibrary, store MapFlowerStore, v
 	}
 	m = ports.MetricsOrNone(m)
 	s := &MapService{
-		library: library, store: store, walk: true, views: views, hidden: hidden, clock: clock, log: log, public: cfg.Public,
+		library: library, store: store, walk: true, missingAt: map[string]time.Time{}, views: views, hidden: hidden, clock: clock, log: log, public: cfg.Public,
 		keys: newByteCache[string](mapKeysCacheBytes, 1<<20, func(k []specs.Key) int {
 			n := 64
 			for _, key := range k {
@@ -289,9 +299,12 @@ func (s *MapService) current(ctx context.Context) (*mapState, error) {
 // snapshot and spec in the process's life.
 func (s *MapService) build(ctx context.Context, gen uint64) (*mapState, error) {
 	s.mu.Lock()
-	walk, pending := s.walk || s.held == nil, s.pending
-	s.walk, s.pending = false, nil
+	walk, pending, arrived := s.walk || s.held == nil, s.pending, s.arrived
+	s.walk, s.pending, s.arrived = false, nil, nil
 	s.mu.Unlock()
+	for _, snap := range arrived {
+		delete(s.missingAt, snap)
+	}
 	if err := s.catchUp(ctx, walk, pending); err != nil {
 		s.mu.Lock()
 		s.walk = s.walk || walk
@@ -301,21 +314,22 @@ func (s *MapService) build(ctx context.Context, gen uint64) (*mapState, error) {
 	}
 	drawings := make([]maps.Drawing, 0, len(s.held))
 	specsBySHA := make(map[string]specs.Spec, len(s.held))
-	missing := map[string]bool{}
+	now := s.clock.Now()
 	for _, h := range s.held {
 		if h.excluded {
 			continue
 		}
 		if !h.resolved {
-			if missing[h.Snapshot] {
+			if at, ok := s.missingAt[h.Snapshot]; ok && now.Sub(at) < missingRetry {
 				continue
 			}
 			r, keys, err := s.drawingFacts(ctx, h.mapFlower)
 			switch {
 			case errs.Is(err, errs.NotFound):
 				// Listed as snapshot_missing by the flowers' own lists;
-				// drawn nowhere, and looked for again at the next build.
-				missing[h.Snapshot] = true
+				// drawn nowhere, and looked for again at a build a while
+				// later (or at once when it is stored through this process).
+				s.missingAt[h.Snapshot] = now
 				continue
 			case err == errNotDrawable:
 				h.excluded = true
