@@ -10,8 +10,9 @@ import (
 )
 
 // Tools implements ToolSet: publishing (quote_payment, prepare_publish,
-// publish_flower, refused on a public site) and the published flowers
-// (list_flowers, get_flower).
+// publish_flower, refused on a public site, and not offered to Petals'
+// agent's model, whose flower event carries prepare instead) and the
+// published flowers (list_flowers, get_flower).
 func (s *PublishService) Tools() []Tool {
 	return []Tool{
 		WithInput(Tool{
@@ -19,6 +20,9 @@ func (s *PublishService) Tools() []Tool {
 			Description:    "What publishing a flower to NEAR costs, asked dry: the storage deposit SocialDB charges for the record's bytes and its key (10^19 yoctoNEAR a byte) and the gas, with line items, in dollars at NEAR's price now (null when it can't be read). Nothing is kept or reserved by asking; a quote holds 10 minutes.",
 			Output:         json.RawMessage(`{"type":"object","required":["quote"],"properties":{"quote":` + quoteSchema + `}}`),
 			OnTheirMachine: true,
+			// The agent offers publishing in its flower event (prepare);
+			// its model has no use for these, and they would cost every call.
+			HiddenFromAgent: true,
 		}, func(ctx context.Context, call Call, in quoteInput) (any, error) {
 			return s.Quote(ctx, call.Caller, publishRequest(in))
 		}),
@@ -27,6 +31,9 @@ func (s *PublishService) Tools() []Tool {
 			Description:    "Prepare a flower for publishing to NEAR from the signed-in person's own wallet: the flower/v1 record (docs/schemas/flower-v1.schema.json) and the SocialDB set transaction their wallet signs and sends, writing it at <account>/petal/flower/<id>, with its quote. The spec must be valid against a snapshot stored here. The server holds no key: nothing is sent until the wallet sends it; then publish_flower.",
 			Output:         json.RawMessage(`{"type":"object","required":["flower","id","transaction","quote"],"properties":{"flower":{"type":"object"},"id":{"type":"string"},"transaction":{"type":"object","required":["receiver_id","actions"]},"quote":` + quoteSchema + `}}`),
 			OnTheirMachine: true,
+			// The agent offers publishing in its flower event (prepare);
+			// its model has no use for these, and they would cost every call.
+			HiddenFromAgent: true,
 		}, func(ctx context.Context, call Call, in prepareInput) (any, error) {
 			return s.Prepare(ctx, call.Caller, publishRequest(in))
 		}),
@@ -35,6 +42,9 @@ func (s *PublishService) Tools() []Tool {
 			Description:    "Publish a flower once the person's wallet has sent the prepared transaction: the record is read back from SocialDB at finality final under their account, checked byte for byte against what was prepared (or, prepared elsewhere, as a flower/v1 whose snapshot is stored here) and kept. The same id again is the same answer. 404 while nothing is under the key yet (the wallet may not have sent it).",
 			Output:         json.RawMessage(publishedFlowerSchema),
 			OnTheirMachine: true,
+			// The agent offers publishing in its flower event (prepare);
+			// its model has no use for these, and they would cost every call.
+			HiddenFromAgent: true,
 		}, func(ctx context.Context, call Call, in publishFlowerInput) (any, error) {
 			return s.Publish(ctx, call.Caller, publishInput(in))
 		}),
