@@ -33,6 +33,7 @@ type MapService struct {
 	log     *slog.Logger
 	public  bool
 	views   PersonViews // the view a ?view= names, or a signed-in person's own
+	names   MapNamer    // a signed-in person's names on their petals; nil: none
 	// relations gives /map its groups and pairs (nil: empty arrays).
 	relations *RelationService
 

@@ -17,6 +17,7 @@ import (
 type pageKey struct {
 	kind   string
 	view   string
+	names  string // the hash of the asker's named claims: their picture addresses
 	cursor string
 	limit  int
 }
@@ -65,7 +66,10 @@ func (s *MapService) cached(ctx context.Context, kind string, p MapPage, make fu
 	if err != nil {
 		return nil, err
 	}
-	key := pageKey{kind: kind, view: l.ViewHash, cursor: p.Cursor, limit: limit}
+	if l.Names, err = s.namesHash(ctx, p.Subject); err != nil {
+		return nil, err
+	}
+	key := pageKey{kind: kind, view: l.ViewHash, names: l.Names, cursor: p.Cursor, limit: limit}
 	if b, ok := st.pages.get(key); ok {
 		s.pageLookup.Add(1, "hit")
 		return b, nil

@@ -62,6 +62,9 @@ type MapPicture struct {
 	SVG          []byte
 	RenderSHA256 string
 	SpecSHA256   string
+	// Personal is set for an address with names: whoever asks, the answer is
+	// private and never cached (it carries the names only for their person).
+	Personal bool
 }
 
 type svgKey struct{ spec, view string }
@@ -78,6 +81,12 @@ type renderedSVG struct {
 // hash that isn't on the map, a view nobody kept, or an address whose look
 // or paint isn't the one petal draws with that view is not_found.
 func (s *MapService) Picture(ctx context.Context, sha, look, view, paint string) (MapPicture, error) {
+	return s.PictureFor(ctx, "", sha, look, view, paint, "")
+}
+
+// PictureFor is Picture asked for by subject, with the names hash the
+// address carries ("" for none): see drawNamed.
+func (s *MapService) PictureFor(ctx context.Context, subject, sha, look, view, paint, names string) (MapPicture, error) {
 	st, err := s.current(ctx)
 	if err != nil {
 		return MapPicture{}, err
@@ -93,6 +102,9 @@ func (s *MapService) Picture(ctx context.Context, sha, look, view, paint string)
 	if (look != "" && look != l.Render) || (paint != "" && paint != l.View.Palette) {
 		return MapPicture{}, errs.New(errs.NotFound, "petal no longer draws this picture with that look",
 			"use the picture address the map's lists give now (its look is "+l.Render+")")
+	}
+	if names != "" {
+		return s.drawNamed(ctx, st, subject, snapshot, sha, l, names)
 	}
 	key := svgKey{spec: sha, view: l.ViewHash}
 	if r, ok := s.svgs.get(key); ok {

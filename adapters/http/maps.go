@@ -69,10 +69,10 @@ func (s *Server) mapList(list func(ctx context.Context, p app.MapPage) ([]byte, 
 }
 
 // listCaching: a list changes whenever a flower lands, so it is always
-// asked again; one drawn through a signed-in person's own view is theirs
-// alone.
+// asked again; a signed-in person's is theirs alone (drawn through their own
+// view without ?view=, and its picture addresses carry their names' hash).
 func listCaching(c echo.Context, p app.MapPage) {
-	if p.Subject != "" && p.View == "" {
+	if p.Subject != "" {
 		c.Response().Header().Set("Cache-Control", "private, no-cache")
 		return
 	}
@@ -120,16 +120,24 @@ func (s *Server) mapPicture(c echo.Context) error {
 		return errs.New(errs.NotFound, "no drawing on the map has that hash", "use a picture address as the map's lists give it")
 	}
 	q := c.Request().URL.Query()
-	p, err := s.deps.Maps.Picture(c.Request().Context(), sha, q.Get("look"), q.Get("view"), q.Get("paint"))
+	names := q.Get("names")
+	if names != "" && app.CheckSHA256("names", names) != nil {
+		return errs.New(errs.NotFound, "no drawing on the map has that address", "use a picture address as the map's lists give it")
+	}
+	p, err := s.deps.Maps.PictureFor(c.Request().Context(), s.caller(c).Subject, sha, q.Get("look"), q.Get("view"), q.Get("paint"), names)
 	if err != nil {
 		return err
 	}
 	etag := `"` + p.RenderSHA256 + `"`
 	h := c.Response().Header()
 	h.Set("ETag", etag)
-	if q.Get("look") != "" {
+	switch {
+	case p.Personal:
+		// An address with a person's names: theirs alone, whoever asks.
+		h.Set("Cache-Control", "private, no-store")
+	case q.Get("look") != "":
 		h.Set("Cache-Control", immutable)
-	} else {
+	default:
 		h.Set("Cache-Control", "public, max-age=300")
 	}
 	h.Set("X-Content-Type-Options", "nosniff")

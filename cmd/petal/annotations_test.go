@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -306,4 +308,47 @@ func TestTheMapsCachedPicturesCarryNobodysNames(t *testing.T) {
 	assert.Contains(t, svg, "alice.near", "the shipped map draws alice.near's petal")
 	assert.NotContains(t, svg, "Ann the Treasurer")
 	assert.Contains(t, res.Header.Get("Cache-Control"), "immutable")
+}
+
+// A signed-in person's lists give picture addresses with &names=<the hash of
+// their named claims' ids>; such a picture draws their names for them alone,
+// private and never cached, whoever asks, and only while the set is theirs.
+func TestTheMapsPicturesWithNamesAreTheirPersonsAlone(t *testing.T) {
+	p, rpc := signInPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
+	erin := signInAs(t, p, rpc, "erin.testnet")
+	named := erin.ok(t, http.MethodPost, "/api/v1/me/annotations",
+		`{"annotations":[{"subject":"near:mainnet:alice.near","verb":"named","object":{"value":"Ann the Treasurer"},"kind":"stated"}]}`)
+	ids, _ := json.Marshal(named["ids"])
+	hash := sha256.Sum256(ids)
+
+	var list mapAnswer
+	res, body := erin.do(t, http.MethodGet, "/api/v1/map", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &list))
+	require.NotEmpty(t, list.Views)
+	assert.Contains(t, res.Header.Get("Cache-Control"), "private")
+	picture := list.Views[0].Picture
+	assert.True(t, strings.HasSuffix(picture, "&names="+hex.EncodeToString(hash[:])), picture)
+	assert.NotContains(t, getMap(t, p, "/api/v1/map").Views[0].Picture, "names=", "a visitor's list carries none")
+
+	res, mine := erin.do(t, http.MethodGet, picture, "")
+	require.Equal(t, http.StatusOK, res.StatusCode, mine)
+	assert.Contains(t, mine, "Ann the Treasurer")
+	assert.Equal(t, "private, no-store", res.Header.Get("Cache-Control"))
+	res, theirs := p.do(t, http.MethodGet, picture, "")
+	require.Equal(t, http.StatusOK, res.StatusCode, theirs)
+	assert.NotContains(t, theirs, "Ann the Treasurer", "someone else asking for erin's address")
+	assert.Equal(t, "private, no-store", res.Header.Get("Cache-Control"), "whoever asks")
+
+	// A new name makes a new set: the old address draws names no more.
+	erin.ok(t, http.MethodPost, "/api/v1/me/annotations",
+		`{"annotations":[{"subject":"near:mainnet:bob.near","verb":"named","object":{"value":"Bob the Builder"},"kind":"stated"}]}`)
+	_, stale := erin.do(t, http.MethodGet, picture, "")
+	assert.NotContains(t, stale, "Ann the Treasurer")
+	var again mapAnswer
+	_, body = erin.do(t, http.MethodGet, "/api/v1/map", "")
+	require.NoError(t, json.Unmarshal([]byte(body), &again))
+	assert.NotEqual(t, picture, again.Views[0].Picture, "the list gives the new set's address")
+	_, fresh := erin.do(t, http.MethodGet, again.Views[0].Picture, "")
+	assert.Contains(t, fresh, "Ann the Treasurer")
 }

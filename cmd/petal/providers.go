@@ -324,8 +324,10 @@ func newAgentService(d app.AgentDeps, jobs *app.AgentJobsService) *app.AgentServ
 }
 
 // newSiteClaims is the site's own claims, finding each map's accounts through
-// the map.
-func newSiteClaims(m *app.MapService) (*app.SiteClaims, error) {
+// the map; it also has the map draw a person's names (annotations) on their
+// own pictures.
+func newSiteClaims(m *app.MapService, a *app.AnnotationService) (*app.SiteClaims, error) {
+	m.DrawNamesFrom(a)
 	c, err := app.NewSiteClaims()
 	if err != nil {
 		return nil, err

@@ -84,7 +84,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	healthService := app.NewHealthService(cfg, db, client)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
 	server := mcp.New(appRegistry, log)
-	siteClaims, err := newSiteClaims(mapService)
+	siteClaims, err := newSiteClaims(mapService, annotationService)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -63,11 +63,18 @@ type Look struct {
 	Render   string     // specs.RenderVersion
 	ViewHash string     // the view's whole hash
 	View     specs.View // the view itself
+	// Names is the hash of a signed-in person's named claims' ids, "" for
+	// none: a picture drawn with their names is theirs alone.
+	Names string
 }
 
 // Picture is a drawing's picture address under a look.
 func (l Look) Picture(sha string) string {
-	return "/api/v1/map/" + sha + "/svg?look=" + url.QueryEscape(l.Render) + "&view=" + l.ViewHash + "&paint=" + url.QueryEscape(l.View.Palette)
+	a := "/api/v1/map/" + sha + "/svg?look=" + url.QueryEscape(l.Render) + "&view=" + l.ViewHash + "&paint=" + url.QueryEscape(l.View.Palette)
+	if l.Names != "" {
+		a += "&names=" + l.Names
+	}
+	return a
 }
 
 // Legend gives keys their swatches under the look's palette.
