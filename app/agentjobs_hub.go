@@ -3,6 +3,8 @@ package app
 import (
 	"sync"
 
+	"github.com/petal-near/petal/domain/agentjobs"
+	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -13,6 +15,9 @@ import (
 const (
 	wakeFirst  = 8
 	wakeOnTake = 2
+	// maxWaitsHere bounds one person's open waits in one process (their
+	// goroutines and connections): every worker of every agent they may have.
+	maxWaitsHere = agentjobs.MaxWorkersPerAgent * agentjobs.MaxAgentsPerPerson
 )
 
 // waitHub keeps this process's waiters per person and hands them the
@@ -44,10 +49,15 @@ func newWaitHub(signals ports.Signals) *waitHub {
 
 // join adds a waiter for owner: ch delivers its wake-ups; done says it
 // tried and waits again; leave removes it.
-func (h *waitHub) join(owner string) (ch <-chan struct{}, done func(), leave func()) {
+func (h *waitHub) join(owner string) (ch <-chan struct{}, done func(), leave func(), err error) {
 	w := &hubWaiter{ch: make(chan struct{}, 1)}
 	h.mu.Lock()
 	o := h.owners[owner]
+	if o != nil && len(o.waiters) >= maxWaitsHere {
+		h.mu.Unlock()
+		return nil, nil, nil, errs.Newf(errs.RateLimited, "at most %d waits of one person open at once here", maxWaitsHere).
+			WithHint("one wait per worker is enough").WithRetryAfter(5)
+	}
 	if o == nil {
 		o = &ownerWaiters{}
 		h.owners[owner] = o
@@ -94,7 +104,7 @@ func (h *waitHub) join(owner string) (ch <-chan struct{}, done func(), leave fun
 			}
 		})
 	}
-	return w.ch, done, leave
+	return w.ch, done, leave, nil
 }
 
 // wake pokes up to n of owner's waiters that aren't trying already, and

@@ -54,7 +54,10 @@ func TestTheHubWakesAFewAndNeverLosesAWakeUp(t *testing.T) {
 	}
 	var ws []w
 	for range wakeFirst + 4 {
-		ch, done, leave := h.join("prs_a")
+		ch, done, leave, err := h.join("prs_a")
+		if err != nil {
+			t.Fatal(err)
+		}
 		ws = append(ws, w{ch, done, leave})
 	}
 	_ = sig.Signal(t.Context(), jobsTopic("prs_a"))

@@ -32,7 +32,8 @@ func (a *Access) PersonPayer(ctx context.Context, personID string, firstCall cre
 // the report waits for the person's next message, when the run is going,
 // the person has no credit for it, or this site runs no agent.
 func (a *AgentService) TakeUpReport(ctx context.Context, owner, runID, message string) (bool, error) {
-	if a.cfg.Public || a.fenced.Load() {
+	if a.cfg.Public || a.fenced.Load() || a.Recorded() {
+		// No model here (a recorded site replays its demo): the report waits.
 		return false, nil
 	}
 	run, err := a.store.Get(ctx, runID)

@@ -96,7 +96,10 @@ func (s *AgentJobsService) Wait(ctx context.Context, token string, in WaitInput)
 		}
 	}()
 	// Join before the first try, so a job opened between the two wakes us.
-	wake, tried, leave := s.hub.join(owner)
+	wake, tried, leave, err := s.hub.join(owner)
+	if err != nil {
+		return nil, err
+	}
 	defer leave()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
