@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -464,4 +465,30 @@ func TestPublishingByTransactionHash(t *testing.T) {
 	x.rpc.Add(txRecording(elsewhere, "alice.testnet", "someone.testnet", a.Transaction.Actions[0].Args, true))
 	res, body = x.p.do(t, http.MethodPost, "/api/v1/publish", `{"network":"testnet","tx_hash":"`+elsewhere+`"}`, "Cookie", x.cookie, "Origin", siteOrigin)
 	require.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+}
+
+// Publishing the same flower from several requests at once keeps it once,
+// and every one of them gets the same answer.
+func TestPublishingTheSameFlowerAtOnce(t *testing.T) {
+	x := newPublishing(t)
+	a := x.prepare(t, "At once")
+	x.send(t, a)
+	bodies := make([]string, 8)
+	var wg sync.WaitGroup
+	for i := range bodies {
+		wg.Go(func() {
+			res, body := x.publish(t, "alice.testnet", a.ID)
+			if res.StatusCode != http.StatusOK {
+				t.Errorf("%d: %s", res.StatusCode, body)
+			}
+			bodies[i] = body
+		})
+	}
+	wg.Wait()
+	for _, b := range bodies[1:] {
+		assert.JSONEq(t, bodies[0], b)
+	}
+	var n int
+	require.NoError(t, x.p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM published_flowers`).Scan(&n))
+	assert.Equal(t, 1, n)
 }
