@@ -164,12 +164,12 @@ func (s *AgentJobsService) Tools() []Tool {
 			Description: "Stop an open or taken job of this conversation; its worker is told to stop at its next call.",
 			Output:      json.RawMessage(`{"type":"object","properties":{"job":` + jobViewSchema + `},"required":["job"]}`),
 		}, s.stopJob),
-		WithInput(Tool{Name: "take_job",
+		WithInput(Tool{Name: "take_job", HiddenFromAgent: true, // the person's own agent's
 			Description: "Take an open job of the person's, now, without waiting: with agent_key (their agent link) any of theirs, with a project's continue link one of that project's. " +
 				"Answers the job and a continue link to work through, or { job: null }.",
 			Output: json.RawMessage(takeAnswerSchema),
 		}, s.takeJob),
-		WithInput(Tool{Name: "report_job",
+		WithInput(Tool{Name: "report_job", HiddenFromAgent: true,
 			Description: "Report a job you took: done with what you found, or failed with why. It lands as a note in the job's conversation and the one that handed it out.",
 			Output:      json.RawMessage(`{"type":"object","properties":{"job":` + jobViewSchema + `,"taken_up":{"type":"boolean"}},"required":["job","taken_up"]}`),
 		}, s.reportJob),

@@ -126,7 +126,8 @@ const annotationSchema = `{"type":"object","required":["claim","exploration","ad
 func (s *AnnotationService) Tools() []Tool {
 	return []Tool{
 		WithInput(Tool{
-			Name: "add_annotation",
+			Name:            "add_annotation",
+			HiddenFromAgent: true, // Petals' agent has its own annotate
 			Description: "Keep claims about accounts (claim/v2: subject CAIP-10, verb, object, kind stated | observed | inferred, evidence) privately under the project's owner, " +
 				"all or none. by comes from the door: the signed-in owner's account, or tool:<as>@1 on a continue link. The same claim twice is kept once. " +
 				"named { value } is the name the owner's petals carry for that account.",

@@ -89,7 +89,11 @@ type Tool struct {
 	// a public site refuses them through every door.
 	OnTheirMachine bool
 	// HiddenFromAgent keeps the tool out of the list Petals' agent offers
-	// its model (search where no provider is set up): it would only fail.
+	// its model: one that would only fail (search where no provider is set
+	// up), or one made for another door (the person's own agent's take_job
+	// and report_job, a wallet's publishing, add_annotation beside the
+	// agent's own annotate). Every tool offered is paid for in every call's
+	// input, at a token a byte in the worst case the ledger holds.
 	HiddenFromAgent bool
 	// Long tools may send progress.
 	Long bool

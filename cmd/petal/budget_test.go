@@ -16,8 +16,29 @@ import (
 
 // chatOf is a chat body asking a question of n bytes.
 func chatOf(n int) string {
-	b, _ := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": strings.Repeat("draw the marketing DAO ", n/23+1)[:n]}}})
+	b, _ := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": questionOf(n)}}})
 	return string(b)
+}
+
+func questionOf(n int) string { return strings.Repeat("draw the marketing DAO ", n/23+1)[:n] }
+
+// longestChatWithin is the longest question (in bytes) whose first call's
+// worst case on p is at most limit. Tests size chats from it rather than
+// from the bytes of the system message and the tools' schemas, which grow
+// with every tool petal offers its agent.
+func longestChatWithin(t *testing.T, p *testPetal, limit credit.Micros) int {
+	t.Helper()
+	lo, hi := 0, 1<<20
+	require.LessOrEqual(t, p.Svc.Agent.FirstCallWorstCase(""), limit, "even an empty chat's first call passes the limit")
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if p.Svc.Agent.FirstCallWorstCase(questionOf(mid)) <= limit {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
 
 // inviteSession mints an invite of usd and returns a session cookie holding it.
@@ -106,7 +127,7 @@ func chatsCharged(t *testing.T, p *testPetal, account string) map[string]credit.
 // (what byte-level tokenizers make of rare scripts): twenty chats of 90 KB
 // at once on a $0.10 invite, whose first call alone could cost more than the
 // $0.05 a chat may spend, are each refused before any model call; twenty
-// chats of 20 KB at once, several calls each, spend at most the invite's
+// chats at once whose first call just fits in a chat's $0.05 spend at most the invite's
 // $0.10 and at most $0.05 a chat; a call that falls back after a failure is
 // held its failed attempt's input too.
 func TestLongChatsNeverPassAnInviteOrAChatsCap(t *testing.T) {
@@ -135,8 +156,9 @@ func TestLongChatsNeverPassAnInviteOrAChatsCap(t *testing.T) {
 	assert.Zero(t, runsStored, "a refusal stores nothing")
 
 	cookie, inv = inviteSession(t, p, "0.10")
-	_, runIDs = startChats(t, p, 20, chatOf(20<<10), cookie)
-	assert.NotEmpty(t, runIDs, "some 20 KB chats went ahead")
+	fits := longestChatWithin(t, p, credit.InvitePerChat-1_000)
+	_, runIDs = startChats(t, p, 20, chatOf(fits), cookie)
+	assert.NotEmpty(t, runIDs, "some %d-byte chats went ahead", fits)
 	assert.NotEmpty(t, fake.Completions())
 	spent, held = spentOn(t, p, credit.InviteAccount(inv))
 	assert.LessOrEqual(t, spent, credit.Micros(100_000), "twenty chats at once never spend past the invite's $0.10")
@@ -145,7 +167,7 @@ func TestLongChatsNeverPassAnInviteOrAChatsCap(t *testing.T) {
 	for chat, charged := range chatsCharged(t, p, credit.InviteAccount(inv)) {
 		assert.LessOrEqual(t, charged, credit.InvitePerChat, "chat %s stays within $0.05", chat)
 	}
-	t.Logf("twenty 20 KB chats at once on a $0.10 invite: %d went ahead, %d model calls, $%s spent", len(runIDs), len(fake.Completions()), spent)
+	t.Logf("twenty %d-byte chats at once on a $0.10 invite: %d went ahead, %d model calls, $%s spent", fits, len(runIDs), len(fake.Completions()), spent)
 }
 
 // TestAFallbackIsHeldItsFailedAttempt: a chat whose call fails on NEAR AI's
@@ -161,9 +183,10 @@ func TestAFallbackIsHeldItsFailedAttempt(t *testing.T) {
 	p := startPetal(t, env)
 	cookie, inv := inviteSession(t, p, "0.10")
 
-	// 25 KB (and the tools' 12 KB): the model's own call would fit in $0.05,
-	// the failed attempt's input and the fallback's call together fit too.
-	body := chatOf(25 << 10)
+	// A chat whose worst case, the failed attempt's input and the fallback's
+	// call together, just fits in $0.05.
+	fits := longestChatWithin(t, p, credit.InvitePerChat-1_000)
+	body := chatOf(fits)
 	evs := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", body, "Cookie", cookie).rest(t)
 	require.NotEmpty(t, evs)
 	done := evs[len(evs)-1].json(t)
@@ -174,15 +197,14 @@ func TestAFallbackIsHeldItsFailedAttempt(t *testing.T) {
 	var holdAmount credit.Micros
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT amount_micros FROM credit_holds WHERE account_id = $1`, credit.InviteAccount(inv)).Scan(&holdAmount))
 	assert.LessOrEqual(t, spent, holdAmount, "the call cost no more than it held")
-	assert.Greater(t, spent, credit.Micros(25_600), "the failed attempt's input (25 KB and more) at $1 a million tokens is charged")
+	assert.Greater(t, spent, credit.Micros(fits), "the failed attempt's input (the chat's bytes and more) at $1 a million tokens is charged")
 	assert.LessOrEqual(t, spent, credit.InvitePerChat)
 
-	// 33.5 KB (about 43 KB with the system message and the tools) on a new
-	// invite: DeepSeek's own call would fit in $0.05 (about $0.049), but its
-	// failed input and gpt-oss's call after it could pass it (about $0.054),
-	// so the chat is refused before it calls.
+	// A little longer on a new invite: its failed input and gpt-oss's call
+	// after it could pass $0.05, so the chat is refused before it calls.
 	cookie, _ = inviteSession(t, p, "0.10")
-	res, b := p.do(t, http.MethodPost, "/api/v1/agent/chat", chatOf(34_304), "Cookie", cookie, "Accept", "application/json")
+	over := longestChatWithin(t, p, credit.InvitePerChat) + 2_000
+	res, b := p.do(t, http.MethodPost, "/api/v1/agent/chat", chatOf(over), "Cookie", cookie, "Accept", "application/json")
 	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, b)
 	assert.Contains(t, b, "budget_exhausted")
 	assert.Contains(t, b, "one chat may spend")

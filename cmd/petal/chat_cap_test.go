@@ -31,7 +31,7 @@ func TestAFollowUpChatOnARunHasItsOwnCap(t *testing.T) {
 	// chat's cap: a cap of the first call's worst case, one call at $0.0011
 	// and a little (the thread grows each round, and a follow-up starts on
 	// the longer thread) pays for two calls a chat, not three.
-	env["PETAL_PERSON_USD_PER_CHAT"] = (firstCallWorstCase(t, env) + 1_100 + 1_400).String()
+	env["PETAL_PERSON_USD_PER_CHAT"] = (firstCallWorstCase(t, env) + 1_100 + 2_000).String()
 	p, _ := signInPetal(t, env)
 	cookie, _ := signInAlice(t, p)
 	res, body := p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie, "Origin", siteOrigin)
