@@ -139,6 +139,8 @@ func BenchmarkHandOutToWaiter(b *testing.B) {
 		var lat []time.Duration
 		var taken atomic.Int64
 		var wg sync.WaitGroup
+		kill := os.Getenv("AGENTS_BENCH_KILL") != ""
+		var dupes atomic.Int64
 		for i := range waiters {
 			url := procs[i%2].URL + "/api/v1/agents/wait"
 			body := fmt.Sprintf(`{"as":"Codex","worker":"w%d","wait_s":30}`, i%agentjobs.MaxWorkersPerAgent)
@@ -151,6 +153,11 @@ func BenchmarkHandOutToWaiter(b *testing.B) {
 					req.Header.Set("Authorization", "Bearer "+token)
 					res, err := client.Do(req)
 					if err != nil {
+						if kill && ctx.Err() == nil {
+							// Its replica was killed: wait on the other one.
+							url = procs[0].URL + "/api/v1/agents/wait"
+							continue
+						}
 						return
 					}
 					var ans struct{ Job *struct{ ID string } }
@@ -164,8 +171,13 @@ func BenchmarkHandOutToWaiter(b *testing.B) {
 						now := time.Now()
 						mu.Lock()
 						got[ans.Job.ID]++
+						again := got[ans.Job.ID] > 1
 						lat = append(lat, now.Sub(opened[ans.Job.ID]))
 						mu.Unlock()
+						if again {
+							dupes.Add(1)
+							continue
+						}
 						if taken.Add(1) == int64(jobs) {
 							cancel()
 						}
@@ -227,6 +239,14 @@ func BenchmarkHandOutToWaiter(b *testing.B) {
 				b.Fatal(err)
 			}
 			sent += len(batch)
+			if kill && sent == jobs/2/burst*burst {
+				// Mid-burst: replica 1 dies with its waits open; the jobs it
+				// took and never answered go back to open once its lease
+				// lapses (30 s), through replica 0's sweep.
+				time.Sleep(time.Duration(benchEnvInt("AGENTS_BENCH_KILL_AFTER_MS", 15)) * time.Millisecond)
+				_ = procs[1].cmd.Process.Kill()
+				b.Logf("killed replica 1 after %d jobs", sent)
+			}
 			time.Sleep(gap)
 		}
 		select {
@@ -237,6 +257,14 @@ func BenchmarkHandOutToWaiter(b *testing.B) {
 		b.StopTimer()
 		cancel()
 		wg.Wait()
+		if kill {
+			b.ReportMetric(float64(dupes.Load()), "answered-twice")
+			for id, n := range got {
+				if n > 1 {
+					got[id] = 1 // counted above: a kill between writing an answer and recording it
+				}
+			}
+		}
 		if len(got) != jobs {
 			rows, _ := db.Pool.Query(context.Background(), `SELECT job, count(*), array_agg(coalesce(ended, '-') || '/' || (delivered_at IS NOT NULL)::text || '/' || process) FROM agent_job_takes GROUP BY job HAVING count(*) > 1 LIMIT 5`)
 			for rows.Next() {
