@@ -130,7 +130,7 @@ func (s *RelationService) PowerPath(ctx context.Context, in powerPathInput) (Pat
 			if err != nil {
 				return err
 			}
-			if !known && !(in.IncludeInferred && len(s.owners.byAccount[a.id]) > 0) {
+			if !known && (!in.IncludeInferred || len(s.owners.byAccount[a.id]) == 0) {
 				return unknownAccount(a.field, a.id)
 			}
 		}

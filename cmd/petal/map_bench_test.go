@@ -324,7 +324,7 @@ func BenchmarkMapSync(b *testing.B) {
 	// The floor: the same number of rows of the same size, each inserted in
 	// its own transaction, four at once, with plain SQL.
 	b.Run("floor-plain-inserts", func(b *testing.B) {
-		if _, err := db.DB.Pool.Exec(ctx, `CREATE TABLE bench_floor (id text PRIMARY KEY, record text NOT NULL)`); err != nil {
+		if _, err := db.Pool.Exec(ctx, `CREATE TABLE bench_floor (id text PRIMARY KEY, record text NOT NULL)`); err != nil {
 			b.Fatal(err)
 		}
 		record, _ := benchRecord(b, &readings[0], shas[0], 0, "maker0000.near")
@@ -334,7 +334,7 @@ func BenchmarkMapSync(b *testing.B) {
 		for range 4 {
 			go func() {
 				for n := range g {
-					if _, err := db.DB.Pool.Exec(ctx, `INSERT INTO bench_floor (id, record) VALUES ($1, $2)`, fmt.Sprint(n), string(record)); err != nil {
+					if _, err := db.Pool.Exec(ctx, `INSERT INTO bench_floor (id, record) VALUES ($1, $2)`, fmt.Sprint(n), string(record)); err != nil {
 						b.Error(err)
 					}
 				}
