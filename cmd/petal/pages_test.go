@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 )
 
@@ -160,6 +161,34 @@ func TestPagesInABrowser(t *testing.T) {
 		assert.Contains(t, you, "draw the marketing DAO")
 		require.NoError(t, chromedp.Run(ctx, chromedp.ScrollIntoView(".flower", chromedp.ByQuery)))
 		screenshot(t, ctx, "make")
+
+		// Continue the conversation: the second chat's events follow the
+		// first's (a recorded follow-up says it can only replay).
+		var yous, flowers int
+		var seqs []int
+		wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
+		defer wcancel()
+		err := chromedp.Run(wctx,
+			chromedp.WaitEnabled("#send", chromedp.ByID),
+			chromedp.SendKeys("#ask", "and once more", chromedp.ByID),
+			chromedp.Click("#send", chromedp.ByID),
+			waitFor(`document.querySelectorAll('li.ev-done').length === 2 || document.getElementById('status').classList.contains('bad')`),
+			chromedp.Evaluate(`document.querySelectorAll('li.ev-you').length`, &yous),
+			chromedp.Evaluate(`document.querySelectorAll('li.ev-flower').length`, &flowers),
+			chromedp.Evaluate(`Array.from(document.querySelectorAll('#log li[data-seq]')).map(li => +li.dataset.seq)`, &seqs),
+		)
+		if err != nil {
+			var html string
+			_ = chromedp.Run(ctx, chromedp.OuterHTML("#make", &html, chromedp.ByID))
+			t.Fatalf("%v\n%s", err, html[max(0, len(html)-2500):])
+		}
+		var status string
+		require.NoError(t, chromedp.Run(ctx, chromedp.Text("#status", &status, chromedp.ByID)))
+		require.Empty(t, status, "the second chat")
+		assert.Equal(t, 2, yous)
+		assert.Equal(t, 1, flowers, "a recorded follow-up answers in words")
+		runID := location[strings.Index(location, "run=")+len("run="):]
+		assert.Equal(t, storedSeqs(t, p, runID), seqs, "each stored event once, in order, across both chats")
 	})
 
 	// A run started elsewhere, followed on its page, reloaded while it runs.
@@ -186,20 +215,7 @@ func TestPagesInABrowser(t *testing.T) {
 			chromedp.WaitReady(`#make[data-caught-up="yes"]`, chromedp.ByQuery), // the live marker came
 			chromedp.Evaluate(`Array.from(document.querySelectorAll('#log li[data-seq]')).map(li => +li.dataset.seq)`, &seqs),
 		))
-		_, runBody := p.do(t, http.MethodGet, "/api/v1/agent/runs/"+started.RunID, "")
-		var run struct {
-			Events []struct {
-				Seq  int    `json:"seq"`
-				Kind string `json:"event"`
-			} `json:"events"`
-		}
-		require.NoError(t, json.Unmarshal([]byte(runBody), &run))
-		var want []int
-		for _, e := range run.Events {
-			if e.Kind != "run" {
-				want = append(want, e.Seq)
-			}
-		}
+		want := storedSeqs(t, p, started.RunID)
 		require.NotEmpty(t, want)
 		assert.Equal(t, want, seqs, "each stored event once, in order")
 	})
@@ -277,9 +293,10 @@ func TestPagesInABrowser(t *testing.T) {
 		screenshot(t, ctx, "map-one")
 	})
 
-	t.Run("connect shows how to bring an agent", func(t *testing.T) {
+	t.Run("connect shows how to bring an agent and takes an invite", func(t *testing.T) {
+		invite := mintInvite(t, p, "0.05")
 		ctx := b.tab(t)
-		var command string
+		var command, held string
 		require.NoError(t, chromedp.Run(ctx,
 			chromedp.Navigate(p.URL+"/connect"),
 			chromedp.WaitVisible("#wallet-steps", chromedp.ByID),
@@ -287,7 +304,35 @@ func TestPagesInABrowser(t *testing.T) {
 		))
 		assert.Equal(t, "claude mcp add --transport http petal "+p.URL+"/mcp", command)
 		screenshot(t, ctx, "connect")
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.SendKeys("#invite", invite.Token, chromedp.ByID),
+			chromedp.Click("#invite-form button", chromedp.ByQuery),
+			waitFor(`document.getElementById('invite-status').textContent !== ''`),
+			chromedp.Text("#invite-status", &held, chromedp.ByID),
+		))
+		assert.Contains(t, held, "active")
 	})
+}
+
+// storedSeqs is the seqs of a run's stored events that its page shows (all
+// but run, whose place is the person's message).
+func storedSeqs(t *testing.T, p *testPetal, runID string) []int {
+	t.Helper()
+	_, body := p.do(t, http.MethodGet, "/api/v1/agent/runs/"+runID, "")
+	var run struct {
+		Events []struct {
+			Seq  int    `json:"seq"`
+			Kind string `json:"event"`
+		} `json:"events"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &run), body)
+	var seqs []int
+	for _, e := range run.Events {
+		if e.Kind != "run" {
+			seqs = append(seqs, e.Seq)
+		}
+	}
+	return seqs
 }
 
 func TestPagesCarryAStrictPolicy(t *testing.T) {
@@ -306,4 +351,25 @@ func TestPagesCarryAStrictPolicy(t *testing.T) {
 	res, body := p.do(t, http.MethodGet, "/make?run=nobody", "")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)
 	assert.Contains(t, body, "Not found")
+
+}
+
+func TestMakePageHidesSomeoneElsesRun(t *testing.T) {
+	fake := nearaitest.New(t, nearaitest.Completion("c1", "deepseek-ai/DeepSeek-V3.1", "Hello."))
+	p := startPetal(t, modelEnv(fake))
+	cookie, _ := inviteSession(t, p, "0.05")
+	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", `{"messages":[{"role":"user","content":"hi"}]}`,
+		"Accept", "application/json", "Cookie", cookie)
+	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
+	var started struct {
+		RunID string `json:"run_id"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &started))
+	res, body = p.do(t, http.MethodGet, "/make?run="+started.RunID, "", "Cookie", cookie)
+	assert.Equal(t, http.StatusOK, res.StatusCode, "its owner's page")
+	assert.Contains(t, body, `data-run="`+started.RunID+`"`)
+	res, body = p.do(t, http.MethodGet, "/make?run="+started.RunID, "")
+	assert.Equal(t, http.StatusNotFound, res.StatusCode, "someone else's: the same as none")
+	assert.Contains(t, body, "Not found")
+	assert.NotContains(t, body, "data-run=")
 }
