@@ -294,12 +294,22 @@ func TestSupervisionAndJobsInParts(t *testing.T) {
 	fifth := take("Claude Code")
 	require.NotNil(t, fifth.Job)
 
+	// Through MCP, with the agent link as agent_key: nothing is open now.
+	res, raw = p.do(t, http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"take_job","arguments":{"agent_key":"`+token+`","as":"Codex"}}}`,
+		"Accept", "application/json, text/event-stream")
+	require.Equal(t, http.StatusOK, res.StatusCode, raw)
+	assert.Contains(t, raw, `{\"job\":null}`, "take_job through MCP")
+
 	code, raw = report(t, p, third.Job.ID, third.Project.Exploration, strings.Repeat("x", agentjobs.MaxReport+1))
 	assert.Equal(t, http.StatusBadRequest, code, "a report is at most 256 KiB")
 	assert.Contains(t, raw, `"bad_input"`)
-	code, raw = report(t, p, third.Job.ID, third.Project.Exploration, "a has 3 members")
-	require.Equal(t, http.StatusOK, code, raw)
-	assert.Contains(t, raw, `"taken_up":false`, "one part back of two")
+	// report_job through MCP with the agent key, as the person's agent.
+	res, raw = p.do(t, http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"report_job","arguments":{"agent_key":"`+token+
+		`","job":"`+third.Job.ID+`","status":"done","summary":"a has 3 members"}}}`, "Accept", "application/json, text/event-stream")
+	require.Equal(t, http.StatusOK, res.StatusCode, raw)
+	assert.Contains(t, raw, `\"taken_up\":false`, "one part back of two: %s", raw)
+	code, raw = report(t, p, third.Job.ID, third.Project.Exploration, "again")
+	assert.Equal(t, http.StatusBadRequest, code, "reported already: %s", raw)
 	code, raw = report(t, p, fifth.Job.ID, fifth.Project.Exploration, "b has 5 members")
 	require.Equal(t, http.StatusOK, code, raw)
 	assert.Contains(t, raw, `"taken_up":true`, "the report completing the group takes them all up")
