@@ -56,7 +56,10 @@ type MapService struct {
 	state      atomic.Pointer[mapState]
 	refreshing atomic.Bool
 	want       atomic.Uint64 // bumped by every change; an index built before it is stale
-	rebuild    singleflight.Group
+	// mustHave is the last change made in this process: an index older than
+	// it is never answered from.
+	mustHave atomic.Uint64
+	rebuild  singleflight.Group
 
 	keys     *byteCache[string, []specs.Key] // by spec sha256: a spec's colours never change under its name
 	readings *byteCache[string, maps.Reading]
@@ -102,7 +105,7 @@ func (w watchedFlowers) SetStatus(ctx context.Context, snapshot, status string) 
 		w.maps.mu.Lock()
 		w.maps.arrived = append(w.maps.arrived, snapshot)
 		w.maps.mu.Unlock()
-		w.maps.want.Add(1)
+		w.maps.Added("")
 	}
 	return n, err
 }
@@ -203,10 +206,32 @@ func NewMapService(cfg Config, library *SnapshotLibrary, store MapFlowerStore, v
 	return s, nil
 }
 
-// Added marks the index stale: a flower was kept, here or on another
-// replica (its NOTIFY names it). The next request rebuilds it before
-// answering, reading only that flower.
+// Added marks the index stale for a flower kept in this process: the next
+// request on this replica rebuilds it before answering (reading only that
+// flower), so whoever kept it sees it at once.
 func (s *MapService) Added(id string) {
+	if id != "" {
+		s.note(id)
+	}
+	v := s.want.Add(1)
+	for {
+		m := s.mustHave.Load()
+		if m >= v || s.mustHave.CompareAndSwap(m, v) {
+			return
+		}
+	}
+}
+
+// Heard marks the index stale for a flower another replica kept (its NOTIFY
+// names it) and rebuilds in the background; until then requests are answered
+// from the index a moment old, so nobody waits for another's change.
+func (s *MapService) Heard(id string) {
+	s.note(id)
+	s.want.Add(1)
+	s.RefreshSoon()
+}
+
+func (s *MapService) note(id string) {
 	s.mu.Lock()
 	if len(s.pending) < maxPending {
 		s.pending = append(s.pending, id)
@@ -214,7 +239,6 @@ func (s *MapService) Added(id string) {
 		s.walk, s.pending = true, nil
 	}
 	s.mu.Unlock()
-	s.want.Add(1)
 }
 
 // Reset marks the index stale and has the next build read the whole store:
@@ -228,7 +252,7 @@ func (s *MapService) Reset() {
 
 // Refresh rebuilds the index now if it is stale.
 func (s *MapService) Refresh(ctx context.Context) error {
-	_, err := s.current(ctx)
+	_, err := s.fresh(ctx)
 	return err
 }
 
@@ -257,6 +281,22 @@ func (s *MapService) RefreshSoon() {
 
 // current is the index, rebuilt first when a change came since it was built.
 func (s *MapService) current(ctx context.Context) (*mapState, error) {
+	if st := s.state.Load(); st != nil {
+		if st.gen == s.want.Load() {
+			return st, nil
+		}
+		if st.gen >= s.mustHave.Load() {
+			// Only changes heard from elsewhere are missing: answer now, and
+			// have them in a moment.
+			s.RefreshSoon()
+			return st, nil
+		}
+	}
+	return s.fresh(ctx)
+}
+
+// fresh is the index with every change made so far, rebuilt first if need be.
+func (s *MapService) fresh(ctx context.Context) (*mapState, error) {
 	if st := s.state.Load(); st != nil && st.gen == s.want.Load() {
 		return st, nil
 	}

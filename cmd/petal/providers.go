@@ -206,8 +206,7 @@ func newFlowerListener(db *postgres.DB, log *slog.Logger, maps *app.MapService) 
 	l := postgres.NewListener(db, log, ports.FlowersChannel)
 	l.On(func(payload string) {
 		id, _, _ := strings.Cut(payload, " ")
-		maps.Added(id)
-		maps.RefreshSoon()
+		maps.Heard(id)
 	}, func() {
 		maps.Reset()
 		maps.RefreshSoon()
