@@ -85,157 +85,48 @@ func scanAccount(row pgx.Row) (credit.Account, error) {
 	return a, nil
 }
 
-// Reserve implements ports.LedgerStore.
-func (r *LedgerRepository) Reserve(ctx context.Context, hold credit.Hold, specs []credit.AccountSpec,
-	decide func([]credit.Account, credit.Micros) ([]credit.HoldLine, error)) (credit.Hold, error) {
-	payer, err := json.Marshal(hold.Payer)
-	if err != nil {
-		return credit.Hold{}, err
-	}
-	// Accounts made on first use (the day's cap) are made before anything is
-	// locked, each in its own statement: made inside the transaction, a
-	// caller would hold one account's lock while waiting for another's out of
-	// order, and deadlock with a settle.
-	for _, sp := range specs {
-		if !sp.Create {
-			continue
-		}
-		if _, known := r.made.Load(sp.ID); known {
-			continue
-		}
-		if _, err := r.db.Pool.Exec(ctx, `INSERT INTO credit_accounts (id, kind, limit_micros) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`,
-			sp.ID, string(sp.Kind), int64(sp.Limit)); err != nil {
-			return credit.Hold{}, fmt.Errorf("postgres: open account %s: %w", sp.ID, err)
-		}
-		r.made.Store(sp.ID, true)
-	}
-	err = pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
-		ids := make([]string, 0, len(specs))
-		for _, s := range specs {
-			ids = append(ids, s.ID)
-		}
-		// Lock the accounts and read the chat's spend in one round trip: the
-		// fewer round trips under the lock, the more calls a budget serves.
-		chat := hold.ChatID
-		if chat == "" {
-			chat = hold.RunID
-		}
-		locked, chatTaken, err := lockForReserve(ctx, tx, ids, chat)
-		if err != nil {
-			return err
-		}
-		var batch pgx.Batch
-		accounts := make([]credit.Account, 0, len(ids))
-		for _, s := range specs {
-			a, ok := locked[s.ID]
-			if !ok {
-				continue
-			}
-			if s.Create && a.Limit != s.Limit {
-				// A changed daily cap applies at once.
-				a.Limit = s.Limit
-				batch.Queue(`UPDATE credit_accounts SET limit_micros = $2 WHERE id = $1`, s.ID, int64(s.Limit))
-			}
-			accounts = append(accounts, a)
-		}
-		lines, err := decide(accounts, chatTaken)
-		if err != nil {
-			return err
-		}
-		for _, l := range lines {
-			batch.Queue(`INSERT INTO credit_holds (reservation_id, account_id, run_id, chat_id, process_id, payer, amount_micros)
-VALUES ($1, $2, $3, $4, $5, $6, $7)`, hold.ID, l.Account, hold.RunID, chat, hold.ProcessID, payer, int64(l.Amount))
-			batch.Queue(`UPDATE credit_accounts SET held_micros = held_micros + $2 WHERE id = $1`, l.Account, int64(l.Amount))
-		}
-		if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
-			return fmt.Errorf("postgres: write hold: %w", err)
-		}
-		hold.ChatID, hold.Lines = chat, lines
-		return nil
-	})
-	if err != nil {
-		return credit.Hold{}, err
-	}
-	return hold, nil
-}
-
-// lockForReserve locks the accounts named (in id order) and reads what chatID
-// has taken from the first of them (held or charged), in one round trip.
-func lockForReserve(ctx context.Context, tx pgx.Tx, ids []string, chatID string) (map[string]credit.Account, credit.Micros, error) {
-	sorted := slices.Clone(ids)
-	slices.Sort(sorted)
-	sorted = slices.Compact(sorted)
-	var batch pgx.Batch
-	batch.Queue(`SELECT id, kind, limit_micros, spent_micros, held_micros, expires_at, revoked_at
-FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE`, sorted)
-	first := ""
-	if len(ids) > 0 {
-		first = ids[0]
-	}
-	batch.Queue(`SELECT coalesce(sum(CASE status WHEN 'held' THEN amount_micros ELSE charged_micros END), 0)
-FROM credit_holds WHERE chat_id = $1 AND account_id = $2 AND status <> 'released'`, chatID, first)
-	br := tx.SendBatch(ctx, &batch)
-	// On an error path the first error is the one to report; the happy path
-	// returns Close's own error (a second Close is a no-op).
-	defer func() { _ = br.Close() }()
-	rows, err := br.Query()
-	if err != nil {
-		return nil, 0, fmt.Errorf("postgres: lock accounts: %w", err)
-	}
-	out := map[string]credit.Account{}
-	for rows.Next() {
-		a, err := scanAccount(rows)
-		if err != nil {
-			rows.Close()
-			return nil, 0, err
-		}
-		out[a.ID] = a
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("postgres: lock accounts: %w", err)
-	}
-	var taken int64
-	if err := br.QueryRow().Scan(&taken); err != nil {
-		return nil, 0, fmt.Errorf("postgres: read the chat's spend: %w", err)
-	}
-	return out, credit.Micros(taken), br.Close()
-}
-
-// lockReservation locks a reservation's hold rows, then its accounts. Its
-// status is the hold's, or "swept" for one a sweep released (ReleaseSwept).
-func lockReservation(ctx context.Context, tx pgx.Tx, reservationID string) (credit.Hold, string, error) {
-	rows, err := tx.Query(ctx, `SELECT h.account_id, a.kind, h.amount_micros, h.run_id, h.process_id, h.payer,
+// lockReservation locks a reservation's hold rows, then its accounts (a line
+// on a day's slice: that slice). Its status is the hold's, or "swept" for one
+// a sweep released (ReleaseSwept); onSlice is the slice of each line on one.
+func lockReservation(ctx context.Context, tx pgx.Tx, reservationID string) (h credit.Hold, status string, onSlice map[string]*int16, err error) {
+	rows, err := tx.Query(ctx, `SELECT h.account_id, a.kind, h.amount_micros, h.run_id, h.process_id, h.payer, h.slice,
     CASE WHEN h.status = 'released' AND h.swept_at IS NOT NULL THEN 'swept' ELSE h.status END
 FROM credit_holds h JOIN credit_accounts a ON a.id = h.account_id
 WHERE h.reservation_id = $1 ORDER BY h.account_id FOR UPDATE OF h`, reservationID)
 	if err != nil {
-		return credit.Hold{}, "", fmt.Errorf("postgres: lock hold: %w", err)
+		return credit.Hold{}, "", nil, fmt.Errorf("postgres: lock hold: %w", err)
 	}
 	defer rows.Close()
-	h := credit.Hold{ID: reservationID}
-	status := ""
+	h = credit.Hold{ID: reservationID}
+	onSlice = map[string]*int16{}
 	var ids []string
+	var keys []sliceKey
 	for rows.Next() {
 		var l credit.HoldLine
 		var kind string
 		var amount int64
 		var payer []byte
-		if err := rows.Scan(&l.Account, &kind, &amount, &h.RunID, &h.ProcessID, &payer, &status); err != nil {
-			return credit.Hold{}, "", fmt.Errorf("postgres: read hold: %w", err)
+		var slice *int16
+		if err := rows.Scan(&l.Account, &kind, &amount, &h.RunID, &h.ProcessID, &payer, &slice, &status); err != nil {
+			return credit.Hold{}, "", nil, fmt.Errorf("postgres: read hold: %w", err)
 		}
 		l.Kind, l.Amount = credit.AccountKind(kind), credit.Micros(amount)
 		if err := json.Unmarshal(payer, &h.Payer); err != nil {
-			return credit.Hold{}, "", fmt.Errorf("postgres: read hold's payer: %w", err)
+			return credit.Hold{}, "", nil, fmt.Errorf("postgres: read hold's payer: %w", err)
 		}
 		h.Lines = append(h.Lines, l)
-		ids = append(ids, l.Account)
+		onSlice[l.Account] = slice
+		if slice != nil {
+			keys = append(keys, sliceKey{l.Account, *slice})
+		} else {
+			ids = append(ids, l.Account)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return credit.Hold{}, "", err
+		return credit.Hold{}, "", nil, err
 	}
 	if len(h.Lines) == 0 {
-		return credit.Hold{}, "", errs.Newf(errs.NotFound, "no hold %s", reservationID)
+		return credit.Hold{}, "", nil, errs.Newf(errs.NotFound, "no hold %s", reservationID)
 	}
 	// The first line is the one the per-chat cap counts on, as Payer.Accounts
 	// orders them: the daily cap always comes last.
@@ -243,9 +134,12 @@ WHERE h.reservation_id = $1 ORDER BY h.account_id FOR UPDATE OF h`, reservationI
 		return boolRank(a.Kind == credit.KindDaily) - boolRank(b.Kind == credit.KindDaily)
 	})
 	if _, err := lockAccounts(ctx, tx, ids); err != nil {
-		return credit.Hold{}, "", err
+		return credit.Hold{}, "", nil, err
 	}
-	return h, status, nil
+	if err := lockSlices(ctx, tx, keys); err != nil {
+		return credit.Hold{}, "", nil, err
+	}
+	return h, status, onSlice, nil
 }
 
 func boolRank(b bool) int {
@@ -260,7 +154,7 @@ func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, rea
 	done := false
 	var settled credit.Settlement
 	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
-		h, status, err := lockReservation(ctx, tx, reservationID)
+		h, status, onSlice, err := lockReservation(ctx, tx, reservationID)
 		if err != nil || (status != "held" && status != "swept") {
 			return err
 		}
@@ -306,8 +200,7 @@ VALUES ($1, $2, $3, $4, $5, $6)`, c.Account, string(c.Kind), int64(c.Amount), re
 			if !stillHeld {
 				unheld = 0
 			}
-			batch.Queue(`UPDATE credit_accounts SET held_micros = held_micros - $2, spent_micros = spent_micros + $3 WHERE id = $1`,
-				l.Account, unheld, charged)
+			queueUnhold(&batch, l.Account, onSlice[l.Account], unheld, charged)
 			batch.Queue(`UPDATE credit_holds SET status = 'settled', charged_micros = $3, closed_at = now()
 WHERE reservation_id = $1 AND account_id = $2`, reservationID, l.Account, charged)
 		}
@@ -338,14 +231,16 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, reservationID, u.Account
 func (r *LedgerRepository) Release(ctx context.Context, reservationID string) (bool, error) {
 	done := false
 	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
-		h, status, err := lockReservation(ctx, tx, reservationID)
+		h, status, onSlice, err := lockReservation(ctx, tx, reservationID)
 		if err != nil || status != "held" {
 			return err
 		}
+		var batch pgx.Batch
 		for _, l := range h.Lines {
-			if _, err := tx.Exec(ctx, `UPDATE credit_accounts SET held_micros = held_micros - $2 WHERE id = $1`, l.Account, int64(l.Amount)); err != nil {
-				return fmt.Errorf("postgres: release on account: %w", err)
-			}
+			queueUnhold(&batch, l.Account, onSlice[l.Account], int64(l.Amount), 0)
+		}
+		if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
+			return fmt.Errorf("postgres: release on account: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `UPDATE credit_holds SET status = 'released', closed_at = now() WHERE reservation_id = $1`, reservationID); err != nil {
 			return fmt.Errorf("postgres: release hold: %w", err)
@@ -367,7 +262,7 @@ func (r *LedgerRepository) Release(ctx context.Context, reservationID string) (b
 func (r *LedgerRepository) ReleaseOrphans(ctx context.Context, staleAfter time.Duration, limit int) (int, error) {
 	released := 0
 	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT h.reservation_id, h.account_id, h.amount_micros FROM credit_holds h
+		rows, err := tx.Query(ctx, `SELECT h.reservation_id, h.account_id, h.slice, h.amount_micros FROM credit_holds h
 WHERE h.status = 'held' AND NOT EXISTS (
     SELECT 1 FROM processes p WHERE p.id = h.process_id AND p.heartbeat_at > now() - make_interval(secs => $1))
 ORDER BY h.reservation_id, h.account_id LIMIT $2 FOR UPDATE OF h SKIP LOCKED`, staleAfter.Seconds(), limit)
@@ -376,11 +271,12 @@ ORDER BY h.reservation_id, h.account_id LIMIT $2 FOR UPDATE OF h SKIP LOCKED`, s
 		}
 		type line struct {
 			reservation, account string
+			slice                *int16
 			amount               int64
 		}
 		lines, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (line, error) {
 			var l line
-			return l, r.Scan(&l.reservation, &l.account, &l.amount)
+			return l, r.Scan(&l.reservation, &l.account, &l.slice, &l.amount)
 		})
 		if err != nil || len(lines) == 0 {
 			return err
@@ -408,9 +304,14 @@ ORDER BY h.reservation_id, h.account_id LIMIT $2 FOR UPDATE OF h SKIP LOCKED`, s
 			return fmt.Errorf("postgres: count orphan holds: %w", err)
 		}
 		perAccount := map[string]int64{}
+		perSlice := map[sliceKey]int64{}
 		var accounts, reservations []string
 		for _, l := range lines {
-			if whole[l.reservation] {
+			switch {
+			case !whole[l.reservation]:
+			case l.slice != nil:
+				perSlice[sliceKey{l.account, *l.slice}] += l.amount
+			default:
 				perAccount[l.account] += l.amount
 			}
 		}
@@ -426,6 +327,9 @@ ORDER BY h.reservation_id, h.account_id LIMIT $2 FOR UPDATE OF h SKIP LOCKED`, s
 			return nil
 		}
 		if _, err := lockAccounts(ctx, tx, accounts); err != nil {
+			return err
+		}
+		if err := releaseOnSlices(ctx, tx, perSlice); err != nil {
 			return err
 		}
 		amounts := make([]int64, len(accounts))
@@ -448,8 +352,7 @@ WHERE reservation_id = ANY($1) AND status = 'held'`, reservations); err != nil {
 
 // Account implements ports.LedgerStore.
 func (r *LedgerRepository) Account(ctx context.Context, id string) (credit.Account, error) {
-	return scanAccount(r.db.Pool.QueryRow(ctx, `SELECT id, kind, limit_micros, spent_micros, held_micros, expires_at, revoked_at
-FROM credit_accounts WHERE id = $1`, id))
+	return scanAccount(r.db.Pool.QueryRow(ctx, accountQuery, id))
 }
 
 // Usage implements ports.LedgerStore.

@@ -146,7 +146,7 @@ func TestStopCancelsTheModelCallInFlight(t *testing.T) {
 func heldOnLedger(t *testing.T, p *testPetal) int64 {
 	t.Helper()
 	var held int64
-	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT coalesce(sum(held_micros), 0) FROM credit_accounts`).Scan(&held))
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), heldEverywhere).Scan(&held))
 	return held
 }
 

@@ -85,7 +85,8 @@ func TestAPersonPaysForAChatWithTheirOwnCredit(t *testing.T) {
 	assert.Equal(t, "deepseek-ai/DeepSeek-V3.1", usage.Usage[0].Model)
 
 	var dailySpent int64
-	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT coalesce(sum(spent_micros), 0) FROM credit_accounts WHERE kind = 'daily'`).Scan(&dailySpent))
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT (SELECT coalesce(sum(spent_micros), 0) FROM credit_accounts WHERE kind = 'daily') +
+    (SELECT coalesce(sum(spent_micros), 0) FROM credit_daily_slices)`).Scan(&dailySpent))
 	assert.Zero(t, dailySpent, "the daily cap doesn't count a person's own credit")
 	var spent int64
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT spent_micros FROM credit_accounts WHERE id = $1`, credit.PersonAccount(person)).Scan(&spent))
