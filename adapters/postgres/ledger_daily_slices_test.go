@@ -193,7 +193,9 @@ func TestAChangedCapAppliesAtOnce(t *testing.T) {
 	f := newLedgerFixture(t)
 	day := credit.DailyAccount(time.Now())
 	const worst = 1_000
-	open := func(capMicros credit.Micros) credit.Payer { return credit.Payer{Kind: credit.PayOpen, DailyCap: capMicros} }
+	open := func(capMicros credit.Micros) credit.Payer {
+		return credit.Payer{Kind: credit.PayOpen, DailyCap: capMicros}
+	}
 	var holds []credit.Hold
 	for i := range 50 {
 		h, err := f.reserveAs(t, fmt.Sprintf("hold_a%d", i), open(10*credit.MicrosPerUSD), worst)
