@@ -21,10 +21,10 @@ import (
 // snapshots are here, as maps, readings and views. It keeps the whole map as
 // one immutable index per process, built from the store, and answers every
 // list from it (and each list's encoded pages from a cache bounded in
-// bytes). A change (a flower kept here, or a NOTIFY from another replica)
-// marks the index stale: the next request rebuilds it before answering, and
-// the listener rebuilds it at once so few requests ever wait. Nothing per
-// request reads the database while the index is current.
+// bytes). A flower kept in this process marks the index stale and the next
+// request rebuilds it before answering; one kept on another replica (its
+// NOTIFY) is rebuilt in the background while requests are answered from the
+// index a moment old. Nothing per request reads the store of flowers.
 type MapService struct {
 	library *SnapshotLibrary
 	store   MapFlowerStore
