@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,6 +160,13 @@ func TestPagesInABrowser(t *testing.T) {
 		var you string
 		require.NoError(t, chromedp.Run(ctx, chromedp.Text("li.ev-you", &you, chromedp.ByQuery)))
 		assert.Contains(t, you, "draw the marketing DAO")
+		// The flower's text alternative: its own title and description.
+		var named string
+		require.NoError(t, chromedp.Run(ctx, chromedp.Evaluate(`(() => {
+			const svg = document.querySelector('.flower svg[role="img"]');
+			return svg.getAttribute('aria-labelledby').split(' ').map(id => document.getElementById(id).textContent).join(' | ');
+		})()`, &named)))
+		assert.Contains(t, named, "Members of marketing.sputnik-dao.near | All 6 accounts")
 		require.NoError(t, chromedp.Run(ctx, chromedp.ScrollIntoView(".flower", chromedp.ByQuery)))
 		screenshot(t, ctx, "make")
 
@@ -189,6 +197,23 @@ func TestPagesInABrowser(t *testing.T) {
 		assert.Equal(t, 1, flowers, "a recorded follow-up answers in words")
 		runID := location[strings.Index(location, "run=")+len("run="):]
 		assert.Equal(t, storedSeqs(t, p, runID), seqs, "each stored event once, in order, across both chats")
+	})
+
+	t.Run("stop ends a run from its page", func(t *testing.T) {
+		ctx := b.tab(t)
+		var errText string
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(p.URL+"/make"),
+			chromedp.SendKeys("#ask", "draw it", chromedp.ByID),
+			chromedp.Click("#send", chromedp.ByID),
+			chromedp.WaitVisible("#stop", chromedp.ByID),
+			chromedp.WaitVisible("li.ev-tool_call", chromedp.ByQuery),
+			chromedp.Click("#stop", chromedp.ByID),
+			chromedp.WaitVisible("li.ev-done", chromedp.ByQuery),
+			chromedp.WaitNotVisible("#stop", chromedp.ByID),
+			chromedp.Text("li.ev-error", &errText, chromedp.ByQuery),
+		))
+		assert.NotEmpty(t, errText, "the stopped error is shown")
 	})
 
 	// A run started elsewhere, followed on its page, reloaded while it runs.
@@ -351,6 +376,14 @@ func TestPagesCarryAStrictPolicy(t *testing.T) {
 	res, body := p.do(t, http.MethodGet, "/make?run=nobody", "")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)
 	assert.Contains(t, body, "Not found")
+
+	// A spec that cannot be drawn lists its problems, escaped.
+	res, body = p.do(t, http.MethodGet, "/draft?spec="+url.QueryEscape(`{"schema":"flower-spec/v1","title":"<b>x</b>"}`), "")
+	assert.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, body)
+	assert.Contains(t, body, `class="problems"`)
+	assert.NotContains(t, body, "<b>x</b>")
+	res, _ = p.do(t, http.MethodGet, "/draft", "")
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
 
 }
 

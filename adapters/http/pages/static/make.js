@@ -98,6 +98,15 @@
       var doc = new DOMParser().parseFromString(text, 'image/svg+xml');
       var svg = doc.documentElement;
       if (!svg || svg.nodeName !== 'svg') throw new Error('the picture could not be read');
+      // Each flower's title and description keep ids of their own, so a
+      // second flower on the page is not named by the first's.
+      var suffix = '-' + (li.dataset.seq || String(Date.now()));
+      var labelled = [];
+      Array.prototype.forEach.call(svg.querySelectorAll('title[id], desc[id]'), function (n) {
+        n.id = n.id + suffix;
+        labelled.push(n.id);
+      });
+      if (labelled.length) svg.setAttribute('aria-labelledby', labelled.join(' '));
       holder.appendChild(document.importNode(svg, true));
     }).catch(function (err) { holder.appendChild(el('p', 'problem', String(err.message || err))); });
   }
