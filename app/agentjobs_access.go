@@ -118,3 +118,23 @@ func (s *AgentJobsService) Changed(ctx context.Context, exploration string) {
 		s.log.WarnContext(ctx, "agent jobs: the live signal", "err", err)
 	}
 }
+
+// WorkingHere implements ExplorationWatcher: the worker holding a job of
+// this conversation, if one does.
+func (s *AgentJobsService) WorkingHere(ctx context.Context, exploration string) *WorkerPresence {
+	jobs, err := s.store.JobsOf(ctx, exploration, "", 50)
+	if err != nil {
+		s.log.WarnContext(ctx, "agent jobs: presence", "err", err)
+		return nil
+	}
+	for _, j := range jobs {
+		if j.Conversation == exploration && j.Status == agentjobs.Taken {
+			p := &WorkerPresence{Client: j.TakenBy, N: j.N, Job: j.ID, LastSeen: j.LastSeen}
+			if j.Worker != "" {
+				p.Worker = &j.Worker
+			}
+			return p
+		}
+	}
+	return nil
+}

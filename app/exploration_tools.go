@@ -43,7 +43,8 @@ func (s *ExplorationService) Tools() []Tool {
 			Description: "One exploration: its question, and its steps and notes a page at a time (pass next_cursor back as cursor for the next page). By id, or by a link's token.",
 			Output: json.RawMessage(`{"type":"object","properties":{` + explorationViewSchema +
 				`,"steps":{"type":"array","items":` + stepSchema + `},"notes":{"type":"array","items":` + noteSchema + `},` +
-				`"next_cursor":{"type":["string","null"],"description":"the cursor of the next page, null on the last"}},` +
+				`"next_cursor":{"type":["string","null"],"description":"the cursor of the next page, null on the last"},` +
+				`"presence":{"type":"object","description":"the person's agent working here on a job: { client, n, worker, job, last_seen }"}},` +
 				`"required":[` + explorationViewRequired + `,"steps","notes","next_cursor"]}`),
 		}, s.get),
 		WithInput(Tool{
@@ -193,6 +194,9 @@ func (s *ExplorationService) get(ctx context.Context, call Call, in getExplorati
 	}
 	if next != "" {
 		out.NextCursor = &next
+	}
+	if s.watcher != nil {
+		out.Presence = s.watcher.WorkingHere(ctx, e.ID)
 	}
 	return out, nil
 }

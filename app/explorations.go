@@ -37,6 +37,18 @@ type ExplorationWatcher interface {
 	LinkUsed(ctx context.Context, linkID string) error
 	// Changed: a step or a note was added.
 	Changed(ctx context.Context, exploration string)
+	// WorkingHere is who works in the exploration now (a job's worker), or nil.
+	WorkingHere(ctx context.Context, exploration string) *WorkerPresence
+}
+
+// WorkerPresence is the person's agent working in a job's conversation:
+// its name (client), which of its workers, the job, and its last call.
+type WorkerPresence struct {
+	Client   string     `json:"client"`
+	N        int        `json:"n"`
+	Worker   *string    `json:"worker"`
+	Job      string     `json:"job"`
+	LastSeen *time.Time `json:"last_seen"`
 }
 
 // Watch has w hear of links used and changes.
@@ -82,6 +94,8 @@ type ExplorationWhole struct {
 	Steps      []StepView `json:"steps"`
 	Notes      []NoteView `json:"notes"`
 	NextCursor *string    `json:"next_cursor"`
+	// Presence is the person's agent working here on a job (additive).
+	Presence *WorkerPresence `json:"presence,omitempty"`
 }
 
 // StepView is a saved step.

@@ -156,6 +156,9 @@ func TestAReportStartsANewTurnOfTheRunThatHandedTheJobOut(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "changed", ev.Name, "a note is a change")
 	conv.close()
+	res, raw = b.do(t, http.MethodGet, "/api/v1/explorations/"+ans.Job.Conversation, "", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, raw)
+	assert.Contains(t, raw, `"presence":{"client":"codex","n":1,"worker":null,"job":"`+ans.Job.ID+`"`, "the job's conversation shows who works there")
 	var lastSeen *time.Time
 	require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT last_seen FROM agent_jobs WHERE id = $1`, ans.Job.ID).Scan(&lastSeen))
 	require.NotNil(t, lastSeen, "a call through the worker's link marks the job alive")
