@@ -70,19 +70,40 @@ func (s *ExplorationService) CreateLink(ctx context.Context, caller Caller, id, 
 	return NewLink{ID: l.ID, Scope: string(l.Scope), URL: strings.TrimRight(base, "/") + "/s/" + token, CreatedAt: l.CreatedAt}, nil
 }
 
-// Links lists the owner's links of an exploration, without tokens.
-func (s *ExplorationService) Links(ctx context.Context, caller Caller, id string) ([]LinkView, error) {
+// LinkPage is one page of an exploration's links. NextCursor, when not
+// null, fetches the next page.
+type LinkPage struct {
+	Links      []LinkView `json:"links"`
+	NextCursor *string    `json:"next_cursor"`
+}
+
+// Links lists a page of the owner's links of an exploration, the oldest
+// first, without tokens: at most limit (explorations.LinkPage) after cursor.
+func (s *ExplorationService) Links(ctx context.Context, caller Caller, id, cursor string, limit int) (LinkPage, error) {
+	after, err := explorations.ParseListCursor(cursor)
+	if err != nil {
+		return LinkPage{}, err
+	}
+	if limit, err = explorations.LinkPage(limit); err != nil {
+		return LinkPage{}, err
+	}
 	e, err := s.owned(ctx, caller, id)
 	if err != nil {
-		return nil, err
+		return LinkPage{}, err
 	}
-	ls, err := s.store.Links(ctx, e.ID)
+	ls, err := s.store.Links(ctx, e.ID, after, limit+1)
 	if err != nil {
-		return nil, err
+		return LinkPage{}, err
 	}
-	out := []LinkView{}
+	out := LinkPage{Links: []LinkView{}}
+	if len(ls) > limit {
+		ls = ls[:limit]
+		last := ls[limit-1]
+		next := explorations.ListCursor{At: last.CreatedAt, ID: last.ID}.String()
+		out.NextCursor = &next
+	}
 	for _, l := range ls {
-		out = append(out, LinkView{ID: l.ID, Scope: string(l.Scope), CreatedAt: l.CreatedAt, RevokedAt: l.RevokedAt})
+		out.Links = append(out.Links, LinkView{ID: l.ID, Scope: string(l.Scope), CreatedAt: l.CreatedAt, RevokedAt: l.RevokedAt})
 	}
 	return out, nil
 }

@@ -34,9 +34,9 @@ func (s *ExplorationService) Tools() []Tool {
 		}, s.start),
 		WithInput(Tool{
 			Name:        "list_explorations",
-			Description: "The caller's own explorations, the newest first.",
+			Description: "The caller's own explorations, the newest first, a page at a time (pass next_cursor back as cursor for the next page).",
 			Output: json.RawMessage(`{"type":"object","properties":{"explorations":{"type":"array","items":{"type":"object","properties":{` +
-				explorationViewSchema + `},"required":[` + explorationViewRequired + `]}}},"required":["explorations"]}`),
+				explorationViewSchema + `},"required":[` + explorationViewRequired + `]}},` + nextCursorSchema + `},"required":["explorations","next_cursor"]}`),
 		}, s.list),
 		WithInput(Tool{
 			Name:        "get_exploration",
@@ -68,7 +68,8 @@ type (
 		Title    string `json:"title,omitempty" jsonschema:"a short title"`
 	}
 	listExplorationsInput struct {
-		Limit int `json:"limit,omitempty" jsonschema:"how many, from 1 to 100"`
+		Limit  int    `json:"limit,omitempty" jsonschema:"how many, from 1 to 100"`
+		Cursor string `json:"cursor,omitempty" jsonschema:"the next_cursor of the page before; none for the first page"`
 	}
 	getExplorationInput struct {
 		Exploration string `json:"exploration" jsonschema:"the exploration's id, or a link's token"`
@@ -152,15 +153,26 @@ func (s *ExplorationService) list(ctx context.Context, call Call, in listExplora
 	if err != nil {
 		return nil, err
 	}
+	after, err := explorations.ParseListCursor(in.Cursor)
+	if err != nil {
+		return nil, err
+	}
 	out := struct {
 		Explorations []ExplorationView `json:"explorations"`
+		NextCursor   *string           `json:"next_cursor"`
 	}{Explorations: []ExplorationView{}}
 	if call.Caller.Subject == "" {
 		return out, nil // without a session nothing is the caller's own
 	}
-	es, err := s.store.OwnedBy(ctx, call.Caller.Subject, limit)
+	es, err := s.store.OwnedBy(ctx, call.Caller.Subject, after, limit+1)
 	if err != nil {
 		return nil, err
+	}
+	if len(es) > limit {
+		es = es[:limit]
+		last := es[limit-1]
+		next := explorations.ListCursor{At: last.CreatedAt, ID: last.ID}.String()
+		out.NextCursor = &next
 	}
 	for _, e := range es {
 		out.Explorations = append(out.Explorations, viewOf(e, explorations.OwnerAccess))

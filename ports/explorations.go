@@ -13,8 +13,10 @@ type ExplorationStore interface {
 	CreateExploration(ctx context.Context, e explorations.Exploration) error
 	// Exploration is one by id, or errs.NotFound.
 	Exploration(ctx context.Context, id string) (explorations.Exploration, error)
-	// OwnedBy is owner's explorations, the newest first.
-	OwnedBy(ctx context.Context, owner string, limit int) ([]explorations.Exploration, error)
+	// OwnedBy is at most limit of owner's explorations, the newest first
+	// (created_at, then id, descending), after the one after names (none
+	// when after.IsStart()).
+	OwnedBy(ctx context.Context, owner string, after explorations.ListCursor, limit int) ([]explorations.Exploration, error)
 	// Claim makes owner the owner of an unowned exploration. claimed is false
 	// when it already had an owner (then nothing changes).
 	Claim(ctx context.Context, id, owner string, at time.Time) (claimed bool, err error)
@@ -30,10 +32,17 @@ type ExplorationStore interface {
 	// notes' order (created_at, then id); afterID "" starts at the first.
 	Notes(ctx context.Context, id string, afterAt time.Time, afterID string, limit int) ([]explorations.Note, error)
 
+	// CreateLink stores l; when the exploration already holds
+	// explorations.MaxLiveLinks links not revoked it stores nothing and
+	// answers explorations.TooManyLinks (the count and the insert are one
+	// transaction), or errs.NotFound for no such exploration.
 	CreateLink(ctx context.Context, l explorations.Link) error
 	// LinkByToken finds a link by its token's hash, or errs.NotFound.
 	LinkByToken(ctx context.Context, tokenSHA256 string) (explorations.Link, error)
-	Links(ctx context.Context, explorationID string) ([]explorations.Link, error)
+	// Links is at most limit of the exploration's links, revoked ones
+	// included, the oldest first (created_at, then id), after the one after
+	// names.
+	Links(ctx context.Context, explorationID string, after explorations.ListCursor, limit int) ([]explorations.Link, error)
 	// RevokeLink ends a link of the exploration (once: a second revoke keeps
 	// the first time), or errs.NotFound.
 	RevokeLink(ctx context.Context, explorationID, linkID string, at time.Time) (explorations.Link, error)

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/explorations"
 )
 
 // Exploration routes read the session cookie: no CORS headers, never cached,
@@ -30,9 +32,11 @@ func (s *Server) explorationRoutes() []Route {
 		{Method: http.MethodPost, Path: base + "/:ref/claim", Access: AccessSession, Handler: s.claimExploration,
 			Summary: "a session takes an unowned exploration with its continue link: { exploration, claimed }"},
 		{Method: http.MethodGet, Path: base + "/:ref/links", Access: AccessSession, Handler: s.listLinks,
-			Summary: "owner only: { links: [{ id, scope, created_at, revoked_at }] }, with no tokens"},
+			Summary: "owner only, ?cursor=&limit= (1 to 200, 100 when not given): { links: [{ id, scope, created_at, revoked_at }], next_cursor }, " +
+				"the oldest first, with no tokens"},
 		{Method: http.MethodPost, Path: base + "/:ref/links", Access: AccessSession, Handler: s.createLink,
-			Summary: `owner only, body { scope: "read" | "continue" }: { id, scope, url, created_at }, its token shown this once`},
+			Summary: `owner only, body { scope: "read" | "continue" }: { id, scope, url, created_at }, its token shown this once; ` +
+				`409 conflict when the exploration already has 100 links not revoked`},
 		{Method: http.MethodPost, Path: base + "/:ref/links/:link/revoke", Access: AccessSession, Handler: s.revokeLink,
 			Summary: "owner only: { id, scope, created_at, revoked_at }; the link stops working at once"},
 		{Method: http.MethodPut, Path: base + "/:ref/snapshots/:sha256", Access: AccessSession, Handler: s.postReading, BodyLimit: PostedReadingWireLimit,
@@ -106,13 +110,19 @@ func (s *Server) claimExploration(c echo.Context) error {
 }
 
 func (s *Server) listLinks(c echo.Context) error {
-	links, err := s.deps.Explorations.Links(c.Request().Context(), s.caller(c), c.Param("ref"))
+	limit := 0
+	if raw := c.QueryParam("limit"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 {
+			return errs.Newf(errs.BadInput, "limit must be between 1 and %d", explorations.MaxLinkPage)
+		}
+		limit = n
+	}
+	page, err := s.deps.Explorations.Links(c.Request().Context(), s.caller(c), c.Param("ref"), c.QueryParam("cursor"), limit)
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, struct {
-		Links []app.LinkView `json:"links"`
-	}{links})
+	return writeJSON(c, http.StatusOK, page)
 }
 
 func (s *Server) createLink(c echo.Context) error {

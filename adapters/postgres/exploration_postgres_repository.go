@@ -56,9 +56,10 @@ func (r *ExplorationRepository) Exploration(ctx context.Context, id string) (exp
 }
 
 // OwnedBy implements ports.ExplorationStore.
-func (r *ExplorationRepository) OwnedBy(ctx context.Context, owner string, limit int) ([]explorations.Exploration, error) {
+func (r *ExplorationRepository) OwnedBy(ctx context.Context, owner string, after explorations.ListCursor, limit int) ([]explorations.Exploration, error) {
 	rows, err := r.db.Pool.Query(ctx, `SELECT `+explorationColumns+` FROM explorations
-WHERE owner = $1 AND owner <> '' ORDER BY created_at DESC, id LIMIT $2`, owner, limit)
+WHERE owner = $1 AND owner <> '' AND ($2 = '' OR (created_at, id) < ($3, $2))
+ORDER BY created_at DESC, id DESC LIMIT $4`, owner, after.ID, after.At, limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list explorations: %w", err)
 	}
@@ -184,11 +185,31 @@ ORDER BY created_at, id LIMIT $4`, id, afterID, afterAt, limit)
 	return out, nil
 }
 
-// CreateLink implements ports.ExplorationStore.
+// CreateLink implements ports.ExplorationStore. The exploration's row is
+// locked while its live links are counted, so two links made at once can't
+// both pass the cap.
 func (r *ExplorationRepository) CreateLink(ctx context.Context, l explorations.Link) error {
-	_, err := r.db.Pool.Exec(ctx, `INSERT INTO exploration_links (id, exploration, scope, token_sha256, created_at)
+	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+		var live int
+		err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM exploration_links WHERE exploration = e.id AND revoked_at IS NULL)
+FROM explorations e WHERE e.id = $1 FOR UPDATE`, l.Exploration).Scan(&live)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return explorations.NotFound()
+		}
+		if err != nil {
+			return err
+		}
+		if live >= explorations.MaxLiveLinks {
+			return explorations.TooManyLinks()
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO exploration_links (id, exploration, scope, token_sha256, created_at)
 VALUES ($1, $2, $3, $4, $5)`, l.ID, l.Exploration, string(l.Scope), l.TokenSHA256, l.CreatedAt)
+		return err
+	})
 	if err != nil {
+		if _, ok := errs.As(err); ok {
+			return err
+		}
 		return fmt.Errorf("postgres: create link: %w", err)
 	}
 	return nil
@@ -224,8 +245,10 @@ func (r *ExplorationRepository) LinkByToken(ctx context.Context, tokenSHA256 str
 }
 
 // Links implements ports.ExplorationStore.
-func (r *ExplorationRepository) Links(ctx context.Context, explorationID string) ([]explorations.Link, error) {
-	rows, err := r.db.Pool.Query(ctx, `SELECT `+linkColumns+` FROM exploration_links WHERE exploration = $1 ORDER BY created_at, id`, explorationID)
+func (r *ExplorationRepository) Links(ctx context.Context, explorationID string, after explorations.ListCursor, limit int) ([]explorations.Link, error) {
+	rows, err := r.db.Pool.Query(ctx, `SELECT `+linkColumns+` FROM exploration_links
+WHERE exploration = $1 AND ($2 = '' OR (created_at, id) > ($3, $2))
+ORDER BY created_at, id LIMIT $4`, explorationID, after.ID, after.At, limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list links: %w", err)
 	}

@@ -225,3 +225,66 @@ func TestClaimAnUnownedExploration(t *testing.T) {
 	res, _ = stranger.do(t, http.MethodPost, "/api/v1/explorations/"+id+"/claim", "")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)
 }
+
+// The owner's lists page with a cursor, and an exploration holds at most
+// MaxLiveLinks links that work: the one past it is refused and stores nothing.
+func TestExplorationListsPageAndLinksAreCapped(t *testing.T) {
+	p := startPetal(t, nil)
+	owner := p.browser(t)
+	var ids []string
+	for range 3 {
+		ids = append(ids, owner.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"Who holds this token?"}`)["id"].(string))
+	}
+	first := owner.ok(t, http.MethodGet, "/api/v1/explorations?limit=2", "")
+	require.Len(t, first["explorations"], 2)
+	require.NotNil(t, first["next_cursor"])
+	rest := owner.ok(t, http.MethodGet, "/api/v1/explorations?limit=2&cursor="+first["next_cursor"].(string), "")
+	require.Len(t, rest["explorations"], 1)
+	assert.Nil(t, rest["next_cursor"], "the last page says so")
+	seen := map[string]bool{}
+	for _, page := range []map[string]any{first, rest} {
+		for _, e := range page["explorations"].([]any) {
+			seen[e.(map[string]any)["id"].(string)] = true
+		}
+	}
+	assert.Len(t, seen, 3, "the pages hold each exploration once")
+	res, body := owner.do(t, http.MethodGet, "/api/v1/explorations?cursor=nonsense", "")
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+	assert.Contains(t, body, "cursor")
+
+	id := ids[0]
+	for range 100 {
+		owner.ok(t, http.MethodPost, "/api/v1/explorations/"+id+"/links", `{"scope":"read"}`)
+	}
+	res, body = owner.do(t, http.MethodPost, "/api/v1/explorations/"+id+"/links", `{"scope":"read"}`)
+	assert.Equal(t, http.StatusConflict, res.StatusCode, body)
+	assert.Contains(t, body, `"conflict"`)
+	assert.Contains(t, body, `"hint"`)
+
+	links := map[string]bool{}
+	cursor := ""
+	for pages := 0; ; pages++ {
+		require.Less(t, pages, 3)
+		page := owner.ok(t, http.MethodGet, "/api/v1/explorations/"+id+"/links?limit=60&cursor="+cursor, "")
+		for _, l := range page["links"].([]any) {
+			links[l.(map[string]any)["id"].(string)] = true
+		}
+		if page["next_cursor"] == nil {
+			break
+		}
+		cursor = page["next_cursor"].(string)
+	}
+	assert.Len(t, links, 100, "the refused link was not stored")
+	for _, bad := range []string{"limit=0", "limit=201", "limit=x", "cursor=nonsense"} {
+		res, body := owner.do(t, http.MethodGet, "/api/v1/explorations/"+id+"/links?"+bad, "")
+		assert.Equal(t, http.StatusBadRequest, res.StatusCode, "%s: %s", bad, body)
+	}
+
+	var some string
+	for l := range links {
+		some = l
+		break
+	}
+	owner.ok(t, http.MethodPost, "/api/v1/explorations/"+id+"/links/"+some+"/revoke", "")
+	owner.ok(t, http.MethodPost, "/api/v1/explorations/"+id+"/links", `{"scope":"read"}`)
+}

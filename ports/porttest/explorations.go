@@ -43,12 +43,69 @@ func ExplorationStoreContract(t *testing.T, newStore func(t *testing.T) ports.Ex
 				t.Fatal(err)
 			}
 		}
-		got, err := store.OwnedBy(t.Context(), "anon_a", 10)
+		got, err := store.OwnedBy(t.Context(), "anon_a", explorations.ListCursor{}, 10)
 		if err != nil || len(got) != 2 || got[0].ID != sample(3, "").ID || got[1].ID != sample(1, "").ID {
 			t.Fatalf("got %+v, %v", got, err)
 		}
-		if got, _ := store.OwnedBy(t.Context(), "", 10); len(got) != 0 {
+		if got, _ := store.OwnedBy(t.Context(), "", explorations.ListCursor{}, 10); len(got) != 0 {
 			t.Fatalf("nobody owns the unowned: %+v", got)
+		}
+		after := explorations.ListCursor{At: got[0].CreatedAt, ID: got[0].ID}
+		if rest, err := store.OwnedBy(t.Context(), "anon_a", after, 10); err != nil || len(rest) != 1 || rest[0].ID != sample(1, "").ID {
+			t.Fatalf("the page after the newest: %+v, %v", rest, err)
+		}
+	})
+
+	t.Run("links page oldest first, ties by id; past the cap of live links nothing is made", func(t *testing.T) {
+		store := newStore(t)
+		e := sample(1, "anon_a")
+		if err := store.CreateExploration(t.Context(), e); err != nil {
+			t.Fatal(err)
+		}
+		link := func(i int) explorations.Link {
+			// Two links share each created_at, so the id breaks ties.
+			return explorations.Link{ID: fmt.Sprintf("lnk_%04d", i), Exploration: e.ID, Scope: explorations.ScopeRead,
+				TokenSHA256: fmt.Sprintf("%064x", 1000+i), CreatedAt: at.Add(time.Duration(i/2) * time.Second)}
+		}
+		for i := range explorations.MaxLiveLinks {
+			if err := store.CreateLink(t.Context(), link(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := store.CreateLink(t.Context(), link(explorations.MaxLiveLinks)); !errs.Is(err, errs.Conflict) {
+			t.Fatalf("a link past the cap: %v", err)
+		}
+		if _, err := store.LinkByToken(t.Context(), link(explorations.MaxLiveLinks).TokenSHA256); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("a refused link was stored: %v", err)
+		}
+		var seen []string
+		after := explorations.ListCursor{}
+		for {
+			page, err := store.Links(t.Context(), e.ID, after, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range page {
+				seen = append(seen, l.ID)
+			}
+			if len(page) < 7 {
+				break
+			}
+			last := page[len(page)-1]
+			after = explorations.ListCursor{At: last.CreatedAt, ID: last.ID}
+		}
+		if len(seen) != explorations.MaxLiveLinks || seen[0] != link(0).ID || seen[len(seen)-1] != link(explorations.MaxLiveLinks-1).ID || !sort.StringsAreSorted(seen) {
+			t.Fatalf("pages held %d links: %v", len(seen), seen)
+		}
+		if _, err := store.RevokeLink(t.Context(), e.ID, link(0).ID, at); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.CreateLink(t.Context(), link(explorations.MaxLiveLinks)); err != nil {
+			t.Fatalf("a revoked link frees a place: %v", err)
+		}
+		if err := store.CreateLink(t.Context(), explorations.Link{ID: "lnk_x", Exploration: sample(9, "").ID, Scope: explorations.ScopeRead,
+			TokenSHA256: fmt.Sprintf("%064x", 9), CreatedAt: at}); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("a link on no exploration: %v", err)
 		}
 	})
 
