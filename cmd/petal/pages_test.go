@@ -5,6 +5,8 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -19,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -26,6 +29,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
+	"github.com/petal-near/petal/domain/people"
 )
 
 // chromium is one headless chromium for a test; each page gets a tab that
@@ -336,6 +340,56 @@ func TestPagesInABrowser(t *testing.T) {
 			chromedp.Text("#invite-status", &held, chromedp.ByID),
 		))
 		assert.Contains(t, held, "active")
+	})
+
+	// Last: from here on the browser is signed in.
+	t.Run("a wallet in the browser signs in, and the person makes an agent link", func(t *testing.T) {
+		priv, account := goKey(t, fake, "erin.testnet", "full")
+		ctx := b.tab(t)
+		// A wallet that injects itself, as browser wallets do; it signs in Go,
+		// through a binding, with a key the fake chain says is erin's.
+		chromedp.ListenTarget(ctx, func(ev any) {
+			call, ok := ev.(*runtime.EventBindingCalled)
+			if !ok || call.Name != "petalSign" {
+				return
+			}
+			var req struct{ Message, Recipient, Nonce string }
+			if err := json.Unmarshal([]byte(call.Payload), &req); err != nil {
+				t.Error(err)
+				return
+			}
+			nonce, err := base64.StdEncoding.DecodeString(req.Nonce)
+			if err != nil || len(nonce) != 32 {
+				t.Errorf("nonce %q: %v", req.Nonce, err)
+				return
+			}
+			h := people.Nep413Hash(people.Nep413Payload(req.Message, [32]byte(nonce), req.Recipient, nil))
+			signed, _ := json.Marshal(map[string]string{"accountId": account,
+				"publicKey": people.FormatPublicKey(priv.Public().(ed25519.PublicKey)),
+				"signature": base64.StdEncoding.EncodeToString(ed25519.Sign(priv, h[:]))})
+			go func() { _ = chromedp.Run(ctx, chromedp.Evaluate("window.__signed("+string(signed)+")", nil)) }()
+		})
+		var link string
+		require.NoError(t, chromedp.Run(ctx,
+			runtime.AddBinding("petalSign"),
+			chromedp.ActionFunc(func(ctx context.Context) error {
+				_, err := page.AddScriptToEvaluateOnNewDocument(`window.near = { networkId: 'testnet', signMessage: (req) => new Promise((resolve) => {
+					window.__signed = resolve;
+					window.petalSign(JSON.stringify({ message: req.message, recipient: req.recipient, nonce: btoa(String.fromCharCode.apply(null, req.nonce)) }));
+				}) };`).Do(ctx)
+				return err
+			}),
+			chromedp.Navigate(p.URL+"/connect"),
+			chromedp.WaitVisible("#wallet-sign-in", chromedp.ByID),
+			chromedp.Click("#wallet-sign-in", chromedp.ByID),
+			chromedp.WaitVisible("#agent-link-form button", chromedp.ByQuery), // the page again, signed in
+			chromedp.Click("#agent-link-form button", chromedp.ByQuery),
+			waitFor(`document.getElementById('agent-link').textContent !== ''`),
+			chromedp.Text("#agent-link", &link, chromedp.ByID),
+		))
+		assert.Contains(t, link, "petal_agent_")
+		require.NoError(t, chromedp.Run(ctx, chromedp.WaitVisible("#signed-in", chromedp.ByID)))
+		screenshot(t, ctx, "connect-signed-in")
 	})
 }
 

@@ -45,7 +45,7 @@
   // without one, the page keeps the steps.
   var wallet = window.near;
   var walletStatus = document.getElementById('wallet-status');
-  if (wallet && typeof wallet.signMessage === 'function') {
+  if (wallet && typeof wallet.signMessage === 'function' && document.getElementById('wallet')) {
     document.getElementById('wallet').hidden = false;
     document.getElementById('wallet-steps').hidden = true;
     document.getElementById('wallet-sign-in').addEventListener('click', function () {
