@@ -50,8 +50,8 @@ func (c *Conversations) Conversations(ctx context.Context, owner string, after c
 		return out, nil
 	}
 	at, id := firstPage, ""
-	if !after.First() {
-		at, id = after.UpdatedAt, after.ID
+	if !after.IsStart() {
+		at, id = after.At, after.Key
 	}
 	rows, err := c.db.Pool.Query(ctx, conversationsSQL, owner, at, id, limit)
 	if err != nil {

@@ -49,7 +49,7 @@ func BenchmarkConversations(b *testing.B) {
 	// A cursor half-way down the person's 15,000 entries.
 	var mid conversations.Cursor
 	if err := db.Pool.QueryRow(ctx, `SELECT updated_at, id FROM runs WHERE owner = 'prs_a' ORDER BY updated_at DESC, id DESC OFFSET 5000 LIMIT 1`).
-		Scan(&mid.UpdatedAt, &mid.ID); err != nil {
+		Scan(&mid.At, &mid.Key); err != nil {
 		b.Fatal(err)
 	}
 	cases := []struct {

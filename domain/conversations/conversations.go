@@ -5,15 +5,14 @@
 package conversations
 
 import (
-	"encoding/base64"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/page"
 )
 
 // Kinds of conversation.
@@ -45,69 +44,23 @@ type Conversation struct {
 	Exploration string
 }
 
-// Cursor is where a page starts: after the entry (UpdatedAt, ID) in the
-// list's order (updated_at, then id, both descending). The zero cursor is
-// the first page.
-type Cursor struct {
-	UpdatedAt time.Time
-	ID        string
-}
-
-// First reports whether c starts at the first page.
-func (c Cursor) First() bool { return c.ID == "" }
+// Cursor is where a page starts: after the entry (At: its updated_at, Key:
+// its id) in the list's order (updated_at, then id, both descending). The
+// zero cursor is the first page.
+type Cursor = page.Cursor
 
 // After is the cursor of the page after the one ending with e.
-func After(e Conversation) Cursor { return Cursor{UpdatedAt: e.UpdatedAt, ID: e.ID} }
+func After(e Conversation) Cursor { return Cursor{At: e.UpdatedAt, Key: e.ID} }
 
 // idPattern is a run's or an exploration's id.
 var idPattern = regexp.MustCompile(`^(run|exp)_[0-9a-f]{32}$`)
 
-// String is the cursor as the client carries it: opaque, URL-safe. Times
-// are kept to the microsecond, as PostgreSQL keeps them, so the next page
-// starts exactly after the last entry.
-func (c Cursor) String() string {
-	if c.First() {
-		return ""
-	}
-	raw := "1." + strconv.FormatInt(c.UpdatedAt.UnixMicro(), 10) + "." + c.ID
-	return base64.RawURLEncoding.EncodeToString([]byte(raw))
-}
-
 // ParseCursor reads a cursor this site gave; "" is the first page.
-func ParseCursor(s string) (Cursor, error) {
-	if s == "" {
-		return Cursor{}, nil
-	}
-	bad := errs.New(errs.BadInput, "cursor is not one this site gave", "send the next_cursor of the page before, or none for the first page")
-	if len(s) > 200 {
-		return Cursor{}, bad
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return Cursor{}, bad
-	}
-	parts := strings.SplitN(string(raw), ".", 3)
-	if len(parts) != 3 || parts[0] != "1" || !idPattern.MatchString(parts[2]) {
-		return Cursor{}, bad
-	}
-	micros, err := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil {
-		return Cursor{}, bad
-	}
-	return Cursor{UpdatedAt: time.UnixMicro(micros).UTC(), ID: parts[2]}, nil
-}
+func ParseCursor(s string) (Cursor, error) { return page.ParseCursor(s, idPattern.MatchString) }
 
 // PageLimit reads a page's limit: the default when absent (0), else 1 to
 // MaxLimit.
-func PageLimit(limit int) (int, error) {
-	switch {
-	case limit == 0:
-		return DefaultLimit, nil
-	case limit < 1 || limit > MaxLimit:
-		return 0, errs.Newf(errs.BadInput, "limit must be from 1 to %d, not %d", MaxLimit, limit)
-	}
-	return limit, nil
-}
+func PageLimit(limit int) (int, error) { return page.Limit(limit, DefaultLimit, MaxLimit) }
 
 // CleanTitle is a name as kept: plain text on one line, its runs of spaces
 // (line breaks and tabs among them) made one space, trimmed, at most

@@ -33,16 +33,16 @@ func TestCleanTitleKeepsPlainTextOnOneLine(t *testing.T) {
 
 func TestCursorRoundTripsAndRefusesWhatThisSiteDidNotGive(t *testing.T) {
 	at := time.Date(2026, 11, 30, 20, 0, 0, 123456000, time.UTC)
-	c := Cursor{UpdatedAt: at, ID: "run_" + strings.Repeat("ab", 16)}
+	c := Cursor{At: at, Key: "run_" + strings.Repeat("ab", 16)}
 	got, err := ParseCursor(c.String())
 	if err != nil || got != c {
 		t.Fatalf("round trip: %+v, %v", got, err)
 	}
-	if first, err := ParseCursor(""); err != nil || !first.First() || first.String() != "" {
+	if first, err := ParseCursor(""); err != nil || !first.IsStart() || first.String() != "" {
 		t.Fatalf("the first page: %+v, %v", first, err)
 	}
 	for _, s := range []string{"nope", "MS4xLnJ1bl94", strings.Repeat("A", 201),
-		Cursor{UpdatedAt: at, ID: "prs_" + strings.Repeat("ab", 16)}.String()} {
+		Cursor{At: at, Key: "prs_" + strings.Repeat("ab", 16)}.String()} {
 		if _, err := ParseCursor(s); !errs.Is(err, errs.BadInput) {
 			t.Errorf("ParseCursor(%q): %v", s, err)
 		}

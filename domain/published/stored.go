@@ -1,13 +1,9 @@
 package published
 
 import (
-	"encoding/base64"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/page"
 )
 
 // Statuses of a kept flower.
@@ -60,58 +56,17 @@ const (
 )
 
 // PageSize reads a limit: the default when 0, at most MaxPage.
-func PageSize(limit int) (int, error) {
-	switch {
-	case limit == 0:
-		return DefaultPage, nil
-	case limit < 0 || limit > MaxPage:
-		return 0, errs.Newf(errs.BadInput, "limit must be between 1 and %d", MaxPage)
-	}
-	return limit, nil
-}
+func PageSize(limit int) (int, error) { return page.Limit(limit, DefaultPage, MaxPage) }
 
 // Cursor is where a page of a newest-first list starts: after the item
 // (At, Key) in the order (at descending, key descending). Key is a flower's
 // id, or a map's id in a list of maps.
-type Cursor struct {
-	At  time.Time
-	Key string
-}
-
-// IsStart reports whether c is the first page's cursor.
-func (c Cursor) IsStart() bool { return c.Key == "" }
-
-// String is the cursor as callers carry it: opaque base64url.
-func (c Cursor) String() string {
-	if c.IsStart() {
-		return ""
-	}
-	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "1.%d.%s", c.At.UnixMicro(), c.Key))
-}
+type Cursor = page.Cursor
 
 // ParseCursor reads a cursor a caller sent back ("" is the first page).
 func ParseCursor(s string) (Cursor, error) {
-	if s == "" {
-		return Cursor{}, nil
-	}
-	bad := errs.New(errs.BadInput, "cursor is not one this site gave", "send the next_cursor of the page before, or none for the first page")
-	if len(s) > 400 {
-		return Cursor{}, bad
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return Cursor{}, bad
-	}
-	parts := strings.SplitN(string(raw), ".", 3)
-	if len(parts) != 3 || parts[0] != "1" || parts[2] == "" {
-		return Cursor{}, bad
-	}
-	micros, err := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil {
-		return Cursor{}, bad
-	}
-	if _, _, ok := SplitMap(parts[2]); !ok && !ValidID(parts[2]) {
-		return Cursor{}, bad
-	}
-	return Cursor{At: time.UnixMicro(micros).UTC(), Key: parts[2]}, nil
+	return page.ParseCursor(s, func(key string) bool {
+		_, _, isMap := SplitMap(key)
+		return isMap || ValidID(key)
+	})
 }
