@@ -25,7 +25,9 @@ const benchCallers = 16
 // BenchmarkLedger measures reserve+settle pairs per second with 16 concurrent
 // callers on one account and on 100 accounts, against a plain single-row
 // UPDATE … RETURNING on the same database in the same run (the floor one
-// row-locking statement costs). Run:
+// row-locking statement costs). Invite chats and an open server's chats all
+// pay on the day's cap too, which is spread over slices
+// (ledger_daily_slices.go) so that they don't queue on one row. Run:
 //
 //	go test ./adapters/postgres -run '^$' -bench BenchmarkLedger -benchtime 3s
 func BenchmarkLedger(b *testing.B) {
@@ -100,6 +102,7 @@ INSERT INTO bench_counter SELECT g, 0 FROM generate_series(0, 99) g`); err != ni
 		{"update-returning/100-rows", update(100)},
 		{"reserve+settle/100-accounts", pair(persons)},
 		{"reserve+settle/100-invites+daily-cap", pair(invitePayers)},
+		{"reserve+settle/open-server-daily-cap", pair([]credit.Payer{{Kind: credit.PayOpen, DailyCap: 1_000_000_000 * credit.MicrosPerUSD}})},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var next atomic.Int64

@@ -135,8 +135,33 @@ type sliceKey struct {
 // lockSlices locks the slices named, in (account, slice) order: after the
 // accounts, as the ledger's lock order has it.
 func lockSlices(ctx context.Context, tx pgx.Tx, keys []sliceKey) error {
+	var batch pgx.Batch
+	queueLockSlices(&batch, keys)
+	if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
+		return fmt.Errorf("postgres: lock the day's slices: %w", err)
+	}
+	return nil
+}
+
+// lockAccountsAndSlices locks the accounts named (in id order), then the
+// slices named (in (account, slice) order), in one round trip.
+func lockAccountsAndSlices(ctx context.Context, tx pgx.Tx, ids []string, keys []sliceKey) error {
+	var batch pgx.Batch
+	if len(ids) > 0 {
+		sorted := slices.Clone(ids)
+		slices.Sort(sorted)
+		batch.Queue(`SELECT 1 FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE`, slices.Compact(sorted))
+	}
+	queueLockSlices(&batch, keys)
+	if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
+		return fmt.Errorf("postgres: lock accounts: %w", err)
+	}
+	return nil
+}
+
+func queueLockSlices(batch *pgx.Batch, keys []sliceKey) {
 	if len(keys) == 0 {
-		return nil
+		return
 	}
 	keys = slices.Clone(keys)
 	slices.SortFunc(keys, func(a, b sliceKey) int {
@@ -148,11 +173,8 @@ func lockSlices(ctx context.Context, tx pgx.Tx, keys []sliceKey) error {
 	for i, k := range keys {
 		accounts[i], ns[i] = k.account, k.slice
 	}
-	if _, err := tx.Exec(ctx, `SELECT 1 FROM credit_daily_slices s JOIN unnest($1::text[], $2::smallint[]) AS u(account_id, slice)
-ON s.account_id = u.account_id AND s.slice = u.slice ORDER BY s.account_id, s.slice FOR UPDATE OF s`, accounts, ns); err != nil {
-		return fmt.Errorf("postgres: lock the day's slices: %w", err)
-	}
-	return nil
+	batch.Queue(`SELECT 1 FROM credit_daily_slices s JOIN unnest($1::text[], $2::smallint[]) AS u(account_id, slice)
+ON s.account_id = u.account_id AND s.slice = u.slice ORDER BY s.account_id, s.slice FOR UPDATE OF s`, accounts, ns)
 }
 
 // queueUnhold queues what closing a hold's line does to its account: held

@@ -133,10 +133,7 @@ WHERE h.reservation_id = $1 ORDER BY h.account_id FOR UPDATE OF h`, reservationI
 	slices.SortStableFunc(h.Lines, func(a, b credit.HoldLine) int {
 		return boolRank(a.Kind == credit.KindDaily) - boolRank(b.Kind == credit.KindDaily)
 	})
-	if _, err := lockAccounts(ctx, tx, ids); err != nil {
-		return credit.Hold{}, "", nil, err
-	}
-	if err := lockSlices(ctx, tx, keys); err != nil {
+	if err := lockAccountsAndSlices(ctx, tx, ids, keys); err != nil {
 		return credit.Hold{}, "", nil, err
 	}
 	return h, status, onSlice, nil
