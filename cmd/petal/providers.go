@@ -92,6 +92,8 @@ var (
 		newPublishedFlowers,
 		postgres.NewRelationRepository,
 		wire.Bind(new(ports.RelationStore), new(*postgres.RelationRepository)),
+		postgres.NewSearchRepository,
+		wire.Bind(new(ports.SearchStore), new(*postgres.SearchRepository)),
 		wire.Bind(new(ports.SocialDB), new(*nearrpc.Client)),
 		postgres.NewProfileRepository,
 		wire.Bind(new(ports.ProfileStore), new(*postgres.ProfileRepository)),
@@ -115,6 +117,7 @@ var (
 		// of what is kept (newPublishedFlowers).
 		newMapService,
 		app.NewRelationService,
+		app.NewSearchService,
 		app.NewAnnotationService,
 		app.NewLayerService,
 		newSnapshotService,
@@ -253,8 +256,8 @@ func newRandom() ports.Random { return rand.Reader }
 // toolSets lists every service that brings tools to the registry.
 func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService,
 	annotations *app.AnnotationService, layers *app.LayerService, eyes *app.EyesService, brain *app.BrainService, publish *app.PublishService,
-	relations *app.RelationService) []app.ToolSet {
-	return []app.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations}
+	relations *app.RelationService, search *app.SearchService) []app.ToolSet {
+	return []app.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search}
 }
 
 // newWebPages is read_page's fetcher: public pages only (loopback too with

@@ -79,7 +79,12 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	if err != nil {
 		return nil, nil, err
 	}
-	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService)
+	searchRepository := postgres.NewSearchRepository(db)
+	searchService, err := app.NewSearchService(searchRepository, registry)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db, client)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
@@ -248,7 +253,12 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	if err != nil {
 		return nil, nil, err
 	}
-	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService)
+	searchRepository := postgres.NewSearchRepository(db)
+	searchService, err := app.NewSearchService(searchRepository, registry)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(appRegistry, log)
 	mainStdioMCP := &stdioMCP{

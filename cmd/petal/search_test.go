@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// search_petals is kept on a public site, through HTTP and MCP alike, and a
+// visitor finds the map there, never a person's notes.
+func TestSearchPetalsOnAPublicSite(t *testing.T) {
+	p := startPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
+	_, err := p.DB.Pool.Exec(t.Context(), `INSERT INTO published_flowers (id, network, maker, map, snapshot_sha256, record, name, made_at, status, came)
+VALUES (repeat('a', 64), 'near:mainnet', 'maker.near', 'near:mainnet:marketing.sputnik-dao.near', repeat('b', 64),
+        '{"about":"Sputnik DAO members on NEAR"}', 'Who runs marketing', now(), 'ok', 'record')`)
+	require.NoError(t, err)
+	_, err = p.DB.Pool.Exec(t.Context(), `INSERT INTO explorations (id, owner, question, title, created_at, updated_at)
+VALUES ('exp_x', 'prs_someone', 'marketing secrets', '', now(), now())`)
+	require.NoError(t, err)
+
+	res, body := p.do(t, http.MethodGet, "/api/v1/search?q="+url.QueryEscape("who runs mark")+"&limit=5", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var ans struct {
+		Results []struct{ Kind, ID, Snippet string } `json:"results"`
+		Next    *string                              `json:"next_cursor"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &ans))
+	require.Len(t, ans.Results, 2, body)
+	assert.Nil(t, ans.Next)
+	for _, r := range ans.Results {
+		assert.Contains(t, []string{"map", "flower"}, r.Kind)
+		assert.Contains(t, r.Snippet, "**")
+	}
+
+	res, body = p.do(t, http.MethodGet, "/api/v1/search?q=marketing&kinds=map,people", "")
+	refused(t, res, body, http.StatusBadRequest, "bad_input")
+	assert.Contains(t, body, "kinds")
+
+	cs := mcpSession(t, p)
+	listed, err := cs.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	found := false
+	for _, tool := range listed.Tools {
+		found = found || tool.Name == "search_petals"
+	}
+	assert.True(t, found, "/mcp lists search_petals on a public site")
+	r, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "search_petals", Arguments: map[string]any{"q": "secrets"}})
+	require.NoError(t, err)
+	require.False(t, r.IsError)
+	assert.Contains(t, r.Content[0].(*sdk.TextContent).Text, `"results":[]`, "a visitor never finds a person's exploration")
+}

@@ -1,0 +1,11 @@
+DROP TRIGGER search_annotations ON annotations;
+DROP TRIGGER search_notes ON exploration_notes;
+DROP TRIGGER search_explorations ON explorations;
+DROP TRIGGER search_flowers ON published_flowers;
+DROP FUNCTION petal_search_annotations_trigger();
+DROP FUNCTION petal_search_notes_trigger();
+DROP FUNCTION petal_search_explorations_trigger();
+DROP FUNCTION petal_search_flowers_trigger();
+DROP FUNCTION petal_search_map(text);
+DROP FUNCTION petal_search_flower(text);
+DROP TABLE search_docs;
