@@ -193,7 +193,7 @@ func searchKinds(list string) ([]string, error) {
 
 // idJoiners are the characters inside account ids and map ids
 // (marketing.sputnik-dao.near, near:mainnet:…): the index holds each text
-// also split at them (migration 31), and so is a query's text.
+// also split at them (migration 32), and so is a query's text.
 func isIDJoiner(r rune) bool { return strings.ContainsRune("._-:/@", r) }
 
 // splitSearch reads q as websearch_to_tsquery's words and, unless q ends

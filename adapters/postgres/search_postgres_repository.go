@@ -9,7 +9,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// SearchRepository reads search_docs (migrations/000031_search), which the
+// SearchRepository reads search_docs (migrations/000032_search), which the
 // database keeps from the map's and people's tables by triggers.
 type SearchRepository struct{ db *DB }
 
