@@ -222,4 +222,3 @@ func sorted(s []string) []string {
 	slices.Sort(s)
 	return s
 }
-
