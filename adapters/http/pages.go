@@ -93,9 +93,16 @@ func (s *Server) pageRoutes() []Route {
 		page("/draft", "the page of a drawn draft: ?spec=<a flower-spec/v1's JSON> (an HTML page)", s.draftPage),
 		page("/connect", "the page on bringing your own agent and getting access (an HTML page)", s.connectPage),
 		page("/map", "the map's gallery; ?id=<a map's id> opens one map (an HTML page)", s.mapGalleryPage),
+		{Method: http.MethodGet, Path: "/", Access: AccessPlain, Handler: s.home, Head: true,
+			Summary: "the site's front door: 302 to /make"},
 		{Method: http.MethodGet, Path: "/pages/:file", Access: AccessPlain, Handler: s.pageAsset,
 			Summary: "the pages' own script and style sheet"},
 	}
+}
+
+// home sends a newcomer who opens the server's address to /make.
+func (s *Server) home(c echo.Context) error {
+	return c.Redirect(http.StatusFound, "/make")
 }
 
 // pageShell is what every page's layout reads.

@@ -153,7 +153,7 @@ func TestPagesInABrowser(t *testing.T) {
 		ctx := b.tab(t)
 		var location string
 		require.NoError(t, chromedp.Run(ctx,
-			chromedp.Navigate(p.URL+"/make"),
+			chromedp.Navigate(p.URL+"/"), // the front door leads to /make
 			chromedp.SendKeys("#ask", "draw the marketing DAO", chromedp.ByID),
 			chromedp.Click("#send", chromedp.ByID),
 			chromedp.WaitVisible(".flower svg", chromedp.ByQuery),
