@@ -141,7 +141,7 @@ func (a *AgentService) Start() {
 
 // FlowerDrawer draws a spec as the agent's flower event (the flower service).
 type FlowerDrawer interface {
-	Flower(ctx context.Context, rawSpec, rawView json.RawMessage) (FlowerEvent, error)
+	Flower(ctx context.Context, owner string, rawSpec, rawView json.RawMessage) (FlowerEvent, error)
 	// ViewFor is the view a drawing for subject goes through: rawView, else
 	// their own.
 	ViewFor(ctx context.Context, subject string, rawView json.RawMessage) (json.RawMessage, error)

@@ -88,7 +88,7 @@ func (a *AgentService) flowerEvent(ctx context.Context, caller Caller, args json
 	if err != nil {
 		return nil
 	}
-	f, err := a.flowers.Flower(ctx, in.Spec, view)
+	f, err := a.flowers.Flower(ctx, subject, in.Spec, view)
 	if err != nil {
 		return nil
 	}

@@ -278,7 +278,7 @@ func (s *ExplorationService) saveStep(ctx context.Context, call Call, in saveSte
 		return nil, err
 	}
 	if hasSpec {
-		if step.Spec, step.SpecSHA256, err = s.checkSpec(ctx, in.Spec); err != nil {
+		if step.Spec, step.SpecSHA256, err = s.checkSpec(ctx, e.Owner, in.Spec); err != nil {
 			return nil, err
 		}
 		if in.SpecSHA256 != "" && in.SpecSHA256 != step.SpecSHA256 {
@@ -345,11 +345,11 @@ func (s *ExplorationService) addNote(ctx context.Context, call Call, in addNoteI
 // checkSpec checks an inline spec as validate_spec does (the schema, then
 // against its stored snapshot), which also keeps it by name; it answers the
 // spec's canonical JSON and name.
-func (s *ExplorationService) checkSpec(ctx context.Context, raw json.RawMessage) ([]byte, string, error) {
+func (s *ExplorationService) checkSpec(ctx context.Context, owner string, raw json.RawMessage) ([]byte, string, error) {
 	if t := strings.TrimSpace(string(raw)); !strings.HasPrefix(t, "{") {
 		return nil, "", errs.New(errs.BadInput, "spec must be a JSON object", "send the spec itself, or spec_sha256")
 	}
-	v, err := s.flowers.Validate(ctx, raw)
+	v, err := s.flowers.Validate(ctx, owner, raw)
 	if err != nil {
 		return nil, "", err
 	}

@@ -26,15 +26,15 @@ func (s *FlowerService) Tools() []Tool {
 			Name:        ToolProposeSpec,
 			Description: "Propose a flower spec (flower-spec/v1) for a stored snapshot: enough petals to show its shape, the tail folded into one \"others\" petal, colours that tell its groups apart, with a sentence saying what the flower shows. intent, in plain words, can ask for \"top 20\", \"equal sizes\", \"square root\", \"colour by band\", \"no labels\", \"by name\", \"hide others\" or \"only <group>\". The spec is kept, so /d/<spec_sha256> opens it.",
 			Output:      json.RawMessage(`{"type":"object","required":["spec","spec_sha256","interpretation"],"properties":{"spec":` + specs.SpecJSONSchema + `,"spec_sha256":{"type":"string"},"interpretation":{"type":"string"},"demo":{"type":"boolean"}}}`),
-		}, func(ctx context.Context, _ Call, in proposeInput) (any, error) {
-			return s.Propose(ctx, in.SHA256, in.Intent)
+		}, func(ctx context.Context, call Call, in proposeInput) (any, error) {
+			return s.Propose(ctx, call.Caller.Subject, in.SHA256, in.Intent)
 		}),
 		WithInput(Tool{
 			Name:        ToolValidateSpec,
 			Description: "Check a flower spec against flower-spec/v1 and against its snapshot (stored here, groups it names exist, at most 60 petals). Answers { valid, problems: [{ path, message }] } with JSON Pointer paths; a valid spec is kept, so /d/<spec_sha256> opens it.",
 			Output:      json.RawMessage(validationSchema),
-		}, func(ctx context.Context, _ Call, in validateInput) (any, error) {
-			return s.Validate(ctx, in.Spec)
+		}, func(ctx context.Context, call Call, in validateInput) (any, error) {
+			return s.Validate(ctx, call.Caller.Subject, in.Spec)
 		}),
 		WithInput(Tool{
 			Name:        ToolRenderFlower,

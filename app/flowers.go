@@ -34,6 +34,7 @@ type FlowerService struct {
 	specs   ports.SpecStore
 	views   PersonViews // whose view a render without one is drawn through; nil: the default's
 	names   PetalNamer  // the names a signed-in person gives petals; nil: none
+	budget  *DataBudget // what a spec a stranger has kept costs; nil: nothing
 }
 
 // PetalNamer gives the names a caller gives accounts (account id → name), to
@@ -49,9 +50,10 @@ func (s *FlowerService) DrawNamesFrom(n PetalNamer) { s.names = n }
 var _ ToolSet = (*FlowerService)(nil)
 
 // NewFlowerService makes the flower service over the snapshot library, the
-// spec store and people's views.
-func NewFlowerService(library *SnapshotLibrary, specs ports.SpecStore, views PersonViews) *FlowerService {
-	return &FlowerService{library: library, specs: specs, views: views}
+// spec store, people's views and the data budget (every spec kept for
+// someone who isn't signed in counts against it).
+func NewFlowerService(library *SnapshotLibrary, specs ports.SpecStore, views PersonViews, budget *DataBudget) *FlowerService {
+	return &FlowerService{library: library, specs: specs, views: views, budget: budget}
 }
 
 // ViewFor is the view a drawing for subject goes through: the one it was
@@ -175,8 +177,9 @@ func (s *FlowerService) ComputeFigures(ctx context.Context, sha string, raw json
 	return FiguresResult{SHA256: sha, FigureSet: fs, Origin: origin, Demo: origin == OriginDemo}, nil
 }
 
-// Propose is propose_spec: a good spec for a stored snapshot, kept by name.
-func (s *FlowerService) Propose(ctx context.Context, sha, intent string) (Proposal, error) {
+// Propose is propose_spec: a good spec for a stored snapshot, kept by name
+// (counted against the data budget for owner, the caller).
+func (s *FlowerService) Propose(ctx context.Context, owner, sha, intent string) (Proposal, error) {
 	if n := utf8.RuneCountInString(intent); n > MaxIntent {
 		return Proposal{}, errs.Newf(errs.BadInput, "intent is %d characters; at most %d", n, MaxIntent)
 	}
@@ -197,16 +200,17 @@ func (s *FlowerService) Propose(ctx context.Context, sha, intent string) (Propos
 	if err != nil {
 		return Proposal{}, errs.New(errs.Internal, "the spec could not be named").WithCause(err)
 	}
-	if err := s.keep(ctx, name, sha, canonical); err != nil {
+	if err := s.keep(ctx, owner, name, sha, canonical); err != nil {
 		return Proposal{}, err
 	}
 	return Proposal{Spec: spec, SpecSHA256: name, Interpretation: specs.Interpret(f), Demo: loaded.Demo()}, nil
 }
 
 // Validate is validate_spec: the schema's problems, then the snapshot's (not
-// stored, unknown groups). A valid spec is kept by name.
-func (s *FlowerService) Validate(ctx context.Context, raw json.RawMessage) (Validation, error) {
-	c, problems, err := s.check(ctx, raw)
+// stored, unknown groups). A valid spec is kept by name, for owner (the
+// caller, whom it counts against).
+func (s *FlowerService) Validate(ctx context.Context, owner string, raw json.RawMessage) (Validation, error) {
+	c, problems, err := s.check(ctx, owner, raw)
 	if err != nil {
 		return Validation{}, err
 	}
@@ -219,8 +223,8 @@ func (s *FlowerService) Validate(ctx context.Context, raw json.RawMessage) (Vali
 // Render is render_flower: a valid spec drawn through a view (the default
 // view when rawView is empty). An invalid spec is invalid_spec with the
 // problems validate_spec gives.
-func (s *FlowerService) Render(ctx context.Context, rawSpec, rawView json.RawMessage) (Rendered, error) {
-	_, r, err := s.draw(ctx, rawSpec, rawView, nil)
+func (s *FlowerService) Render(ctx context.Context, owner string, rawSpec, rawView json.RawMessage) (Rendered, error) {
+	_, r, err := s.draw(ctx, owner, rawSpec, rawView, nil)
 	if err != nil {
 		return Rendered{}, err
 	}
@@ -229,9 +233,9 @@ func (s *FlowerService) Render(ctx context.Context, rawSpec, rawView json.RawMes
 
 // Flower draws a spec for the agent's `flower` event, with the default view
 // when rawView is empty. An invalid spec gives its validation and the
-// invalid_spec error.
-func (s *FlowerService) Flower(ctx context.Context, rawSpec, rawView json.RawMessage) (FlowerEvent, error) {
-	f, r, err := s.draw(ctx, rawSpec, rawView, nil)
+// invalid_spec error. owner is whom the spec kept counts against.
+func (s *FlowerService) Flower(ctx context.Context, owner string, rawSpec, rawView json.RawMessage) (FlowerEvent, error) {
+	f, r, err := s.draw(ctx, owner, rawSpec, rawView, nil)
 	if err != nil {
 		ev := FlowerEvent{}
 		if e, ok := errs.As(err); ok && e.Code == errs.InvalidSpec {
@@ -261,13 +265,13 @@ func (s *FlowerService) RenderFor(ctx context.Context, caller Caller, rawSpec, r
 			return Rendered{}, err
 		}
 	}
-	_, r, err := s.draw(ctx, rawSpec, rawView, names)
+	_, r, err := s.draw(ctx, caller.Subject, rawSpec, rawView, names)
 	return r, err
 }
 
 // draw lays a spec out and draws it through a view; names (account id →
 // name) replace what the petals they name carry.
-func (s *FlowerService) draw(ctx context.Context, rawSpec, rawView json.RawMessage, names map[string]string) (*specs.Flower, Rendered, error) {
+func (s *FlowerService) draw(ctx context.Context, owner string, rawSpec, rawView json.RawMessage, names map[string]string) (*specs.Flower, Rendered, error) {
 	view := specs.DefaultView()
 	if len(bytes.TrimSpace(rawView)) > 0 && string(bytes.TrimSpace(rawView)) != "null" {
 		v, problems := specs.ParseView(rawView)
@@ -282,7 +286,7 @@ func (s *FlowerService) draw(ctx context.Context, rawSpec, rawView json.RawMessa
 		}
 		view = v
 	}
-	c, problems, err := s.check(ctx, rawSpec)
+	c, problems, err := s.check(ctx, owner, rawSpec)
 	if err != nil {
 		return nil, Rendered{}, err
 	}
@@ -317,14 +321,14 @@ func pointerOrRoot(p string) string {
 }
 
 // check validates a spec against the schema and its stored snapshot, and
-// keeps a valid one. Problems are the caller's to report; err is anything
-// else (the store failing).
-func (s *FlowerService) check(ctx context.Context, raw json.RawMessage) (checked, []errs.Problem, error) {
+// keeps a valid one for owner. Problems are the caller's to report; err is
+// anything else (the store failing, the data budget spent).
+func (s *FlowerService) check(ctx context.Context, owner string, raw json.RawMessage) (checked, []errs.Problem, error) {
 	c, problems, err := s.checkOnly(ctx, raw)
 	if err != nil || len(problems) > 0 {
 		return c, problems, err
 	}
-	if err := s.keep(ctx, c.sha, c.spec.Snapshot, c.canonical); err != nil {
+	if err := s.keep(ctx, owner, c.sha, c.spec.Snapshot, c.canonical); err != nil {
 		return checked{}, nil, err
 	}
 	return c, nil, nil
@@ -358,8 +362,24 @@ func (s *FlowerService) checkOnly(ctx context.Context, raw json.RawMessage) (che
 	return checked{spec: spec, sha: name, canonical: canonical, snap: snap, demo: loaded.Demo()}, nil, nil
 }
 
-func (s *FlowerService) keep(ctx context.Context, name, snapshot string, canonical []byte) error {
-	if _, err := s.specs.Keep(ctx, name, snapshot, canonical); err != nil {
+func (s *FlowerService) keep(ctx context.Context, owner, name, snapshot string, canonical []byte) error {
+	// A spec kept before costs nothing again, and needs no write; a new one
+	// is paid for before it is stored, and refused past the data budget
+	// with nothing stored.
+	if _, err := s.specs.Get(ctx, name); err == nil {
+		return nil
+	} else if !errs.Is(err, errs.NotFound) {
+		return errs.New(errs.Internal, "the spec store could not be read").WithCause(err)
+	}
+	refund, err := s.budget.Spend(ctx, owner, RowBytes+int64(len(canonical)))
+	if err != nil {
+		return err
+	}
+	kept, err := s.specs.Keep(ctx, name, snapshot, canonical)
+	if err != nil || !kept {
+		refund() // failed, or kept by another call meanwhile
+	}
+	if err != nil {
 		return errs.New(errs.Internal, "the spec could not be kept").WithCause(err)
 	}
 	return nil

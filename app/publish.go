@@ -294,7 +294,7 @@ func (s *PublishService) Prepare(ctx context.Context, caller Caller, in publishR
 		return PreparedAnswer{}, err
 	}
 	// Its spec is kept, so the flower's view_url (/d/<spec>) opens it.
-	if err := s.keepSpec(ctx, f); err != nil {
+	if err := s.keepSpec(ctx, caller.Subject, f); err != nil {
 		return PreparedAnswer{}, err
 	}
 	key := published.KeyPath(w.AccountID, id)
@@ -318,10 +318,10 @@ func (s *PublishService) Prepare(ctx context.Context, caller Caller, in publishR
 }
 
 // keepSpec keeps a record's spec by its name, as validate_spec does.
-func (s *PublishService) keepSpec(ctx context.Context, f published.Flower) error {
+func (s *PublishService) keepSpec(ctx context.Context, owner string, f published.Flower) error {
 	name, canonical, err := specs.Name(f.Spec)
 	if err != nil {
 		return errs.New(errs.Internal, "the spec could not be named").WithCause(err)
 	}
-	return s.flowers.keep(ctx, name, f.Snapshot, canonical)
+	return s.flowers.keep(ctx, owner, name, f.Snapshot, canonical)
 }

@@ -176,7 +176,7 @@ func (s *PublishService) Publish(ctx context.Context, caller Caller, in publishI
 	if err != nil {
 		return PublishedFlower{}, errs.New(errs.Internal, "the published flower could not be kept").WithCause(err)
 	}
-	if err := s.keepSpec(ctx, f); err != nil {
+	if err := s.keepSpec(ctx, caller.Subject, f); err != nil {
 		return PublishedFlower{}, err
 	}
 	if kept {

@@ -247,7 +247,7 @@ func (s *Server) draftPage(c echo.Context) error {
 	if err != nil {
 		return s.errorPage(c, err, "make")
 	}
-	flower, err := s.deps.Flowers.Flower(ctx, spec, view)
+	flower, err := s.deps.Flowers.Flower(ctx, caller.Subject, spec, view)
 	if err != nil {
 		return s.errorPage(c, err, "make")
 	}

@@ -45,13 +45,13 @@ func holders(n int) snapshots.Snapshot {
 func BenchmarkRenderFlowerTool(b *testing.B) {
 	db := pgtest.New(b)
 	snaps := postgres.NewSnapshotRepository(db.DB)
-	svc := app.NewFlowerService(app.NewSnapshotLibrary(app.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil)
+	svc := app.NewFlowerService(app.NewSnapshotLibrary(app.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil, nil)
 	for _, n := range []int{1_000, 100_000} {
 		sha, _, err := app.StoreSnapshot(b.Context(), snaps, holders(n), app.OriginThisSite)
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, err := svc.Propose(b.Context(), sha, "")
+		p, err := svc.Propose(b.Context(), "", sha, "")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -63,9 +63,9 @@ func BenchmarkRenderFlowerTool(b *testing.B) {
 				for b.Loop() {
 					s := svc
 					if mode == "cold" {
-						s = app.NewFlowerService(app.NewSnapshotLibrary(app.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil)
+						s = app.NewFlowerService(app.NewSnapshotLibrary(app.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil, nil)
 					}
-					r, err := s.Render(b.Context(), spec, nil)
+					r, err := s.Render(b.Context(), "", spec, nil)
 					if err != nil {
 						b.Fatal(err)
 					}

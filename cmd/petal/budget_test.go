@@ -263,3 +263,45 @@ func TestAStoppedCallIsChargedItsInputThenReconciled(t *testing.T) {
 	spent, _ = spentOn(t, p, account)
 	assert.Equal(t, credit.Micros(1_000), spent, "reconciled with NEAR AI's bill of $0.001")
 }
+
+// A spec validate_spec or propose_spec keeps for someone who isn't signed in
+// counts against the data budget: past it a new spec is 429 and nothing is
+// kept, while one kept before still validates at no cost.
+func TestSpecsAStrangerKeepsCountAgainstTheDataBudget(t *testing.T) {
+	p := startPetal(t, nil)
+	spec, name, sha := proposedSpec(t, p, 1)
+	stranger := p.browser(t)
+	specsKept := func() (n int) {
+		require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM specs`).Scan(&n))
+		return n
+	}
+	spent := func() (n int64) {
+		require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT coalesce(sum(bytes), 0) FROM data_budget_days`).Scan(&n))
+		return n
+	}
+	_, err := p.DB.Pool.Exec(t.Context(), `UPDATE data_budget_days SET bytes = $1`, p.Cfg.DataBudgetBytes)
+	require.NoError(t, err)
+	before := specsKept()
+
+	got := stranger.ok(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+mustJSON(t, spec)+`}`)
+	assert.Equal(t, true, got["valid"], "a spec kept before validates past the budget")
+	assert.Equal(t, name, got["spec_sha256"])
+
+	spec["title"] = "another title, another spec"
+	res, body := stranger.do(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+mustJSON(t, spec)+`}`)
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
+	assert.Contains(t, body, "budget_exhausted")
+	res, body = stranger.do(t, http.MethodPost, "/api/v1/specs/propose", `{"sha256":"`+sha+`","intent":"top 3"}`)
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
+	assert.Equal(t, before, specsKept(), "a refusal keeps nothing")
+
+	_, err = p.DB.Pool.Exec(t.Context(), `UPDATE data_budget_days SET bytes = 0`)
+	require.NoError(t, err)
+	got = stranger.ok(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+mustJSON(t, spec)+`}`)
+	assert.Equal(t, true, got["valid"])
+	assert.Equal(t, before+1, specsKept())
+	first := spent()
+	assert.Positive(t, first, "the new spec was counted")
+	stranger.ok(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":`+mustJSON(t, spec)+`}`)
+	assert.Equal(t, first, spent(), "validating it again costs nothing")
+}
