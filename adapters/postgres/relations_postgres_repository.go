@@ -183,13 +183,20 @@ func scanMembership(row pgx.CollectableRow) (ports.Membership, error) {
 }
 
 // Shared implements ports.RelationStore: the count from the pair row and the
-// page from one join, in one read-only snapshot.
+// page in one read-only snapshot. The page is the top of the shared accounts
+// by the smaller of their two shares; an account whose smaller share is at
+// least t has both shares at least t, so it reads the smaller group's
+// members down to a threshold t (by its share index), looks each up in the
+// other group (by its key), and lowers t only while fewer than a page were
+// found: two large groups are never joined whole for a first page.
 func (r *RelationRepository) Shared(ctx context.Context, a, b string, q ports.RelationQuery) (int64, []ports.SharedMember, error) {
 	var count int64
 	var out []ports.SharedMember
 	err := pgx.BeginTxFunc(ctx, r.db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		lo, hi := min(a, b), max(a, b)
-		err := tx.QueryRow(ctx, `SELECT shared FROM relation_pairs WHERE a = $1 AND b = $2`, lo, hi).Scan(&count)
+		var sizeA, sizeB int64
+		err := tx.QueryRow(ctx, `SELECT p.shared, ga.members, gb.members FROM relation_pairs p, relation_groups ga, relation_groups gb
+WHERE p.a = $1 AND p.b = $2 AND ga.group_id = $3 AND gb.group_id = $4`, lo, hi, a, b).Scan(&count, &sizeA, &sizeB)
 		if errors.Is(err, pgx.ErrNoRows) {
 			count = 0
 			return nil
@@ -197,20 +204,43 @@ func (r *RelationRepository) Shared(ctx context.Context, a, b string, q ports.Re
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT x.account, x.weight::text, x.share_e12, y.weight::text, y.share_e12, least(x.share_e12, y.share_e12) AS s
-FROM relation_members x JOIN relation_members y ON y.account = x.account AND y.group_id = $2
-WHERE x.group_id = $1
-  AND (NOT $3 OR least(x.share_e12, y.share_e12) < $4 OR (least(x.share_e12, y.share_e12) = $4 AND x.account > $5))
-ORDER BY s DESC, x.account
-LIMIT $6`, a, b, q.After.Set, q.After.Value, q.After.Name, q.Limit)
-		if err != nil {
-			return err
+		small, large, smallIsA := a, b, true
+		if sizeB < sizeA {
+			small, large, smallIsA = b, a, false
 		}
-		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.SharedMember, error) {
-			var s ports.SharedMember
-			return s, row.Scan(&s.Account, &s.WeightA, &s.ShareA, &s.WeightB, &s.ShareB, &s.SmallerShare)
-		})
-		return err
+		size := min(sizeA, sizeB)
+		for reach := int64(q.Limit) * 8; ; reach *= 8 {
+			var t int64 // the threshold: the share at reach in the smaller group, 0 past its end
+			if reach < size {
+				if err := tx.QueryRow(ctx, `SELECT share_e12 FROM relation_members WHERE group_id = $1 ORDER BY share_e12 DESC OFFSET $2 LIMIT 1`,
+					small, reach).Scan(&t); err != nil {
+					return err
+				}
+			}
+			rows, err := tx.Query(ctx, `SELECT s.account, s.weight::text, s.share_e12, l.weight::text, l.share_e12, least(s.share_e12, l.share_e12) AS m
+FROM relation_members s CROSS JOIN LATERAL (
+  SELECT weight, share_e12 FROM relation_members WHERE group_id = $2 AND account = s.account) l
+WHERE s.group_id = $1 AND s.share_e12 >= $3 AND l.share_e12 >= $3
+  AND (NOT $4 OR least(s.share_e12, l.share_e12) < $5 OR (least(s.share_e12, l.share_e12) = $5 AND s.account > $6))
+ORDER BY m DESC, s.account
+LIMIT $7`, small, large, t, q.After.Set, q.After.Value, q.After.Name, q.Limit)
+			if err != nil {
+				return err
+			}
+			out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.SharedMember, error) {
+				var m ports.SharedMember
+				var err error
+				if smallIsA {
+					err = row.Scan(&m.Account, &m.WeightA, &m.ShareA, &m.WeightB, &m.ShareB, &m.SmallerShare)
+				} else {
+					err = row.Scan(&m.Account, &m.WeightB, &m.ShareB, &m.WeightA, &m.ShareA, &m.SmallerShare)
+				}
+				return m, err
+			})
+			if err != nil || len(out) >= q.Limit || t == 0 {
+				return err
+			}
+		}
 	})
 	if err != nil {
 		return 0, nil, fmt.Errorf("postgres: shared accounts: %w", err)
@@ -242,9 +272,9 @@ func (r *RelationRepository) Related(ctx context.Context, group string, by ports
 	}
 	rows, err := r.db.Pool.Query(ctx, `WITH me AS (SELECT members FROM relation_groups WHERE group_id = $1),
 r AS (
-  SELECT CASE WHEN p.a = $1 THEN p.b ELSE p.a END AS other, p.shared::bigint AS shared,
-         CASE WHEN p.a = $1 THEN p.b_e12 ELSE p.a_e12 END AS w
-  FROM relation_pairs p WHERE p.a = $1 OR p.b = $1
+  SELECT p.b AS other, p.shared::bigint AS shared, p.b_e12 AS w FROM relation_pairs p WHERE p.a = $1
+  UNION ALL
+  SELECT p.a, p.shared::bigint, p.a_e12 FROM relation_pairs p WHERE p.b = $1
 ), r2 AS (
   SELECT r.other, r.shared, r.w, g.title, g.members::bigint AS members, me.members::bigint AS of,
          (me.members + g.members - r.shared)::bigint AS u

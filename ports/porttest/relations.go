@@ -1,7 +1,10 @@
 package porttest
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,6 +100,58 @@ func RelationStoreContract(t *testing.T, newStore func(t *testing.T) ports.Relat
 		}
 		if ms, _ := s.AccountGroups(t.Context(), "z", ports.RelationQuery{Limit: 10, Hidden: []string{"g:c"}}); len(ms) != 1 || ms[0].Group != "g:a" {
 			t.Fatalf("a hidden group's membership: %+v", ms)
+		}
+	})
+
+	t.Run("shared accounts by the smaller share, paged one at a time", func(t *testing.T) {
+		s := newStore(t)
+		var xs, ys []string
+		for i := range 40 {
+			xs = append(xs, fmt.Sprintf("s%02d", i)) // weights 1..40
+		}
+		for i := range 45 { // larger, so x is read down to a threshold
+			ys = append(ys, fmt.Sprintf("s%02d", (i*7)%60)) // another order, some not in x
+		}
+		ra, rb := reading("g:x", 1, 1, xs...), reading("g:y", 2, 1, ys...)
+		offer(t, s, ra, true)
+		offer(t, s, rb, true)
+		share := map[string][2]int64{}
+		for _, m := range ra.Members {
+			share[m.Account] = [2]int64{m.Share, -1}
+		}
+		var want []string
+		for _, m := range rb.Members {
+			if v, ok := share[m.Account]; ok {
+				share[m.Account] = [2]int64{v[0], m.Share}
+				want = append(want, m.Account)
+			}
+		}
+		smaller := func(acc string) int64 { return min(share[acc][0], share[acc][1]) }
+		slices.SortFunc(want, func(x, y string) int {
+			if c := cmp.Compare(smaller(y), smaller(x)); c != 0 {
+				return c
+			}
+			return strings.Compare(x, y)
+		})
+		var got []string
+		q := ports.RelationQuery{Limit: 1}
+		for range 100 {
+			count, page, err := s.Shared(t.Context(), "g:y", "g:x", q)
+			if err != nil || count != int64(len(want)) {
+				t.Fatalf("count %d of %d (%v)", count, len(want), err)
+			}
+			if len(page) == 0 {
+				break
+			}
+			m := page[0]
+			if m.ShareA != share[m.Account][1] || m.ShareB != share[m.Account][0] || m.SmallerShare != smaller(m.Account) {
+				t.Fatalf("%s's shares %+v, want y %d and x %d", m.Account, m, share[m.Account][1], share[m.Account][0])
+			}
+			got = append(got, m.Account)
+			q.After = ports.RelationKey{Set: true, Value: m.SmallerShare, Name: m.Account}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("paged %v\nwant  %v", got, want)
 		}
 	})
 
