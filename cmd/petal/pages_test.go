@@ -460,3 +460,32 @@ func TestMakePageHidesSomeoneElsesRun(t *testing.T) {
 	assert.Contains(t, body, "Not found")
 	assert.NotContains(t, body, "data-run=")
 }
+
+// On a model (the fake), /make carries the session cookie the chat opens and
+// passes the Origin check, and the approval's Yes chip continues the run.
+func TestMakePageOnAModelAsksBeforeReading(t *testing.T) {
+	const model = "deepseek-ai/DeepSeek-V3.1"
+	read := nearaitest.Call{Name: "get_snapshot", Args: freshMarketing}
+	fake := nearaitest.New(t,
+		nearaitest.Completion("a1", model, "", read),
+		nearaitest.Completion("a2", model, "", read),
+		nearaitest.Completion("a3", model, "Shall I read the Marketing DAO's members fresh from the chain?"),
+		nearaitest.Completion("b1", model, "Then I will."),
+	)
+	p := startPetal(t, modelEnv(fake))
+	b := startBrowser(t, p.URL)
+	ctx := b.tab(t)
+	var yous []string
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Navigate(p.URL+"/make"),
+		chromedp.SendKeys("#ask", "what kinds of DAOs live on NEAR?", chromedp.ByID),
+		chromedp.Click("#send", chromedp.ByID),
+		chromedp.WaitVisible("li.ev-approval_required button.chip", chromedp.ByQuery),
+		chromedp.WaitVisible("li.ev-done", chromedp.ByQuery),
+		chromedp.Click("li.ev-approval_required button.chip", chromedp.ByQuery), // Yes
+		waitFor(`document.querySelectorAll('li.ev-done').length === 2`),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('li.ev-you')).map(li => li.textContent)`, &yous),
+	))
+	assert.Equal(t, []string{"You: what kinds of DAOs live on NEAR?", "You: Yes"}, yous)
+	screenshot(t, ctx, "make-asks")
+}

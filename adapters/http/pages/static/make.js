@@ -140,7 +140,20 @@
         li.appendChild(document.createTextNode(d.text || ''));
         return;
       case 'approval_required':
-        item(kind, seq).textContent = 'Petal asks before reading ' + (d.network || 'a new map') + ': answer yes to go ahead.';
+        // The contract's chip: "Yes" goes as an ordinary message.
+        li = item(kind, seq);
+        li.appendChild(el('span', '', 'Petal asks before reading ' + (d.network || 'a new map') + '. '));
+        ['Yes', 'No'].forEach(function (answer) {
+          var b = el('button', 'chip', answer);
+          b.type = 'button';
+          b.addEventListener('click', function () {
+            if (running) return;
+            ask.value = answer;
+            form.requestSubmit();
+          });
+          li.appendChild(b);
+          li.appendChild(document.createTextNode(' '));
+        });
         return;
       case 'flower':
         drawFlower(item(kind, seq), d);
