@@ -114,6 +114,13 @@ func balance(parts []daySlice, capMicros, usedBefore int64, onto int, need int64
 // limits, balanced for capMicros.
 func balanceSlices(ctx context.Context, tx pgx.Tx, dayID string, capMicros int64, parts []daySlice, usedBefore int64, onto int, need int64) error {
 	limits := balance(parts, capMicros, usedBefore, onto, need)
+	same := true
+	for i, s := range parts {
+		same = same && s.cap == capMicros && s.limit == limits[i]
+	}
+	if same {
+		return nil // a refusal on a day already balanced writes nothing
+	}
 	ns := make([]int16, len(parts))
 	for i, s := range parts {
 		ns[i] = s.n

@@ -26,8 +26,9 @@ type LedgerRepository struct {
 	db   *DB
 	made sync.Map // accounts made on first use, known to exist
 
-	charged ports.Counter
-	closed  ports.Counter
+	charged    ports.Counter
+	closed     ports.Counter
+	rebalanced ports.Counter
 }
 
 var _ ports.LedgerStore = (*LedgerRepository)(nil)
@@ -45,6 +46,8 @@ func (r *LedgerRepository) ObservedBy(m ports.Metrics) *LedgerRepository {
 		"kind", "account")
 	r.closed = m.Counter("petal_ledger_holds_closed_total",
 		"Ledger holds this process closed, by how: settled (charged what the call cost) or released (given back, as a sweep does for a dead process).", "how")
+	r.rebalanced = m.Counter("petal_ledger_day_rebalances_total",
+		"Reservations on the day's cap that its one slice couldn't decide (the slice short, the cap changed, no slices yet), so the whole day's slices were locked and re-balanced, by outcome: held or refused.", "outcome")
 	return r
 }
 

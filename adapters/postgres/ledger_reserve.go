@@ -56,6 +56,11 @@ func (r *LedgerRepository) Reserve(ctx context.Context, hold credit.Hold, specs 
 	lines, again, err := r.reserveOnSlice(ctx, &c)
 	if errors.Is(err, errRebalance) {
 		lines, err = r.reserveRebalancing(ctx, &c, again)
+		outcome := "held"
+		if err != nil {
+			outcome = "refused"
+		}
+		r.rebalanced.Add(1, outcome)
 	}
 	if err != nil {
 		return credit.Hold{}, err
