@@ -61,7 +61,7 @@ func startPetalOn(t *testing.T, env map[string]string, db *pgtest.DB, serving *p
 		log = slog.New(slog.NewTextHandler(testWriter{t}, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	svc, cleanup, err := buildService(ctx, cfg, log, serving)
+	svc, cleanup, err := buildService(ctx, cfg, log, lentPool{serving})
 	if err != nil {
 		cancel()
 		t.Fatalf("wire: %v", err)

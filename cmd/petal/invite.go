@@ -35,7 +35,7 @@ func inviteCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 	// An operator's one-off command never changes the schema: a database
 	// that is behind is refused, naming petal migrate up.
-	db, _, closeDB, err := openDatabase(ctx, cfg, newLogger(stderr, cfg.LogFormat), false)
+	db, closeDB, err := openDatabase(ctx, cfg, newLogger(stderr, cfg.LogFormat), false)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func TestARestartLeavesNothingHeld(t *testing.T) {
 	// The restart: the real wiring and start, on the same database.
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	svc, cleanup, err := buildService(rctx, p.Cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), p.DB.DB)
+	svc, cleanup, err := buildService(rctx, p.Cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), lentPool{p.DB.DB})
 	require.NoError(t, err)
 	defer cleanup()
 	stop, err := svc.start(rctx)

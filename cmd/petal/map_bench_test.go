@@ -120,7 +120,7 @@ func BenchmarkMapLists(b *testing.B) {
 	cfg.DatabaseURL = db.URL
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	svc, cleanup, err := buildService(ctx, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), db.DB)
+	svc, cleanup, err := buildService(ctx, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), lentPool{db.DB})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func BenchmarkMapSync(b *testing.B) {
 	cfg.DatabaseURL = db.URL
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	svc, cleanup, err := buildService(ctx, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), db.DB)
+	svc, cleanup, err := buildService(ctx, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), lentPool{db.DB})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,13 +22,13 @@ func mcpStdio(ctx context.Context, stderr io.Writer) error {
 		format = "text"
 	}
 	log := newLogger(stderr, format)
-	db, located, closeDB, err := openDatabase(ctx, cfg, log, cfg.Migrate)
+	located, stopCluster, err := locateDatabase(ctx, cfg, log, cfg.Migrate)
 	if err != nil {
 		return err
 	}
-	defer closeDB()
+	defer stopCluster()
 	cfg.Limits = cfg.LimitsFor(located.PrivateCluster())
-	svc, cleanup, err := buildMCP(ctx, cfg, log, db)
+	svc, cleanup, err := buildMCP(ctx, cfg, log, locatedDatabase{located})
 	if err != nil {
 		return err
 	}

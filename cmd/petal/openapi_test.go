@@ -24,7 +24,7 @@ func TestOpenAPIIsEveryRouteServed(t *testing.T) {
 	db := pgtest.New(t)
 	cfg, err := app.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
-	svc, cleanup, err := buildService(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), db.DB)
+	svc, cleanup, err := buildService(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), lentPool{db.DB})
 	require.NoError(t, err)
 	defer cleanup()
 	srv := svc.Server

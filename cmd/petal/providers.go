@@ -38,7 +38,8 @@ var (
 		wire.Bind(new(ports.Signals), new(*postgres.EventBus)),
 		postgres.NewAgentJobs,
 		wire.Bind(new(ports.AgentJobs), new(*postgres.AgentJobs)),
-		postgres.NewLeases,
+		newPool,
+		newLeases,
 		wire.Bind(new(ports.Leases), new(*postgres.Leases)),
 		postgres.NewJobLeases,
 		postgres.NewRetention,
@@ -161,8 +162,7 @@ var (
 	serverSet = wire.NewSet(adapterSet, appSet, mcpSet, httpSet, newScheduler,
 		wire.Struct(new(service), "*"),
 		wire.Bind(new(httpapi.MCPDoor), new(*mcpdoor.Server)))
-	// databaseBinding is used in the injector, where the open database (owned
-	// by serve, which closes it) is an argument.
+	// databaseBinding is the pool (newPool's) as the health check's database.
 	databaseBinding = wire.Bind(new(ports.Database), new(*postgres.DB))
 )
 

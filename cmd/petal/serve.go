@@ -20,13 +20,15 @@ func serve(ctx context.Context, stdout io.Writer) error {
 	}
 	log := newLogger(stdout, cfg.LogFormat)
 	setMemoryLimitFromHost(log)
-	db, located, closeDB, err := openDatabase(ctx, cfg, log, cfg.Migrate)
+	located, stopCluster, err := locateDatabase(ctx, cfg, log, cfg.Migrate)
 	if err != nil {
 		return err
 	}
-	defer closeDB()
+	defer stopCluster()
 	cfg.Limits = cfg.LimitsFor(located.PrivateCluster())
-	svc, cleanup, err := buildService(ctx, cfg, log, db)
+	// The pool is Wire's: its cleanup gives the lease back, then closes the
+	// pool, before the private cluster (if any) stops.
+	svc, cleanup, err := buildService(ctx, cfg, log, locatedDatabase{located})
 	if err != nil {
 		return err
 	}
@@ -79,17 +81,33 @@ func serve(ctx context.Context, stdout io.Writer) error {
 	return nil
 }
 
-// openDatabase finds (or starts) the database, brings its schema up to date
-// when migrate (or else checks it is, refusing one that is behind) and opens
-// the pool: the start every command on the database shares. serve and mcp
-// migrate unless PETAL_MIGRATE=off; petal invite never does. closeDB closes
-// the pool, then stops a private cluster if one was started.
-func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger, migrate bool) (db *postgres.DB, located *postgres.Located, closeDB func(), err error) {
+// openDatabase is locateDatabase with a pool opened on it, for a command
+// that wires nothing (petal invite). closeDB closes the pool, then stops a
+// private cluster if one was started.
+func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger, migrate bool) (db *postgres.DB, closeDB func(), err error) {
+	located, stopCluster, err := locateDatabase(ctx, cfg, log, migrate)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, closePool, err := locatedDatabase{located}.openPool(ctx, cfg)
+	if err != nil {
+		stopCluster()
+		return nil, nil, err
+	}
+	return db, func() { closePool(); stopCluster() }, nil
+}
+
+// locateDatabase finds (or starts) the database and brings its schema up to
+// date when migrate (or else checks it is, refusing one that is behind): the
+// start every command on the database shares. serve and mcp migrate unless
+// PETAL_MIGRATE=off; petal invite never does. stopCluster stops a private
+// cluster if one was started (after the pool on it is closed).
+func locateDatabase(ctx context.Context, cfg app.Config, log *slog.Logger, migrate bool) (located *postgres.Located, stopCluster func(), err error) {
 	located, err = postgres.LocateIn(ctx, cfg.DatabaseURL, cfg.DataDir, databasePlaces, log)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	stopCluster := func() {
+	stopCluster = func() {
 		if err := located.Stop(); err != nil {
 			log.Error("stopping the private PostgreSQL cluster", "err", err)
 		}
@@ -97,7 +115,7 @@ func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger, migrate
 	if migrate {
 		if err := postgres.MigrateUp(located.URL); err != nil {
 			stopCluster()
-			return nil, nil, nil, fmt.Errorf("applying migrations: %w (PETAL_MIGRATE=off skips this)", err)
+			return nil, nil, fmt.Errorf("applying migrations: %w (PETAL_MIGRATE=off skips this)", err)
 		}
 		log.Info("migrations applied")
 	} else if err := postgres.CheckSchema(located.URL); err != nil {
@@ -106,14 +124,9 @@ func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger, migrate
 		if cfg.Migrate {
 			why = "this command never migrates"
 		}
-		return nil, nil, nil, fmt.Errorf("%s: %w", why, err)
+		return nil, nil, fmt.Errorf("%s: %w", why, err)
 	}
-	db, err = postgres.ConnectWith(ctx, located.URL, postgres.PoolOptions{MaxConns: cfg.DBPoolSize, StatementTimeout: cfg.DBStatementTimeout})
-	if err != nil {
-		stopCluster()
-		return nil, nil, nil, err
-	}
-	return db, located, func() { db.Close(); stopCluster() }, nil
+	return located, stopCluster, nil
 }
 
 // databasePlaces are where serve and migrate look for a database without

@@ -385,11 +385,11 @@ func TestAGatedServerWithAModelKeyNeedsAWalletKey(t *testing.T) {
 	db := pgtest.New(t)
 	cfg, err := app.LoadConfig(func(k string) string { return map[string]string{"NEAR_AI_API_KEY": "sk-test"}[k] })
 	require.NoError(t, err)
-	_, _, err = buildService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), db.DB)
+	_, _, err = buildService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), lentPool{db.DB})
 	require.ErrorIs(t, err, app.ErrWalletKeyRequired)
 
 	cfg.WalletKey = strings.Repeat("0f", 32)
-	_, cleanup, err := buildService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), db.DB)
+	_, cleanup, err := buildService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), lentPool{db.DB})
 	require.NoError(t, err)
 	cleanup()
 }

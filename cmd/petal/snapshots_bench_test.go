@@ -35,7 +35,7 @@ func BenchmarkSnapshotBody(b *testing.B) {
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	svc, cleanup, err := buildService(ctx, cfg, log, db.DB)
+	svc, cleanup, err := buildService(ctx, cfg, log, lentPool{db.DB})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,19 +8,19 @@ import (
 
 	"github.com/google/wire"
 
-	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 )
 
 // buildService wires the HTTP door and its background jobs over the real
-// adapters.
-func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*service, func(), error) {
+// adapters, on a pool from pool; its cleanup gives the process lease back,
+// then closes the pool.
+func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSource) (*service, func(), error) {
 	wire.Build(serverSet, databaseBinding)
 	return nil, nil, nil
 }
 
 // buildMCP wires the MCP door alone, for `petal mcp` over stdio.
-func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*stdioMCP, func(), error) {
+func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSource) (*stdioMCP, func(), error) {
 	wire.Build(adapterSet, registrySet, mcpSet, noWallets, wire.Struct(new(stdioMCP), "*"))
 	return nil, nil, nil
 }

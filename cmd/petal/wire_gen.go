@@ -18,8 +18,13 @@ import (
 // Injectors from wire.go:
 
 // buildService wires the HTTP door and its background jobs over the real
-// adapters.
-func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*service, func(), error) {
+// adapters, on a pool from pool; its cleanup gives the process lease back,
+// then closes the pool.
+func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSource) (*service, func(), error) {
+	db, cleanup, err := newPool(ctx, cfg, pool)
+	if err != nil {
+		return nil, nil, err
+	}
 	clock := newClock()
 	registry := newMetrics(db)
 	rateLimiter := newRateLimiter(cfg, db, clock, registry)
@@ -34,6 +39,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	random := newRandom()
 	processID, err := app.NewProcessID(random)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	snapshotRepository := postgres.NewSnapshotRepository(db)
@@ -52,6 +58,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	peopleRepository := postgres.NewPeopleRepository(db)
 	walletKeys, err := app.NewWalletKeys(cfg, random, log)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	ledgerRepository := newLedgerRepository(db, registry)
@@ -67,21 +74,25 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	relationRepository := postgres.NewRelationRepository(db)
 	relationService, err := app.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService, relationService)
 	nearPrice := newNearPrice(cfg, log)
 	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, signInService, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	searchRepository := postgres.NewSearchRepository(db)
 	searchService, err := app.NewSearchService(searchRepository, registry)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService)
@@ -91,12 +102,15 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	server := mcp.New(appRegistry, log)
 	siteClaims, err := newSiteClaims(mapService, annotationService)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
-	leases := postgres.NewLeases(db)
+	leases, cleanup2 := newLeases(db, processID, log)
 	attestations := postgres.NewAttestations(db)
 	modelProvider, err := newModelProvider(cfg, attestations, registry)
 	if err != nil {
+		cleanup2()
+		cleanup()
 		return nil, nil, err
 	}
 	inviteRepository := postgres.NewInviteRepository(db)
@@ -171,6 +185,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 	jobPositions := postgres.NewJobPositions(db)
 	mapSync, err := newMapSync(cfg, client, publishedFlowers, jobPositions, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup2()
+		cleanup()
 		return nil, nil, err
 	}
 	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService, relationService)
@@ -195,11 +211,17 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, db *pos
 		Metrics:     registry,
 	}
 	return mainService, func() {
+		cleanup2()
+		cleanup()
 	}, nil
 }
 
 // buildMCP wires the MCP door alone, for `petal mcp` over stdio.
-func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgres.DB) (*stdioMCP, func(), error) {
+func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSource) (*stdioMCP, func(), error) {
+	db, cleanup, err := newPool(ctx, cfg, pool)
+	if err != nil {
+		return nil, nil, err
+	}
 	clock := newClock()
 	registry := newMetrics(db)
 	rateLimiter := newRateLimiter(cfg, db, clock, registry)
@@ -214,6 +236,7 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	random := newRandom()
 	processID, err := app.NewProcessID(random)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	snapshotRepository := postgres.NewSnapshotRepository(db)
@@ -241,21 +264,25 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 	relationRepository := postgres.NewRelationRepository(db)
 	relationService, err := app.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService, relationService)
 	nearPrice := newNearPrice(cfg, log)
 	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, walletReader, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	searchRepository := postgres.NewSearchRepository(db)
 	searchService, err := app.NewSearchService(searchRepository, registry)
 	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService)
@@ -266,5 +293,6 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, db *postgre
 		Snapshots: snapshotService,
 	}
 	return mainStdioMCP, func() {
+		cleanup()
 	}, nil
 }

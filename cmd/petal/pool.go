@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/app"
+)
+
+// poolSource is where a wired service's database pool comes from: serve and
+// mcp open one on the database they located (openPool's cleanup closes it),
+// and tests lend the pool they already hold (which they close themselves).
+type poolSource interface {
+	openPool(ctx context.Context, cfg app.Config) (db *postgres.DB, closePool func(), err error)
+}
+
+// locatedDatabase opens a pool of PETAL_DB_POOL_SIZE on a located database.
+type locatedDatabase struct{ *postgres.Located }
+
+func (l locatedDatabase) openPool(ctx context.Context, cfg app.Config) (*postgres.DB, func(), error) {
+	db, err := postgres.ConnectWith(ctx, l.URL, postgres.PoolOptions{MaxConns: cfg.DBPoolSize, StatementTimeout: cfg.DBStatementTimeout})
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, db.Close, nil
+}
+
+// lentPool is a pool its holder keeps open and closes.
+type lentPool struct{ db *postgres.DB }
+
+func (l lentPool) openPool(context.Context, app.Config) (*postgres.DB, func(), error) {
+	return l.db, func() {}, nil
+}
+
+// newPool is the service's pool. Wire runs cleanups in the reverse of the
+// order it built things, so everything built over the pool (the leases) is
+// cleaned up before the pool closes.
+func newPool(ctx context.Context, cfg app.Config, src poolSource) (*postgres.DB, func(), error) {
+	return src.openPool(ctx, cfg)
+}
+
+// newLeases is the process leases; its cleanup gives this process's lease
+// back, when start's stop did not already, before the pool closes, so other
+// replicas needn't wait for it to go stale to recover this process's runs.
+func newLeases(db *postgres.DB, process app.ProcessID, log *slog.Logger) (*postgres.Leases, func()) {
+	leases := postgres.NewLeases(db)
+	return leases, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := leases.Remove(ctx, string(process)); err != nil {
+			log.Warn("giving the process lease back", "err", err)
+		}
+	}
+}
