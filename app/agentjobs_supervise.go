@@ -45,10 +45,8 @@ type JobState struct {
 }
 
 func (s *AgentJobsService) reopen(ctx context.Context, owner, id, to string) (JobState, error) {
-	if to != "" {
-		if _, err := agentjobs.CheckAgent(to, ""); err != nil {
-			return JobState{}, errs.New(errs.BadInput, "to: "+err.Error())
-		}
+	if err := checkTo("to", to); err != nil {
+		return JobState{}, err
 	}
 	j, err := s.store.Reopen(ctx, owner, id, agentjobs.AgentKey(to), s.now())
 	if err != nil {
@@ -133,4 +131,15 @@ func (s *AgentJobsService) Live(ctx context.Context, caller Caller, ref string) 
 			}
 		}
 	}, nil
+}
+
+// checkTo checks an agent's name a job is sent to ("" is anyone).
+func checkTo(field, to string) error {
+	if to == "" {
+		return nil
+	}
+	if _, err := agentjobs.CheckAgent(to, ""); err != nil {
+		return errs.Newf(errs.BadInput, "%s must be an agent's name: 1 to %d characters, no control characters", field, agentjobs.MaxAgentName)
+	}
+	return nil
 }

@@ -205,8 +205,15 @@ func (s *AgentJobsService) handJob(ctx context.Context, call Call, in handJobInp
 	if err := agentjobs.CheckJob("", in.Title, in.Brief, in.Inputs); err != nil {
 		return nil, err
 	}
+	if err := checkTo("to", in.To); err != nil {
+		return nil, err
+	}
 	for i, p := range in.Parts {
-		if err := agentjobs.CheckJob("parts["+strconv.Itoa(i)+"].", p.Title, p.Brief, p.Inputs); err != nil {
+		field := "parts[" + strconv.Itoa(i) + "]."
+		if err := agentjobs.CheckJob(field, p.Title, p.Brief, p.Inputs); err != nil {
+			return nil, err
+		}
+		if err := checkTo(field+"to", p.To); err != nil {
 			return nil, err
 		}
 	}

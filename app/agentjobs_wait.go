@@ -106,6 +106,8 @@ func (s *AgentJobsService) Wait(ctx context.Context, token string, in WaitInput)
 	for {
 		ans, err := s.take(ctx, owner, key, w, "", ctx.Err, "")
 		if ctx.Err() != nil {
+			// Gone while the take was on its way: a job it took goes back.
+			s.Answered(ctx, ans, ctx.Err())
 			s.waits.Add(1, "gone")
 			return nil, ctx.Err()
 		}
