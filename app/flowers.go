@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"unicode/utf8"
 
-	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/domain/specs"
@@ -300,114 +297,4 @@ func (s *FlowerService) draw(ctx context.Context, owner string, rawSpec, rawView
 	personal := specs.NamePetals(f, view, names)
 	out := specs.Render(f, view)
 	return f, Rendered{SVG: string(out.SVG), SpecSHA256: c.sha, RenderSHA256: out.SHA256, Legend: out.Legend, Demo: c.demo, Personal: personal}, nil
-}
-
-// InvalidSpec is the invalid_spec error carrying a spec's problems.
-func InvalidSpec(problems []errs.Problem) *errs.Error {
-	msg := fmt.Sprintf("the spec is not valid: %s: %s", pointerOrRoot(problems[0].Path), problems[0].Message)
-	if len(problems) > 1 {
-		msg += fmt.Sprintf(" (and %d more problems)", len(problems)-1)
-	}
-	e := errs.New(errs.InvalidSpec, msg, "validate_spec lists every problem; see docs/schemas/flower-spec-v1.schema.json")
-	e.Problems = problems
-	return e
-}
-
-func pointerOrRoot(p string) string {
-	if p == "" {
-		return "the spec"
-	}
-	return p
-}
-
-// check validates a spec against the schema and its stored snapshot, and
-// keeps a valid one for owner. Problems are the caller's to report; err is
-// anything else (the store failing, the data budget spent).
-func (s *FlowerService) check(ctx context.Context, owner string, raw json.RawMessage) (checked, []errs.Problem, error) {
-	c, problems, err := s.checkOnly(ctx, raw)
-	if err != nil || len(problems) > 0 {
-		return c, problems, err
-	}
-	if err := s.keep(ctx, owner, c.sha, c.spec.Snapshot, c.canonical); err != nil {
-		return checked{}, nil, err
-	}
-	return c, nil, nil
-}
-
-// checkOnly is check keeping nothing, for a caller that must store nothing
-// when it refuses or only asks (a quote, a publish not yet decided).
-func (s *FlowerService) checkOnly(ctx context.Context, raw json.RawMessage) (checked, []errs.Problem, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return checked{}, nil, errs.New(errs.BadInput, "spec is required", "send a flower-spec/v1 object as spec")
-	}
-	spec, problems := specs.ParseSpec(raw)
-	if len(problems) > 0 {
-		return checked{}, problems, nil
-	}
-	loaded, err := s.load(ctx, spec.Snapshot)
-	if errs.Is(err, errs.NotFound) {
-		return checked{}, []errs.Problem{{Path: "/snapshot", Message: "no snapshot " + spec.Snapshot + " is stored here"}}, nil
-	}
-	if err != nil {
-		return checked{}, nil, err
-	}
-	snap := loaded.Snapshot
-	if problems := specs.CheckAgainst(spec, spec.Snapshot, snap); len(problems) > 0 {
-		return checked{}, problems, nil
-	}
-	name, canonical, err := specs.Name(spec)
-	if err != nil {
-		return checked{}, nil, errs.New(errs.Internal, "the spec could not be named").WithCause(err)
-	}
-	return checked{spec: spec, sha: name, canonical: canonical, snap: snap, demo: loaded.Demo()}, nil, nil
-}
-
-func (s *FlowerService) keep(ctx context.Context, owner, name, snapshot string, canonical []byte) error {
-	// A spec kept before costs nothing again, and needs no write; a new one
-	// is paid for before it is stored, and refused past the data budget
-	// with nothing stored.
-	if _, err := s.specs.Get(ctx, name); err == nil {
-		return nil
-	} else if !errs.Is(err, errs.NotFound) {
-		return errs.New(errs.Internal, "the spec store could not be read").WithCause(err)
-	}
-	refund, err := s.budget.Spend(ctx, owner, RowBytes+int64(len(canonical)))
-	if err != nil {
-		return err
-	}
-	kept, err := s.specs.Keep(ctx, name, snapshot, canonical)
-	if err != nil || !kept {
-		refund() // failed, or kept by another call meanwhile
-	}
-	if err != nil {
-		return errs.New(errs.Internal, "the spec could not be kept").WithCause(err)
-	}
-	return nil
-}
-
-// Draft is the canonical JSON of a kept spec, for /d/:hash. It is hashed
-// again on read: a body that no longer matches its name is never served.
-func (s *FlowerService) Draft(ctx context.Context, hash string) ([]byte, error) {
-	if !sha256Hex.MatchString(hash) {
-		return nil, errs.Newf(errs.NotFound, "no draft %s", cutForMessage(hash))
-	}
-	body, err := s.specs.Get(ctx, hash)
-	if errs.Is(err, errs.NotFound) {
-		return nil, errs.Newf(errs.NotFound, "no draft %s", hash)
-	}
-	if err != nil {
-		return nil, errs.New(errs.Internal, "the draft could not be read").WithCause(err)
-	}
-	if got := canon.Sum(body); got != hash {
-		return nil, errs.New(errs.Internal, "a kept spec does not match its name").
-			WithCause(fmt.Errorf("spec %s hashes to %s", hash, got))
-	}
-	return body, nil
-}
-
-func cutForMessage(s string) string {
-	if utf8.RuneCountInString(s) > 80 {
-		return string([]rune(s)[:80]) + "…"
-	}
-	return strings.ToValidUTF8(s, "\uFFFD")
 }

@@ -1,0 +1,133 @@
+package app
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/petal-near/petal/domain/credit"
+)
+
+// Where limits are counted (PETAL_LIMITS).
+const (
+	LimitsMemory   = "memory"
+	LimitsPostgres = "postgres"
+)
+
+// LimitsFor is where limits are counted on a database found the way how
+// names: PETAL_LIMITS when set; else memory only on a private cluster this
+// petal started (nobody else uses it), postgres on DATABASE_URL or a local
+// server, which other processes may share.
+func (c Config) LimitsFor(privateCluster bool) string {
+	switch {
+	case c.Limits != "":
+		return c.Limits
+	case privateCluster:
+		return LimitsMemory
+	default:
+		return LimitsPostgres
+	}
+}
+
+// ParseCIDRs reads a comma-separated list of CIDRs (a bare address is its own
+// /32 or /128).
+func ParseCIDRs(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(list, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if !strings.Contains(part, "/") {
+			a, err := netip.ParseAddr(part)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not a CIDR (like 10.0.0.0/8) or an address", part)
+			}
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR (like 10.0.0.0/8)", part)
+		}
+		if p.Addr().Is4In6() && p.Bits() >= 96 {
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// Secure reports whether the site is served over https, which makes the session
+// cookie __Host- and Secure.
+func (c Config) Secure() bool { return strings.HasPrefix(c.PublicURL, "https://") }
+
+// LLM names the model door health reports: "none" on a public site, "near-ai"
+// with a key, "recorded" without.
+func (c Config) LLM() string {
+	switch {
+	case c.Public:
+		return "none"
+	case c.ModelKey != "":
+		return "near-ai"
+	default:
+		return "recorded"
+	}
+}
+
+// AgentAccessReported is agent_access as health says it.
+func (c Config) AgentAccessReported() string {
+	if c.Public {
+		return "none"
+	}
+	return c.AgentAccess
+}
+
+// Price is what a person pays (price/v2): NEAR AI's bill, the base-fee
+// switches as configured (all off by default) and their own tip.
+func (c Config) Price() credit.Price {
+	return credit.Price{CallFeeBps: c.FeeCallBps, TopUpFeeBps: c.FeeTopUpBps, PerTurn: c.FeePerTurn,
+		PerTool: c.FeePerTool, FreeAllowance: c.FeeFreeAllowance}
+}
+
+// Receiver is where money is sent on network (mainnet or testnet):
+// PETAL_RECEIVER_MAINNET or PETAL_RECEIVER_TESTNET.
+func (c Config) Receiver(network string) string {
+	if network == "testnet" {
+		return c.ReceiverTest
+	}
+	return c.ReceiverMain
+}
+
+// ReceiverVariable names the setting of network's receiver.
+func ReceiverVariable(network string) string {
+	if network == "testnet" {
+		return "PETAL_RECEIVER_TESTNET"
+	}
+	return "PETAL_RECEIVER_MAINNET"
+}
+
+// TakesRealMoney reports whether people pay here for something real: a
+// public site, or a site served at an https:// address whose model is paid
+// (a model key). A server on a developer's machine or in a test, with a key
+// but no https:// address, is its operator's own and reads no receiver.
+func (c Config) TakesRealMoney() bool {
+	return c.Public || (c.ModelKey != "" && strings.HasPrefix(c.PublicURL, "https://"))
+}
+
+// TestnetCounts reports whether a NEAR transfer on testnet adds credit here.
+// Testnet NEAR is free, so it never buys real model spend: it counts only on
+// a site that isn't public whose model isn't a real, paid one (the recorded
+// model), or where the operator said so (PETAL_PAY_TESTNET=1).
+func (c Config) TestnetCounts() bool {
+	return !c.Public && (c.ModelKey == "" || c.PayTestnet)
+}
+
+// TestnetWarning is the warning a start logs when testnet NEAR buys real
+// model spend on this site; empty when it doesn't.
+func (c Config) TestnetWarning() string {
+	if c.TestnetCounts() && c.ModelKey != "" {
+		return "PETAL_PAY_TESTNET=1: free testnet NEAR adds credit that pays for real NEAR AI calls on this site"
+	}
+	return ""
+}
