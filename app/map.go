@@ -296,40 +296,47 @@ func (s *MapService) current(ctx context.Context) (*mapState, error) {
 
 // fresh is the index with every change made so far, rebuilt first if need be.
 func (s *MapService) fresh(ctx context.Context) (*mapState, error) {
-	if st := s.state.Load(); st != nil && st.gen == s.want.Load() {
-		return st, nil
-	}
-	ch := s.rebuild.DoChan("build", func() (any, error) {
-		want := s.want.Load()
-		if st := s.state.Load(); st != nil && st.gen == want {
+	// Every change made before now must be in the answer. A build already
+	// under way may have started before the latest of them: then one more.
+	target := s.want.Load()
+	for {
+		if st := s.state.Load(); st != nil && st.gen >= target {
 			return st, nil
 		}
-		// The build outlives the request that started it: others share it.
-		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mapBuildTimeout)
-		defer cancel()
-		started := time.Now()
-		st, err := s.build(bctx, want)
-		if err != nil {
-			s.builds.Add(1, "failed")
-			s.log.Warn("map: the index could not be rebuilt", "err", err)
-			return nil, err
-		}
-		s.builds.Add(1, "ok")
-		s.buildTime.Observe(time.Since(started).Seconds())
-		s.state.Store(st)
-		return st, nil
-	})
-	select {
-	case r := <-ch:
-		if r.Err != nil {
-			// An older index still answers: better a map a moment old than none.
-			if st := s.state.Load(); st != nil {
+		ch := s.rebuild.DoChan("build", func() (any, error) {
+			want := s.want.Load()
+			if st := s.state.Load(); st != nil && st.gen == want {
 				return st, nil
 			}
-			return nil, errs.New(errs.SourceFailed, "the map could not be read", "try again in a moment").WithCause(r.Err)
+			// The build outlives the request that started it: others share it.
+			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mapBuildTimeout)
+			defer cancel()
+			started := time.Now()
+			st, err := s.build(bctx, want)
+			if err != nil {
+				s.builds.Add(1, "failed")
+				s.log.Warn("map: the index could not be rebuilt", "err", err)
+				return nil, err
+			}
+			s.builds.Add(1, "ok")
+			s.buildTime.Observe(time.Since(started).Seconds())
+			s.state.Store(st)
+			return st, nil
+		})
+		select {
+		case r := <-ch:
+			if r.Err != nil {
+				// An older index still answers: better a map a moment old than none.
+				if st := s.state.Load(); st != nil {
+					return st, nil
+				}
+				return nil, errs.New(errs.SourceFailed, "the map could not be read", "try again in a moment").WithCause(r.Err)
+			}
+			if st := r.Val.(*mapState); st.gen >= target {
+				return st, nil
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
-		return r.Val.(*mapState), nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
 	}
 }

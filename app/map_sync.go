@@ -82,10 +82,11 @@ func (s *MapSync) Run(ctx context.Context) (int64, error) {
 	for _, network := range s.networks {
 		nctx, cancel := context.WithTimeout(ctx, share)
 		n, err := s.syncNetwork(nctx, network)
+		spent := nctx.Err() != nil
 		cancel()
 		kept += n
 		switch {
-		case err != nil && ctx.Err() == nil && nctx.Err() != nil:
+		case err != nil && ctx.Err() == nil && spent:
 			// This network's share is spent; its walk goes on next run.
 			s.log.Info("map sync: a network's share of the run is spent; its walk goes on at the next run", "network", network)
 		case err != nil:

@@ -423,8 +423,8 @@ func TestMapProposalsFromTheNewestProposalsReading(t *testing.T) {
 		record, id := flowerOfReading(t, r, sha, "alice.near")
 		publishElsewhere(t, fake, "alice.near", id, record)
 	}
-	if _, err := p.Svc.MapSync.Run(t.Context()); err != nil {
-		t.Fatal(err)
+	if kept, err := p.Svc.MapSync.Run(t.Context()); err != nil || kept != 2 {
+		t.Fatalf("kept %d (%v)", kept, err)
 	}
 	res, body := p.do(t, http.MethodGet, "/api/v1/maps/"+url.PathEscape(marketingMap)+"/proposals", "")
 	var got struct {
@@ -442,7 +442,8 @@ func TestMapProposalsFromTheNewestProposalsReading(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &got); err != nil || res.StatusCode != 200 || got.Proposals.Schema != "proposals/v2" ||
 		len(got.Proposals.Proposals) != 1 || got.Proposals.Proposals[0].Outcome != "approved" || len(got.Proposals.Proposals[0].Votes) != 1 ||
 		got.Proposals.Proposals[0].Votes[0].Account != "near:mainnet:bob.near" || *got.Proposals.Proposals[0].Votes[0].Vote != "for" {
-		t.Fatalf("proposals: %d %s", res.StatusCode, body)
+		_, cards := p.do(t, http.MethodGet, "/api/v1/maps", "")
+		t.Fatalf("proposals: %d %s\nmaps: %s", res.StatusCode, body, cards)
 	}
 }
 
