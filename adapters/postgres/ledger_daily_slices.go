@@ -157,7 +157,7 @@ func lockAccountsAndSlices(ctx context.Context, tx pgx.Tx, ids []string, keys []
 	if len(ids) > 0 {
 		sorted := slices.Clone(ids)
 		slices.Sort(sorted)
-		batch.Queue(`SELECT 1 FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE`, slices.Compact(sorted))
+		batch.Queue(`SELECT 1 FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, slices.Compact(sorted))
 	}
 	queueLockSlices(&batch, keys)
 	if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
@@ -181,7 +181,7 @@ func queueLockSlices(batch *pgx.Batch, keys []sliceKey) {
 		accounts[i], ns[i] = k.account, k.slice
 	}
 	batch.Queue(`SELECT 1 FROM credit_daily_slices s JOIN unnest($1::text[], $2::smallint[]) AS u(account_id, slice)
-ON s.account_id = u.account_id AND s.slice = u.slice ORDER BY s.account_id, s.slice FOR UPDATE OF s`, accounts, ns)
+ON s.account_id = u.account_id AND s.slice = u.slice ORDER BY s.account_id, s.slice FOR NO KEY UPDATE OF s`, accounts, ns)
 }
 
 // queueUnhold queues what closing a hold's line does to its account: held

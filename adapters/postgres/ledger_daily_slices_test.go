@@ -261,3 +261,73 @@ VALUES ('hold_old', $1, 'run_old', 'run_old', 'proc_test', '{"Kind":"open"}', 50
 	a = f.account(t, day)
 	assert.EqualValues(t, 10_000, a.Spent+a.Held)
 }
+
+// TestASweepRacesReservationsOnSlices: while 100 callers of a live process
+// reserve and settle on the day's cap, and 20 of a dead one reserve and
+// never settle, a sweep keeps giving the dead one's holds back — a hold on
+// the day's own row from before slices among them. Nobody deadlocks or
+// fails, the day never passes its cap, and at the end it holds nothing and
+// spent exactly what was charged.
+func TestASweepRacesReservationsOnSlices(t *testing.T) {
+	f := newLedgerFixture(t)
+	ctx := t.Context()
+	day := credit.DailyAccount(time.Now())
+	const capMicros, worst = 2_000_000, 1_000
+	_, err := f.db.Pool.Exec(ctx, `INSERT INTO processes (id, hostname, pid, build_id, heartbeat_at) VALUES ('proc_live', 'h', 1, 'dev', now() + interval '1 hour')`)
+	require.NoError(t, err)
+	_, err = f.db.Pool.Exec(ctx, `INSERT INTO credit_accounts (id, kind, limit_micros, held_micros) VALUES ($1, 'daily', $2, 5000)`, day, capMicros)
+	require.NoError(t, err)
+	_, err = f.db.Pool.Exec(ctx, `INSERT INTO credit_holds (reservation_id, account_id, run_id, chat_id, process_id, payer, amount_micros)
+VALUES ('hold_old', $1, 'run_old', 'run_old', 'proc_dead', '{"Kind":"open"}', 5000)`, day)
+	require.NoError(t, err)
+	payer := credit.Payer{Kind: credit.PayOpen, DailyCap: capMicros}
+	var charged atomic.Int64
+	var callers, sweeper sync.WaitGroup
+	stop := make(chan struct{})
+	sweeper.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_, err := f.ledger.ReleaseOrphanHolds(ctx)
+			if !assert.NoError(t, err) {
+				return
+			}
+		}
+	})
+	for i := range 120 {
+		callers.Go(func() {
+			for call := range 15 {
+				proc := "proc_live"
+				if i < 20 {
+					proc = "proc_dead"
+				}
+				h, err := f.ledger.Reserve(ctx, payer, fmt.Sprintf("run_%d_%d", i, call), proc, worst)
+				if !assert.NoError(t, err) {
+					return
+				}
+				a := f.account(t, day)
+				assert.LessOrEqual(t, int64(a.Spent+a.Held), int64(capMicros))
+				if proc == "proc_live" {
+					charged.Add(worst / 2)
+					if !assert.NoError(t, f.ledger.Settle(ctx, h, worst/2)) {
+						return
+					}
+				}
+			}
+		})
+	}
+	callers.Wait()
+	close(stop)
+	sweeper.Wait()
+	_, err = f.ledger.ReleaseOrphanHolds(ctx)
+	require.NoError(t, err)
+	a := f.account(t, day)
+	assert.Zero(t, a.Held, "every dead hold swept, every live one settled")
+	assert.EqualValues(t, charged.Load(), a.Spent)
+	_, _, spent, held := f.sliceSums(t, day)
+	assert.Zero(t, held)
+	assert.EqualValues(t, charged.Load(), spent)
+}

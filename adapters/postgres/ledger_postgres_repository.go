@@ -20,8 +20,10 @@ import (
 )
 
 // LedgerRepository keeps the ledger (migrations/000006_ledger). Every write locks the
-// accounts it touches with SELECT … FOR UPDATE in id order, so two
-// transactions never wait on each other in a circle.
+// accounts it touches with SELECT … FOR NO KEY UPDATE in id order (then the
+// day's slices in slice order), so two transactions never wait on each other
+// in a circle; NO KEY, so a hold or an entry naming a locked account (its
+// foreign key's share lock) never waits on that lock.
 type LedgerRepository struct {
 	db   *DB
 	made sync.Map // accounts made on first use, known to exist
@@ -57,7 +59,7 @@ func lockAccounts(ctx context.Context, tx pgx.Tx, ids []string) (map[string]cred
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
 	rows, err := tx.Query(ctx, `SELECT id, kind, limit_micros, spent_micros, held_micros, expires_at, revoked_at
-FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE`, sorted)
+FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, sorted)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: lock accounts: %w", err)
 	}

@@ -107,7 +107,7 @@ func (c *reserveCall) lockedIDs() []string {
 // from the first account.
 func (c *reserveCall) queueLocks(batch *pgx.Batch) {
 	batch.Queue(`SELECT id, kind, limit_micros, spent_micros, held_micros, expires_at, revoked_at
-FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE`, c.lockedIDs())
+FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, c.lockedIDs())
 }
 
 func (c *reserveCall) queueChatTaken(batch *pgx.Batch) {
@@ -187,7 +187,7 @@ func (r *LedgerRepository) reserveOnSlice(ctx context.Context, c *reserveCall) (
 		c.queueLocks(&batch)
 		if c.day >= 0 {
 			batch.Queue(`SELECT cap_micros, limit_micros, spent_micros, held_micros FROM credit_daily_slices
-WHERE account_id = $1 AND slice = $2 FOR UPDATE`, c.specs[c.day].ID, c.slice)
+WHERE account_id = $1 AND slice = $2 FOR NO KEY UPDATE`, c.specs[c.day].ID, c.slice)
 		}
 		c.queueChatTaken(&batch)
 		br := tx.SendBatch(ctx, &batch)
@@ -252,7 +252,7 @@ func (r *LedgerRepository) reserveRebalancing(ctx context.Context, c *reserveCal
 SELECT $1, g, -1 FROM generate_series(0, $2::int - 1) AS g ON CONFLICT DO NOTHING`, dayID, dailySlices)
 		}
 		batch.Queue(`SELECT slice, cap_micros, limit_micros, spent_micros, held_micros FROM credit_daily_slices
-WHERE account_id = $1 ORDER BY slice FOR UPDATE`, dayID)
+WHERE account_id = $1 ORDER BY slice FOR NO KEY UPDATE`, dayID)
 		// What the day's own row holds and spent (holds made before slices):
 		// it only shrinks, so a read without its lock is safe to count.
 		batch.Queue(`SELECT spent_micros, held_micros FROM credit_accounts WHERE id = $1`, dayID)

@@ -144,6 +144,43 @@ func LedgerStoreContract(t *testing.T, newStores func(t *testing.T) Stores) {
 		}
 	})
 
+	t.Run("the day's cap is one account: it holds to the micro-dollar, and a changed cap applies at once", func(t *testing.T) {
+		h := newStores(t)
+		ctx := t.Context()
+		day := credit.DailyAccount(suiteNow)
+		open := func(capMicros credit.Micros) credit.Payer { return credit.Payer{Kind: credit.PayOpen, DailyCap: capMicros} }
+		for i := range 40 {
+			_, err := reserve(ctx, h.Ledger, fmt.Sprintf("res_day_%d", i), "proc_1", open(100_000), 2_500)
+			must(t, err)
+		}
+		if _, err := reserve(ctx, h.Ledger, "res_day_more", "proc_1", open(100_000), 2_500); !errs.Is(err, errs.BudgetExhausted) {
+			t.Fatalf("the day's cap is held: %v", err)
+		}
+		if a := account(t, h.Ledger, day); a.Limit != 100_000 || a.Held != 100_000 || a.Spent != 0 {
+			t.Fatalf("the day answers for every hold on it: %+v", a)
+		}
+		for i := range 10 {
+			if _, err := settle(ctx, h.Ledger, fmt.Sprintf("res_day_%d", i), 1_000, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := reserve(ctx, h.Ledger, "res_day_low", "proc_1", open(80_000), 2_500); !errs.Is(err, errs.BudgetExhausted) {
+			t.Fatalf("a cap lowered below what the day holds and spent refuses: %v", err)
+		}
+		if a := account(t, h.Ledger, day); a.Limit != 80_000 || a.Held != 75_000 || a.Spent != 10_000 {
+			t.Fatalf("the lowered cap is the day's: %+v", a)
+		}
+		admitted := 0
+		for i := range 10 {
+			if _, err := reserve(ctx, h.Ledger, fmt.Sprintf("res_day_up_%d", i), "proc_1", open(100_000), 2_500); err == nil {
+				admitted++
+			}
+		}
+		if a := account(t, h.Ledger, day); admitted != 6 || a.Limit != 100_000 || a.Held+a.Spent != 100_000 {
+			t.Fatalf("the cap raised again lets exactly its room through: %d admitted, %+v", admitted, a)
+		}
+	})
+
 	t.Run("racing reservations pass a budget by less than one call", func(t *testing.T) {
 		h := newStores(t)
 		const budget, cost, callers = 50_000, 10_000, 20
