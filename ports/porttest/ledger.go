@@ -148,7 +148,9 @@ func LedgerStoreContract(t *testing.T, newStores func(t *testing.T) Stores) {
 		h := newStores(t)
 		ctx := t.Context()
 		day := credit.DailyAccount(suiteNow)
-		open := func(capMicros credit.Micros) credit.Payer { return credit.Payer{Kind: credit.PayOpen, DailyCap: capMicros} }
+		open := func(capMicros credit.Micros) credit.Payer {
+			return credit.Payer{Kind: credit.PayOpen, DailyCap: capMicros}
+		}
 		for i := range 40 {
 			_, err := reserve(ctx, h.Ledger, fmt.Sprintf("res_day_%d", i), "proc_1", open(100_000), 2_500)
 			must(t, err)
