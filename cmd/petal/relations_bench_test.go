@@ -57,7 +57,7 @@ func BenchmarkRelations(b *testing.B) {
 	var memberships, pairs int64
 	_ = db.DB.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM relation_members), (SELECT count(*) FROM relation_pairs)`).Scan(&memberships, &pairs)
 	b.Logf("scale %.2f: %d groups, %d memberships, %d pairs, loaded in %s", scale, len(gen.groups), memberships, pairs, time.Since(started).Round(time.Second))
-	_, _ = db.DB.Pool.Exec(ctx, `ANALYZE`)
+	_, _ = db.Pool.Exec(ctx, `ANALYZE`)
 
 	rel, err := app.NewRelationService(store, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	if err != nil {
@@ -75,7 +75,7 @@ func BenchmarkRelations(b *testing.B) {
 		}
 	}
 	sql := func(q string, args ...any) {
-		rows, err := db.DB.Pool.Query(ctx, q, args...)
+		rows, err := db.Pool.Query(ctx, q, args...)
 		if err != nil {
 			b.Fatal(err)
 		}
