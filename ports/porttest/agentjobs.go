@@ -40,12 +40,10 @@ func take(t *testing.T, s ports.AgentJobs, owner, agent, worker string) *agentjo
 	return j
 }
 
-var takeHashes sync.Map // link id → its hash, for the suite's takes
 
 func takeReq(t *testing.T, owner, agent, worker string) ports.Take {
 	id := hexID(t, "lnk_", 16)
 	hash := hexID(t, "", 32)
-	takeHashes.Store(id, hash)
 	return ports.Take{Owner: owner, Agent: agentjobs.AgentKey(agent), Name: agent, Worker: worker, N: 1,
 		LinkID: id, LinkSHA256: hash, Process: "proc_suite", At: suiteNow}
 }
