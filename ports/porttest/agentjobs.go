@@ -40,7 +40,6 @@ func take(t *testing.T, s ports.AgentJobs, owner, agent, worker string) *agentjo
 	return j
 }
 
-
 func takeReq(t *testing.T, owner, agent, worker string) ports.Take {
 	id := hexID(t, "lnk_", 16)
 	hash := hexID(t, "", 32)
