@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,10 +91,15 @@ func readFT(ctx context.Context, rc *readContext, svc *SnapshotService, p ftPara
 	from := "the given accounts"
 	if p.Snapshot != "" {
 		rc.say("accounts", "reading the accounts of snapshot "+p.Snapshot[:12], nil, nil)
-		other, err := LoadSnapshot(ctx, svc.store, p.Snapshot)
+		// Through the library, as every other reader of a stored snapshot:
+		// its byte-bounded cache, and a large body decoded in its turn.
+		loaded, err := svc.library.Load(ctx, p.Snapshot)
 		if err != nil {
 			return snapshots.Snapshot{}, err
 		}
+		// The cached snapshot is shared: KeepTop cuts a copy of its accounts.
+		other := *loaded.Snapshot
+		other.Accounts = slices.Clone(other.Accounts)
 		if other.Chain != rc.network {
 			return snapshots.Snapshot{}, errs.Newf(errs.BadInput, "params.snapshot is a reading of %s, not %s", other.Chain, rc.network)
 		}

@@ -172,6 +172,13 @@ func TestEachReaderOnRecordedAnswers(t *testing.T) {
 		require.Len(t, accts, 6)
 		assert.Equal(t, "730.25", accts["near:mainnet:frank.near"]["weight"])
 		assert.Equal(t, "0.000001", accts["near:mainnet:erin.near"]["weight"])
+
+		// The other snapshot is read through the library's cache, as every
+		// stored snapshot is: a second read finds it decoded.
+		hits := metricValue(t, scrapeOf(t, p), "petal_snapshot_cache_lookups_total", `cache="decoded"`, `result="hit"`)
+		status, out = p.getSnapshot(t, `{"network":"near-ft-balances","params":{"token":"usdt.tether-token.near","snapshot":"`+shipped+`"},"fresh":true}`)
+		require.Equal(t, http.StatusOK, status, out)
+		assert.Greater(t, metricValue(t, scrapeOf(t, p), "petal_snapshot_cache_lookups_total", `cache="decoded"`, `result="hit"`), hits)
 	})
 }
 
