@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -330,4 +331,43 @@ VALUES ('hold_old', $1, 'run_old', 'run_old', 'proc_dead', '{"Kind":"open"}', 50
 	_, _, spent, held := f.sliceSums(t, day)
 	assert.Zero(t, held)
 	assert.EqualValues(t, charged.Load(), spent)
+}
+
+// TestBalanceNeverPassesTheCap: over many random days, re-balancing gives
+// every slice at least what it uses and the calling slice its call, and the
+// limits add up to exactly the cap less what the day's row counts; a day
+// past its cap gets no room anywhere.
+func TestBalanceNeverPassesTheCap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2_000 {
+		n := 1 + rng.IntN(40)
+		parts := make([]postgres.DaySlice, n)
+		var used int64
+		for i := range parts {
+			spent, held := rng.Int64N(5_000), rng.Int64N(5_000)
+			parts[i] = postgres.NewDaySlice(rng.Int64N(10_000), spent, held)
+			used += spent + held
+		}
+		before := rng.Int64N(3_000)
+		capMicros := rng.Int64N(2*used + 10_000)
+		onto, need := rng.IntN(n), rng.Int64N(3_000)
+		limits := postgres.Balance(parts, capMicros, before, onto, need)
+		left := capMicros - before - used
+		var sum int64
+		for _, l := range limits {
+			require.GreaterOrEqual(t, l, int64(0))
+			sum += l
+		}
+		if left < 0 {
+			require.Zero(t, sum, "a day past its cap has no room")
+			continue
+		}
+		require.Equal(t, capMicros-before, sum, "the limits add up to the cap less the day's row")
+		for i, p := range parts {
+			require.GreaterOrEqual(t, limits[i], postgres.UsedOf(p), "no slice over its limit")
+		}
+		if need <= left {
+			require.GreaterOrEqual(t, limits[onto]-postgres.UsedOf(parts[onto]), need, "the calling slice fits its call")
+		}
+	}
 }
