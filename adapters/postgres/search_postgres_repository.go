@@ -22,8 +22,8 @@ func NewSearchRepository(db *DB) *SearchRepository { return &SearchRepository{db
 // the matches in ** (Markdown bold, which agents and pages both read).
 const headlineOptions = `StartSel=**, StopSel=**, MinWords=12, MaxWords=30, MaxFragments=2, FragmentDelimiter=" … "`
 
-// Search implements ports.SearchStore: one GIN lookup, the visible rows
-// ranked, a page cut, and only that page's snippets made.
+// Search implements ports.SearchStore: one GIN lookup of the words and the
+// caller's scope, the visible rows ranked, a page cut, and only that page's snippets made.
 func (r *SearchRepository) Search(ctx context.Context, q ports.SearchQuery) ([]ports.SearchHit, error) {
 	var tsq string
 	switch {
@@ -48,14 +48,17 @@ func (r *SearchRepository) Search(ctx context.Context, q ports.SearchQuery) ([]p
 	if len(kinds) == 0 {
 		kinds = ports.SearchKinds
 	}
-	rows, err := r.db.Pool.Query(ctx, `WITH q AS (SELECT `+tsq+` AS q, $1::text AS words, $2::text AS prefix)
+	rows, err := r.db.Pool.Query(ctx, `WITH q AS (SELECT `+tsq+` AS q, $1::text AS words, $2::text AS prefix,
+    -- whose rows may match, read by the GIN index itself (migration 34)
+    CASE WHEN $4::text IS NULL THEN '''# public'''::tsquery
+         ELSE '''# public'''::tsquery || ('''# ' || md5($4) || '''')::tsquery END AS scope)
 SELECT p.kind, p.ref, p.id, p.title,
        ts_headline('simple', CASE WHEN p.body = '' THEN p.title ELSE p.body END, q.q, '`+headlineOptions+`'),
        coalesce(p.map, ''), coalesce(p.exploration, ''), coalesce(p.about, ''), p.at, p.rank
 FROM q, (
     SELECT d.kind, d.ref, d.id, d.title, d.body, d.map, d.exploration, d.about, d.at, ts_rank(d.tsv, q.q, 1) AS rank
     FROM search_docs d, q
-    WHERE d.tsv @@ q.q
+    WHERE d.tsv @@ (q.q && q.scope)
       AND d.kind = ANY($3)
       AND (d.owner IS NULL OR d.owner = $4)
       AND (d.map IS NULL OR d.map <> ALL($5))
