@@ -49,7 +49,7 @@ func (r *SearchRepository) Search(ctx context.Context, q ports.SearchQuery) ([]p
 		kinds = ports.SearchKinds
 	}
 	rows, err := r.db.Pool.Query(ctx, `WITH q AS (SELECT `+tsq+` AS q, $1::text AS words, $2::text AS prefix,
-    -- whose rows may match, read by the GIN index itself (migration 34)
+    -- whose rows may match, read by the GIN index itself (migration 35)
     CASE WHEN $4::text IS NULL THEN '''# public'''::tsquery
          ELSE '''# public'''::tsquery || ('''# ' || md5($4) || '''')::tsquery END AS scope)
 SELECT p.kind, p.ref, p.id, p.title,
