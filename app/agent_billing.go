@@ -17,16 +17,16 @@ const maxAnswerTokens = 2048
 const reconcileTimeout = 10 * time.Second
 
 // reconcileFirst charges a person paying from their own credit NEAR AI's
-// bill for their earlier calls before this chat spends more, as GET
-// /api/v1/me/usage does. It never holds the chat up for long nor fails it:
-// what isn't reconciled now is next time.
+// bill for their earlier calls before this chat spends more, as their usage
+// does, and sharing its turn: at most once every BillingAskEvery per person
+// across replicas, one ask at a time in this process, so chats sent in a
+// loop can't make NEAR AI's bills be asked for on every one. It never holds
+// the chat up for long nor fails it: what isn't reconciled now is next time.
 func (a *AgentService) reconcileFirst(ctx context.Context, runID string, payer *credit.Payer) {
 	if a.pay == nil || payer == nil || payer.Kind != credit.PayPerson {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, reconcileTimeout)
-	defer cancel()
-	if err := a.pay.ReconcilePending(ctx, payer.PersonID); err != nil {
+	if err := a.pay.reconcileSpaced(ctx, payer.PersonID); err != nil {
 		a.log.Warn("agent run: reconciling the person's calls before the chat", "run", runID, "err", err)
 	}
 }

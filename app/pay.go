@@ -91,7 +91,8 @@ func (s *PayService) ReconcilePending(ctx context.Context, personID string) erro
 }
 
 // reconcileSpaced is ReconcilePending at most once every BillingAskEvery
-// per person, one at a time.
+// per person, one at a time (within reconcileTimeout): the usage route's
+// and each chat's, sharing one turn.
 func (s *PayService) reconcileSpaced(ctx context.Context, personID string) error {
 	if s.billing == nil {
 		return nil

@@ -100,12 +100,14 @@ func TestAPersonPaysForAChatWithTheirOwnCredit(t *testing.T) {
 // TestAChatReconcilesThePersonsCallsFirst: a chat paid from a person's own
 // credit first charges them NEAR AI's bill for their earlier calls (each
 // difference its own reconcile entry), without anyone asking for their usage;
-// a billing endpoint that fails doesn't hold the chat up.
+// a billing endpoint that fails doesn't hold the chat up; and the bills are
+// asked for at most once a minute per person, however many chats they send.
 func TestAChatReconcilesThePersonsCallsFirst(t *testing.T) {
 	fake := nearaitest.New(t,
 		nearaitest.Completion("r1", "deepseek-ai/DeepSeek-V3.1", "The first answer."),
 		nearaitest.Completion("r2", "deepseek-ai/DeepSeek-V3.1", "The second answer."),
 		nearaitest.Completion("r3", "deepseek-ai/DeepSeek-V3.1", "The third answer."),
+		nearaitest.Completion("r4", "deepseek-ai/DeepSeek-V3.1", "The fourth answer."),
 	)
 	var down atomic.Bool
 	var asked atomic.Int32
@@ -144,19 +146,25 @@ func TestAChatReconcilesThePersonsCallsFirst(t *testing.T) {
 	assert.Zero(t, entries, "billing didn't answer: nothing reconciled")
 	assert.Zero(t, billed)
 
+	chat() // within the minute of that ask: not asked again
+	assert.EqualValues(t, 1, asked.Load(), "the bills are asked for at most once a minute per person")
+	// A minute goes by (the turn is kept in PostgreSQL, on its clock).
+	_, err := p.DB.Pool.Exec(t.Context(), `UPDATE billing_claims SET claimed_at = claimed_at - interval '61 seconds'`)
+	require.NoError(t, err)
+
 	down.Store(false)
-	chat() // the two earlier calls are reconciled before this one's model call
+	chat() // the three earlier calls are reconciled before this one's model call
 	assert.EqualValues(t, 2, asked.Load())
 	entries, billed = reconciled()
-	assert.Equal(t, 2, entries, "one reconcile entry for each earlier call")
-	assert.Equal(t, 2, billed, "the third call's bill is asked for next time")
+	assert.Equal(t, 3, entries, "one reconcile entry for each earlier call")
+	assert.Equal(t, 3, billed, "the fourth call's bill is asked for next time")
 	var note string
 	var amount int64
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT note, amount_micros FROM credit_entries WHERE account_id = $1 AND kind = 'reconcile' ORDER BY id LIMIT 1`,
 		credit.PersonAccount(person)).Scan(&note, &amount))
 	assert.Equal(t, "reconciled with NEAR AI's bill", note)
 	assert.Negative(t, amount, "listed above NEAR AI's bill of $0.001: the difference goes back")
-	assert.Len(t, fake.Completions(), 3)
+	assert.Len(t, fake.Completions(), 4)
 }
 
 // withBilling puts NEAR AI's POST /v1/billing/costs, billing every call
