@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -188,7 +189,8 @@ func scanMembership(row pgx.CollectableRow) (ports.Membership, error) {
 // least t has both shares at least t, so it reads the smaller group's
 // members down to a threshold t (by its share index), looks each up in the
 // other group (by its key), and lowers t only while fewer than a page were
-// found: two large groups are never joined whole for a first page.
+// found: two large groups sharing many accounts are never joined whole for
+// a page.
 func (r *RelationRepository) Shared(ctx context.Context, a, b string, q ports.RelationQuery) (int64, []ports.SharedMember, error) {
 	var count int64
 	var out []ports.SharedMember
@@ -209,7 +211,12 @@ WHERE p.a = $1 AND p.b = $2 AND ga.group_id = $3 AND gb.group_id = $4`, lo, hi, 
 			small, large, smallIsA = b, a, false
 		}
 		size := min(sizeA, sizeB)
-		for reach := int64(q.Limit) * 8; ; reach *= 8 {
+		// Where to start: were the two shares independent, reading the top r
+		// of the smaller group would find about count·(r/size)² accounts
+		// with both shares over the threshold; start where that is twice a
+		// page, then double. (Few shared accounts: all of them at once.)
+		start := int64(float64(size) * math.Sqrt(2*float64(q.Limit+1)/float64(max(count, 1))))
+		for reach := max(start, int64(q.Limit)); ; reach *= 2 {
 			var t int64 // the threshold: the share at reach in the smaller group, 0 past its end
 			if reach < size {
 				if err := tx.QueryRow(ctx, `SELECT share_e12 FROM relation_members WHERE group_id = $1 ORDER BY share_e12 DESC OFFSET $2 LIMIT 1`,
