@@ -37,9 +37,8 @@ import (
 // at once, few pick the same slice.
 const dailySlices = 32
 
-// unboundedRoom is the day's cap as a one-slice reservation shows it to
-// decide: the slice alone can't say what the day has left, so the slice's
-// own room is checked after, and the whole day decides when it is short.
+// unboundedRoom is the day's cap shown to decide, when a one-slice
+// reservation was refused, to learn whether the slice was why.
 const unboundedRoom = credit.Micros(math.MaxInt64 / 4)
 
 // daySlice is one slice of a day's cap.

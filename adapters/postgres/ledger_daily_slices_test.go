@@ -371,3 +371,28 @@ func TestBalanceNeverPassesTheCap(t *testing.T) {
 		}
 	}
 }
+
+// TestTheDaysRefusalComesFirst: refused by both the day's cap and the chat's
+// cap, a call hears about the day, as it would from one row (the accounts
+// are checked before the chat's cap), whatever slice it drew.
+func TestTheDaysRefusalComesFirst(t *testing.T) {
+	f := newLedgerFixture(t)
+	now := time.Now()
+	payer := credit.Payer{Kind: credit.PayOpen, DailyCap: 40_000, PerChat: 1_500}
+	reserve := func(id, chat string) error {
+		h := credit.Hold{ID: id, RunID: "run_" + chat, ChatID: chat, ProcessID: "proc_test", Payer: payer}
+		_, err := f.store.Reserve(t.Context(), h, payer.Accounts(now), func(accounts []credit.Account, taken credit.Micros) ([]credit.HoldLine, error) {
+			return credit.PlanHold(payer, accounts, taken, 1_000, now)
+		})
+		return err
+	}
+	require.NoError(t, reserve("hold_first", "chat_x"))
+	for i := range 39 {
+		require.NoError(t, reserve(fmt.Sprintf("hold_fill_%d", i), fmt.Sprintf("chat_%d", i)))
+	}
+	for slice := range int16(postgres.DailySlices) {
+		err := reserve(idsOnSlice(slice, 1)[0], "chat_x")
+		require.True(t, errs.Is(err, errs.BudgetExhausted), "%v", err)
+		assert.Contains(t, err.Error(), "today's budget", "slice %d", slice)
+	}
+}

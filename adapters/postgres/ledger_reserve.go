@@ -176,9 +176,8 @@ func (c *reserveCall) dayLine(lines []credit.HoldLine) int64 {
 
 // reserveOnSlice is the common case, one transaction: the other accounts and
 // the day's one slice locked, the chat's spend read, in one round trip. decide
-// sees the day's cap as unbounded (the slice alone can't say what the day has
-// left); if the call's hold doesn't fit the slice, the whole day decides
-// instead (errRebalance).
+// sees the slice as the day's cap; if the call doesn't fit the slice (and
+// nothing else refuses it), the whole day decides instead (errRebalance).
 func (r *LedgerRepository) reserveOnSlice(ctx context.Context, c *reserveCall) ([]credit.HoldLine, rebalance, error) {
 	var lines []credit.HoldLine
 	var again rebalance
@@ -217,19 +216,32 @@ WHERE account_id = $1 AND slice = $2 FOR NO KEY UPDATE`, c.specs[c.day].ID, c.sl
 		if err := br.Close(); err != nil {
 			return err
 		}
-		day := credit.Account{Kind: credit.KindDaily, Limit: unboundedRoom}
-		if c.day >= 0 {
-			day.ID = c.specs[c.day].ID
+		if c.day < 0 {
+			if lines, err = c.decide(c.accounts(locked, credit.Account{}), taken); err != nil {
+				return err
+			}
+			return r.writeHold(ctx, tx, c, lines)
 		}
-		lines, err = c.decide(c.accounts(locked, day), taken)
+		// The slice shown as the day: what fits the slice fits the day.
+		dayID := c.specs[c.day].ID
+		lines, err = c.decide(c.accounts(locked, credit.Account{ID: dayID, Kind: credit.KindDaily,
+			Limit: credit.Micros(slice.limit), Spent: credit.Micros(slice.spent), Held: credit.Micros(slice.held)}), taken)
+		if err == nil && c.dayLine(lines) <= slice.room() {
+			return r.writeHold(ctx, tx, c, lines)
+		}
 		if err != nil {
-			return err
+			// Refused: by the slice, or by something else (the invite, the
+			// chat's cap)? With the day unbounded, a refusal that stays the
+			// same is not the day's, and stands; any other is for the whole
+			// day to decide.
+			unbounded, err2 := c.decide(c.accounts(locked, credit.Account{ID: dayID, Kind: credit.KindDaily, Limit: unboundedRoom}), taken)
+			if err2 != nil && err2.Error() == err.Error() {
+				return err
+			}
+			lines = unbounded
 		}
-		if need := c.dayLine(lines); need > slice.room() {
-			again.need = need
-			return errRebalance
-		}
-		return r.writeHold(ctx, tx, c, lines)
+		again.need = c.dayLine(lines)
+		return errRebalance
 	})
 	return lines, again, err
 }
