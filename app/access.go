@@ -117,7 +117,7 @@ func (a *Access) GateFor(ctx context.Context, caller Caller, firstCall credit.Mi
 	}
 	if signed {
 		return credit.Payer{}, errs.New(errs.PaymentRequired, "Petal's agent needs credit of your own or an invite",
-			"add credit with NEAR: GET /api/v1/pay")
+			"add credit with NEAR (pay)")
 	}
 	return credit.Payer{}, errs.New(errs.InviteRequired, "Petal's agent needs an invite", "/connect")
 }

@@ -151,7 +151,7 @@ func (a *AgentService) continueRun(ctx context.Context, caller Caller, req ChatR
 		return ChatStarted{}, err
 	}
 	if run.Status == runs.Running {
-		return ChatStarted{}, errs.New(errs.Conflict, "this run is still going", "follow it at GET /api/v1/agent/runs/"+run.ID+", or stop it first")
+		return ChatStarted{}, errs.New(errs.Conflict, "this run is still going", "follow run "+run.ID+", or stop it first")
 	}
 	thread := append(run.Thread, runs.Message{Role: runs.RoleUser, Content: last.Content})
 	size := runs.ThreadBytes(thread)

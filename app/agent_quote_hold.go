@@ -35,7 +35,7 @@ func (a *AgentService) bindQuote(ctx context.Context, req ChatRequest, thread []
 	if req.QuoteID == "" {
 		return payer, nil, nil
 	}
-	again := "ask for a new quote: POST /api/v1/agent/quote"
+	again := "ask for a new quote for the chat"
 	q, err := a.quotes.ChatQuote(ctx, req.QuoteID)
 	switch {
 	case err != nil:
@@ -68,7 +68,7 @@ func (a *AgentService) useQuote(ctx context.Context, q *credit.ChatQuote) error 
 	}
 	if !used {
 		a.quoted.Add(1, "refused_used")
-		return errs.Newf(errs.Conflict, "quote %s was already used by a chat", q.ID).WithHint("ask for a new quote: POST /api/v1/agent/quote")
+		return errs.Newf(errs.Conflict, "quote %s was already used by a chat", q.ID).WithHint("ask for a new quote for the chat")
 	}
 	a.quoted.Add(1, "bound")
 	return nil

@@ -189,7 +189,7 @@ func parsePosted(ctx context.Context, library *SnapshotLibrary, body PostedBody,
 	}
 	if sha != name {
 		return snapshots.Snapshot{}, nil, errs.Newf(errs.BadInput, "the snapshot's SHA-256 is %s, not the %s its address names", sha, name).
-			WithHint("put it at /api/v1/explorations/<ref>/snapshots/<the sha256 of its canonical JSON (RFC 8785)>")
+			WithHint("post it named by the sha256 of its canonical JSON (RFC 8785)")
 	}
 	return snap, canonical, nil
 }

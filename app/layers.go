@@ -221,7 +221,7 @@ func docBytes(v any) int64 {
 func (s *LayerService) snapshotAccounts(ctx context.Context, sha string) (func(string) bool, int, error) {
 	loaded, err := s.library.Load(ctx, sha)
 	if errs.Is(err, errs.NotFound) {
-		return nil, 0, errs.Newf(errs.BadInput, "snapshot: no snapshot %s is stored here", sha).WithHint("post the reading first (PUT /api/v1/explorations/:ref/snapshots/:sha256)")
+		return nil, 0, errs.Newf(errs.BadInput, "snapshot: no snapshot %s is stored here", sha).WithHint("post the reading to this exploration first, named by its sha256")
 	}
 	if err != nil {
 		return nil, 0, err

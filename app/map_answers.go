@@ -217,5 +217,5 @@ func (s *MapService) Proposals(ctx context.Context, id string) ([]byte, error) {
 
 func notOnTheMap(id string) error {
 	return errs.New(errs.NotFound, "nothing of "+strconv.Quote(id)+" is on the map",
-		"GET /api/v1/maps lists the maps; an id is <chain>:<address> or <chain>:population")
+		"the maps list names every map; an id is <chain>:<address> or <chain>:population")
 }

@@ -48,7 +48,7 @@ var txHashPattern = regexp.MustCompile(`^[1-9A-HJ-NP-Za-km-z]{32,44}$`)
 // changed).
 func (s *PayService) Pay(ctx context.Context, sess people.Session, in PayInput) (PayBody, error) {
 	if !sess.Signed() {
-		return PayBody{}, errs.New(errs.Unauthorised, "sign in first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify")
+		return PayBody{}, errs.New(errs.Unauthorised, "sign in first", "sign in with your NEAR wallet: ask for a challenge, then verify it signed (NEP-413)")
 	}
 	if !people.ValidNetwork(in.Network) {
 		return PayBody{}, errs.New(errs.BadInput, "network must be mainnet or testnet")

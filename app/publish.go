@@ -245,7 +245,7 @@ func aboutOf(snap *snapshots.Snapshot) string {
 // unauthorised.
 func (s *PublishService) wallet(ctx context.Context, caller Caller, network string) (people.Wallet, error) {
 	if !people.IsPerson(caller.Subject) || s.wallets == nil {
-		return people.Wallet{}, errs.New(errs.Unauthorised, "sign in with your NEAR wallet first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify")
+		return people.Wallet{}, errs.New(errs.Unauthorised, "sign in with your NEAR wallet first", "sign in with your NEAR wallet: ask for a challenge, then verify it signed (NEP-413)")
 	}
 	wallets, err := s.wallets.WalletsOf(ctx, caller.Subject)
 	if err != nil {

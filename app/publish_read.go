@@ -77,7 +77,7 @@ func (s *PublishService) Publish(ctx context.Context, caller Caller, in publishI
 	}
 	if !people.IsPerson(caller.Subject) || s.wallets == nil {
 		s.refused.Add(1, "unauthorised")
-		return PublishedFlower{}, errs.New(errs.Unauthorised, "sign in with your NEAR wallet first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify")
+		return PublishedFlower{}, errs.New(errs.Unauthorised, "sign in with your NEAR wallet first", "sign in with your NEAR wallet: ask for a challenge, then verify it signed (NEP-413)")
 	}
 	if in.TxHash != "" {
 		if in.ID, in.AccountID, err = s.flowerOfTransaction(ctx, caller, chain, short, in); err != nil {

@@ -103,7 +103,7 @@ func decodeParams(raw json.RawMessage, into any) error {
 					break
 				}
 			}
-			return errs.New(errs.BadInput, "params: "+msg, "see the network's params schema at /api/v1/networks/:id")
+			return errs.New(errs.BadInput, "params: "+msg, "see the network's params schema (get_network)")
 		}
 		return err
 	}

@@ -95,7 +95,7 @@ type VerifyBody struct {
 }
 
 func refused(message string) *errs.Error {
-	return errs.New(errs.Unauthorised, message, "ask for a new challenge (POST /api/v1/auth/challenge) and sign it with a full-access key")
+	return errs.New(errs.Unauthorised, message, "ask for a new challenge and sign it with a full-access key")
 }
 
 // Verify signs in. old is the request's session (zero for none). It returns

@@ -62,7 +62,7 @@ type MapClaims struct {
 // its own address, oldest first.
 func (s *SiteClaims) ForMap(ctx context.Context, id string) (MapClaims, error) {
 	id = maps.NormaliseID(id)
-	notFound := errs.Newf(errs.NotFound, "no map %s", cutForMessage(id)).WithHint("GET /api/v1/maps lists the maps")
+	notFound := errs.Newf(errs.NotFound, "no map %s", cutForMessage(id)).WithHint("the maps list names every map on this site")
 	if _, _, ok := maps.SplitID(id); !ok || len(id) > 300 {
 		return MapClaims{}, notFound
 	}

@@ -46,14 +46,14 @@ const freshRetryAfter = 5 * time.Second
 
 func (s *SnapshotService) getSnapshot(ctx context.Context, call Call, in getSnapshotInput) (any, error) {
 	if in.Network == "" {
-		return nil, errs.New(errs.BadInput, "network is required: a network id such as near-dao-members", "see GET /api/v1/networks")
+		return nil, errs.New(errs.BadInput, "network is required: a network id such as near-dao-members", "see list_networks")
 	}
 	r, ok := ReaderByID(in.Network)
 	if !ok {
-		return nil, errs.Newf(errs.BadInput, "network: no network %q", in.Network).WithHint("see GET /api/v1/networks")
+		return nil, errs.Newf(errs.BadInput, "network: no network %q", in.Network).WithHint("see list_networks")
 	}
 	if len(in.Params) == 0 {
-		return nil, errs.New(errs.BadInput, "params is required: the network's params as an object", "see GET /api/v1/networks/"+r.ID)
+		return nil, errs.New(errs.BadInput, "params is required: the network's params as an object", "see get_network "+r.ID)
 	}
 	t, err := r.prepare(s, in.Params)
 	if err != nil {

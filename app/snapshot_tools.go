@@ -240,11 +240,11 @@ type StoredSummary struct {
 
 func (s *SnapshotService) getNetwork(ctx context.Context, call Call, in getNetworkInput) (any, error) {
 	if in.ID == "" {
-		return nil, errs.New(errs.BadInput, "id is required: a network id such as near-dao-members", "see GET /api/v1/networks")
+		return nil, errs.New(errs.BadInput, "id is required: a network id such as near-dao-members", "see list_networks")
 	}
 	r, ok := ReaderByID(in.ID)
 	if !ok {
-		return nil, errs.Newf(errs.NotFound, "no network %s", in.ID).WithHint("see GET /api/v1/networks")
+		return nil, errs.Newf(errs.NotFound, "no network %s", in.ID).WithHint("see list_networks")
 	}
 	out := NetworkAnswer{Network: r}
 	// The reader reads its params as they were sent: every field but id.

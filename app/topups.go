@@ -122,7 +122,7 @@ var refundToPattern = regexp.MustCompile(`^[\x21-\x7e]{1,128}$`)
 // kept).
 func (s *TopUpService) CreateTopUp(ctx context.Context, sess people.Session, in TopUpInput) (TopUpBody, error) {
 	if !sess.Signed() {
-		return TopUpBody{}, errs.New(errs.Unauthorised, "sign in first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify")
+		return TopUpBody{}, errs.New(errs.Unauthorised, "sign in first", "sign in with your NEAR wallet: ask for a challenge, then verify it signed (NEP-413)")
 	}
 	usd, err := credit.ParseUSD(string(in.USD))
 	switch {
@@ -137,7 +137,7 @@ func (s *TopUpService) CreateTopUp(ctx context.Context, sess people.Session, in 
 	case !refundToPattern.MatchString(in.RefundTo):
 		return TopUpBody{}, errs.New(errs.BadInput, "refund_to must be an address on the origin asset's chain (1 to 128 printable characters)")
 	case in.OriginAsset == "" || len(in.OriginAsset) > 256:
-		return TopUpBody{}, errs.New(errs.BadInput, "origin_asset must be an asset from GET /api/v1/pay/tokens")
+		return TopUpBody{}, errs.New(errs.BadInput, "origin_asset must be an asset from the tokens 1Click lists (pay tokens)")
 	}
 	if err := s.limit(ctx, "topups:"+sess.Subject, TopUpsPerHour, time.Hour, "top-ups an hour"); err != nil {
 		return TopUpBody{}, err
@@ -151,7 +151,7 @@ func (s *TopUpService) CreateTopUp(ctx context.Context, sess people.Session, in 
 		listed = listed || t.Asset == in.OriginAsset
 	}
 	if !listed {
-		return TopUpBody{}, errs.New(errs.BadInput, "origin_asset is not a token 1Click lists", "pick one from GET /api/v1/pay/tokens")
+		return TopUpBody{}, errs.New(errs.BadInput, "origin_asset is not a token 1Click lists", "pick one from the tokens 1Click lists (pay tokens)")
 	}
 	now := s.clock.Now()
 	q, err := s.swaps.QuoteSwap(ctx, ports.SwapQuoteRequest{OriginAsset: in.OriginAsset, DestinationAsset: USDCOnNEAR,
@@ -199,7 +199,7 @@ type TopUpStatusView struct {
 // else's, or none: not_found. 1Click down: source_failed, nothing changed.
 func (s *TopUpService) CheckTopUp(ctx context.Context, sess people.Session, depositAddress string) (TopUpStatusBody, error) {
 	if !sess.Signed() {
-		return TopUpStatusBody{}, errs.New(errs.Unauthorised, "sign in first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify")
+		return TopUpStatusBody{}, errs.New(errs.Unauthorised, "sign in first", "sign in with your NEAR wallet: ask for a challenge, then verify it signed (NEP-413)")
 	}
 	if len(depositAddress) > 128 {
 		return TopUpStatusBody{}, errs.Newf(errs.NotFound, "no top-up at %s", depositAddress[:128])

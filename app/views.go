@@ -81,7 +81,7 @@ func (s *ViewService) Mine(ctx context.Context, subject string) (ViewAnswer, err
 // that isn't a view/v1 is bad_input listing every problem, and keeps nothing.
 func (s *ViewService) Keep(ctx context.Context, sess people.Session, raw json.RawMessage) (ViewAnswer, error) {
 	if !sess.Signed() {
-		return ViewAnswer{}, errs.New(errs.Unauthorised, "sign in first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify with your wallet's NEP-413 signature")
+		return ViewAnswer{}, errs.New(errs.Unauthorised, "sign in first", "sign in with your NEAR wallet: ask for a challenge, then verify it signed (NEP-413)")
 	}
 	v, err := ParseViewInput(raw, "/view")
 	if err != nil {
@@ -141,7 +141,7 @@ func (s *ViewService) ResolveView(ctx context.Context, hash string) (specs.View,
 		s.reads.Add(1, "default")
 		return specs.DefaultView(), nil
 	}
-	notFound := errs.New(errs.NotFound, "no view has that hash", "GET /api/v1/me/view gives yours and its hash; the default view's hash works everywhere")
+	notFound := errs.New(errs.NotFound, "no view has that hash", "your own view comes with its hash; the default view's hash works everywhere")
 	if !specs.IsViewName(hash) {
 		return specs.View{}, notFound
 	}

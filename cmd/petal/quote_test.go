@@ -191,7 +191,7 @@ func TestAQuoteIsUsedOnceBeforeItExpires(t *testing.T) {
 	status, body := chat(withQuote(`{"messages":[{"role":"user","content":"something else"}]}`, q))
 	assert.Equal(t, http.StatusConflict, status, body)
 	assert.Contains(t, body, "other messages")
-	assert.Contains(t, body, "POST /api/v1/agent/quote")
+	assert.Contains(t, body, "ask for a new quote")
 
 	// Racing chats on one quote: one starts, the rest are 409.
 	var started, conflicts atomic.Int32

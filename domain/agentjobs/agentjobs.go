@@ -229,7 +229,7 @@ func TooManyAgents() *errs.Error {
 // TooManyLinks refuses a new agent link past the person's.
 func TooManyLinks() *errs.Error {
 	return errs.Newf(errs.RateLimited, "at most %d agent links at once", MaxLinksPerPerson).
-		WithHint("revoke the ones you no longer use (POST /api/v1/agents/link/revoke)").WithRetryAfter(60)
+		WithHint("revoke the agent links you no longer use").WithRetryAfter(60)
 }
 
 // TooManyWorkers refuses a worker past its agent's.

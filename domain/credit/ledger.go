@@ -185,7 +185,7 @@ func PlanHold(p Payer, accounts []Account, chatTaken, worstCase Micros, now time
 	if p.Quote != "" && p.PerChat > 0 && chatTaken+worstCase > p.PerChat {
 		return nil, errs.Newf(errs.BudgetExhausted, "the next model call could cost up to $%s, more than the $%s left of quote %s ($%s), so the chat stops at its quote",
 			trimUSD(worstCase), trimUSD(max(p.PerChat-chatTaken, 0)), p.Quote, trimUSD(p.PerChat)).
-			WithHint("ask for a new quote (POST /api/v1/agent/quote) and carry on with this run_id")
+			WithHint("ask for a new quote for the chat and carry on with this run_id")
 	}
 	if p.PerChat > 0 && chatTaken >= p.PerChat {
 		return nil, errs.Newf(errs.BudgetExhausted, "this chat has used the $%s one chat may spend", trimUSD(p.PerChat)).
@@ -205,7 +205,7 @@ func refusalTooDear(a Account, worstCase Micros, now time.Time) error {
 	msg := fmt.Sprintf("the next model call could cost up to $%s, more than the $%s ", trimUSD(worstCase), trimUSD(a.Left()))
 	switch a.Kind {
 	case KindPerson:
-		return errs.New(errs.PaymentRequired, msg+"left of your credit", "add more with NEAR (GET /api/v1/pay), or send a shorter message")
+		return errs.New(errs.PaymentRequired, msg+"left of your credit", "add credit with NEAR (pay), or send a shorter message")
 	case KindInvite:
 		return errs.New(errs.BudgetExhausted, msg+"left of this invite's budget", "send a shorter message, or bring your own agent: /skill.md")
 	default:
@@ -217,7 +217,7 @@ func refusalTooDear(a Account, worstCase Micros, now time.Time) error {
 
 func refusalNoAccount(p Payer) error {
 	if p.Kind == PayPerson {
-		return errs.New(errs.PaymentRequired, "you have no credit of your own", "add some with NEAR: GET /api/v1/pay")
+		return errs.New(errs.PaymentRequired, "you have no credit of your own", "add some with NEAR (pay)")
 	}
 	return errs.New(errs.InviteRequired, "an invite is needed for Petal's agent", "/connect")
 }
@@ -225,7 +225,7 @@ func refusalNoAccount(p Payer) error {
 func refusalSpent(a Account, now time.Time) error {
 	switch a.Kind {
 	case KindPerson:
-		return errs.New(errs.PaymentRequired, "your credit is spent", "add more with NEAR: GET /api/v1/pay")
+		return errs.New(errs.PaymentRequired, "your credit is spent", "add more with NEAR (pay)")
 	case KindInvite:
 		return errs.New(errs.BudgetExhausted, "this invite's budget is spent", "ask for a new invite, or bring your own agent: /skill.md")
 	default:

@@ -85,5 +85,5 @@ func PageItems(limit int) (int, error) {
 // TooMany is the refusal of a step or note past an exploration's cap.
 func TooMany(what string, limit int) *errs.Error {
 	return errs.Newf(errs.BadInput, "this exploration already holds %d %s, the most one may", limit, what).
-		WithHint("start a new exploration to go on (POST /api/v1/explorations), and note where it came from")
+		WithHint("start a new exploration to go on (start_exploration), and note in it where it came from")
 }

@@ -60,7 +60,7 @@ func ThreadBytes(thread []Message) int {
 // past MaxThread.
 func ThreadFull(size int) *errs.Error {
 	return errs.Newf(errs.BadInput, "this chat's thread would hold %d bytes, past the %d one run keeps", size, MaxThread).
-		WithHint("start a new chat (POST /api/v1/agent/chat without run_id), saying in it what this one found")
+		WithHint("start a new chat (without run_id), saying in it what this one found")
 }
 
 // Model names the provider answered by when there is no model key.
