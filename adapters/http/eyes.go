@@ -13,6 +13,7 @@ func (s *Server) eyesRoutes() []Route {
 		{Method: http.MethodPost, Path: "/api/v1/read-chain", Tool: app.ToolReadChain},
 		{Method: http.MethodGet, Path: "/api/v1/read-page", Tool: app.ToolReadPage},
 		{Method: http.MethodGet, Path: "/api/v1/web-search", Tool: app.ToolSearch},
+		{Method: http.MethodGet, Path: "/api/v1/look-up", Tool: app.ToolLookUp},
 		{Method: http.MethodGet, Path: "/api/v1/search", Tool: app.ToolSearchPetals},
 		{Method: http.MethodGet, Path: "/api/v1/brain", Tool: app.ToolBrainIndex},
 		{Method: http.MethodGet, Path: "/api/v1/brain/route", Tool: app.ToolBrainRoute},

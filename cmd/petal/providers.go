@@ -119,6 +119,7 @@ var (
 		newMapService,
 		app.NewRelationService,
 		app.NewSearchService,
+		app.NewLookUpService,
 		app.NewAnnotationService,
 		app.NewLayerService,
 		newSnapshotService,
@@ -256,8 +257,8 @@ func newRandom() ports.Random { return rand.Reader }
 // toolSets lists every service that brings tools to the registry.
 func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService,
 	annotations *app.AnnotationService, layers *app.LayerService, eyes *app.EyesService, brain *app.BrainService, publish *app.PublishService,
-	relations *app.RelationService, search *app.SearchService) []app.ToolSet {
-	return []app.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search}
+	relations *app.RelationService, search *app.SearchService, lookUp *app.LookUpService) []app.ToolSet {
+	return []app.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}
 }
 
 // newWebPages is read_page's fetcher: public pages only (loopback too with

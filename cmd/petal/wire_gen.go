@@ -95,7 +95,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 		cleanup()
 		return nil, nil, err
 	}
-	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService)
+	lookUpService := app.NewLookUpService(client, client, searchService, relationService)
+	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService, lookUpService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db, client)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
@@ -285,7 +286,8 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSo
 		cleanup()
 		return nil, nil, err
 	}
-	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService)
+	lookUpService := app.NewLookUpService(client, client, searchService, relationService)
+	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService, lookUpService)
 	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(appRegistry, log)
 	mainStdioMCP := &stdioMCP{

@@ -91,6 +91,8 @@ func ToolStage(tool string) (stage, message string) {
 		return StageFetching, "reading a web page"
 	case "search":
 		return StageFetching, "searching the web"
+	case "look_up":
+		return StageFetching, "looking it up on the map and the chain"
 	case "search_petals":
 		return StageReadingMap, "searching the map"
 	case "brain_index", "brain_route", "brain_file":

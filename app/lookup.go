@@ -1,0 +1,230 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/ports"
+)
+
+// ToolLookUp is the contract's name for one answer about a name or an address.
+const ToolLookUp = "look_up"
+
+const (
+	lookUpDeadline = 20 * time.Second
+	// lookUpProbeMax bounds each probe's answer (a DAO's config, a token's
+	// metadata): a probe reads only what says what the contract is.
+	lookUpProbeMax = 64 << 10
+	lookUpListMax  = 10
+)
+
+// LookUpService is look_up (docs/search.md): what the map holds about a
+// name or an address, what the chain says, and the next tool to call.
+type LookUpService struct {
+	near      ports.NearAccounts
+	views     ports.NearViews
+	search    *SearchService
+	relations *RelationService
+}
+
+// NewLookUpService builds the service.
+func NewLookUpService(near ports.NearAccounts, views ports.NearViews, search *SearchService, relations *RelationService) *LookUpService {
+	return &LookUpService{near: near, views: views, search: search, relations: relations}
+}
+
+// LookUpInput is look_up's input (GET /api/v1/look-up's query).
+type LookUpInput struct {
+	Query string `json:"query" jsonschema:"a NEAR account id (marketing.sputnik-dao.near) or words naming one"`
+	Chain string `json:"chain,omitempty" jsonschema:"near:mainnet (the default) or near:testnet"`
+}
+
+func (LookUpInput) refineSchema(s *jsonschema.Schema) {
+	property(s, "query").MinLength = jsonschema.Ptr(1)
+	property(s, "query").MaxLength = jsonschema.Ptr(200)
+	property(s, "chain").Enum = []any{snapshots.Mainnet, snapshots.Testnet}
+}
+
+// LookUpAnswer is look_up's answer.
+type LookUpAnswer struct {
+	Query   string         `json:"query"`
+	Chain   string         `json:"chain"`
+	Account *string        `json:"account"`
+	Map     LookUpMap      `json:"map"`
+	OnChain *LookUpChain   `json:"chain_says"`
+	Next    LookUpNextStep `json:"next"`
+}
+
+// LookUpMap is what the map holds: maps and flowers naming it (hidden maps
+// never), and the groups it is a member of.
+type LookUpMap struct {
+	Maps    []PetalSearchResult `json:"maps"`
+	Flowers []PetalSearchResult `json:"flowers"`
+	Groups  []AccountGroup      `json:"groups"`
+}
+
+// LookUpChain is what the chain says at final: whether the account exists,
+// its balance, and what its contract is by the readers' probes.
+type LookUpChain struct {
+	Exists      bool            `json:"exists"`
+	AmountYocto *string         `json:"amount_yocto"`
+	Kind        *string         `json:"kind"` // sputnik_dao, staking_pool, fungible_token, or null
+	Probe       *string         `json:"probe"`
+	Detail      json.RawMessage `json:"detail"`
+}
+
+// LookUpNextStep names the next tool to call and why.
+type LookUpNextStep struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+	Why  string          `json:"why"`
+}
+
+const lookUpAnswerSchema = `{"type":"object","required":["query","chain","account","map","chain_says","next"]}`
+
+// Tools implements ToolSet: look_up reads the chain, so a public site
+// refuses it.
+func (s *LookUpService) Tools() []Tool {
+	return []Tool{
+		WithInput(Tool{
+			Name: ToolLookUp,
+			Description: "One answer for a NEAR account id or a name: what this site's map holds about it (maps and flowers naming it, the groups it is in), " +
+				"what the chain says (whether it exists, its balance, whether it is a Sputnik DAO, a staking pool or a fungible token) and the next tool to call.",
+			Output:         json.RawMessage(lookUpAnswerSchema),
+			OnTheirMachine: true,
+		}, func(ctx context.Context, call Call, in LookUpInput) (any, error) {
+			return s.LookUp(ctx, call.Caller, in)
+		}),
+	}
+}
+
+// lookUpProbes are the view calls the readers make first, each answering
+// only for its kind of contract.
+var lookUpProbes = []struct{ kind, method string }{
+	{"sputnik_dao", "get_config"},
+	{"staking_pool", "get_number_of_accounts"},
+	{"fungible_token", "ft_metadata"},
+}
+
+// LookUp answers one query.
+func (s *LookUpService) LookUp(ctx context.Context, caller Caller, in LookUpInput) (LookUpAnswer, error) {
+	q := strings.TrimSpace(in.Query)
+	if q == "" || len(in.Query) > 200 {
+		return LookUpAnswer{}, errs.New(errs.BadInput, "query is required: an account id or words, up to 200 characters")
+	}
+	chain, err := chainOf(in.Chain)
+	if err != nil {
+		return LookUpAnswer{}, errs.Newf(errs.BadInput, "chain must be near:mainnet or near:testnet, not %q", in.Chain)
+	}
+	ctx, cancel := context.WithTimeout(ctx, lookUpDeadline)
+	defer cancel()
+	ans := LookUpAnswer{Query: q, Chain: chain, Map: LookUpMap{Maps: []PetalSearchResult{}, Flowers: []PetalSearchResult{}, Groups: []AccountGroup{}}}
+	account := strings.ToLower(strings.TrimPrefix(q, chain+":"))
+	isAccount := snapshots.ValidNearAccount(account) && (strings.Contains(account, ".") || len(account) == 64)
+
+	// What the map holds: its own search, the words whole (no prefix).
+	found, err := s.search.Search(ctx, Caller{}, SearchPetalsInput{Q: q + " ", Kinds: "map,flower", Limit: SearchMaxLimit})
+	if err != nil && !errs.Is(err, errs.BadInput) {
+		return LookUpAnswer{}, err
+	}
+	for _, r := range found.Results {
+		if r.Kind == "map" && len(ans.Map.Maps) < lookUpListMax {
+			ans.Map.Maps = append(ans.Map.Maps, r)
+		} else if r.Kind == "flower" && len(ans.Map.Flowers) < lookUpListMax {
+			ans.Map.Flowers = append(ans.Map.Flowers, r)
+		}
+	}
+	if !isAccount {
+		ans.Next = nextStep("find_target", map[string]any{"query": q, "chain": chain},
+			"not an account id: find_target names the DAOs and pools these words fit")
+		return ans, nil
+	}
+	ans.Account = &account
+	groups, err := s.relations.AccountGroups(ctx, accountGroupsInput{Account: chain + ":" + account, Limit: lookUpListMax})
+	if err != nil && !errs.Is(err, errs.BadInput) && !errs.Is(err, errs.NotFound) {
+		return LookUpAnswer{}, err
+	}
+	ans.Map.Groups = append(ans.Map.Groups, groups.Groups...)
+
+	said, err := s.chainSays(ctx, chain, account)
+	if err != nil {
+		return LookUpAnswer{}, err
+	}
+	ans.OnChain = said
+	switch {
+	case !said.Exists:
+		ans.Next = nextStep("find_target", map[string]any{"query": q, "chain": chain}, "no such account on "+chain+": find_target finds DAOs and pools by name")
+	case said.Kind == nil:
+		ans.Next = nextStep("read_chain", map[string]any{"network": chain, "contract": account, "method": "<a view method>"},
+			"not a Sputnik DAO, a staking pool or a fungible token by petal's probes: read its contract's view methods, if it has one")
+	case *said.Kind == "sputnik_dao":
+		ans.Next = nextStep("get_snapshot", map[string]any{"network": "near-dao-members", "params": daoParams{DAO: account, Chain: chain}}, "read the DAO's members")
+	case *said.Kind == "staking_pool":
+		ans.Next = nextStep("get_snapshot", map[string]any{"network": "near-staking-pool", "params": poolParams{Pool: account, Chain: chain}}, "read the pool's delegators")
+	default:
+		ans.Next = nextStep("get_snapshot", map[string]any{"network": "near-ft-balances"},
+			"read the token's balances of the accounts you name (its params: GET /api/v1/networks/near-ft-balances)")
+	}
+	return ans, nil
+}
+
+// chainSays reads view_account, then the probes in turn until one answers;
+// a probe the contract doesn't have (or panics on) says nothing, an account
+// without a contract stops the probes.
+func (s *LookUpService) chainSays(ctx context.Context, chain, account string) (*LookUpChain, error) {
+	acc, err := s.near.ViewAccount(ctx, chain, account)
+	if errs.Is(err, errs.NotFound) {
+		return &LookUpChain{Detail: json.RawMessage(`null`)}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &LookUpChain{Exists: true, AmountYocto: &acc.AmountYocto, Detail: json.RawMessage(`null`)}
+	for _, p := range orderProbes(chain, account) {
+		v, err := s.views.View(ctx, chain, account, p.method, []byte(`{}`), lookUpProbeMax)
+		switch {
+		case errs.Is(err, errs.NotFound):
+			return out, nil // no contract
+		case errs.Is(err, errs.CannotRead):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		if !json.Valid(v.Result) {
+			continue
+		}
+		kind, method := p.kind, p.method
+		out.Kind, out.Probe, out.Detail = &kind, &method, json.RawMessage(v.Result)
+		return out, nil
+	}
+	return out, nil
+}
+
+// orderProbes tries first the probe its name suggests, so a DAO or a pool
+// costs one call.
+func orderProbes(chain, account string) []struct{ kind, method string } {
+	first := 2
+	switch {
+	case strings.HasSuffix(account, snapshots.DAOSuffix(chain)):
+		first = 0
+	case strings.Contains(account, "pool"):
+		first = 1
+	}
+	out := []struct{ kind, method string }{lookUpProbes[first]}
+	for i, p := range lookUpProbes {
+		if i != first {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func nextStep(tool string, args any, why string) LookUpNextStep {
+	raw, _ := json.Marshal(args)
+	return LookUpNextStep{Tool: tool, Args: raw, Why: why}
+}
