@@ -181,53 +181,48 @@ func (c *reserveCall) dayLine(lines []credit.HoldLine) int64 {
 func (r *LedgerRepository) reserveOnSlice(ctx context.Context, c *reserveCall) ([]credit.HoldLine, rebalance, error) {
 	var lines []credit.HoldLine
 	var again rebalance
-	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
-		var batch pgx.Batch
-		c.queueLocks(&batch)
-		if c.day >= 0 {
-			batch.Queue(`SELECT cap_micros, limit_micros, spent_micros, held_micros FROM credit_daily_slices
+	var first pgx.Batch
+	c.queueLocks(&first)
+	if c.day >= 0 {
+		first.Queue(`SELECT cap_micros, limit_micros, spent_micros, held_micros FROM credit_daily_slices
 WHERE account_id = $1 AND slice = $2 FOR NO KEY UPDATE`, c.specs[c.day].ID, c.slice)
-		}
-		c.queueChatTaken(&batch)
-		br := tx.SendBatch(ctx, &batch)
-		defer func() { _ = br.Close() }()
+	}
+	c.queueChatTaken(&first)
+	err := pipelined(ctx, r.db.Pool, &first, func(br pgx.BatchResults) (*pgx.Batch, error) {
 		locked, err := readLocked(br)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var slice daySlice
 		if c.day >= 0 {
 			err := br.QueryRow().Scan(&slice.cap, &slice.limit, &slice.spent, &slice.held)
 			if errors.Is(err, pgx.ErrNoRows) {
 				again.missing = true
-				return errRebalance
+				return nil, errRebalance
 			}
 			if err != nil {
-				return fmt.Errorf("postgres: lock the day's slice: %w", err)
+				return nil, fmt.Errorf("postgres: lock the day's slice: %w", err)
 			}
 			if slice.cap != int64(c.specs[c.day].Limit) {
-				return errRebalance // a changed cap applies at once
+				return nil, errRebalance // a changed cap applies at once
 			}
 		}
 		taken, err := readChatTaken(br)
 		if err != nil {
-			return err
-		}
-		if err := br.Close(); err != nil {
-			return err
+			return nil, err
 		}
 		if c.day < 0 {
 			if lines, err = c.decide(c.accounts(locked, credit.Account{}), taken); err != nil {
-				return err
+				return nil, err
 			}
-			return r.writeHold(ctx, tx, c, lines)
+			return c.queueHold(lines), nil
 		}
 		// The slice shown as the day: what fits the slice fits the day.
 		dayID := c.specs[c.day].ID
 		lines, err = c.decide(c.accounts(locked, credit.Account{ID: dayID, Kind: credit.KindDaily,
 			Limit: credit.Micros(slice.limit), Spent: credit.Micros(slice.spent), Held: credit.Micros(slice.held)}), taken)
 		if err == nil && c.dayLine(lines) <= slice.room() {
-			return r.writeHold(ctx, tx, c, lines)
+			return c.queueHold(lines), nil
 		}
 		if err != nil {
 			// Refused: by the slice, or by something else (the invite, the
@@ -236,12 +231,12 @@ WHERE account_id = $1 AND slice = $2 FOR NO KEY UPDATE`, c.specs[c.day].ID, c.sl
 			// day to decide.
 			unbounded, err2 := c.decide(c.accounts(locked, credit.Account{ID: dayID, Kind: credit.KindDaily, Limit: unboundedRoom}), taken)
 			if err2 != nil && err2.Error() == err.Error() {
-				return err
+				return nil, err
 			}
 			lines = unbounded
 		}
 		again.need = c.dayLine(lines)
-		return errRebalance
+		return nil, errRebalance
 	})
 	return lines, again, err
 }
@@ -338,9 +333,17 @@ WHERE account_id = $1 ORDER BY slice FOR NO KEY UPDATE`, dayID)
 	return lines, refusal
 }
 
-// writeHold writes lines as c's hold, in one round trip: a line on the day's
-// cap is on c's slice.
+// writeHold writes lines as c's hold, in one round trip.
 func (r *LedgerRepository) writeHold(ctx context.Context, tx pgx.Tx, c *reserveCall, lines []credit.HoldLine) error {
+	if err := tx.SendBatch(ctx, c.queueHold(lines)).Close(); err != nil {
+		return fmt.Errorf("postgres: write hold: %w", err)
+	}
+	return nil
+}
+
+// queueHold queues the writes of lines as c's hold: a line on the day's cap
+// is on c's slice.
+func (c *reserveCall) queueHold(lines []credit.HoldLine) *pgx.Batch {
 	var batch pgx.Batch
 	for _, l := range lines {
 		var slice *int16
@@ -354,8 +357,5 @@ func (r *LedgerRepository) writeHold(ctx context.Context, tx pgx.Tx, c *reserveC
 		batch.Queue(`INSERT INTO credit_holds (reservation_id, account_id, run_id, chat_id, process_id, payer, amount_micros, slice)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.hold.ID, l.Account, c.hold.RunID, c.hold.ChatID, c.hold.ProcessID, c.payer, int64(l.Amount), slice)
 	}
-	if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
-		return fmt.Errorf("postgres: write hold: %w", err)
-	}
-	return nil
+	return &batch
 }
