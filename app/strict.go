@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -24,11 +23,16 @@ import (
 // readers of one body could disagree on what it says), and a C0 control
 // character other than tab, line feed and carriage return in any string
 // (PostgreSQL can't store NUL in text, and the others only hide text).
-// Callers bound the body (the door's body limit), so it is read whole first.
+// Callers bound the body (the door's body limit), so it is read whole first;
+// a door that streams a body may refuse it sooner (the HTTP door checks
+// UTF-8 as it reads, and caps the size).
 func DecodeStrict(r io.Reader, into any) error {
-	raw, err := io.ReadAll(&utf8Reader{r: r})
+	raw, err := io.ReadAll(r)
 	if err != nil {
 		return decodeError(err)
+	}
+	if !utf8.Valid(raw) {
+		return notUTF8(raw)
 	}
 	if err := CheckJSONText(raw); err != nil {
 		return err
@@ -52,73 +56,18 @@ func DecodeStrict(r io.Reader, into any) error {
 	}
 }
 
-// utf8Reader passes bytes through, failing with bad_input at the first byte
-// that is not UTF-8. A rune split across two reads is held back until it is
-// whole, so chunk boundaries never matter.
-type utf8Reader struct {
-	r     io.Reader
-	carry []byte // the start of a rune whose end has not been read yet
-	at    int64  // bytes checked so far, for the message
-	err   error  // once the body is found not UTF-8, every read says so
-}
-
-// Read passes on only the bytes before an invalid one, and the error stays,
-// so a decoder that has read a whole value meanwhile still sees it.
-func (u *utf8Reader) Read(p []byte) (int, error) {
-	if u.err != nil {
-		return 0, u.err
-	}
-	n, err := u.r.Read(p)
-	b := p[:n]
-	if len(u.carry) > 0 && len(b) > 0 {
-		var joined [2 * utf8.UTFMax]byte
-		k := copy(joined[:], u.carry)
-		k += copy(joined[k:], b[:min(len(b), utf8.UTFMax)])
-		if !utf8.FullRune(joined[:k]) {
-			u.carry = append(u.carry, b...)
-			b = nil
-		} else {
-			r, size := utf8.DecodeRune(joined[:k])
-			if r == utf8.RuneError && size <= 1 {
-				return 0, u.notUTF8(0)
-			}
-			b = b[size-len(u.carry):]
-			u.at += int64(size)
-			u.carry = u.carry[:0]
-		}
-	}
-	keep := 0
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				keep = len(b) - i
-			}
+// notUTF8 is the refusal of a body that isn't UTF-8, naming the first
+// byte that isn't.
+func notUTF8(raw []byte) error {
+	i := 0
+	for i < len(raw) {
+		r, size := utf8.DecodeRune(raw[i:])
+		if r == utf8.RuneError && size <= 1 {
 			break
 		}
+		i += size
 	}
-	whole := b[:len(b)-keep]
-	if !utf8.Valid(whole) {
-		i := 0
-		for i < len(whole) {
-			r, size := utf8.DecodeRune(whole[i:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			i += size
-		}
-		return n - len(b) + i, u.notUTF8(int64(i))
-	}
-	u.at += int64(len(whole))
-	u.carry = append(u.carry, b[len(b)-keep:]...)
-	if errors.Is(err, io.EOF) && len(u.carry) > 0 {
-		return n, u.notUTF8(0)
-	}
-	return n, err
-}
-
-func (u *utf8Reader) notUTF8(offset int64) error {
-	u.err = errs.Newf(errs.BadInput, "the body is not valid UTF-8 (at byte %d)", u.at+offset).WithHint("send JSON encoded as UTF-8")
-	return u.err
+	return errs.Newf(errs.BadInput, "the body is not valid UTF-8 (at byte %d)", i).WithHint("send JSON encoded as UTF-8")
 }
 
 func decodeError(err error) error {
@@ -127,10 +76,7 @@ func decodeError(err error) error {
 	}
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
-	var tooBig *BodyTooLargeError
 	switch {
-	case errors.As(err, &tooBig):
-		return errs.Newf(errs.BadInput, "the body is larger than %s", tooBig.Limit).WithHint("send a smaller body")
 	case errors.Is(err, io.EOF):
 		return errs.New(errs.BadInput, "the body is empty", "send a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -167,8 +113,3 @@ func jsonKind(goKind string) string {
 	}
 	return "another type"
 }
-
-// BodyTooLargeError is what a size-capped body reader returns past its cap.
-type BodyTooLargeError struct{ Limit string }
-
-func (e *BodyTooLargeError) Error() string { return fmt.Sprintf("body larger than %s", e.Limit) }

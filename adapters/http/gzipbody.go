@@ -8,7 +8,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -24,8 +23,8 @@ const (
 // RequestBodyReader is the request body as sent (Content-Encoding identity) or
 // inflated (gzip), never yielding more than inflatedLimit bytes. The wire
 // bytes are already capped by the route's BodyLimit. Past either cap a read
-// fails with *app.BodyTooLargeError, which decodeBody / app.DecodeStrict turn
-// into 400 bad_input. The caller closes it.
+// fails with 400 bad_input, caused by *BodyTooLargeError. The caller closes
+// it.
 func RequestBodyReader(c echo.Context, inflatedLimit int64) (io.ReadCloser, error) {
 	r := c.Request()
 	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get(echo.HeaderContentEncoding))); enc {
@@ -41,12 +40,12 @@ func RequestBodyReader(c echo.Context, inflatedLimit int64) (io.ReadCloser, erro
 // NewGzipBodyReader inflates the gzip stream compressed and yields at most
 // limit inflated bytes. It never inflates more than limit+1 bytes, so a gzip
 // bomb costs no more than the cap: one byte past it fails the read with
-// *app.BodyTooLargeError. Closing it closes compressed when that is a Closer.
+// *BodyTooLargeError. Closing it closes compressed when that is a Closer.
 func NewGzipBodyReader(compressed io.Reader, limit int64) (io.ReadCloser, error) {
 	zr, err := gzip.NewReader(compressed)
 	if err != nil {
-		if tooBig, ok := asBodyTooLarge(err); ok {
-			return nil, tooBig
+		if _, ok := asBodyTooLarge(err); ok {
+			return nil, err
 		}
 		return nil, errs.New(errs.BadInput, "the body is not valid gzip", "send Content-Encoding: gzip only with a gzip body")
 	}
@@ -66,7 +65,7 @@ func (b *inflatingBody) Read(p []byte) (int, error) {
 		var one [1]byte
 		n, err := b.zr.Read(one[:])
 		if n > 0 {
-			return 0, &app.BodyTooLargeError{Limit: humanBytes(b.limit) + " inflated"}
+			return 0, bodyTooLarge(humanBytes(b.limit) + " inflated")
 		}
 		return 0, gzipError(err)
 	}
@@ -94,12 +93,12 @@ func gzipError(err error) error {
 	if err == nil || err == io.EOF {
 		return err
 	}
-	if tooBig, ok := asBodyTooLarge(err); ok {
-		return tooBig
+	if _, ok := asBodyTooLarge(err); ok {
+		return err
 	}
 	return errs.New(errs.BadInput, "the body's gzip data is corrupt", "send a complete gzip stream").WithCause(err)
 }
 
-func asBodyTooLarge(err error) (*app.BodyTooLargeError, bool) {
-	return errors.AsType[*app.BodyTooLargeError](err)
+func asBodyTooLarge(err error) (*BodyTooLargeError, bool) {
+	return errors.AsType[*BodyTooLargeError](err)
 }

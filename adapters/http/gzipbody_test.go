@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -69,7 +68,7 @@ func TestGzipBodyReaderStopsABombAtTheCap(t *testing.T) {
 	body, err := NewGzipBodyReader(src, PostedReadingInflatedLimit)
 	require.NoError(t, err)
 	inflated, err := io.Copy(io.Discard, body)
-	var tooBig *app.BodyTooLargeError
+	var tooBig *BodyTooLargeError
 	require.ErrorAs(t, err, &tooBig)
 	assert.Equal(t, "32 MiB inflated", tooBig.Limit)
 	assert.Equal(t, int64(PostedReadingInflatedLimit), inflated, "yields exactly the cap, then fails")
@@ -91,7 +90,7 @@ func TestGzipBodyReaderPassesABodyAtTheCap(t *testing.T) {
 	body, err := NewGzipBodyReader(bytes.NewReader(gzipOfZeros(t, limit+1)), limit)
 	require.NoError(t, err)
 	_, err = io.Copy(io.Discard, body)
-	var tooBig *app.BodyTooLargeError
+	var tooBig *BodyTooLargeError
 	require.ErrorAs(t, err, &tooBig)
 }
 

@@ -186,7 +186,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 		var one [1]byte
 		n, err := b.rc.Read(one[:])
 		if n > 0 {
-			return 0, &app.BodyTooLargeError{Limit: humanBytes(b.limit)}
+			return 0, bodyTooLarge(humanBytes(b.limit))
 		}
 		return 0, err
 	}
@@ -220,7 +220,9 @@ func decodeBody(c echo.Context, v any) error {
 			return errs.Newf(errs.BadInput, "the body must be JSON, not %s", ct).WithHint("send Content-Type: application/json")
 		}
 	}
-	return app.DecodeStrict(c.Request().Body, v)
+	// UTF-8 is checked as the body streams in: a bad one stops at its first
+	// bad byte, not at the cap.
+	return app.DecodeStrict(&utf8Reader{r: c.Request().Body}, v)
 }
 
 // ClientAddress is the rate-limit key for a request. cf-connecting-ip is

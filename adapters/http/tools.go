@@ -107,7 +107,7 @@ func (s *Server) toolInput(c echo.Context, tool *app.Tool, r Route) (json.RawMes
 }
 
 func decodeError(err error) error {
-	var tooBig *app.BodyTooLargeError
+	var tooBig *BodyTooLargeError
 	if errors.As(err, &tooBig) {
 		return errs.Newf(errs.BadInput, "the body is larger than %s", tooBig.Limit).WithHint("send a smaller body")
 	}
