@@ -22,50 +22,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
 )
-
-// Model is one model of the catalogue, with its list prices in micro-dollars
-// per million tokens.
-type Model struct {
-	ID            string
-	InputPerMTok  credit.Micros
-	CachedPerMTok credit.Micros
-	OutputPerMTok credit.Micros
-	// Efforts are the reasoning efforts the model takes (reasoning_effort),
-	// none when it takes none.
-	Efforts []string
-}
-
-// Catalogue is the allow-list of models a chat may run on.
-var Catalogue = []Model{
-	{ID: "deepseek-ai/DeepSeek-V3.1", InputPerMTok: 1_000_000, CachedPerMTok: 250_000, OutputPerMTok: 2_500_000},
-	{ID: "openai/gpt-oss-120b", InputPerMTok: 200_000, CachedPerMTok: 50_000, OutputPerMTok: 600_000, Efforts: []string{"low", "medium", "high"}},
-	{ID: "Qwen/Qwen3-30B-A3B-Instruct-2507", InputPerMTok: 150_000, CachedPerMTok: 40_000, OutputPerMTok: 550_000},
-	{ID: "zai-org/GLM-4.6", InputPerMTok: 750_000, CachedPerMTok: 200_000, OutputPerMTok: 2_000_000},
-}
-
-// Find is a catalogue model by id.
-func Find(id string) (Model, bool) {
-	for _, m := range Catalogue {
-		if m.ID == id {
-			return m, true
-		}
-	}
-	return Model{}, false
-}
-
-// Cost is what tokens cost on m: cached input at the cache-read price, the
-// rest of the input and the output at theirs. Rounded up to a micro-dollar.
-func (m Model) Cost(t runs.Tokens) credit.Micros {
-	uncached := max(t.In-t.Cached, 0)
-	// Micro-dollars per million tokens × tokens, then per million.
-	perMillion := uncached*int64(m.InputPerMTok) + t.Cached*int64(m.CachedPerMTok) + t.Out*int64(m.OutputPerMTok)
-	return credit.Micros((perMillion + 999_999) / 1_000_000)
-}
 
 // Options configure the client. Every option is explicit: nothing is read
 // from the environment here.
@@ -226,64 +186,6 @@ func (c *Client) Complete(ctx context.Context, req ports.ModelRequest) (ports.Mo
 	return ans, nil
 }
 
-// WorstCase implements ports.ModelProvider: the input counted at one token
-// per byte of the request petal sends (what byte-level tokenizers make of rare
-// scripts, and more than any makes of anything: a token is at least one
-// byte), uncached, plus max_tokens of output, on the model the request asks
-// for; and when a fallback may answer instead, the failed attempt's input on
-// that model plus the fallback's whole call, as Complete charges it. The
-// larger of the two is the worst case.
-func (c *Client) WorstCase(req ports.ModelRequest) credit.Micros {
-	return c.WorstCall(req).Bill
-}
-
-// WorstCall implements ports.ModelProvider: WorstCase, and how it comes about.
-func (c *Client) WorstCall(req ports.ModelRequest) ports.WorstCall {
-	primary := c.model
-	if m, ok := Find(req.Model); ok {
-		primary = m
-	}
-	out := int64(req.MaxTokens)
-	if out <= 0 {
-		out = 4096
-	}
-	in := c.inputBound(primary, req)
-	w := ports.WorstCall{Model: primary.ID, InputTokensMax: in, OutputTokensMax: out, InPerMTok: primary.InputPerMTok,
-		OutPerMTok: primary.OutputPerMTok, Bill: primary.Cost(runs.Tokens{In: in, Out: out})}
-	if c.fallback.ID != primary.ID {
-		failed := primary.Cost(runs.Tokens{In: in})
-		if via := failed + c.fallback.Cost(runs.Tokens{In: c.inputBound(c.fallback, req), Out: out}); via > w.Bill {
-			w.Bill, w.Fallback = via, c.fallback.ID
-		}
-	}
-	return w
-}
-
-// promptMargin is what a model's chat template may add per message and per
-// tool beyond the request's own bytes (role markers, separators).
-const promptMargin = 16
-
-// inputBound is the most input tokens req can be on m: one per byte of the
-// request body, plus the template's margin per message and per tool. A body
-// that cannot be encoded (it never happens: it is built from strings) counts
-// as its messages' bytes.
-func (c *Client) inputBound(m Model, req ports.ModelRequest) int64 {
-	n := int64(promptMargin * (len(req.Messages) + len(req.Tools) + 1))
-	if raw, err := json.Marshal(wireBody(m, req)); err == nil {
-		return n + int64(len(raw))
-	}
-	for _, msg := range req.Messages {
-		n += int64(len(msg.Content))
-		for _, tc := range msg.ToolCalls {
-			n += int64(len(tc.Name) + len(tc.Args))
-		}
-	}
-	for _, t := range req.Tools {
-		n += int64(len(t.Name) + len(t.Description) + len(t.Parameters))
-	}
-	return n
-}
-
 // providerError is NEAR AI failing on its side (5xx, 429, no answer): the
 // fallback may answer instead.
 type providerError struct{ err error }
@@ -397,40 +299,6 @@ func (c *Client) completeOnce(ctx context.Context, m Model, req ports.ModelReque
 	}
 	ans.Cost = m.Cost(ans.Tokens)
 	return ans, nil
-}
-
-// budgetMessages are the plain words for each 402 kind; NEAR AI's own message
-// (with its figures) stays out.
-var budgetMessages = map[string]string{
-	"api_key_limit_exceeded": "Petals' agent has used all that its model key may spend",
-	"insufficient_credits":   "Petals' agent's model account does not have enough credit left for this",
-	"no_credits":             "Petals' agent's model account has no credit left",
-	"no_limit_configured":    "Petals' agent's model sponsor has not set a spending limit, so it cannot spend",
-}
-
-// BudgetMessage is the plain message for a 402 kind.
-func BudgetMessage(kind string) string {
-	if m, ok := budgetMessages[kind]; ok {
-		return m
-	}
-	return "Petals' agent's model account refused to spend more, for a reason it did not name"
-}
-
-func statusError(status int, body []byte) error {
-	var we wireError
-	_ = json.Unmarshal(body, &we)
-	switch {
-	case status == http.StatusPaymentRequired:
-		return errs.New(errs.BudgetExhausted, BudgetMessage(we.Error.Type),
-			"bring your own agent: /skill.md and /connect").WithCause(fmt.Errorf("nearai 402 %s", we.Error.Type))
-	case status == http.StatusTooManyRequests || status >= 500:
-		return &providerError{errs.New(errs.SourceFailed, "the model did not answer", "try again in a moment").
-			WithCause(fmt.Errorf("nearai %d %s", status, we.Error.Type))}
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return errs.New(errs.SourceFailed, "the model refused this server's key", "tell the operator").WithCause(fmt.Errorf("nearai %d %s", status, we.Error.Type))
-	}
-	return errs.New(errs.SourceFailed, "the model could not take this request", "try again, perhaps with a shorter message").
-		WithCause(fmt.Errorf("nearai %d %s: %s", status, we.Error.Type, we.Error.Message))
 }
 
 func (c *Client) do(ctx context.Context, method, path string, body []byte) (*http.Response, []byte, error) {
