@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -9,6 +10,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/nearai/nearaitest"
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 )
 
 // search_petals is kept on a public site, through HTTP and MCP alike, and a
@@ -53,4 +57,41 @@ VALUES ('exp_x', 'prs_someone', 'marketing secrets', '', now(), now())`)
 	require.NoError(t, err)
 	require.False(t, r.IsError)
 	assert.Contains(t, r.Content[0].(*sdk.TextContent).Text, `"results":[]`, "a visitor never finds a person's exploration")
+}
+
+// Petals' agent is offered search_petals and look_up, and announces each
+// with its stage (reading_map, fetching) before the call.
+func TestTheAgentSearchesAndLooksUpWithTheirStages(t *testing.T) {
+	near := nearrpctest.New(t)
+	viewAccount(near, "marketing.sputnik-dao.near", "5000000000000000000000000")
+	model := nearaitest.New(t,
+		nearaitest.Completion("e1", "deepseek-ai/DeepSeek-V3.1", "", nearaitest.Call{Name: "search_petals", Args: `{"q":"marketing"}`}),
+		nearaitest.Completion("e2", "deepseek-ai/DeepSeek-V3.1", "", nearaitest.Call{Name: "look_up", Args: `{"query":"marketing.sputnik-dao.near"}`}),
+		nearaitest.Completion("e3", "deepseek-ai/DeepSeek-V3.1", "It is a Sputnik DAO."),
+	)
+	env := modelEnv(model)
+	env["PETAL_NEAR_RPC_MAINNET"] = near.URL
+	p := startPetal(t, env)
+	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", `{"messages":[{"role":"user","content":"what is the marketing DAO?"}]}`, "Accept", "application/json")
+	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
+	cookie := sessionCookie(t, res)
+	var started map[string]string
+	require.NoError(t, json.Unmarshal([]byte(body), &started))
+
+	var stages []string
+	for _, e := range p.openSSE(t, http.MethodGet, "/api/v1/agent/runs/"+started["run_id"], "", "Cookie", cookie).rest(t) {
+		switch e.Name {
+		case "stage":
+			stages = append(stages, e.json(t)["stage"].(string))
+		case "tool_result":
+			assert.Equal(t, true, e.json(t)["ok"])
+		}
+	}
+	assert.Equal(t, []string{"thinking", "reading_map", "thinking", "fetching", "thinking"}, stages)
+	offered := map[string]bool{}
+	for _, tool := range model.Completions()[0].Body["tools"].([]any) {
+		offered[tool.(map[string]any)["function"].(map[string]any)["name"].(string)] = true
+	}
+	assert.True(t, offered["search_petals"] && offered["look_up"], "the agent is offered both")
+	assert.Contains(t, fmt.Sprint(model.Completions()[2].Body["messages"]), "sputnik_dao", "look_up's answer reached the model")
 }
