@@ -149,22 +149,6 @@ func lockSlices(ctx context.Context, tx pgx.Tx, keys []sliceKey) error {
 	return nil
 }
 
-// lockAccountsAndSlices locks the accounts named (in id order), then the
-// slices named (in (account, slice) order), in one round trip.
-func lockAccountsAndSlices(ctx context.Context, tx pgx.Tx, ids []string, keys []sliceKey) error {
-	var batch pgx.Batch
-	if len(ids) > 0 {
-		sorted := slices.Clone(ids)
-		slices.Sort(sorted)
-		batch.Queue(`SELECT 1 FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, slices.Compact(sorted))
-	}
-	queueLockSlices(&batch, keys)
-	if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
-		return fmt.Errorf("postgres: lock accounts: %w", err)
-	}
-	return nil
-}
-
 func queueLockSlices(batch *pgx.Batch, keys []sliceKey) {
 	if len(keys) == 0 {
 		return

@@ -90,22 +90,37 @@ func scanAccount(row pgx.Row) (credit.Account, error) {
 	return a, nil
 }
 
-// lockReservation locks a reservation's hold rows, then its accounts (a line
-// on a day's slice: that slice). Its status is the hold's, or "swept" for one
-// a sweep released (ReleaseSwept); onSlice is the slice of each line on one.
-func lockReservation(ctx context.Context, tx pgx.Tx, reservationID string) (h credit.Hold, status string, onSlice map[string]*int16, err error) {
-	rows, err := tx.Query(ctx, `SELECT h.account_id, a.kind, h.amount_micros, h.run_id, h.process_id, h.payer, h.slice,
+// queueLockReservation queues the lock of a reservation's hold rows, then of
+// its accounts (a line on a day's slice: that slice), in the ledger's lock
+// order, and with readBilled the read, under the person's account lock, of
+// the model call entries on it (the free allowance, switch E, counts them).
+func queueLockReservation(batch *pgx.Batch, reservationID string, readBilled bool) {
+	batch.Queue(`SELECT h.account_id, a.kind, h.amount_micros, h.run_id, h.process_id, h.payer, h.slice,
     CASE WHEN h.status = 'released' AND h.swept_at IS NOT NULL THEN 'swept' ELSE h.status END
 FROM credit_holds h JOIN credit_accounts a ON a.id = h.account_id
 WHERE h.reservation_id = $1 ORDER BY h.account_id FOR UPDATE OF h`, reservationID)
+	batch.Queue(`SELECT 1 FROM credit_accounts WHERE id IN (
+    SELECT account_id FROM credit_holds WHERE reservation_id = $1 AND slice IS NULL) ORDER BY id FOR NO KEY UPDATE`, reservationID)
+	batch.Queue(`SELECT 1 FROM credit_daily_slices s JOIN credit_holds h ON h.account_id = s.account_id AND h.slice = s.slice
+WHERE h.reservation_id = $1 ORDER BY s.account_id, s.slice FOR NO KEY UPDATE OF s`, reservationID)
+	if readBilled {
+		batch.Queue(`SELECT coalesce(sum(e.amount_micros), 0) FROM credit_entries e WHERE e.kind = 'call' AND e.account_id IN (
+    SELECT h.account_id FROM credit_holds h JOIN credit_accounts a ON a.id = h.account_id WHERE h.reservation_id = $1 AND a.kind = 'person')`,
+			reservationID)
+	}
+}
+
+// readReservation reads what queueLockReservation queued: the hold, its
+// status (the hold's, or "swept" for one a sweep released), and the slice of
+// each line on one.
+func readReservation(br pgx.BatchResults, reservationID string, readBilled bool) (h credit.Hold, status string, onSlice map[string]*int16, err error) {
+	rows, err := br.Query()
 	if err != nil {
 		return credit.Hold{}, "", nil, fmt.Errorf("postgres: lock hold: %w", err)
 	}
 	defer rows.Close()
 	h = credit.Hold{ID: reservationID}
 	onSlice = map[string]*int16{}
-	var ids []string
-	var keys []sliceKey
 	for rows.Next() {
 		var l credit.HoldLine
 		var kind string
@@ -121,14 +136,22 @@ WHERE h.reservation_id = $1 ORDER BY h.account_id FOR UPDATE OF h`, reservationI
 		}
 		h.Lines = append(h.Lines, l)
 		onSlice[l.Account] = slice
-		if slice != nil {
-			keys = append(keys, sliceKey{l.Account, *slice})
-		} else {
-			ids = append(ids, l.Account)
-		}
 	}
+	rows.Close()
 	if err := rows.Err(); err != nil {
 		return credit.Hold{}, "", nil, err
+	}
+	for range 2 { // the accounts' and the slices' locks
+		if _, err := br.Exec(); err != nil {
+			return credit.Hold{}, "", nil, fmt.Errorf("postgres: lock accounts: %w", err)
+		}
+	}
+	if readBilled {
+		var billed int64
+		if err := br.QueryRow().Scan(&billed); err != nil {
+			return credit.Hold{}, "", nil, fmt.Errorf("postgres: read the bill so far: %w", err)
+		}
+		h.BilledBefore = credit.Micros(billed)
 	}
 	if len(h.Lines) == 0 {
 		return credit.Hold{}, "", nil, errs.Newf(errs.NotFound, "no hold %s", reservationID)
@@ -138,9 +161,6 @@ WHERE h.reservation_id = $1 ORDER BY h.account_id FOR UPDATE OF h`, reservationI
 	slices.SortStableFunc(h.Lines, func(a, b credit.HoldLine) int {
 		return boolRank(a.Kind == credit.KindDaily) - boolRank(b.Kind == credit.KindDaily)
 	})
-	if err := lockAccountsAndSlices(ctx, tx, ids, keys); err != nil {
-		return credit.Hold{}, "", nil, err
-	}
 	return h, status, onSlice, nil
 }
 
@@ -155,42 +175,32 @@ func boolRank(b bool) int {
 func (r *LedgerRepository) Settle(ctx context.Context, reservationID string, readBilled bool, decide func(credit.Hold) (credit.Settlement, error)) (bool, error) {
 	done := false
 	var settled credit.Settlement
-	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
-		h, status, onSlice, err := lockReservation(ctx, tx, reservationID)
+	// One transaction in two round trips (pipelined): the locks and reads,
+	// then every write with the commit, so the accounts stay locked the less.
+	var first pgx.Batch
+	queueLockReservation(&first, reservationID, readBilled)
+	err := pipelined(ctx, r.db.Pool, &first, func(br pgx.BatchResults) (*pgx.Batch, error) {
+		h, status, onSlice, err := readReservation(br, reservationID, readBilled)
 		if err != nil || (status != "held" && status != "swept") {
-			return err
+			return &pgx.Batch{}, err
 		}
 		// A hold a sweep released (a peer took its process for dead while
 		// the call went on) is still charged what the call cost: the ledger
 		// never loses a charge. Its amount left held_micros then. One its
 		// own process released (the call failed) is never charged.
 		stillHeld := status == "held"
-		// The free allowance (switch E) counts a person's bill so far: the
-		// model call entries on their account, read under its lock.
-		for _, l := range h.Lines {
-			if !readBilled || l.Kind != credit.KindPerson {
-				continue
-			}
-			var billed int64
-			if err := tx.QueryRow(ctx, `SELECT coalesce(sum(amount_micros), 0) FROM credit_entries WHERE account_id = $1 AND kind = 'call'`,
-				l.Account).Scan(&billed); err != nil {
-				return fmt.Errorf("postgres: read the bill so far: %w", err)
-			}
-			h.BilledBefore = credit.Micros(billed)
-		}
 		settlement, err := decide(h)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		// Every write in one round trip: the accounts stay locked the less.
 		var batch pgx.Batch
 		perAccount := map[string]int64{}
 		for _, c := range settlement.Charges {
 			if c.Amount < 0 {
-				return fmt.Errorf("postgres: a charge is never negative (%s on %s)", c.Amount, c.Account)
+				return nil, fmt.Errorf("postgres: a charge is never negative (%s on %s)", c.Amount, c.Account)
 			}
 			if !slices.ContainsFunc(h.Lines, func(l credit.HoldLine) bool { return l.Account == c.Account }) {
-				return fmt.Errorf("postgres: charge on %s, which the hold is not on", c.Account)
+				return nil, fmt.Errorf("postgres: charge on %s, which the hold is not on", c.Account)
 			}
 			batch.Queue(`INSERT INTO credit_entries (account_id, kind, amount_micros, reservation_id, run_id, note)
 VALUES ($1, $2, $3, $4, $5, $6)`, c.Account, string(c.Kind), int64(c.Amount), reservationID, h.RunID, c.Note)
@@ -212,13 +222,13 @@ tokens_in, tokens_cached, tokens_out, list_micros, charged_micros, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, reservationID, u.Account, h.RunID, u.InferenceID, u.Model,
 				u.TokensIn, u.TokensCached, u.TokensOut, int64(u.List), int64(u.Charged), u.At)
 		}
-		if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
-			return fmt.Errorf("postgres: settle: %w", err)
-		}
 		done = true
 		settled = settlement
-		return nil
+		return &batch, nil
 	})
+	if err != nil {
+		done = false
+	}
 	if done && err == nil {
 		r.closed.Add(1, "settled")
 		for _, c := range settled.Charges {
@@ -232,24 +242,24 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, reservationID, u.Account
 // Release implements ports.LedgerStore.
 func (r *LedgerRepository) Release(ctx context.Context, reservationID string) (bool, error) {
 	done := false
-	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
-		h, status, onSlice, err := lockReservation(ctx, tx, reservationID)
+	var first pgx.Batch
+	queueLockReservation(&first, reservationID, false)
+	err := pipelined(ctx, r.db.Pool, &first, func(br pgx.BatchResults) (*pgx.Batch, error) {
+		h, status, onSlice, err := readReservation(br, reservationID, false)
 		if err != nil || status != "held" {
-			return err
+			return &pgx.Batch{}, err
 		}
 		var batch pgx.Batch
 		for _, l := range h.Lines {
 			queueUnhold(&batch, l.Account, onSlice[l.Account], int64(l.Amount), 0)
 		}
-		if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
-			return fmt.Errorf("postgres: release on account: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE credit_holds SET status = 'released', closed_at = now() WHERE reservation_id = $1`, reservationID); err != nil {
-			return fmt.Errorf("postgres: release hold: %w", err)
-		}
+		batch.Queue(`UPDATE credit_holds SET status = 'released', closed_at = now() WHERE reservation_id = $1`, reservationID)
 		done = true
-		return nil
+		return &batch, nil
 	})
+	if err != nil {
+		done = false
+	}
 	if done && err == nil {
 		r.closed.Add(1, "released")
 	}
