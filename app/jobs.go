@@ -2,10 +2,11 @@ package app
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -60,6 +61,7 @@ type Scheduler struct {
 	leases  ports.JobLeases
 	process ProcessID
 	log     *slog.Logger
+	random  ports.Random // the polls' jitter; nil: none
 
 	mu      sync.Mutex
 	jobs    []Job
@@ -76,6 +78,22 @@ const maxPoll = 30 * time.Second
 // NewScheduler makes the scheduler of this process; Add jobs, then Run.
 func NewScheduler(leases ports.JobLeases, process ProcessID, log *slog.Logger) *Scheduler {
 	return &Scheduler{leases: leases, process: process, log: log, stats: map[string]*JobStats{}}
+}
+
+// JitterFrom has the scheduler draw its polls' jitter from random (the
+// process's ports.Random), so replicas started together don't poll in step.
+func (s *Scheduler) JitterFrom(random ports.Random) { s.random = random }
+
+// jitter is up to a tenth of poll more, drawn from s.random.
+func (s *Scheduler) jitter(poll time.Duration) time.Duration {
+	var b [8]byte
+	if s.random == nil || poll <= 0 {
+		return 0
+	}
+	if _, err := io.ReadFull(s.random, b[:]); err != nil {
+		return 0
+	}
+	return time.Duration(binary.LittleEndian.Uint64(b[:]) % uint64(poll/10+1))
 }
 
 // Add registers a job. Jobs are added before Run.
@@ -153,7 +171,7 @@ func (s *Scheduler) loop(ctx context.Context, j Job) {
 			s.log.Warn("scheduled job: claiming or finishing failed", "job", j.Name, "err", err)
 		}
 		// A little jitter, so replicas started together don't poll in step.
-		wait := poll + time.Duration(rand.Int64N(int64(poll)/10+1))
+		wait := poll + s.jitter(poll)
 		select {
 		case <-ctx.Done():
 			return

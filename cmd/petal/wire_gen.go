@@ -190,7 +190,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 		cleanup()
 		return nil, nil, err
 	}
-	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService, relationService)
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService, relationService, random)
 	listener := newFlowerListener(db, log, mapService)
 	mainService := &service{
 		Server:      httpapiServer,
