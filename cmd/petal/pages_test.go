@@ -48,6 +48,13 @@ func startBrowser(t *testing.T, origin string) *chromium {
 		}
 		t.Skip("chromium is missing: apt-get install -y chromium")
 	}
+	// Not t.TempDir: Chromium's helper processes may still write into the
+	// profile for a moment after the browser is told to stop, and TempDir's
+	// own clean-up fails the test on a directory that isn't empty yet.
+	profile, err := os.MkdirTemp("", "petal-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.Headless,
@@ -60,12 +67,22 @@ func startBrowser(t *testing.T, origin string) *chromium {
 		chromedp.Flag("disable-sync", true),
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(800, 1000),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("the browser profile %s could not be removed", profile)
+	})
 	if err := chromedp.Run(ctx); err != nil {
 		t.Fatalf("starting chromium: %v", err)
 	}
