@@ -150,7 +150,8 @@ func membersOf(snap *snapshots.Snapshot) ([]relations.Member, string, error) {
 
 // CatchUp offers readings of kept flowers the index never saw (flowers kept
 // before the index existed, a snapshot that arrived later, an offer that
-// failed), a batch at a time.
+// failed), a batch at a time. A reading that fails is put off, longer each
+// time, so readings that never index can't fill every batch.
 func (s *RelationService) CatchUp(ctx context.Context) (int64, error) {
 	refs, err := s.store.Unoffered(ctx, relationsCatchUpBatch)
 	if err != nil {
@@ -162,12 +163,28 @@ func (s *RelationService) CatchUp(ctx context.Context) (int64, error) {
 			return n, err
 		}
 		if _, err := s.Offer(ctx, r.Group, r.Snapshot); err != nil {
-			s.log.WarnContext(ctx, "relations: a reading could not be indexed", "map", r.Group, "snapshot", r.Snapshot, "err", err)
+			retryIn := catchUpRetry(r.Attempts)
+			s.log.WarnContext(ctx, "relations: a reading could not be indexed", "map", r.Group, "snapshot", r.Snapshot,
+				"attempts", r.Attempts+1, "retry_in", retryIn, "err", err)
+			if err := s.store.Failed(ctx, r, retryIn, err.Error()); err != nil {
+				return n, err
+			}
 			continue
 		}
 		n++
 	}
 	return n, nil
+}
+
+// catchUpRetry is how long a reading that failed attempts times before waits
+// for its next try: a minute, doubling, at most a day. Failures are rarely
+// passing (a reading the index can't read stays so), but a snapshot the
+// library could not load just now may load later.
+func catchUpRetry(attempts int) time.Duration {
+	if attempts >= 11 { // 2^11 minutes is past a day
+		return 24 * time.Hour
+	}
+	return min(time.Minute<<attempts, 24*time.Hour)
 }
 
 // Job is the catch-up job (relations_index).

@@ -24,6 +24,8 @@ type RelationReading struct {
 type ReadingRef struct {
 	Group    string
 	Snapshot string
+	// Attempts is how many times indexing it failed before (0: never tried).
+	Attempts int
 }
 
 // RelationGroup is a group as indexed.
@@ -120,8 +122,12 @@ type RelationStore interface {
 	// transaction. rebuilt says whether it did.
 	Offer(ctx context.Context, r RelationReading) (rebuilt bool, err error)
 	// Unoffered is up to limit readings of published flowers (status ok)
-	// never offered.
+	// never offered and not put off by Failed, the never-tried first.
 	Unoffered(ctx context.Context, limit int) ([]ReadingRef, error)
+	// Failed records that offering a reading failed: it counts one more
+	// attempt and is left out of Unoffered for retryIn. A reading offered
+	// later forgets its failures.
+	Failed(ctx context.Context, r ReadingRef, retryIn time.Duration, reason string) error
 
 	// Group is one group, or errs.NotFound.
 	Group(ctx context.Context, group string) (RelationGroup, error)

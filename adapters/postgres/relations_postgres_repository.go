@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,6 +53,9 @@ func (r *RelationRepository) Offer(ctx context.Context, rd ports.RelationReading
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO relation_readings (group_id, snapshot_sha256, as_of) VALUES ($1, $2, $3)
 ON CONFLICT DO NOTHING`, rd.Group, rd.Snapshot, rd.AsOf); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM relation_offer_failures WHERE group_id = $1 AND snapshot_sha256 = $2`, rd.Group, rd.Snapshot); err != nil {
 			return err
 		}
 		if !rd.Holdings {
@@ -115,16 +119,36 @@ GROUP BY o.group_id`, g)
 
 // Unoffered implements ports.RelationStore.
 func (r *RelationRepository) Unoffered(ctx context.Context, limit int) ([]ports.ReadingRef, error) {
-	rows, err := r.db.Pool.Query(ctx, `SELECT DISTINCT f.map, f.snapshot_sha256 FROM published_flowers f
-WHERE f.status = 'ok' AND NOT EXISTS (SELECT 1 FROM relation_readings x WHERE x.group_id = f.map AND x.snapshot_sha256 = f.snapshot_sha256)
+	rows, err := r.db.Pool.Query(ctx, `SELECT u.map, u.snapshot_sha256, coalesce(x.attempts, 0) FROM (
+  SELECT DISTINCT f.map, f.snapshot_sha256 FROM published_flowers f
+  WHERE f.status = 'ok' AND NOT EXISTS (SELECT 1 FROM relation_readings x WHERE x.group_id = f.map AND x.snapshot_sha256 = f.snapshot_sha256)
+) u LEFT JOIN relation_offer_failures x ON x.group_id = u.map AND x.snapshot_sha256 = u.snapshot_sha256
+WHERE x.next_at IS NULL OR x.next_at <= now()
+ORDER BY coalesce(x.attempts, 0), u.map, u.snapshot_sha256
 LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: relations unoffered: %w", err)
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.ReadingRef, error) {
 		var x ports.ReadingRef
-		return x, row.Scan(&x.Group, &x.Snapshot)
+		return x, row.Scan(&x.Group, &x.Snapshot, &x.Attempts)
 	})
+}
+
+// Failed implements ports.RelationStore. The delay runs from the database's
+// clock, which Unoffered compares with, so replicas' clocks don't matter.
+func (r *RelationRepository) Failed(ctx context.Context, ref ports.ReadingRef, retryIn time.Duration, reason string) error {
+	if len(reason) > 500 {
+		reason = strings.ToValidUTF8(reason[:500], "")
+	}
+	_, err := r.db.Pool.Exec(ctx, `INSERT INTO relation_offer_failures (group_id, snapshot_sha256, attempts, next_at, last_error)
+VALUES ($1, $2, 1, now() + $3::interval, $4)
+ON CONFLICT (group_id, snapshot_sha256) DO UPDATE SET attempts = relation_offer_failures.attempts + 1,
+  next_at = excluded.next_at, last_error = excluded.last_error`, ref.Group, ref.Snapshot, retryIn, reason)
+	if err != nil {
+		return fmt.Errorf("postgres: relations failed: %w", err)
+	}
+	return nil
 }
 
 const groupColumns = `group_id, snapshot_sha256, as_of, reader, kind, title, members, total::text`

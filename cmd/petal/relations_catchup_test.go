@@ -1,0 +1,117 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/published"
+	"github.com/petal-near/petal/domain/snapshots"
+)
+
+func hexOf(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// keepUnindexed keeps a published flower of a reading without offering it to
+// the relations index (the store itself, not the indexing one), as flowers
+// kept before the index existed were.
+func keepUnindexed(t *testing.T, p *testPetal, group, snapshot string) {
+	t.Helper()
+	id := hexOf("flower of " + group + snapshot)
+	_, _, err := postgres.NewPublishedFlowerRepository(p.DB.DB).Keep(t.Context(), published.Kept{ID: id, Network: "near:mainnet",
+		Maker: "maker.near", Map: group, Snapshot: snapshot, Record: []byte(`{}`), MadeAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
+		Status: published.StatusOK, Came: published.CameSynced})
+	require.NoError(t, err)
+}
+
+func failures(t *testing.T, p *testPetal) (rows, attempts int) {
+	t.Helper()
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(),
+		`SELECT count(*), coalesce(sum(attempts), 0) FROM relation_offer_failures`).Scan(&rows, &attempts))
+	return rows, attempts
+}
+
+// Readings the index can't take are put off, longer each time, so sixty of
+// them can't hold back a good one behind the catch-up's batch of fifty; and
+// one that becomes readable is indexed on its next try and forgets its
+// failures.
+func TestRelationsCatchUpPutsOffReadingsThatFail(t *testing.T) {
+	p := startPetal(t, nil)
+	for i := range 60 { // their snapshots are nowhere: every offer fails
+		keepUnindexed(t, p, fmt.Sprintf("near:mainnet:bad%02d.sputnik-dao.near", i), hexOf(fmt.Sprint("missing ", i)))
+	}
+	good := relReading{"near:mainnet:zz-good.sputnik-dao.near", "near-dao-members", "2026-11-01T00:00:00Z", ones("alice.near", "bob.near")}
+	s := good.snapshot()
+	goodSHA, canonical, err := snapshots.Name(s)
+	require.NoError(t, err)
+	_, err = app.StoreCanonical(t.Context(), snapshotRepo(p), s, goodSHA, canonical, app.OriginThisSite)
+	require.NoError(t, err)
+	keepUnindexed(t, p, good.group, goodSHA)
+
+	n, err := p.Svc.Relations.CatchUp(t.Context())
+	require.NoError(t, err)
+	assert.Zero(t, n, "the first batch is fifty failing readings")
+	rows, attempts := failures(t, p)
+	assert.Equal(t, 50, rows)
+	assert.Equal(t, 50, attempts)
+
+	n, err = p.Svc.Relations.CatchUp(t.Context())
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, n, "the failing ones are put off: the good reading gets its turn")
+	got := relOK(t, p, "/api/v1/relations/account-groups?account=near:mainnet:alice.near", "")
+	assert.Equal(t, good.group, got["groups"].([]any)[0].(map[string]any)["group"])
+	rows, attempts = failures(t, p)
+	assert.Equal(t, 60, rows)
+	assert.Equal(t, 60, attempts)
+
+	n, err = p.Svc.Relations.CatchUp(t.Context())
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	_, attempts = failures(t, p)
+	assert.Equal(t, 60, attempts, "nothing is due: nothing was tried")
+
+	// A minute later they are due again, and wait twice as long after.
+	_, err = p.DB.Pool.Exec(t.Context(), `UPDATE relation_offer_failures SET next_at = now() - interval '1 second'`)
+	require.NoError(t, err)
+	_, err = p.Svc.Relations.CatchUp(t.Context())
+	require.NoError(t, err)
+	var twice int
+	var wait time.Duration
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*), max(next_at - now()) FROM relation_offer_failures WHERE attempts = 2`).Scan(&twice, &wait))
+	assert.Equal(t, 50, twice)
+	assert.InDelta(t, (2 * time.Minute).Seconds(), wait.Seconds(), 10)
+
+	// A reading whose snapshot arrives later is indexed on its next try and
+	// its failures are forgotten.
+	late := relReading{"near:mainnet:late.sputnik-dao.near", "near-dao-members", "2026-11-01T00:00:00Z", ones("carol.near")}
+	ls := late.snapshot()
+	lateSHA, lateCanonical, err := snapshots.Name(ls)
+	require.NoError(t, err)
+	keepUnindexed(t, p, late.group, lateSHA)
+	_, err = p.DB.Pool.Exec(t.Context(), `UPDATE relation_offer_failures SET next_at = now() + interval '1 hour'`)
+	require.NoError(t, err)
+	_, err = p.Svc.Relations.CatchUp(t.Context())
+	require.NoError(t, err)
+	var lateAttempts int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT attempts FROM relation_offer_failures WHERE group_id = $1`, late.group).Scan(&lateAttempts))
+	assert.Equal(t, 1, lateAttempts)
+	_, err = app.StoreCanonical(t.Context(), snapshotRepo(p), ls, lateSHA, lateCanonical, app.OriginThisSite)
+	require.NoError(t, err)
+	_, err = p.DB.Pool.Exec(t.Context(), `UPDATE relation_offer_failures SET next_at = now() - interval '1 second' WHERE group_id = $1`, late.group)
+	require.NoError(t, err)
+	n, err = p.Svc.Relations.CatchUp(t.Context())
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, n)
+	var left int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM relation_offer_failures WHERE group_id = $1`, late.group).Scan(&left))
+	assert.Zero(t, left, "an indexed reading forgets its failures")
+}

@@ -1,0 +1,1 @@
+DROP TABLE relation_offer_failures;
