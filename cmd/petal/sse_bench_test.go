@@ -27,9 +27,15 @@ import (
 // BenchmarkSSEFanout: 1,000 viewers follow one live run served by a real
 // `petal serve` process; events are appended from here one by one. It reports
 // events delivered per second (all viewers together), the slowest viewer's
-// lag (append committed → event read), and the server's resident memory.
+// lag (append committed → event read), the spread (for each event, the
+// slowest viewer's read behind the fastest's: the worst event and the
+// median), and the server's resident memory.
 // BenchmarkReplay10k: one viewer asks for a 10,000-event run from seq 0; the
 // time until its live marker.
+
+// benchViewersEnv lets the benchmarks' viewers, all on one address, past the
+// per-address cap on open streams (PETAL_SSE_PER_ADDRESS, 20 by default).
+var benchViewersEnv = map[string]string{"PETAL_SSE_PER_ADDRESS": "5000"}
 
 const (
 	fanoutViewers = 1000
@@ -140,7 +146,7 @@ func BenchmarkSSEFanout(b *testing.B) {
 func benchFanout(b *testing.B, pace time.Duration) {
 	for range b.N {
 		db := pgtest.New(b)
-		p := startProcess(b, db, nil)
+		p := startProcess(b, db, benchViewersEnv)
 		pid := p.cmd.Process.Pid
 		store := postgres.NewRunStore(db.DB)
 		ctx := context.Background()
@@ -220,6 +226,25 @@ func benchFanout(b *testing.B, pace time.Duration) {
 			lags = append(lags, worst)
 		}
 		slices.Sort(lags)
+		// The issue's own measure: for each event, how far the slowest
+		// viewer read it behind the fastest; the worst event and the median.
+		var spreads []time.Duration
+		for seq := int64(1); seq <= last; seq++ {
+			first, latest := viewers[0].got[seq], viewers[0].got[seq]
+			for _, v := range viewers[1:] {
+				at := v.got[seq]
+				if at.Before(first) {
+					first = at
+				}
+				if at.After(latest) {
+					latest = at
+				}
+			}
+			spreads = append(spreads, latest.Sub(first))
+		}
+		slices.Sort(spreads)
+		b.ReportMetric(float64(spreads[len(spreads)-1].Microseconds())/1000, "worst-spread-ms")
+		b.ReportMetric(float64(spreads[len(spreads)/2].Microseconds())/1000, "median-spread-ms")
 		elapsed := lastRead.Sub(start)
 		b.ReportMetric(float64(delivered)/elapsed.Seconds(), "delivered/s")
 		b.ReportMetric(float64(last)/appended[last].Sub(start).Seconds(), "appended/s")
@@ -233,7 +258,7 @@ func benchFanout(b *testing.B, pace time.Duration) {
 
 func BenchmarkReplay10k(b *testing.B) {
 	db := pgtest.New(b)
-	p := startProcess(b, db, nil)
+	p := startProcess(b, db, benchViewersEnv)
 	store := postgres.NewRunStore(db.DB)
 	ctx := context.Background()
 	benchLease(b, db)
@@ -282,7 +307,7 @@ func BenchmarkReplay10k(b *testing.B) {
 func BenchmarkIdleViewers(b *testing.B) {
 	for range b.N {
 		db := pgtest.New(b)
-		p := startProcess(b, db, nil)
+		p := startProcess(b, db, benchViewersEnv)
 		store := postgres.NewRunStore(db.DB)
 		ctx := context.Background()
 		benchLease(b, db)
