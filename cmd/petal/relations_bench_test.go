@@ -9,6 +9,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"testing"
@@ -44,20 +46,28 @@ func BenchmarkRelations(b *testing.B) {
 		}
 		scale = f
 	}
+	big := 0
+	if v, err := strconv.Atoi(os.Getenv("PETAL_BENCH_RELATIONS_BIG")); err == nil && v > 0 {
+		big = v
+	}
 	ctx := context.Background()
 	db := pgtest.New(b)
 	store := postgres.NewRelationRepository(db.DB)
-	gen := generateRelations(scale)
+	spec := specAtScale(scale, big)
+	var gen []sampledGroup
+	var largest ports.RelationReading
 	started := time.Now()
-	for _, g := range gen.groups {
-		if _, err := store.Offer(ctx, g); err != nil {
-			b.Fatal(err)
-		}
+	// Loaded set-wise (Load gives the rows Offer gives, TestRelationsLoadIsOffer).
+	if err := store.Load(ctx, sampleRelations(spec.readings(), &gen, &largest)); err != nil {
+		b.Fatal(err)
 	}
+	loaded := time.Since(started)
+	_, _ = db.Pool.Exec(ctx, `VACUUM ANALYZE`)
 	var memberships, pairs int64
-	_ = db.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM relation_members), (SELECT count(*) FROM relation_pairs)`).Scan(&memberships, &pairs)
-	b.Logf("scale %.2f: %d groups, %d memberships, %d pairs, loaded in %s", scale, len(gen.groups), memberships, pairs, time.Since(started).Round(time.Second))
-	_, _ = db.Pool.Exec(ctx, `ANALYZE`)
+	var size string
+	_ = db.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM relation_members), (SELECT count(*) FROM relation_pairs), pg_size_pretty(pg_database_size(current_database()))`).Scan(&memberships, &pairs, &size)
+	b.Logf("scale %.2f: %d groups, %d memberships, %d pairs, %s, loaded in %s (vacuumed in %s more)", scale, len(gen), memberships, pairs, size,
+		loaded.Round(time.Second), (time.Since(started) - loaded).Round(time.Second))
 
 	rel, err := app.NewRelationService(store, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	if err != nil {
@@ -104,27 +114,29 @@ func BenchmarkRelations(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	account := func() string { // hubs a tenth of the time, else anyone
 		if rng.IntN(10) == 0 {
-			return gen.hubs[rng.IntN(len(gen.hubs))]
+			return relationsHubs[rng.IntN(len(relationsHubs))]
 		}
-		g := gen.groups[rng.IntN(len(gen.groups))]
-		return g.Members[rng.IntN(len(g.Members))].Account
+		g := gen[rng.IntN(len(gen))]
+		return g.accounts[rng.IntN(len(g.accounts))]
 	}
 	group := func() string { // a large group a tenth of the time
 		if rng.IntN(10) == 0 {
-			return gen.groups[rng.IntN(3)].Group
+			return gen[rng.IntN(3)].group
 		}
-		return gen.groups[3+rng.IntN(len(gen.groups)-3)].Group
+		return gen[3+rng.IntN(len(gen)-3)].group
 	}
 	pathCase := func() (string, string) {
 		for {
-			ga, gb := gen.groups[3+rng.IntN(len(gen.groups)-3)], gen.groups[3+rng.IntN(len(gen.groups)-3)]
-			a, c := ga.Members[len(ga.Members)-1].Account, gb.Members[len(gb.Members)-1].Account
-			if a != c && !slices.Contains(gen.hubs, a) && !slices.Contains(gen.hubs, c) {
+			a, c := gen[3+rng.IntN(len(gen)-3)].last, gen[3+rng.IntN(len(gen)-3)].last
+			if a != c && !slices.Contains(relationsHubs, a) && !slices.Contains(relationsHubs, c) {
 				return a, c
 			}
 		}
 	}
 	pid := strconv.Itoa(os.Getpid())
+	// The peak counts from here: serving, not generating and loading.
+	runtime.GC()
+	debug.FreeOSMemory()
 	_ = os.WriteFile("/proc/"+pid+"/clear_refs", []byte("5"), 0)
 
 	type tcase struct {
@@ -219,7 +231,7 @@ GROUP BY 1, 2 HAVING count(*) >= 2 ORDER BY 3 DESC LIMIT 50`)
 	}
 	round := 0 // every reading offered is newer than the one before, across runs
 	b.Run("rebuild_largest_group", func(b *testing.B) {
-		big := gen.groups[0]
+		big := largest
 		var took, sharesTook time.Duration
 		n := min(b.N, 3) // each rebuild of 100,000 accounts takes seconds
 		for range n {
@@ -269,73 +281,4 @@ func quantiles(ds []time.Duration) (p50, p99 float64) {
 		return s[max(i, 0)].Seconds() * 1000
 	}
 	return at(0.5), at(0.99)
-}
-
-// generatedRelations is a made-up map with the issue's skew.
-type generatedRelations struct {
-	groups []ports.RelationReading
-	hubs   []string
-}
-
-func generateRelations(scale float64) generatedRelations {
-	rng := rand.New(rand.NewPCG(1, 1))
-	const groups = 2000
-	total := int(2_000_000 * scale)
-	big := int(100_000 * scale)
-	if v, err := strconv.Atoi(os.Getenv("PETAL_BENCH_RELATIONS_BIG")); err == nil && v > 0 {
-		big = v // the three large groups' size alone
-	}
-	pool := total * 2 / 3 // most accounts in one or two groups
-	var gen generatedRelations
-	for h := range 5 {
-		gen.hubs = append(gen.hubs, fmt.Sprintf("near:mainnet:hub%d.near", h))
-	}
-	hubChance := []float64{0.9, 0.7, 0.5, 0.4, 0.3}
-	// Sizes: three large groups, the rest falling off as a power of their rank.
-	rest := max(total-3*big, 3*groups)
-	weights := make([]float64, groups-3)
-	var sum float64
-	for i := range weights {
-		weights[i] = 1 / math.Pow(float64(i+1), 0.8)
-		sum += weights[i]
-	}
-	zipf := rand.NewZipf(rng, 1.2, 1, uint64(pool-1))
-	for g := range groups {
-		size := big
-		if g >= 3 {
-			size = max(3, int(float64(rest)*weights[g-3]/sum))
-		}
-		seen := map[string]bool{}
-		var ws []relations.Weighted
-		add := func(acct string) {
-			if !seen[acct] {
-				seen[acct] = true
-				w := strconv.Itoa(1 + rng.IntN(1_000_000))
-				if rng.IntN(4) == 0 {
-					w += "." + strconv.Itoa(rng.IntN(1000))
-				}
-				ws = append(ws, relations.Weighted{Account: acct, Weight: w})
-			}
-		}
-		for h, hub := range gen.hubs {
-			if rng.Float64() < hubChance[h] {
-				add(hub)
-			}
-		}
-		for len(ws) < size {
-			n := rng.IntN(pool)
-			if rng.IntN(5) == 0 {
-				n = int(zipf.Uint64())
-			}
-			add(fmt.Sprintf("near:mainnet:a%07d.near", n))
-		}
-		ms, tot, err := relations.Members(ws)
-		if err != nil {
-			panic(err)
-		}
-		reader := []string{"near-dao-members", "near-staking-pool", "near-ft-balances"}[g%3]
-		gen.groups = append(gen.groups, ports.RelationReading{Group: fmt.Sprintf("near:mainnet:g%04d.near", g), Snapshot: fmt.Sprintf("%064x", g+1),
-			AsOf: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Reader: reader, Title: fmt.Sprintf("Group %d", g), Holdings: true, Total: tot, Members: ms})
-	}
-	return gen
 }
