@@ -85,10 +85,12 @@ func (r *RelationRepository) Load(ctx context.Context, readings iter.Seq[ports.R
 		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'`); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO relation_pairs (a, b, shared, a_e12, b_e12)
-SELECT x.group_id, y.group_id, count(*), sum(x.share_e12), sum(y.share_e12)
-FROM relation_members x JOIN relation_members y ON y.account = x.account AND x.group_id < y.group_id
-GROUP BY x.group_id, y.group_id`)
+		_, err := tx.Exec(ctx, `INSERT INTO relation_pairs (a, b, shared, a_e12, b_e12, a_members, b_members)
+SELECT c.a, c.b, c.shared, c.a_e12, c.b_e12, ga.members, gb.members
+FROM (SELECT x.group_id AS a, y.group_id AS b, count(*) AS shared, sum(x.share_e12) AS a_e12, sum(y.share_e12) AS b_e12
+      FROM relation_members x JOIN relation_members y ON y.account = x.account AND x.group_id < y.group_id
+      GROUP BY x.group_id, y.group_id) c
+JOIN relation_groups ga ON ga.group_id = c.a JOIN relation_groups gb ON gb.group_id = c.b`)
 		return err
 	})
 	if err != nil {

@@ -106,14 +106,20 @@ ON CONFLICT (group_id) DO UPDATE SET snapshot_sha256 = excluded.snapshot_sha256,
 		pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) { return rows[i], nil })); err != nil {
 		return err
 	}
-	// The group's pairs with every other group, counted once here.
-	_, err := tx.Exec(ctx, `INSERT INTO relation_pairs (a, b, shared, a_e12, b_e12)
-SELECT least($1, o.group_id), greatest($1, o.group_id), count(*),
-       CASE WHEN $1 < o.group_id THEN sum(m.share_e12) ELSE sum(o.share_e12) END,
-       CASE WHEN $1 < o.group_id THEN sum(o.share_e12) ELSE sum(m.share_e12) END
-FROM relation_members m JOIN relation_members o ON o.account = m.account AND o.group_id <> m.group_id
-WHERE m.group_id = $1
-GROUP BY o.group_id`, g)
+	// The group's pairs with every other group, counted once here, with
+	// both groups' sizes (this group's is new; the other's is current, and
+	// is written again whenever that group is rebuilt).
+	_, err := tx.Exec(ctx, `INSERT INTO relation_pairs (a, b, shared, a_e12, b_e12, a_members, b_members)
+SELECT least($1, c.other), greatest($1, c.other), c.shared,
+       CASE WHEN $1 < c.other THEN c.mine ELSE c.theirs END,
+       CASE WHEN $1 < c.other THEN c.theirs ELSE c.mine END,
+       CASE WHEN $1 < c.other THEN $2 ELSE g.members END,
+       CASE WHEN $1 < c.other THEN g.members ELSE $2 END
+FROM (SELECT o.group_id AS other, count(*) AS shared, sum(m.share_e12) AS mine, sum(o.share_e12) AS theirs
+      FROM relation_members m JOIN relation_members o ON o.account = m.account AND o.group_id <> m.group_id
+      WHERE m.group_id = $1
+      GROUP BY o.group_id) c
+JOIN relation_groups g ON g.group_id = c.other`, g, len(rd.Members))
 	return err
 }
 
@@ -279,43 +285,49 @@ LIMIT $7`, small, large, t, q.After.Set, q.After.Value, q.After.Name, q.Limit)
 	return count, out, nil
 }
 
-// Related implements ports.RelationStore. Jaccard is compared as the exact
-// fraction shared / union (cross-multiplied), never a rounded number.
+// Related implements ports.RelationStore. A group is a in some of its pair
+// rows and b in the others: each side is walked down its index in the order
+// asked (count, jaccard_key or the related group's weight, then the related
+// group) for a page at most, and the two merged, so a page reads about two
+// pages of rows however many pairs the group has. Jaccard is ordered by
+// jaccard_key, which orders the exact fractions (migrations/000037); the
+// cursor's key is computed from its fraction the same way.
 func (r *RelationRepository) Related(ctx context.Context, group string, by ports.RelatedOrder, q ports.RelationQuery) ([]ports.RelatedGroup, error) {
-	var order, after string
+	aKey, bKey := "p.shared", "p.shared"
+	after := `$3::bigint`
 	switch by {
 	case ports.RelatedByJaccard:
-		// numeric division orders fractions of sizes this small exactly;
-		// the cursor compares them cross-multiplied.
-		order = `(r.shared::numeric / r.u) DESC, r.other`
-		after = `(r.shared * $7 < $4 * r.u OR (r.shared * $7 = $4 * r.u AND r.other > $5))`
+		aKey, bKey = "p.jaccard_key", "p.jaccard_key"
+		after = `div($3::numeric * 1000000000000000000, $6)::bigint`
 	case ports.RelatedByWeight:
-		order = `r.w DESC, r.other`
-		after = `(r.w < $4 OR (r.w = $4 AND r.other > $5))`
-	default:
-		order = `r.shared DESC, r.other`
-		after = `(r.shared < $4 OR (r.shared = $4 AND r.other > $5))`
+		aKey, bKey = "p.b_e12", "p.a_e12"
 	}
-	args := []any{group, hiddenOrEmpty(q.Hidden), q.After.Set, q.After.Value, q.After.Name, q.Limit}
+	args := []any{group, hiddenOrEmpty(q.Hidden), q.After.Value, q.After.Name, q.Limit}
 	if by == ports.RelatedByJaccard {
-		args[3] = q.After.Num
-		args = append(args, q.After.Den)
+		args[2] = q.After.Num
+		args = append(args, max(q.After.Den, 1))
 	}
-	rows, err := r.db.Pool.Query(ctx, `WITH me AS (SELECT members FROM relation_groups WHERE group_id = $1),
-r AS (
-  SELECT p.b AS other, p.shared::bigint AS shared, p.b_e12 AS w FROM relation_pairs p WHERE p.a = $1
-  UNION ALL
-  SELECT p.a, p.shared::bigint, p.a_e12 FROM relation_pairs p WHERE p.b = $1
-), r2 AS (
-  SELECT r.other, r.shared, r.w, g.title, g.members::bigint AS members, me.members::bigint AS of,
-         (me.members + g.members - r.shared)::bigint AS u
-  FROM r JOIN relation_groups g ON g.group_id = r.other, me
-  WHERE r.other <> ALL($2)
-)
-SELECT r.other, r.title, r.shared, r.members, r.of, r.w FROM r2 r
-WHERE NOT $3 OR `+after+`
-ORDER BY `+order+`
-LIMIT $6`, args...)
+	// side is one side's walk: the related group is other, the asked one me.
+	side := func(me, other, key string) string {
+		cursor := ""
+		if q.After.Set { // key <= k bounds the walk; the rest filters the ties
+			cursor = ` AND ` + key + ` <= (SELECT k FROM after) AND (` + key + ` < (SELECT k FROM after) OR p.` + other + ` > (SELECT name FROM after))`
+		}
+		return `(SELECT p.` + other + ` AS other, p.shared::bigint AS shared, ` + key + ` AS k, p.` + other + `_members::bigint AS members,
+  p.` + me + `_members::bigint AS of, p.` + other + `_e12 AS w
+FROM relation_pairs p
+WHERE p.` + me + ` = $1 AND p.` + other + ` <> ALL($2)` + cursor + `
+ORDER BY ` + key + ` DESC, p.` + other + `
+LIMIT $5)`
+	}
+	rows, err := r.db.Pool.Query(ctx, `WITH after AS (SELECT `+after+` AS k, $4::text AS name),
+r AS (`+side("a", "b", aKey)+`
+UNION ALL
+`+side("b", "a", bKey)+`)
+SELECT r.other, g.title, r.shared, r.members, r.of, r.w
+FROM r JOIN relation_groups g ON g.group_id = r.other
+ORDER BY r.k DESC, r.other
+LIMIT $5`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: related groups: %w", err)
 	}

@@ -192,4 +192,101 @@ func RelationStoreContract(t *testing.T, newStore func(t *testing.T) ports.Relat
 			t.Fatalf("walked %d (%v)", len(walked), err)
 		}
 	})
+	t.Run("related groups in each order from both sides, paged, kept when either group is rebuilt", func(t *testing.T) {
+		s := newStore(t)
+		readings := map[string]ports.RelationReading{}
+		put := func(r ports.RelationReading) {
+			offer(t, s, r, true)
+			readings[r.Group] = r
+		}
+		// g:m is b in its pairs with g:a…g:c and a in those with g:w…g:z;
+		// several Jaccard indices are 1/3 from different counts.
+		put(reading("g:m", 1, 1, "m1", "m2", "m3", "m4", "m5", "m6"))
+		put(reading("g:a", 2, 1, "m1", "m2", "z1"))
+		put(reading("g:b", 3, 1, "m1", "m2", "m3", "z1", "z2", "z3"))
+		put(reading("g:c", 4, 1, "z4", "m4"))
+		put(reading("g:w", 5, 1, "m6", "m5"))
+		put(reading("g:x", 6, 1, "m1", "m2", "m3", "m4", "m5", "m6", "z1", "z2", "z3", "z4", "z5", "z6"))
+		put(reading("g:y", 7, 1, "z5", "m5", "z6", "m6", "z7", "z8"))
+		put(reading("g:z", 8, 1, "m3", "m4", "m5", "z9", "z10", "z11"))
+		put(reading("g:lone", 9, 1, "q"))
+
+		want := func(by ports.RelatedOrder, hidden string) []ports.RelatedGroup {
+			me := map[string]bool{}
+			for _, m := range readings["g:m"].Members {
+				me[m.Account] = true
+			}
+			var out []ports.RelatedGroup
+			for g, r := range readings {
+				if g == "g:m" || g == hidden {
+					continue
+				}
+				x := ports.RelatedGroup{Group: g, Title: r.Title, Members: int64(len(r.Members)), Of: int64(len(me))}
+				for _, m := range r.Members {
+					if me[m.Account] {
+						x.Shared++
+						x.WeightInGroup += m.Share
+					}
+				}
+				if x.Shared > 0 {
+					out = append(out, x)
+				}
+			}
+			slices.SortFunc(out, func(x, y ports.RelatedGroup) int {
+				c := cmp.Compare(y.Shared, x.Shared)
+				switch by {
+				case ports.RelatedByJaccard: // y's fraction against x's, cross-multiplied
+					c = cmp.Compare(y.Shared*(x.Members+x.Of-x.Shared), x.Shared*(y.Members+y.Of-y.Shared))
+				case ports.RelatedByWeight:
+					c = cmp.Compare(y.WeightInGroup, x.WeightInGroup)
+				}
+				if c != 0 {
+					return c
+				}
+				return strings.Compare(x.Group, y.Group)
+			})
+			return out
+		}
+		check := func(t *testing.T, hidden string) {
+			t.Helper()
+			for _, by := range []ports.RelatedOrder{ports.RelatedByCount, ports.RelatedByJaccard, ports.RelatedByWeight} {
+				q := ports.RelationQuery{Limit: 2}
+				if hidden != "" {
+					q.Hidden = []string{hidden}
+				}
+				var got []ports.RelatedGroup
+				for range 20 {
+					rel, err := s.Related(t.Context(), "g:m", by, q)
+					if err != nil {
+						t.Fatalf("%s: %v", by, err)
+					}
+					got = append(got, rel...)
+					if len(rel) < q.Limit {
+						break
+					}
+					last := rel[len(rel)-1]
+					q.After = ports.RelationKey{Set: true, Value: last.Shared, Name: last.Group}
+					switch by {
+					case ports.RelatedByJaccard:
+						q.After.Num, q.After.Den = last.Shared, last.Members+last.Of-last.Shared
+					case ports.RelatedByWeight:
+						q.After.Value = last.WeightInGroup
+					}
+				}
+				if w := want(by, hidden); !slices.Equal(got, w) {
+					t.Fatalf("by %s, paged two at a time:\n got %+v\nwant %+v", by, got, w)
+				}
+			}
+		}
+		check(t, "")
+		check(t, "g:b")
+		// Rebuilding a related group, or the group itself, changes sizes
+		// both sides' pair rows carry.
+		put(reading("g:x", 10, 2, "m1", "m2"))
+		put(reading("g:a", 11, 2, "m1", "z1", "z2", "z3", "z4"))
+		check(t, "")
+		put(reading("g:m", 12, 2, "m1", "m2", "m5", "m6", "z1", "z2"))
+		check(t, "")
+		check(t, "g:w")
+	})
 }
