@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,11 @@ type MapService struct {
 	names   MapNamer    // a signed-in person's names on their petals; nil: none
 	// relations gives /map its groups and pairs (nil: empty arrays).
 	relations *RelationService
+	// marks are the maps' marks the cards carry (nil: every mark null);
+	// marksChecked is when this process last asked whether they changed.
+	marks         ports.MapMarks
+	marksChecked  atomic.Int64
+	checkingMarks atomic.Bool
 
 	// What the next build reads: the flowers heard of since the last one,
 	// or the whole store (at start, after the listener reconnected, or when
@@ -139,6 +145,14 @@ type mapState struct {
 	gen   uint64
 	specs map[string]specs.Spec // every drawing's spec, by its sha256
 	pages *byteCache[pageKey, []byte]
+	// marks are the cards' marks as read with the index (by map id).
+	marks        map[string]json.RawMessage
+	marksVersion ports.MarksVersion
+	marksLoaded  bool
+}
+
+func newMapPageCache() *byteCache[pageKey, []byte] {
+	return newByteCache[pageKey](mapPageCacheBytes, mapPageCacheBytes/4, func(b []byte) int { return len(b) + 96 })
 }
 
 // Memory the map's caches may hold.
@@ -281,6 +295,7 @@ func (s *MapService) RefreshSoon() {
 // current is the index, rebuilt first when a change came since it was built.
 func (s *MapService) current(ctx context.Context) (*mapState, error) {
 	if st := s.state.Load(); st != nil {
+		s.recheckMarks()
 		if st.gen == s.want.Load() {
 			return st, nil
 		}

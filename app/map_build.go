@@ -64,12 +64,14 @@ func (s *MapService) build(ctx context.Context, gen uint64) (*mapState, error) {
 		drawings = append(drawings, h.drawing)
 	}
 	readings := s.readingsHeld
-	return &mapState{
+	st := &mapState{
 		index: maps.Build(drawings, readings, s.hidden, s.clock.Now()),
 		gen:   gen,
 		specs: specsBySHA,
-		pages: newByteCache[pageKey](mapPageCacheBytes, mapPageCacheBytes/4, func(b []byte) int { return len(b) + 96 }),
-	}, nil
+		pages: newMapPageCache(),
+	}
+	s.withMarks(ctx, st)
+	return st, nil
 }
 
 // catchUp reads the whole store into held (walk), or the flowers named.

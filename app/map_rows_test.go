@@ -62,3 +62,20 @@ func TestShippedMapRowsAreValidFlowersOfShippedSnapshots(t *testing.T) {
 		t.Fatalf("the shipped hidden maps: %v", err)
 	}
 }
+
+// The curated marks shipped in petal are a valid list (petal does not start
+// with an invalid one), and each entry names a map of an address.
+func TestShippedCuratedMarksAreValid(t *testing.T) {
+	list, err := CuratedMarks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) < 3 {
+		t.Fatalf("the shipped list has %d entries", len(list))
+	}
+	for id, e := range list {
+		if e.VerifiedBy == "" || id != e.Map {
+			t.Fatalf("%s: %+v", id, e)
+		}
+	}
+}

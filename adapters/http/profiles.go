@@ -24,7 +24,7 @@ func (s *Server) profileRoutes() []Route {
 		{Method: http.MethodPut, Path: "/api/v1/me/profile", Access: AccessSession, Handler: s.keepProfile, BodyLimit: ProfileBodyLimit,
 			Summary: "body { profile }, the whole of it: signed in, from the site's own pages. { name?, about?, avatar?, banner?, location?, links? }, each null to clear; avatar and banner a data:image/png, jpeg or webp base64 picture (at most 2 MiB, 4,096 px a side), this site's /api/v1/media/… address or a fastfs:// one. Anything else is 400 with the reason"},
 		{Method: http.MethodGet, Path: "/api/v1/media/:file", Access: AccessOpen, Handler: s.media, Head: true,
-			Summary: "a profile's picture by its name, /api/v1/media/<sha256>.<png|jpg|webp>, to anyone: immutable, nosniff"},
+			Summary: "a profile's picture or a map's logo (its mark's logo.url) by its name, /api/v1/media/<sha256>.<png|jpg|webp>, to anyone: immutable, nosniff, a CSP that runs nothing"},
 	}
 }
 

@@ -92,7 +92,8 @@ ON CONFLICT (person_id) DO UPDATE SET body = EXCLUDED.body, updated_at = EXCLUDE
 	return nil
 }
 
-// deleteUnshown deletes those of shas that no profile shows now. A picture
+// deleteUnshown deletes those of shas that no profile (nor map's mark) shows
+// now. A picture
 // another profile is starting to show is locked by it, so skipped; one a
 // profile started showing just before this statement looked is kept by its
 // reference (the savepoint takes the refusal back). What is left over
@@ -108,7 +109,8 @@ func deleteUnshown(ctx context.Context, tx pgx.Tx, shas []string) error {
 	}
 	_, err = sp.Exec(ctx, `DELETE FROM media m WHERE m.sha256 IN (
     SELECT sha256 FROM media WHERE sha256 = ANY($1) ORDER BY sha256 FOR UPDATE SKIP LOCKED)
-AND NOT EXISTS (SELECT 1 FROM profile_media u WHERE u.sha256 = m.sha256)`, shas)
+AND NOT EXISTS (SELECT 1 FROM profile_media u WHERE u.sha256 = m.sha256)
+AND NOT EXISTS (SELECT 1 FROM map_marks k WHERE k.logo_sha256 = m.sha256)`, shas)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23503" { // still shown: kept
 		return sp.Rollback(ctx)

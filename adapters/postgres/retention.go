@@ -62,10 +62,11 @@ var retentionSQL = map[ports.Retained]struct{ table, where string }{
 	// Only quotes nobody ever paid into: a top-up that saw a deposit is a
 	// money record, kept.
 	ports.UnpaidTopUps: {"intent_topups", `status = 'PENDING_DEPOSIT' AND deadline < now() - make_interval(secs => $1)`},
-	// A picture no profile shows: one a profile is starting to show holds a
-	// key-share lock on it, so SKIP LOCKED leaves it.
+	// A picture no profile and no map's mark shows: one a profile or a mark
+	// is starting to show holds a lock on it, so SKIP LOCKED leaves it.
 	ports.UnshownPictures: {"media", `created_at < now() - make_interval(secs => $1)
-		AND NOT EXISTS (SELECT 1 FROM profile_media u WHERE u.sha256 = media.sha256)`},
+		AND NOT EXISTS (SELECT 1 FROM profile_media u WHERE u.sha256 = media.sha256)
+		AND NOT EXISTS (SELECT 1 FROM map_marks k WHERE k.logo_sha256 = media.sha256)`},
 	ports.ExpiredQuotes: {"chat_quotes", `expires_at < now() - make_interval(secs => $1)`},
 	ports.EndedJobs:     {"agent_jobs", `status IN ('done', 'failed', 'stopped') AND updated_at < now() - make_interval(secs => $1)`},
 }

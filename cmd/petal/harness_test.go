@@ -33,6 +33,8 @@ var offlineDefaults = map[string]string{
 	// The map's SocialDB sync reads the chain at start; a test that wants it
 	// turns it on (or runs Svc.MapSync itself).
 	"PETAL_MAP_SYNC_MIN": "0",
+	// The same for the maps' marks (Svc.Marks.Run).
+	"PETAL_MAP_MARKS_MIN": "0",
 }
 
 // startPetal serves petal for one test. env overrides the configuration.

@@ -40,6 +40,8 @@ type service struct {
 	Maps        *app.MapService
 	MapListener *postgres.Listener
 	MapSync     *app.MapSync
+	// Marks reads the maps' marks (the map_marks job).
+	Marks *app.MarkReader
 	// Relations is the relations index and its tools.
 	Relations *app.RelationService
 	Log       *slog.Logger
@@ -109,7 +111,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
 func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg app.Config, db *postgres.DB, clock ports.Clock,
 	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService, mapSync *app.MapSync,
-	agentJobs *app.AgentJobsService, relations *app.RelationService, random ports.Random) *app.Scheduler {
+	agentJobs *app.AgentJobsService, relations *app.RelationService, random ports.Random, marks *app.MarkReader) *app.Scheduler {
 	s := app.NewScheduler(leases, process, log)
 	s.JitterFrom(random)
 	s.Observe(app.CountJobs(m))
@@ -128,6 +130,11 @@ func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logge
 	}
 	s.Add(agentJobs.SweepJob())
 	s.Add(relations.Job())
+	if j := marks.Job(); j != nil && !cfg.Public {
+		// A public site reads nothing from outside: its cards carry the
+		// marks its database holds.
+		s.Add(*j)
+	}
 	return s
 }
 

@@ -48,6 +48,8 @@ var (
 		wire.Bind(new(ports.JobLeases), new(*postgres.JobLeases)),
 		postgres.NewJobPositions,
 		wire.Bind(new(ports.JobPositions), new(*postgres.JobPositions)),
+		postgres.NewMapMarks,
+		wire.Bind(new(ports.MapMarks), new(*postgres.MapMarks)),
 		postgres.NewAttestations,
 		wire.Bind(new(ports.Attestations), new(*postgres.Attestations)),
 		newModelProvider,
@@ -146,6 +148,7 @@ var (
 		app.NewProfileService,
 		app.NewNearPrices,
 		newMapSync,
+		app.NewMarkReader,
 		newFlowerListener,
 		wire.Struct(new(app.AgentDeps), "*"),
 		newAgentService,
@@ -179,14 +182,15 @@ func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *app.Ma
 }
 
 // newMapService is the map, its /map answer carrying the relations' groups
-// and pairs.
+// and pairs, its cards the maps' marks.
 func newMapService(cfg app.Config, library *app.SnapshotLibrary, store app.MapFlowerStore, views app.PersonViews, clock ports.Clock,
-	log *slog.Logger, m ports.Metrics, relations *app.RelationService) (*app.MapService, error) {
+	log *slog.Logger, m ports.Metrics, relations *app.RelationService, marks ports.MapMarks) (*app.MapService, error) {
 	s, err := app.NewMapService(cfg, library, store, views, clock, log, m)
 	if err != nil {
 		return nil, err
 	}
 	s.RelationsFrom(relations)
+	s.MarksFrom(marks)
 	return s, nil
 }
 

@@ -77,7 +77,8 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 		cleanup()
 		return nil, nil, err
 	}
-	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService)
+	mapMarks := postgres.NewMapMarks(db)
+	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarks)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -190,7 +191,13 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 		cleanup()
 		return nil, nil, err
 	}
-	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService, relationService, random)
+	markReader, err := app.NewMarkReader(cfg, client, mapMarks, mapService, clock, log, registry)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService, relationService, random, markReader)
 	listener := newFlowerListener(db, log, mapService)
 	mainService := &service{
 		Server:      httpapiServer,
@@ -207,6 +214,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 		Maps:        mapService,
 		MapListener: listener,
 		MapSync:     mapSync,
+		Marks:       markReader,
 		Relations:   relationService,
 		Log:         log,
 		Metrics:     registry,
@@ -268,7 +276,8 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSo
 		cleanup()
 		return nil, nil, err
 	}
-	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService)
+	mapMarks := postgres.NewMapMarks(db)
+	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarks)
 	if err != nil {
 		cleanup()
 		return nil, nil, err

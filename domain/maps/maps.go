@@ -143,6 +143,41 @@ type Index struct {
 	views  []*drawing // visible drawings, the oldest first
 	bySpec map[string]*drawing
 	made   time.Time
+	// marks are the maps' marks as kept (encoded), by map id; a map without
+	// one carries null.
+	marks map[string]json.RawMessage
+}
+
+// WithMarks is the same index whose cards carry marks (encoded, by map id):
+// the index itself is shared, unchanged.
+func (x *Index) WithMarks(marks map[string]json.RawMessage) *Index {
+	out := *x
+	out.marks = marks
+	return &out
+}
+
+// Subjects are the maps whose marks can be read, hidden ones too, by id:
+// every map of an address (a whole network has no organisation), its kind
+// from its readings' readers (a token's or a DAO's first, else a pool's).
+func (x *Index) Subjects() []Subject {
+	out := make([]Subject, 0, len(x.byID))
+	for _, c := range x.byID {
+		if c.address == "" {
+			continue
+		}
+		kind := KindOther
+		for _, r := range c.readings {
+			switch k := KindOf(r.Network); {
+			case k == KindToken || k == KindDAO:
+				kind = k
+			case k == KindPool && kind == KindOther:
+				kind = k
+			}
+		}
+		out = append(out, Subject{ID: c.id, Chain: c.chain, Address: c.address, Kind: kind})
+	}
+	slices.SortFunc(out, func(a, b Subject) int { return strings.Compare(a.ID, b.ID) })
+	return out
 }
 
 // Build makes the index from published flowers' drawings, the readings they

@@ -24,8 +24,8 @@ type Card struct {
 	Picture string              `json:"picture"`
 	ViewURL string              `json:"view_url"`
 	Keys    []specs.LegendEntry `json:"keys"`
-	// Mark is what tells the map's organisation from another; null until
-	// something reads it.
+	// Mark is what tells the map's organisation from another (Mark, kept
+	// encoded); null until the map_marks job read it.
 	Mark json.RawMessage `json:"mark"`
 	// Proposals is where the map's proposals are read, null when no
 	// reading of them is on the map.
@@ -115,6 +115,9 @@ func (x *Index) card(c *card, l Look) Card {
 		ID: c.id, Title: n.Title, About: n.About, Chain: c.chain, Address: optional(c.address),
 		Picture: l.Picture(n.Spec), ViewURL: ViewURL(n.Spec), Keys: l.Legend(n.Keys), Mark: null,
 		Readings: make([]ReadingShape, 0, len(c.readings)),
+	}
+	if m, ok := x.marks[c.id]; ok && len(m) > 0 {
+		out.Mark = m
 	}
 	if c.named != nil {
 		out.Name = &c.named.Name

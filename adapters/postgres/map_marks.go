@@ -1,0 +1,121 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/petal-near/petal/ports"
+)
+
+// MapMarks is ports.MapMarks on the map_marks table (migration 38), its
+// logos kept in media beside the profiles' pictures.
+type MapMarks struct{ db *DB }
+
+var _ ports.MapMarks = (*MapMarks)(nil)
+
+// NewMapMarks makes the keeper of the maps' marks over db.
+func NewMapMarks(db *DB) *MapMarks { return &MapMarks{db: db} }
+
+// Due implements ports.MapMarks.
+func (m *MapMarks) Due(ctx context.Context, ids []string, limit int) ([]string, error) {
+	rows, err := m.db.Pool.Query(ctx, `SELECT i.id FROM unnest($1::text[]) AS i(id)
+LEFT JOIN map_marks k ON k.map_id = i.id
+WHERE k.map_id IS NULL OR k.next_at <= now()
+ORDER BY k.map_id IS NOT NULL, k.next_at, i.id LIMIT $2`, ids, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: marks due: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("postgres: marks due: %w", err)
+	}
+	return out, nil
+}
+
+// Keep implements ports.MapMarks: the logo and the mark in one transaction,
+// so retention (which skips a locked picture) never deletes a logo between
+// its keeping and the mark that shows it. changed_at moves only when the
+// mark does, so a re-read that finds the same mark leaves every replica's
+// cards as they are.
+func (m *MapMarks) Keep(ctx context.Context, w ports.MarkWrite) error {
+	err := pgx.BeginFunc(ctx, m.db.Pool, func(tx pgx.Tx) error {
+		var logo *string
+		if p := w.Logo; p != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO media (sha256, media_type, bytes, width, height, created_at)
+VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT (sha256) DO UPDATE SET created_at = media.created_at`,
+				p.SHA256, p.MediaType, p.Bytes, p.Width, p.Height); err != nil {
+				return fmt.Errorf("keep logo: %w", err)
+			}
+			logo = &p.SHA256
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO map_marks (map_id, mark, logo_sha256, read_at, changed_at, next_at, failures, last_error)
+VALUES ($1, $2, $3, now(), now(), now() + make_interval(secs => $4), 0, NULL)
+ON CONFLICT (map_id) DO UPDATE SET mark = EXCLUDED.mark, logo_sha256 = EXCLUDED.logo_sha256, read_at = now(),
+	changed_at = CASE WHEN map_marks.mark IS DISTINCT FROM EXCLUDED.mark THEN now() ELSE map_marks.changed_at END,
+	next_at = EXCLUDED.next_at, failures = 0, last_error = NULL`, w.MapID, string(w.Mark), logo, w.Again.Seconds())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: keep mark: %w", err)
+	}
+	return nil
+}
+
+// Failed implements ports.MapMarks.
+func (m *MapMarks) Failed(ctx context.Context, mapID, reason string, first, most time.Duration) error {
+	if r := []rune(reason); len(r) > 500 {
+		reason = string(r[:500])
+	}
+	_, err := m.db.Pool.Exec(ctx, `INSERT INTO map_marks (map_id, next_at, failures, last_error)
+VALUES ($1, now() + make_interval(secs => $3), 1, $2)
+ON CONFLICT (map_id) DO UPDATE SET failures = map_marks.failures + 1, last_error = EXCLUDED.last_error,
+	next_at = now() + make_interval(secs => least($4::float8, $3::float8 * power(2, least(map_marks.failures, 30))))`,
+		mapID, reason, first.Seconds(), most.Seconds())
+	if err != nil {
+		return fmt.Errorf("postgres: note a failed mark: %w", err)
+	}
+	return nil
+}
+
+// Marks implements ports.MapMarks.
+func (m *MapMarks) Marks(ctx context.Context, after string, limit int) (map[string]json.RawMessage, string, error) {
+	rows, err := m.db.Pool.Query(ctx, `SELECT map_id, mark FROM map_marks WHERE mark IS NOT NULL AND map_id > $1 ORDER BY map_id LIMIT $2`, after, limit)
+	if err != nil {
+		return nil, "", fmt.Errorf("postgres: read marks: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]json.RawMessage{}
+	last := ""
+	for rows.Next() {
+		var id, mark string
+		if err := rows.Scan(&id, &mark); err != nil {
+			return nil, "", fmt.Errorf("postgres: read marks: %w", err)
+		}
+		out[id], last = json.RawMessage(mark), id
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", fmt.Errorf("postgres: read marks: %w", err)
+	}
+	if len(out) < limit {
+		last = ""
+	}
+	return out, last, nil
+}
+
+// Version implements ports.MapMarks.
+func (m *MapMarks) Version(ctx context.Context) (ports.MarksVersion, error) {
+	var v ports.MarksVersion
+	var changed *time.Time
+	err := m.db.Pool.QueryRow(ctx, `SELECT count(mark), max(changed_at) FROM map_marks`).Scan(&v.Marks, &changed)
+	if err != nil {
+		return v, fmt.Errorf("postgres: marks' version: %w", err)
+	}
+	if changed != nil {
+		v.Changed = *changed
+	}
+	return v, nil
+}

@@ -1,0 +1,205 @@
+package app
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/maps"
+	"github.com/petal-near/petal/ports"
+)
+
+//go:embed map-marks.json
+var curatedMarksFile []byte
+
+// CuratedMarks is the curated list shipped in petal (app/map-marks.json),
+// checked: petal does not start with an invalid one.
+func CuratedMarks() (map[string]maps.CuratedMark, error) { return maps.CheckCurated(curatedMarksFile) }
+
+// How the map_marks job reads (docs/map.md).
+const (
+	marksJob = "map_marks"
+	// MarksReadEvery is how long a mark read stands before it is read again.
+	MarksReadEvery = 24 * time.Hour
+	// A failed read is tried again after marksRetryFirst, doubled with
+	// each failure in a row, at most MarksReadEvery.
+	marksRetryFirst = 10 * time.Minute
+	// marksBatch is how many maps one run reads at most.
+	marksBatch = 50
+	// marksDeadline bounds a run; marksReadTimeout each map's chain read.
+	marksDeadline    = 2 * time.Minute
+	marksReadTimeout = 15 * time.Second
+	// marksAnswerMax bounds a contract's answer read: a logo of at most
+	// maps.MaxLogoBytes as base64 and the rest, with room; past it the read
+	// is refused whole (cannot_read), as any chain answer too large.
+	marksAnswerMax = 256 << 10
+)
+
+// MarkReader reads the maps' marks (board #85) as a scheduled job, one
+// replica at a time: for each map that has none or a stale one, the chain
+// first (a token's ft_metadata, a Sputnik DAO's get_config), then the
+// curated list, kept in ports.MapMarks and carried by the map's cards.
+type MarkReader struct {
+	chain   ports.NearViews
+	store   ports.MapMarks
+	maps    *MapService
+	curated map[string]maps.CuratedMark
+	clock   ports.Clock
+	log     *slog.Logger
+	every   time.Duration
+	outcome ports.Counter
+}
+
+// NewMarkReader makes the map_marks job's reader. The shipped list is
+// checked here, so petal does not start with an invalid one.
+func NewMarkReader(cfg Config, chain ports.NearViews, store ports.MapMarks, mapService *MapService, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MarkReader, error) {
+	curated, err := CuratedMarks()
+	if err != nil {
+		return nil, err
+	}
+	m = ports.MetricsOrNone(m)
+	return &MarkReader{chain: chain, store: store, maps: mapService, curated: curated, clock: clock, log: log,
+		every: time.Duration(cfg.MapMarksMin) * time.Minute,
+		outcome: m.Counter("petal_map_marks_total",
+			"Maps' marks the map_marks job read, by outcome: read (kept), failed (the chain's read failed: kept as it was and tried again later), logo_refused (kept without the logo the chain gave: not a picture the site keeps).", "outcome"),
+	}, nil
+}
+
+// Job is the reading as a scheduled job, or nil when PETAL_MAP_MARKS_MIN
+// is 0.
+func (r *MarkReader) Job() *Job {
+	if r.every <= 0 {
+		return nil
+	}
+	return &Job{Name: marksJob, Every: r.every, Deadline: marksDeadline, Run: r.Run}
+}
+
+// Run reads the marks of at most marksBatch maps that are due (never read
+// first), and returns how many it kept. A map whose read fails keeps what it
+// had and is tried again later; the run goes on with the next.
+func (r *MarkReader) Run(ctx context.Context) (int64, error) {
+	st, err := r.maps.current(ctx)
+	if err != nil {
+		return 0, err
+	}
+	subjects := map[string]maps.Subject{}
+	ids := []string{}
+	for _, s := range st.index.Subjects() {
+		subjects[s.ID] = s
+		ids = append(ids, s.ID)
+	}
+	due, err := r.store.Due(ctx, ids, marksBatch)
+	if err != nil {
+		return 0, err
+	}
+	var kept int64
+	for _, id := range due {
+		if ctx.Err() != nil {
+			break // the deadline: the next run goes on
+		}
+		w, err := r.read(ctx, subjects[id])
+		if err != nil {
+			r.outcome.Add(1, "failed")
+			r.log.WarnContext(ctx, "map_marks: a mark could not be read", "map", id, "err", err)
+			if ferr := r.store.Failed(ctx, id, err.Error(), marksRetryFirst, MarksReadEvery); ferr != nil {
+				return kept, ferr
+			}
+			continue
+		}
+		if err := r.store.Keep(ctx, w); err != nil {
+			return kept, err
+		}
+		r.outcome.Add(1, "read")
+		kept++
+	}
+	if kept > 0 {
+		// This replica's cards carry them at once; the others within
+		// marksRecheck.
+		r.maps.RefreshMarks(ctx)
+	}
+	return kept, nil
+}
+
+// read is one map's mark: the chain's word first, then the curated list's.
+func (r *MarkReader) read(ctx context.Context, s maps.Subject) (ports.MarkWrite, error) {
+	var name, symbol maps.ChainPart
+	var logo *maps.MarkLogo
+	var picture *ports.StoredPicture
+	now := r.clock.Now()
+	if strings.HasPrefix(s.Chain, "near:") {
+		rctx, cancel := context.WithTimeout(ctx, marksReadTimeout)
+		defer cancel()
+		switch s.Kind {
+		case maps.KindToken:
+			ref := maps.ChainRef(s.Address, "ft_metadata")
+			v, err := r.chain.View(rctx, s.Chain, s.Address, "ft_metadata", nil, marksAnswerMax)
+			if err != nil {
+				return ports.MarkWrite{}, err
+			}
+			meta, err := maps.ParseFTMetadata(v.Result)
+			if err != nil {
+				return ports.MarkWrite{}, err
+			}
+			name.Value, name.Ref = r.checked(s.ID, "name", meta.Name, maps.CheckName), ref
+			symbol.Value, symbol.Ref = r.checked(s.ID, "symbol", meta.Symbol, maps.CheckSymbol), ref
+			if meta.Icon != "" {
+				p, err := maps.CheckIcon(meta.Icon)
+				if err != nil {
+					r.outcome.Add(1, "logo_refused")
+					r.log.InfoContext(ctx, "map_marks: a token's icon is refused", "map", s.ID, "why", err.Error())
+				} else {
+					logo = maps.LogoOf(p, maps.SourceChain, maps.StatusRead, ref+" icon", now)
+					picture = &ports.StoredPicture{SHA256: p.SHA256, MediaType: p.MediaType, Bytes: p.Bytes, Width: p.Width, Height: p.Height}
+				}
+			}
+		case maps.KindDAO:
+			v, err := r.chain.View(rctx, s.Chain, s.Address, "get_config", nil, marksAnswerMax)
+			if err != nil {
+				return ports.MarkWrite{}, err
+			}
+			cfg, err := maps.ParseDAOConfig(v.Result)
+			if err != nil {
+				return ports.MarkWrite{}, err
+			}
+			// The name it shows people (its metadata's displayName) before
+			// its account-like name.
+			if dn := r.checked(s.ID, "displayName", cfg.DisplayName, maps.CheckName); dn != "" {
+				name = maps.ChainPart{Value: dn, Ref: maps.ChainRef(s.Address, "get_config") + " metadata.displayName"}
+			} else if n := r.checked(s.ID, "name", cfg.Name, maps.CheckName); n != "" {
+				name = maps.ChainPart{Value: n, Ref: maps.ChainRef(s.Address, "get_config") + " name"}
+			}
+		}
+	}
+	var curated *maps.CuratedMark
+	if c, ok := r.curated[s.ID]; ok {
+		curated = &c
+	}
+	mark := maps.Compose(s.ID, name, symbol, curated, logo, now)
+	b, err := json.Marshal(mark)
+	if err != nil || len(b) > maps.MaxMarkJSON {
+		return ports.MarkWrite{}, errs.New(errs.Internal, "the mark could not be encoded within its bound").WithCause(err)
+	}
+	return ports.MarkWrite{MapID: s.ID, Mark: b, Logo: picture, Again: MarksReadEvery}, nil
+}
+
+// checked is v as check keeps it, or "" (logged) when it is refused: a part
+// refused leaves the rest of the mark.
+func (r *MarkReader) checked(id, part, v string, check func(string) (string, error)) string {
+	if v == "" {
+		return ""
+	}
+	out, err := check(v)
+	if err != nil {
+		var refusal *maps.MarkRefusal
+		if errors.As(err, &refusal) {
+			r.log.Info("map_marks: a part of a mark is refused", "map", id, "part", part, "why", refusal.Reason)
+		}
+		return ""
+	}
+	return out
+}

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
+	"github.com/petal-near/petal/domain/snapshots"
+)
+
+// aReadingOf is a made-up reading of address by reader, its params naming
+// the address as the reader's own would (token, dao, pool).
+func aReadingOf(reader, param, address string) snapshots.Snapshot {
+	tally := snapshots.TallyMembers(snapshots.Mainnet, []snapshots.DAORole{{Name: "all", Members: []string{"alice.near", "bob.near"}}})
+	return snapshots.Snapshot{Schema: snapshots.Schema, Network: reader,
+		Params: json.RawMessage(fmt.Sprintf(`{"chain":"near:mainnet",%q:%q}`, param, address)),
+		Chain:  snapshots.Mainnet, Block: snapshots.Block{Height: 1, Hash: "h", Time: "2026-11-01T12:00:00Z"},
+		Title: "A reading of " + address, Groups: tally.Groups, Accounts: tally.Accounts, Source: snapshots.Source{Calls: []snapshots.Call{}}}
+}
+
+// putOnTheMap stores each reading, publishes a flower of it and syncs, so
+// every one is a map.
+func putOnTheMap(t *testing.T, p *testPetal, fake *nearrpctest.Server, readings ...snapshots.Snapshot) {
+	t.Helper()
+	for _, r := range readings {
+		sha := storeReading(t, p, r)
+		record, id := flowerOfReading(t, r, sha, "alice.near")
+		publishElsewhere(t, fake, "alice.near", id, record)
+	}
+	kept, err := p.Svc.MapSync.Run(t.Context())
+	require.NoError(t, err)
+	require.EqualValues(t, len(readings), kept)
+}
+
+// aPNG is a real PNG of side px, its pixels noise (so it doesn't compress
+// below the size a test needs).
+func aPNG(t *testing.T, side int) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, side, side))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range img.Pix {
+		img.Pix[i] = byte(rng.UintN(256))
+	}
+	img.Set(0, 0, color.NRGBA{1, 2, 3, 255})
+	var b bytes.Buffer
+	require.NoError(t, png.Encode(&b, img))
+	return b.Bytes()
+}
+
+// ftMetadata records a token's ft_metadata answer on the fake chain.
+func ftMetadata(t *testing.T, fake *nearrpctest.Server, token, name, symbol string, icon *string) {
+	t.Helper()
+	result, _ := json.Marshal(map[string]any{"spec": "ft-1.0.0", "name": name, "symbol": symbol, "icon": icon, "reference": nil, "reference_hash": nil, "decimals": 6})
+	rec, err := nearrpctest.FromSource(nearrpctest.Source{Contract: token, Method: "ft_metadata", Result: result})
+	require.NoError(t, err)
+	fake.Add(rec)
+}
+
+type markPart struct {
+	Value      string `json:"value"`
+	Status     string `json:"status"`
+	Source     string `json:"source"`
+	Ref        string `json:"ref"`
+	VerifiedBy string `json:"verified_by"`
+	At         string `json:"at"`
+}
+
+type cardMark struct {
+	Name   *markPart `json:"name"`
+	Symbol *markPart `json:"symbol"`
+	Logo   *struct {
+		SHA256    string `json:"sha256"`
+		MediaType string `json:"media_type"`
+		Status    string `json:"status"`
+		Source    string `json:"source"`
+		Ref       string `json:"ref"`
+		At        string `json:"at"`
+		URL       string `json:"url"`
+	} `json:"logo"`
+	ReadAt string `json:"read_at"`
+}
+
+// marksOnCards is every card's mark by map id, as GET /api/v1/maps gives it.
+func marksOnCards(t *testing.T, p *testPetal) map[string]*cardMark {
+	t.Helper()
+	res, body := p.do(t, http.MethodGet, "/api/v1/maps", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var got struct {
+		Maps []struct {
+			ID   string    `json:"id"`
+			Mark *cardMark `json:"mark"`
+		} `json:"maps"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &got))
+	out := map[string]*cardMark{}
+	for _, m := range got.Maps {
+		out[m.ID] = m.Mark
+	}
+	return out
+}
+
+func TestMapMarksFromTheChainThenTheCuratedList(t *testing.T) {
+	fake := nearrpctest.New(t)
+	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
+
+	logo := aPNG(t, 16)
+	icon := "data:image/png;base64," + base64.StdEncoding.EncodeToString(logo)
+	ftMetadata(t, fake, "logo.tkn.near", "Logo Token", "LOGO", &icon)
+	svg := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`))
+	ftMetadata(t, fake, "svg.tkn.near", "Svg Token", "SVG", &svg)
+	big := aPNG(t, 160) // noise: well over 64 KiB
+	require.Greater(t, len(big), 64<<10)
+	bigIcon := "data:image/png;base64," + base64.StdEncoding.EncodeToString(big)
+	ftMetadata(t, fake, "big.tkn.near", "Big Token", "BIG", &bigIcon)
+	ftMetadata(t, fake, "down.tkn.near", "Down Token", "DOWN", nil)
+	fake.Inject(nearrpctest.Fault{Contract: "down.tkn.near", Function: "ft_metadata", Status: http.StatusServiceUnavailable})
+	meta := base64.StdEncoding.EncodeToString([]byte(`{"displayName":"Named Guild","flagLogo":"https://example.com/logo.png","links":[]}`))
+	cfg, err := nearrpctest.FromSource(nearrpctest.Source{Contract: "named.sputnik-dao.near", Method: "get_config",
+		Result: json.RawMessage(`{"name":"named","purpose":"p","metadata":"` + meta + `"}`)})
+	require.NoError(t, err)
+	fake.Add(cfg)
+
+	putOnTheMap(t, p, fake,
+		aReadingOf("near-ft-balances", "token", "usdt.tether-token.near"),
+		aReadingOf("near-ft-balances", "token", "logo.tkn.near"),
+		aReadingOf("near-ft-balances", "token", "svg.tkn.near"),
+		aReadingOf("near-ft-balances", "token", "big.tkn.near"),
+		aReadingOf("near-ft-balances", "token", "down.tkn.near"),
+		aReadingOf("near-dao-members", "dao", "marketing.sputnik-dao.near"),
+		aReadingOf("near-dao-members", "dao", "named.sputnik-dao.near"),
+		aReadingOf("near-staking-pool", "pool", "figment.poolv1.near"),
+		aReadingOf("near-staking-pool", "pool", "nobody.poolv1.near"),
+	)
+	// Before any read: every card's mark is null.
+	for id, m := range marksOnCards(t, p) {
+		require.Nil(t, m, "%s has a mark before any read", id)
+	}
+
+	kept, err := p.Svc.Marks.Run(t.Context())
+	require.NoError(t, err)
+	assert.EqualValues(t, 8, kept, "every map but the one whose chain is down")
+	marks := marksOnCards(t, p)
+
+	// A token: name and symbol from ft_metadata, confirmed by the curated list.
+	usdt := marks["near:mainnet:usdt.tether-token.near"]
+	require.NotNil(t, usdt)
+	assert.Equal(t, markPart{Value: "Tether USD", Status: "read", Source: "chain", Ref: "usdt.tether-token.near ft_metadata",
+		VerifiedBy: usdt.Name.VerifiedBy, At: usdt.ReadAt}, *usdt.Name)
+	assert.NotEmpty(t, usdt.Name.VerifiedBy, "the curated list agrees")
+	assert.Equal(t, "USDt", usdt.Symbol.Value)
+	assert.Nil(t, usdt.Logo, "its icon is null on chain")
+
+	// A token with an icon: the logo is kept and served here.
+	lt := marks["near:mainnet:logo.tkn.near"]
+	require.NotNil(t, lt)
+	require.NotNil(t, lt.Logo)
+	assert.Equal(t, "Logo Token", lt.Name.Value)
+	assert.Equal(t, "LOGO", lt.Symbol.Value)
+	assert.Empty(t, lt.Name.VerifiedBy, "not on the curated list")
+	assert.Equal(t, "image/png", lt.Logo.MediaType)
+	assert.Equal(t, "chain", lt.Logo.Source)
+	assert.Equal(t, "read", lt.Logo.Status)
+	assert.Equal(t, "logo.tkn.near ft_metadata icon", lt.Logo.Ref)
+	assert.Equal(t, "/api/v1/media/"+lt.Logo.SHA256+".png", lt.Logo.URL)
+	res, body := p.do(t, http.MethodGet, lt.Logo.URL, "")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Equal(t, string(logo), body, "the logo's bytes as the chain gave them")
+	assert.Equal(t, "image/png", res.Header.Get("Content-Type"))
+	assert.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"))
+	assert.Contains(t, res.Header.Get("Content-Security-Policy"), "default-src 'none'")
+	assert.Contains(t, res.Header.Get("Content-Security-Policy"), "sandbox")
+
+	// An SVG icon and one over 64 KiB are refused: nothing stored, the rest kept.
+	for _, id := range []string{"near:mainnet:svg.tkn.near", "near:mainnet:big.tkn.near"} {
+		m := marks[id]
+		require.NotNil(t, m, id)
+		assert.Nil(t, m.Logo, id)
+		assert.NotNil(t, m.Name, id)
+	}
+	var pictures int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM media`).Scan(&pictures))
+	assert.Equal(t, 1, pictures, "only the good logo is kept")
+
+	// DAOs: the name from get_config; its metadata's displayName first, and
+	// its flagLogo (a web address) never fetched.
+	mk := marks["near:mainnet:marketing.sputnik-dao.near"]
+	require.NotNil(t, mk)
+	assert.Equal(t, "marketing", mk.Name.Value)
+	assert.Equal(t, "marketing.sputnik-dao.near get_config name", mk.Name.Ref)
+	assert.Nil(t, mk.Symbol)
+	named := marks["near:mainnet:named.sputnik-dao.near"]
+	require.NotNil(t, named)
+	assert.Equal(t, "Named Guild", named.Name.Value)
+	assert.Nil(t, named.Logo)
+
+	// A pool: curated only, no chain read.
+	fig := marks["near:mainnet:figment.poolv1.near"]
+	require.NotNil(t, fig)
+	assert.Equal(t, "Figment", fig.Name.Value)
+	assert.Equal(t, "curated", fig.Name.Status)
+	assert.Equal(t, "curated", fig.Name.Source)
+	assert.Equal(t, "app/map-marks.json#near:mainnet:figment.poolv1.near", fig.Name.Ref)
+	assert.NotEmpty(t, fig.Name.VerifiedBy)
+	// A pool nobody curated: read, nothing known.
+	nobody := marks["near:mainnet:nobody.poolv1.near"]
+	require.NotNil(t, nobody)
+	assert.Nil(t, nobody.Name)
+	assert.NotEmpty(t, nobody.ReadAt)
+	for _, c := range fake.Calls() {
+		assert.NotContains(t, c.Contract, "poolv1", "a pool's mark reads no chain")
+	}
+
+	// The failing read leaves null, backed off.
+	assert.Nil(t, marks["near:mainnet:down.tkn.near"])
+	var failures int
+	var backedOff bool
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT failures, next_at > now() + interval '5 minutes' FROM map_marks WHERE map_id = $1`,
+		"near:mainnet:down.tkn.near").Scan(&failures, &backedOff))
+	assert.Equal(t, 1, failures)
+	assert.True(t, backedOff)
+	// Nothing is due now: a second run reads nothing.
+	kept, err = p.Svc.Marks.Run(t.Context())
+	require.NoError(t, err)
+	assert.Zero(t, kept)
+	// Its back-off over and the chain back, it is read.
+	fake.Inject(nearrpctest.Fault{Contract: "down.tkn.near", Function: "ft_metadata", Times: 1, Hold: closed()})
+	_, err = p.DB.Pool.Exec(t.Context(), `UPDATE map_marks SET next_at = now() WHERE map_id = 'near:mainnet:down.tkn.near'`)
+	require.NoError(t, err)
+	kept, err = p.Svc.Marks.Run(t.Context())
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, kept)
+	down := marksOnCards(t, p)["near:mainnet:down.tkn.near"]
+	require.NotNil(t, down)
+	assert.Equal(t, "Down Token", down.Name.Value)
+
+	// One map's card carries it too.
+	res, body = p.do(t, http.MethodGet, "/api/v1/maps/"+url.PathEscape("near:mainnet:logo.tkn.near"), "")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Contains(t, body, `"symbol":{"value":"LOGO"`)
+}
+
+// closed is a channel already closed: a Hold fault that lets its request
+// through at once, as if there were none (it outranks older faults).
+func closed() <-chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
