@@ -184,6 +184,11 @@ func withBillingSwitch(t *testing.T, modelBase string, nanoUSD int64, down *atom
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/billing/costs" {
+			// Full duplex: an HTTP/1 server otherwise closes a request's
+			// body when the answer's headers go out, and the proxy's
+			// transport, still reading that body for its end, then drops
+			// the call to the fake mid-answer (golang/go#40747).
+			_ = http.NewResponseController(w).EnableFullDuplex()
 			proxy.ServeHTTP(w, r)
 			return
 		}
