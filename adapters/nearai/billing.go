@@ -35,7 +35,7 @@ func (c *Client) Billed(ctx context.Context, inferenceIDs []string) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	res, b, err := c.do(ctx, http.MethodPost, "/billing/costs", body)
+	res, b, err := c.do(ctx, http.MethodPost, "/billing/costs", body, "")
 	if err != nil {
 		return nil, err
 	}

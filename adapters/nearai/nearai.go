@@ -46,6 +46,7 @@ type Client struct {
 	fallback Model
 	attest   ports.Attestations
 	calls    ports.Histogram
+	inFlight ports.Gauge
 }
 
 var _ ports.ModelProvider = (*Client)(nil)
@@ -67,7 +68,10 @@ func New(opt Options, attest ports.Attestations) (*Client, error) {
 	calls := ports.MetricsOrNone(opt.Metrics).Histogram("petal_model_call_duration_seconds",
 		"Model completions asked of NEAR AI by model and outcome (ok, provider_failed: 5xx, 429 or no answer, cancelled, or the error's code), with their time; a fallback is a call of its own. _count is the calls.",
 		[]float64{0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120}, "model", "outcome")
-	return &Client{opt: opt, model: m, fallback: f, attest: attest, calls: calls}, nil
+	inFlight := ports.MetricsOrNone(opt.Metrics).Gauge("petal_model_calls_in_flight",
+		"Completions under way by model and phase: waiting (sent, no answer yet) or answering (the answer's headers came, its body is being read).",
+		"model", "phase")
+	return &Client{opt: opt, model: m, fallback: f, attest: attest, calls: calls, inFlight: inFlight}, nil
 }
 
 // Name implements ports.ModelProvider.
@@ -253,7 +257,7 @@ func (c *Client) completeOnce(ctx context.Context, m Model, req ports.ModelReque
 	}
 	var sent atomic.Bool
 	tctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) { sent.Store(w.Err == nil) }})
-	res, b, err := c.do(tctx, http.MethodPost, "/chat/completions", raw)
+	res, b, err := c.do(tctx, http.MethodPost, "/chat/completions", raw, m.ID)
 	if err != nil {
 		if sent.Load() && (ctx.Err() != nil || isTimeout(err)) {
 			// Cut by a stop, the chat's time, or the client's timeout after
@@ -301,7 +305,9 @@ func (c *Client) completeOnce(ctx context.Context, m Model, req ports.ModelReque
 	return ans, nil
 }
 
-func (c *Client) do(ctx context.Context, method, path string, body []byte) (*http.Response, []byte, error) {
+// do sends one request and reads its answer whole. A completion names its
+// model, and is counted in flight by phase while it waits and answers.
+func (c *Client) do(ctx context.Context, method, path string, body []byte, completionOf string) (*http.Response, []byte, error) {
 	var r io.Reader
 	if body != nil {
 		r = bytes.NewReader(body)
@@ -315,7 +321,17 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (*htt
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if completionOf != "" {
+		c.inFlight.Add(1, completionOf, "waiting")
+	}
 	res, err := c.opt.HTTP.Do(req)
+	if completionOf != "" {
+		c.inFlight.Add(-1, completionOf, "waiting")
+		if err == nil {
+			c.inFlight.Add(1, completionOf, "answering")
+			defer c.inFlight.Add(-1, completionOf, "answering")
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
@@ -347,7 +363,7 @@ func (c *Client) Sign(ctx context.Context, ans ports.ModelAnswer) (*runs.Signatu
 		return nil, errors.New("nearai: no completion id to sign")
 	}
 	q := url.Values{"model": {ans.Model}, "signing_algo": {"ecdsa"}}
-	res, b, err := c.do(ctx, http.MethodGet, "/signature/"+url.PathEscape(ans.ChatID)+"?"+q.Encode(), nil)
+	res, b, err := c.do(ctx, http.MethodGet, "/signature/"+url.PathEscape(ans.ChatID)+"?"+q.Encode(), nil, "")
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +378,7 @@ func (c *Client) Sign(ctx context.Context, ans ports.ModelAnswer) (*runs.Signatu
 	nonce := make([]byte, 32)
 	_, _ = rand.Read(nonce)
 	q = url.Values{"model": {ans.Model}, "signing_algo": {sig.SigningAlgo}, "nonce": {hex.EncodeToString(nonce)}}
-	res, report, err := c.do(ctx, http.MethodGet, "/attestation/report?"+q.Encode(), nil)
+	res, report, err := c.do(ctx, http.MethodGet, "/attestation/report?"+q.Encode(), nil, "")
 	if err == nil && res.StatusCode == http.StatusOK && json.Valid(report) {
 		if sha, err := c.attest.Put(ctx, report); err == nil {
 			sig.ReportSHA256 = sha

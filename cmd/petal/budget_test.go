@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -233,6 +234,10 @@ func TestAStoppedCallIsChargedItsInputThenReconciled(t *testing.T) {
 	var started map[string]string
 	require.NoError(t, json.Unmarshal([]byte(body), &started))
 	<-fake.Holding
+	// The fake has sent the headers; the stop must come once petal has them.
+	require.Eventually(t, func() bool {
+		return metricValue(t, scrapeOf(t, p), "petal_model_calls_in_flight", `phase="answering"`) == 1
+	}, 10*time.Second, 10*time.Millisecond, "petal reads the answer's headers")
 	res, body = p.do(t, http.MethodPost, "/api/v1/agent/runs/"+started["run_id"]+"/stop", "", "Cookie", cookie, "Origin", siteOrigin)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	var done map[string]any
@@ -242,6 +247,7 @@ func TestAStoppedCallIsChargedItsInputThenReconciled(t *testing.T) {
 		}
 	}
 	require.NotNil(t, done)
+	assert.Zero(t, metricValue(t, scrapeOf(t, p), "petal_model_calls_in_flight", `phase="answering"`), "the cut call is no longer in flight")
 	assert.Positive(t, done["cost_usd"], "the cut call's input is counted in the chat's cost")
 	assert.Zero(t, heldOnLedger(t, p))
 
