@@ -179,7 +179,11 @@ func (c *Client) Complete(ctx context.Context, req ports.ModelRequest) (ports.Mo
 	ans, ferr := c.complete(ctx, c.fallback, req)
 	if ferr != nil {
 		// The fallback failed too, or was cut: what both are known to have
-		// cost goes with the error.
+		// cost goes with the error. A cut fallback is billed, so the failed
+		// attempt before it counts at the same input, as when it answers.
+		if failed.Cost == 0 && ans.Cut {
+			failed.Cost = primary.Cost(runs.Tokens{In: ans.Tokens.In})
+		}
 		ans.Cost += failed.Cost
 		return ans, ferr
 	}

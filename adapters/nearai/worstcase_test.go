@@ -109,6 +109,40 @@ func TestACutCallIsChargedItsInput(t *testing.T) {
 	}
 }
 
+// TestACutFallbackIsChargedTheFailedAttemptToo: the model fails on NEAR
+// AI's side, the fallback has the request and is cut by a stop: both inputs
+// are charged, as they are when the fallback answers, and never more than
+// the worst case held.
+func TestACutFallbackIsChargedTheFailedAttemptToo(t *testing.T) {
+	fake := nearaitest.New(t, nearaitest.Fail(http.StatusServiceUnavailable, "error_503.json"))
+	fake.Hold, fake.Holding = make(chan struct{}), make(chan struct{}, 1)
+	c, _ := newClient(t, fake)
+	req := longRequest("abc", 20_000)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-fake.Holding
+		fake.Hold <- struct{}{} // the model's 503
+		<-fake.Holding          // the fallback has the request
+		cancel()
+	}()
+	ans, err := c.Complete(ctx, req)
+	require.ErrorIs(t, err, context.Canceled)
+	require.True(t, ans.Cut)
+	assert.Equal(t, "openai/gpt-oss-120b", ans.Model, "the fallback was cut")
+	assert.Len(t, fake.Completions(), 2)
+	model, fallback := nearai.Catalogue[0], mustFind(t, "openai/gpt-oss-120b")
+	in := runs.Tokens{In: ans.Tokens.In}
+	assert.Equal(t, model.Cost(in)+fallback.Cost(in), ans.Cost, "the failed attempt's input at its own price, and the fallback's")
+	assert.LessOrEqual(t, ans.Cost, c.WorstCase(req))
+}
+
+func mustFind(t *testing.T, id string) nearai.Model {
+	t.Helper()
+	m, ok := nearai.Find(id)
+	require.True(t, ok, id)
+	return m
+}
+
 // TestACallNeverSentIsChargedNothing: a context cancelled before the request
 // goes out costs nothing.
 func TestACallNeverSentIsChargedNothing(t *testing.T) {
