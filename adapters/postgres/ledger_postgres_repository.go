@@ -31,6 +31,7 @@ type LedgerRepository struct {
 	charged    ports.Counter
 	closed     ports.Counter
 	rebalanced ports.Counter
+	folds      ports.Counter
 }
 
 var _ ports.LedgerStore = (*LedgerRepository)(nil)
@@ -50,6 +51,8 @@ func (r *LedgerRepository) ObservedBy(m ports.Metrics) *LedgerRepository {
 		"Ledger holds this process closed, by how: settled (charged what the call cost) or released (given back, as a sweep does for a dead process).", "how")
 	r.rebalanced = m.Counter("petal_ledger_day_rebalances_total",
 		"Reservations on the day's cap that its one slice couldn't decide (the slice short, the cap changed, no slices yet), so the whole day's slices were locked and re-balanced, by outcome: held or refused.", "outcome")
+	r.folds = m.Counter("petal_ledger_day_folds_total",
+		"Past days whose slices the ledger_day_slices job looked at, by outcome: folded (into the day's row, the slices deleted) or held (a hold still open on a slice; left for a later run).", "outcome")
 	return r
 }
 

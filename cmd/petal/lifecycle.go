@@ -111,12 +111,13 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
 func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg app.Config, db *postgres.DB, clock ports.Clock,
 	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService, mapSync *app.MapSync,
-	agentJobs *app.AgentJobsService, relations *app.RelationService, random ports.Random, marks *app.MarkReader) *app.Scheduler {
+	agentJobs *app.AgentJobsService, relations *app.RelationService, random ports.Random, marks *app.MarkReader, ledgerStore *postgres.LedgerRepository) *app.Scheduler {
 	s := app.NewScheduler(leases, process, log)
 	s.JitterFrom(random)
 	s.Observe(app.CountJobs(m))
 	s.Add(app.SweepJob(agent, ledger, m))
 	s.Add(app.RetentionJob(retention, cfg, m))
+	s.Add(app.DaySlicesJob(ledgerStore, clock))
 	if cfg.Limits != app.LimitsMemory {
 		// Closed windows of the limits counted in PostgreSQL (newRateLimiter).
 		shared := postgres.NewRateLimiter(db, clock)

@@ -197,7 +197,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 		cleanup()
 		return nil, nil, err
 	}
-	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService, relationService, random, markReader)
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService, relationService, random, markReader, ledgerRepository)
 	listener := newFlowerListener(db, log, mapService)
 	mainService := &service{
 		Server:      httpapiServer,

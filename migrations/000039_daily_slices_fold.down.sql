@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS credit_holds_on_slices;
