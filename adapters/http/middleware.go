@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -31,14 +32,35 @@ const (
 
 var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)
 
+// requestIDPrefix is this process's random half of every id it makes; the
+// other half counts, so ids are unique without reading randomness per request.
+var (
+	requestIDPrefix = func() [6]byte {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		return b
+	}()
+	requestIDCount atomic.Uint64
+)
+
+// newRequestID is 24 hex digits: the process's prefix and its count.
+func newRequestID() string {
+	var b [12]byte
+	copy(b[:6], requestIDPrefix[:])
+	n := requestIDCount.Add(1)
+	for i := 11; i >= 6; i-- {
+		b[i] = byte(n)
+		n >>= 8
+	}
+	return hex.EncodeToString(b[:])
+}
+
 // requestID keeps a client's own X-Request-Id when it is sane, else makes one.
 func requestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := c.Request().Header.Get(echo.HeaderXRequestID)
 		if !saneRequestID.MatchString(id) {
-			var b [12]byte
-			_, _ = rand.Read(b[:])
-			id = hex.EncodeToString(b[:])
+			id = newRequestID()
 		}
 		c.Response().Header().Set(echo.HeaderXRequestID, id)
 		// Every log line written with the request's context carries the id.

@@ -174,19 +174,24 @@ func (s *Server) add(r Route) {
 	if h == nil {
 		panic("httpapi: route " + r.Method + " " + r.Path + " has no handler")
 	}
+	// Echo would wrap a route's middleware around its handler on every
+	// request (a closure each); wrapped once here, the chain is the same.
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
 	if r.Method == MethodAll {
-		s.echo.Any(r.Path, h, mws...)
+		s.echo.Any(r.Path, h)
 	} else {
-		s.echo.Add(r.Method, r.Path, h, mws...)
+		s.echo.Add(r.Method, r.Path, h)
 	}
 	if r.Head {
 		if r.Method != http.MethodGet {
 			panic("httpapi: route " + r.Method + " " + r.Path + " asks for HEAD, which only a GET route may")
 		}
-		s.echo.Add(http.MethodHead, r.Path, h, mws...)
+		s.echo.Add(http.MethodHead, r.Path, h)
 	}
 	if r.Access == AccessOpen {
-		s.echo.Add(http.MethodOptions, r.Path, func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }, openCORS)
+		s.echo.Add(http.MethodOptions, r.Path, openCORS(func(c echo.Context) error { return c.NoContent(http.StatusNoContent) }))
 	}
 	s.routes = append(s.routes, r)
 }

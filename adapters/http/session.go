@@ -44,18 +44,20 @@ func (s *Server) session(c echo.Context) (people.Session, bool) {
 	if v, ok := c.Get(sessionContextKey).(requestSession); ok {
 		return v.s, v.ok
 	}
-	var rs requestSession
-	if s.deps.Sessions != nil {
-		if ck, err := c.Cookie(s.deps.Config.SessionCookieName()); err == nil && ck.Value != "" {
-			sess, ok, err := s.deps.Sessions.Resolve(c.Request().Context(), ck.Value)
-			if err != nil {
-				s.deps.Log.ErrorContext(c.Request().Context(), "reading the session", "err", err)
-			}
-			rs = requestSession{s: sess, ok: ok}
-		}
+	if s.deps.Sessions == nil {
+		return people.Session{}, false
 	}
-	c.Set(sessionContextKey, rs)
-	return rs.s, rs.ok
+	ck, err := c.Cookie(s.deps.Config.SessionCookieName())
+	if err != nil || ck.Value == "" {
+		// Nothing to remember: looking again is as cheap as a stored answer.
+		return people.Session{}, false
+	}
+	sess, ok, err := s.deps.Sessions.Resolve(c.Request().Context(), ck.Value)
+	if err != nil {
+		s.deps.Log.ErrorContext(c.Request().Context(), "reading the session", "err", err)
+	}
+	c.Set(sessionContextKey, requestSession{s: sess, ok: ok})
+	return sess, ok
 }
 
 // rememberSession makes sess the request's session from here on.

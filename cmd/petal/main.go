@@ -69,15 +69,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// logFormatFor is text on a terminal, else JSON.
+func logFormatFor(w io.Writer) string {
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return "text"
+		}
+	}
+	return "json"
+}
+
 // newLogger writes JSON unless the output is a terminal (or PETAL_LOG_FORMAT says).
 func newLogger(w io.Writer, format string) *slog.Logger {
 	if format == "" {
-		format = "json"
-		if f, ok := w.(*os.File); ok {
-			if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-				format = "text"
-			}
-		}
+		format = logFormatFor(w)
 	}
 	// Lines logged with a request's context carry its request_id.
 	if format == "text" {

@@ -18,7 +18,14 @@ func serve(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(stdout, cfg.LogFormat)
+	format := cfg.LogFormat
+	if format == "" {
+		format = logFormatFor(stdout)
+	}
+	// Every request writes a line: they go out together (logwriter.go).
+	out := newCoalescingWriter(stdout)
+	defer out.Close()
+	log := newLogger(out, format)
 	setMemoryLimitFromHost(log)
 	located, stopCluster, err := locateDatabase(ctx, cfg, log, cfg.Migrate)
 	if err != nil {

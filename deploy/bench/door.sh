@@ -12,6 +12,7 @@
 #	LIMITS=postgres ROUNDS=5 bash deploy/bench/door.sh
 #	HONO=1 bash deploy/bench/door.sh
 #	PROFILE=1 LIMITS=memory bash deploy/bench/door.sh   # also a CPU profile of petal under load
+#	BEFORE=main bash deploy/bench/door.sh          # also petal built at another commit, in the same rounds
 #
 # Needs wrk (apt-get install wrk), taskset, psql and a PostgreSQL that lets
 # the current user create a database (127.0.0.1:5432 unless DATABASE_URL
@@ -41,6 +42,7 @@ dbname=""
 cleanup() {
 	for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
 	wait 2>/dev/null || true
+	[ -n "${BEFORE:-}" ] && psql -h 127.0.0.1 -d postgres -qc "DROP DATABASE IF EXISTS petal_door_before_$$ WITH (FORCE)" >/dev/null 2>&1
 	if [ -n "$dbname" ]; then
 		psql -h 127.0.0.1 -d postgres -qc "DROP DATABASE IF EXISTS $dbname WITH (FORCE)" >/dev/null 2>&1 || true
 	fi
@@ -50,11 +52,22 @@ trap cleanup EXIT
 
 go build -o "$work/petal" ./cmd/petal
 go build -o "$work/bare" ./deploy/bench/bare
+if [ -n "${BEFORE:-}" ]; then
+	mkdir -p "$work/before-src"
+	git archive "$BEFORE" | tar -x -C "$work/before-src"
+	(cd "$work/before-src" && go build -o "$work/petal-before" ./cmd/petal)
+fi
 
 if [ -z "${DATABASE_URL:-}" ]; then
 	dbname="petal_door_bench_$$"
 	psql -h 127.0.0.1 -d postgres -qc "CREATE DATABASE $dbname" >/dev/null
 	DATABASE_URL="postgres://$(id -un)@127.0.0.1:5432/$dbname?sslmode=disable"
+fi
+before_db_url=""
+if [ -n "${BEFORE:-}" ]; then
+	# Its own database: the two builds may want different schemas.
+	psql "$DATABASE_URL" -qc "DROP DATABASE IF EXISTS petal_door_before_$$" -qc "CREATE DATABASE petal_door_before_$$" >/dev/null
+	before_db_url=$(sed "s|/[^/?]*\(?\)|/petal_door_before_$$\1|" <<<"$DATABASE_URL")
 fi
 
 wait_up() { # url
@@ -66,19 +79,27 @@ wait_up() { # url
 	return 1
 }
 
-# reqs url: one wrk run on the load core, its requests/s; any answer but 2xx fails the run.
+# reqs url pid: one wrk run on the load core; prints its requests/s and the
+# server's CPU time per request in µs (utime+stime of pid from /proc, which
+# other load on a shared machine inflates far less than the wall clock). Any
+# answer but 2xx fails the run.
 reqs() {
-	local out
+	local out t0 t1 n
+	t0=$(awk '{print $14 + $15}' "/proc/$2/stat")
 	out=$(taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d"$DURATION" "$1")
+	t1=$(awk '{print $14 + $15}' "/proc/$2/stat")
 	if grep -q "Non-2xx" <<<"$out"; then
 		echo "$out" >&2
 		echo "$1 answered something other than 2xx under load" >&2
 		return 1
 	fi
-	awk '/Requests\/sec/ {printf "%d", $2}' <<<"$out"
+	n=$(awk '/requests in/ {print $1}' <<<"$out")
+	awk -v out="$out" -v n="$n" -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN {split(out, l, "\n"); for (i in l) if (l[i] ~ /Requests\/sec/) {split(l[i], f, " "); rps = f[2]}
+		printf "%d %.1f", rps, t / hz * 1e6 / n}'
 }
 
-median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # same_bytes name url: the answer's body and Content-Type equal petal's.
 same_bytes() {
@@ -97,7 +118,8 @@ start_hono() {
 	cp deploy/bench/hono/package.json deploy/bench/hono/app.mjs "$work/hono/"
 	(cd "$work/hono" && npm install --silent --no-audit --no-fund >/dev/null)
 	taskset -c "$SERVER_CPU" node "$work/hono/app.mjs" "$HONO_PORT" "$work/petal.body" "$ctype" >"$work/hono.log" 2>&1 &
-	pids+=($!)
+	hono_pid=$!
+	pids+=("$hono_pid")
 	wait_up "http://127.0.0.1:$HONO_PORT$PATH_UNDER_TEST"
 	same_bytes hono "http://127.0.0.1:$HONO_PORT$PATH_UNDER_TEST"
 	hono_ready=1
@@ -109,11 +131,20 @@ for limits in $LIMITS; do
 	[ "${PROFILE:-}" = 1 ] && metrics=("PETAL_METRICS_ADDR=127.0.0.1:$METRICS_PORT")
 	# The limit is far above the load: this measures checking it, not refusing.
 	taskset -c "$SERVER_CPU" env GOMAXPROCS=1 DATABASE_URL="$DATABASE_URL" PETAL_ADDR="127.0.0.1:$PETAL_PORT" \
-		PETAL_LIMITS="$limits" PETAL_TOOL_CALLS_PER_MIN=1000000000 PETAL_LOG_LEVEL="${PETAL_LOG_LEVEL:-info}" \
+		PETAL_LIMITS="$limits" PETAL_TOOL_CALLS_PER_MIN=1000000000 \
 		NEAR_AI_API_KEY= "${metrics[@]}" "$work/petal" serve >"$work/petal-$limits.log" 2>&1 &
 	petal_pid=$!
 	pids+=("$petal_pid")
 	wait_up "http://127.0.0.1:$PETAL_PORT/api/v1/health"
+	before_port=$((PETAL_PORT + 10))
+	if [ -n "${BEFORE:-}" ]; then
+		taskset -c "$SERVER_CPU" env GOMAXPROCS=1 DATABASE_URL="$before_db_url" PETAL_ADDR="127.0.0.1:$before_port" \
+			PETAL_LIMITS="$limits" PETAL_TOOL_CALLS_PER_MIN=1000000000 \
+			NEAR_AI_API_KEY= "$work/petal-before" serve >"$work/petal-before-$limits.log" 2>&1 &
+		before_pid=$!
+		pids+=("$before_pid")
+		wait_up "http://127.0.0.1:$before_port/api/v1/health"
+	fi
 	curl -fs -D "$work/petal.head" -o "$work/petal.body" "http://127.0.0.1:$PETAL_PORT$PATH_UNDER_TEST"
 	ctype=$(grep -i '^content-type:' "$work/petal.head" | tr -d '\r' | cut -d' ' -f2-)
 	if [ -z "${bare_pid:-}" ]; then
@@ -124,37 +155,54 @@ for limits in $LIMITS; do
 	fi
 	same_bytes bare "http://127.0.0.1:$BARE_PORT$PATH_UNDER_TEST"
 	[ "${HONO:-}" = 1 ] && start_hono
+	[ -n "${BEFORE:-}" ] && same_bytes before "http://127.0.0.1:$before_port$PATH_UNDER_TEST"
 
-	petal_url="http://127.0.0.1:$PETAL_PORT$PATH_UNDER_TEST"
-	bare_url="http://127.0.0.1:$BARE_PORT$PATH_UNDER_TEST"
-	hono_url="http://127.0.0.1:$HONO_PORT$PATH_UNDER_TEST"
-	DURATION=1s reqs "$petal_url" >/dev/null # warm up
-	DURATION=1s reqs "$bare_url" >/dev/null
+	# name url pid, for every server taken in turn; bare first.
+	servers=("bare http://127.0.0.1:$BARE_PORT$PATH_UNDER_TEST $bare_pid" "petal http://127.0.0.1:$PETAL_PORT$PATH_UNDER_TEST $petal_pid")
+	[ -n "${BEFORE:-}" ] && servers+=("petal@$BEFORE http://127.0.0.1:$before_port$PATH_UNDER_TEST $before_pid")
+	[ "${HONO:-}" = 1 ] && servers+=("hono http://127.0.0.1:$HONO_PORT$PATH_UNDER_TEST $hono_pid")
+	for sv in "${servers[@]}"; do
+		read -r _ url pid <<<"$sv"
+		DURATION=1s reqs "$url" "$pid" >/dev/null # warm up
+	done
 	if [ "${PROFILE:-}" = 1 ]; then
 		curl -fs -o "door-$limits.prof" "http://127.0.0.1:$METRICS_PORT/debug/pprof/profile?seconds=4" &
 		prof=$!
-		DURATION=5s reqs "$petal_url" >/dev/null
+		DURATION=5s reqs "http://127.0.0.1:$PETAL_PORT$PATH_UNDER_TEST" "$petal_pid" >/dev/null
 		wait "$prof"
-		echo "CPU profile of petal under load: door-$limits.prof (go tool pprof -top $work/petal door-$limits.prof)"
+		echo "CPU profile of petal under load: door-$limits.prof (go tool pprof -top <petal binary> door-$limits.prof)"
 	fi
-	p_all="" b_all="" h_all="" ratios=""
+	declare -A rps=() cpu=() ratio=() cpuratio=()
+	n=${#servers[@]}
 	for r in $(seq "$ROUNDS"); do
-		if [ $((r % 2)) = 1 ]; then
-			b=$(reqs "$bare_url"); p=$(reqs "$petal_url")
-		else
-			p=$(reqs "$petal_url"); b=$(reqs "$bare_url")
-		fi
-		h=""
-		[ "${HONO:-}" = 1 ] && h=$(reqs "$hono_url")
-		p_all="$p_all $p" b_all="$b_all $b" h_all="$h_all $h"
-		ratios="$ratios $(awk -v p="$p" -v b="$b" 'BEGIN {printf "%.2f", p/b}')"
-		echo "  limits=$limits round $r: petal $p req/s, bare $b req/s${h:+, hono $h req/s}"
+		# Each round starts with another server, so none always meets the same neighbour.
+		declare -A got=()
+		say="  limits=$limits round $r:"
+		for k in $(seq 0 $((n - 1))); do
+			read -r name url pid <<<"${servers[$(((k + r) % n))]}"
+			got[$name]=$(reqs "$url" "$pid")
+		done
+		read -r brps bcpu <<<"${got[bare]}"
+		for sv in "${servers[@]}"; do
+			read -r name _ _ <<<"$sv"
+			read -r x c <<<"${got[$name]}"
+			rps[$name]="${rps[$name]:-} $x" cpu[$name]="${cpu[$name]:-} $c"
+			ratio[$name]="${ratio[$name]:-} $(awk -v a="$x" -v b="$brps" 'BEGIN {printf "%.2f", a/b}')"
+			cpuratio[$name]="${cpuratio[$name]:-} $(awk -v a="$c" -v b="$bcpu" 'BEGIN {printf "%.2f", b/a}')"
+			say="$say $name $x req/s ${c} µs;"
+		done
+		echo "$say"
 	done
-	pm=$(median <<<"$p_all") bm=$(median <<<"$b_all")
-	line="limits=$limits: petal $pm req/s, bare $bm req/s, petal/bare $(awk -v p="$pm" -v b="$bm" 'BEGIN {printf "%.2f", p/b}') (rounds:$ratios)"
-	if [ "${HONO:-}" = 1 ]; then
-		hm=$(median <<<"$h_all")
-		line="$line; hono $hm req/s, petal/hono $(awk -v p="$pm" -v h="$hm" 'BEGIN {printf "%.2f", p/h}')"
+	line="limits=$limits (medians of $ROUNDS rounds; ratio = req/s ÷ bare's in the same round; cpu ratio = bare's CPU µs per request ÷ this one's):"
+	for sv in "${servers[@]}"; do
+		read -r name _ _ <<<"$sv"
+		line="$line
+    $name: $(median <<<"${rps[$name]}") req/s, $(median <<<"${cpu[$name]}") CPU-µs/req"
+		[ "$name" != bare ] && line="$line, ratio $(median <<<"${ratio[$name]}") (rounds:${ratio[$name]}), cpu ratio $(median <<<"${cpuratio[$name]}")"
+	done
+	if [ -n "${BEFORE:-}" ]; then
+		kill "$before_pid"
+		wait "$before_pid" 2>/dev/null || true
 	fi
 	echo "$line"
 	kill "$petal_pid"
