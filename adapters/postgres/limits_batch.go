@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -14,8 +15,8 @@ import (
 // exact while sharing statements: while one check's statement runs, the
 // checks that arrive on this process wait together and go as the next single
 // statement, which takes n calls from each key's window at once and tells
-// how many of them fit. Nothing is taken ahead of need, so every replica
-// still sees one allowance to the call.
+// how many of them fit (and, for a key calling fast, a block ahead:
+// limits_lease.go).
 
 // allowBatchTimeout bounds a statement carrying other callers' checks, which
 // runs on a context detached from the leader's own cancellation.
@@ -24,19 +25,20 @@ const allowBatchTimeout = 10 * time.Second
 // maxAllowBatch caps the checks in one statement.
 const maxAllowBatch = 1000
 
-// allowBatchSQL takes, for each key, n calls from its window (opening a new
-// one when the old has closed), keys in sorted order so two processes' batches
-// lock rows in one order and never wait on each other in a circle. The new
-// count less n is what was taken before: the first limit-before of the n fit.
-// Refused calls count too (a window's count may pass its limit, capped to its
-// integer column, far above any limit, so a capped count still reads as
-// refused); the window's end never moves for them.
-const allowBatchSQL = `INSERT INTO rate_limits AS r (key, window_end, count)
-SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[])
+// allowBatchSQL takes, for each key, up to n calls from its window under the
+// key's limit (opening a new window when the old has closed), keys in sorted
+// order so two processes' batches lock rows in one order and never wait on
+// each other in a circle. count stops at the limit (refused calls don't
+// count, so calls given back can be taken again); taken says how many of the
+// n this statement took (migration 36).
+const allowBatchSQL = `INSERT INTO rate_limits AS r (key, window_end, count, lim, taken)
+SELECT k, e, least(n, l), l, least(n, l) FROM unnest($1::text[], $2::timestamptz[], $3::int[], $5::int[]) AS t(k, e, n, l)
 ON CONFLICT (key) DO UPDATE SET
-	count = CASE WHEN r.window_end <= $4 THEN excluded.count ELSE least(r.count::bigint + excluded.count, 2147483647)::int END,
+	taken = CASE WHEN r.window_end <= $4 THEN excluded.count ELSE least(excluded.count, greatest(excluded.lim - r.count, 0)) END,
+	count = CASE WHEN r.window_end <= $4 THEN excluded.count ELSE r.count + least(excluded.count, greatest(excluded.lim - r.count, 0)) END,
+	lim = excluded.lim,
 	window_end = CASE WHEN r.window_end <= $4 THEN excluded.window_end ELSE r.window_end END
-RETURNING key, count, window_end`
+RETURNING key, taken, count, window_end`
 
 type allowCall struct {
 	ctx   context.Context
@@ -157,17 +159,19 @@ func (b *allowBatcher) check(batch []*allowCall) {
 		// PostgreSQL keeps microseconds; so do we, or a wait would be off by a few ns.
 		now := b.l.clock.Now().Truncate(time.Microsecond)
 		ends := make([]time.Time, len(keys))
-		counts := make([]int32, len(keys))
+		asks := make([]int32, len(keys))
+		limits := make([]int32, len(keys))
 		for i, k := range keys {
-			ends[i] = now.Add(groups[k].per)
-			counts[i] = int32(len(groups[k].calls))
+			g := groups[k]
+			ends[i] = now.Add(g.per)
+			asks[i] = int32(b.l.askFor(k, g.limit, g.per, len(g.calls), now))
+			limits[i] = int32(min(g.limit, math.MaxInt32))
 		}
-		err := b.run(ctx, keys, ends, counts, now, func(key string, count int64, end time.Time) {
+		err := b.run(ctx, keys, ends, asks, limits, now, func(key string, taken int, count int64, end time.Time) {
 			g := groups[key]
-			n := int64(len(g.calls))
-			fit := min(max(int64(g.limit)-(count-n), 0), n)
+			fit := b.l.settle(key, g.limit, g.per, now, len(g.calls), taken, count, end)
 			for i, c := range g.calls {
-				c.allowed = int64(i) < fit
+				c.allowed = i < fit
 				if !c.allowed {
 					c.wait = end.Sub(now)
 				}
@@ -183,21 +187,22 @@ func (b *allowBatcher) check(batch []*allowCall) {
 	}
 }
 
-func (b *allowBatcher) run(ctx context.Context, keys []string, ends []time.Time, counts []int32, now time.Time,
-	each func(key string, count int64, end time.Time)) error {
-	rows, err := b.l.db.Pool.Query(ctx, allowBatchSQL, keys, ends, counts, now)
+func (b *allowBatcher) run(ctx context.Context, keys []string, ends []time.Time, asks, limits []int32, now time.Time,
+	each func(key string, taken int, count int64, end time.Time)) error {
+	rows, err := b.l.db.Pool.Query(ctx, allowBatchSQL, keys, ends, asks, now, limits)
 	if err != nil {
 		return fmt.Errorf("rate limit: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var key string
+		var taken int
 		var count int64
 		var end time.Time
-		if err := rows.Scan(&key, &count, &end); err != nil {
+		if err := rows.Scan(&key, &taken, &count, &end); err != nil {
 			return fmt.Errorf("rate limit: %w", err)
 		}
-		each(key, count, end)
+		each(key, taken, count, end)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("rate limit: %w", err)

@@ -19,8 +19,9 @@ import (
 // one-row statement on the same pool (SELECT $1::text, what any round trip
 // to PostgreSQL costs) and a one-row UPSERT into an UNLOGGED table without
 // the window's logic; and the memory limiter, what a check cost before it was
-// shared. "allowed" spreads calls over 1,000 addresses; "refused" hammers one
-// address far past its limit; "fresh slot" is a fresh read's acquire and
+// shared. "allowed" spreads calls over 1,000 addresses (each called too
+// seldom to take blocks ahead); "refused" hammers one address far past its
+// limit (refused from memory but once a second); "fresh slot" is a fresh read's acquire and
 // release. The cases take turns within each iteration, so they meet the same
 // load. Run:
 //
@@ -90,9 +91,10 @@ func BenchmarkLimiterCheck(b *testing.B) {
 }
 
 // BenchmarkLimiterParallel: 16 callers checking at once, as a busy process's
-// requests do, through the shared limiter (whose checks share statements)
-// beside the one-statement-per-check upsert it replaced, on one address and
-// spread over 1,000. Run:
+// requests do, through the shared limiter (whose checks share statements,
+// and whose busy keys take blocks ahead: limits_lease.go) beside the
+// one-statement-per-check upsert it replaced, on one address and spread over
+// 1,000. Run:
 //
 //	go test ./adapters/postgres -run '^$' -bench LimiterParallel -benchtime 20000x
 func BenchmarkLimiterParallel(b *testing.B) {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,25 +16,48 @@ import (
 // RateLimiter counts calls per key in fixed windows kept in PostgreSQL
 // (migration 14's UNLOGGED rate_limits), so every process on the database
 // counts against one allowance. Checks made at once on a process share one
-// statement (limits_batch.go). Closed windows are deleted by SweepClosed, a
-// scheduled job.
+// statement (limits_batch.go); a key calling fast takes blocks of its window
+// ahead, and a full window is refused from memory for a moment
+// (limits_lease.go). Closed windows are deleted by SweepClosed, a scheduled
+// job.
 type RateLimiter struct {
 	db      *DB
 	clock   ports.Clock
 	batcher *allowBatcher
+	opts    LimiterOptions
+	events  ports.Counter
+
+	mu     sync.Mutex
+	keys   map[string]*heldKey
+	counts leaseCounts
+	total  LocalCalls
 }
 
 var _ ports.RateLimiter = (*RateLimiter)(nil)
 
-// NewRateLimiter makes the shared limiter over db, reading time from clock.
+// NewRateLimiter makes the shared limiter over db, reading time from clock,
+// with DefaultLimiterOptions.
 func NewRateLimiter(db *DB, clock ports.Clock) *RateLimiter {
-	l := &RateLimiter{db: db, clock: clock}
+	return NewRateLimiterWith(db, clock, DefaultLimiterOptions)
+}
+
+// NewRateLimiterWith makes the shared limiter with opts.
+func NewRateLimiterWith(db *DB, clock ports.Clock, opts LimiterOptions) *RateLimiter {
+	l := &RateLimiter{db: db, clock: clock, opts: opts, keys: map[string]*heldKey{}}
+	if opts.Metrics != nil {
+		l.events = opts.Metrics.Counter("petal_rate_limit_local_calls_total",
+			"Calls of shared limits handled by this process's blocks: taken_ahead (taken from a window before they were needed), spent (allowed from a held block, no statement), given_back (returned unspent to their window), lapsed (unspent when their window ended), refused_from_memory (a full window refused without a statement).",
+			"event")
+	}
 	l.batcher = &allowBatcher{l: l}
 	return l
 }
 
 // Allow implements ports.RateLimiter.
 func (l *RateLimiter) Allow(ctx context.Context, key string, limit int, per time.Duration) (bool, time.Duration, error) {
+	if answered, ok, wait := l.allowLocal(key, limit, per, l.clock.Now().Truncate(time.Microsecond)); answered {
+		return ok, wait, nil
+	}
 	return l.batcher.allow(ctx, key, limit, per)
 }
 

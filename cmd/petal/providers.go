@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/google/wire"
 
@@ -232,12 +234,24 @@ func newMetrics(db *postgres.DB) *metrics.Registry {
 
 // newRateLimiter counts per-address limits in PostgreSQL, shared by every
 // process on the database, or in this process's memory (cfg.Limits, decided
-// by serve from PETAL_LIMITS and the database found).
-func newRateLimiter(cfg app.Config, db *postgres.DB, clock ports.Clock, m ports.Metrics) ports.RateLimiter {
+// by serve from PETAL_LIMITS and the database found). The shared one gives
+// back the calls it holds ahead for keys gone quiet every 100 ms, and all of
+// them at shutdown (its cleanup, before the pool closes).
+func newRateLimiter(cfg app.Config, db *postgres.DB, clock ports.Clock, m ports.Metrics, log *slog.Logger) (ports.RateLimiter, func()) {
 	if cfg.Limits == app.LimitsMemory {
-		return app.CountedRateLimiter(memory.NewRateLimiter(clock), m)
+		return app.CountedRateLimiter(memory.NewRateLimiter(clock), m), func() {}
 	}
-	return app.CountedRateLimiter(postgres.NewRateLimiter(db, clock), m)
+	opts := postgres.DefaultLimiterOptions
+	opts.Metrics = m
+	shared := postgres.NewRateLimiterWith(db, clock, opts)
+	stop := shared.GiveBackIdle(100*time.Millisecond, func(err error) {
+		log.Warn("giving back held rate-limit calls failed; they return when their window ends", "err", err)
+	})
+	return app.CountedRateLimiter(shared, m), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		stop(ctx)
+	}
 }
 
 // newSemaphore holds the fresh-read slots where newRateLimiter counts.

@@ -24,7 +24,7 @@ func serve(ctx context.Context, stdout io.Writer) error {
 	}
 	// Every request writes a line: they go out together (logwriter.go).
 	out := newCoalescingWriter(stdout)
-	defer out.Close()
+	defer func() { _ = out.Close() }()
 	log := newLogger(out, format)
 	setMemoryLimitFromHost(log)
 	located, stopCluster, err := locateDatabase(ctx, cfg, log, cfg.Migrate)

@@ -27,7 +27,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 	}
 	clock := newClock()
 	registry := newMetrics(db)
-	rateLimiter := newRateLimiter(cfg, db, clock, registry)
+	rateLimiter, cleanup2 := newRateLimiter(cfg, db, clock, registry, log)
 	agentJobs := postgres.NewAgentJobs(db)
 	explorationRepository := postgres.NewExplorationRepository(db)
 	eventBus := newEventBus(db, log, registry)
@@ -39,6 +39,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 	random := newRandom()
 	processID, err := app.NewProcessID(random)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -58,6 +59,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 	peopleRepository := postgres.NewPeopleRepository(db)
 	walletKeys, err := app.NewWalletKeys(cfg, random, log)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -74,12 +76,14 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 	relationRepository := postgres.NewRelationRepository(db)
 	relationService, err := app.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	mapMarks := postgres.NewMapMarks(db)
 	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarks)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -87,12 +91,14 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 	nearPrice := newNearPrice(cfg, log)
 	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, signInService, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	searchRepository := postgres.NewSearchRepository(db)
 	searchService, err := app.NewSearchService(searchRepository, registry)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -104,13 +110,15 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 	server := mcp.New(appRegistry, log)
 	siteClaims, err := newSiteClaims(mapService, annotationService)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	leases, cleanup2 := newLeases(db, processID, log)
+	leases, cleanup3 := newLeases(db, processID, log)
 	attestations := postgres.NewAttestations(db)
 	modelProvider, err := newModelProvider(cfg, attestations, registry)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -187,6 +195,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 	jobPositions := postgres.NewJobPositions(db)
 	mapSync, err := newMapSync(cfg, client, publishedFlowers, jobPositions, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -220,6 +229,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 		Metrics:     registry,
 	}
 	return mainService, func() {
+		cleanup3()
 		cleanup2()
 		cleanup()
 	}, nil
@@ -233,7 +243,7 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSo
 	}
 	clock := newClock()
 	registry := newMetrics(db)
-	rateLimiter := newRateLimiter(cfg, db, clock, registry)
+	rateLimiter, cleanup2 := newRateLimiter(cfg, db, clock, registry, log)
 	agentJobs := postgres.NewAgentJobs(db)
 	explorationRepository := postgres.NewExplorationRepository(db)
 	eventBus := newEventBus(db, log, registry)
@@ -245,6 +255,7 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSo
 	random := newRandom()
 	processID, err := app.NewProcessID(random)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -273,12 +284,14 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSo
 	relationRepository := postgres.NewRelationRepository(db)
 	relationService, err := app.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	mapMarks := postgres.NewMapMarks(db)
 	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarks)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -286,12 +299,14 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSo
 	nearPrice := newNearPrice(cfg, log)
 	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, walletReader, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	searchRepository := postgres.NewSearchRepository(db)
 	searchService, err := app.NewSearchService(searchRepository, registry)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -304,6 +319,7 @@ func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSo
 		Snapshots: snapshotService,
 	}
 	return mainStdioMCP, func() {
+		cleanup2()
 		cleanup()
 	}, nil
 }
