@@ -202,6 +202,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 	}
 	markReader, err := app.NewMarkReader(cfg, client, mapMarks, mapService, clock, log, registry)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
