@@ -30,7 +30,7 @@ const maxAllowBatch = 1000
 // order so two processes' batches lock rows in one order and never wait on
 // each other in a circle. count stops at the limit (refused calls don't
 // count, so calls given back can be taken again); taken says how many of the
-// n this statement took (migration 39).
+// n this statement took (migration 40).
 const allowBatchSQL = `INSERT INTO rate_limits AS r (key, window_end, count, lim, taken)
 SELECT k, e, least(n, l), l, least(n, l) FROM unnest($1::text[], $2::timestamptz[], $3::int[], $5::int[]) AS t(k, e, n, l)
 ON CONFLICT (key) DO UPDATE SET
