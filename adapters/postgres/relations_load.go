@@ -85,12 +85,28 @@ func (r *RelationRepository) Load(ctx context.Context, readings iter.Seq[ports.R
 		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'`); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO relation_pairs (a, b, shared, a_e12, b_e12, a_members, b_members)
-SELECT c.a, c.b, c.shared, c.a_e12, c.b_e12, ga.members, gb.members
+		if _, err := tx.Exec(ctx, `INSERT INTO relation_pairs (a, b, shared, a_e12, b_e12, a_members, b_members, kept)
+SELECT c.a, c.b, c.shared, c.a_e12, c.b_e12, ga.members, gb.members,
+       CASE WHEN relation_shared_work(least(ga.members, gb.members), greatest(ga.members, gb.members), c.shared) > $1
+            THEN least(c.shared, $2) ELSE 0 END
 FROM (SELECT x.group_id AS a, y.group_id AS b, count(*) AS shared, sum(x.share_e12) AS a_e12, sum(y.share_e12) AS b_e12
       FROM relation_members x JOIN relation_members y ON y.account = x.account AND x.group_id < y.group_id
       GROUP BY x.group_id, y.group_id) c
-JOIN relation_groups ga ON ga.group_id = c.a JOIN relation_groups gb ON gb.group_id = c.b`)
+JOIN relation_groups ga ON ga.group_id = c.a JOIN relation_groups gb ON gb.group_id = c.b`, r.keepFrom, keptTop); err != nil {
+			return err
+		}
+		// The kept pairs' top shared accounts, from one join of the members
+		// of the groups in any kept pair.
+		_, err := tx.Exec(ctx, `WITH kept AS (SELECT DISTINCT g FROM relation_pairs, LATERAL (VALUES (a), (b)) v (g) WHERE kept > 0),
+m AS (SELECT * FROM relation_members WHERE group_id IN (SELECT g FROM kept))
+INSERT INTO relation_shared_top (a, b, account, a_weight, a_e12, b_weight, b_e12, smaller_e12)
+SELECT z.a, z.b, z.account, z.aw, z.ae, z.bw, z.be, z.smaller
+FROM (SELECT p.a, p.b, x.account, x.weight AS aw, x.share_e12 AS ae, y.weight AS bw, y.share_e12 AS be,
+             least(x.share_e12, y.share_e12) AS smaller, p.kept,
+             row_number() OVER (PARTITION BY p.a, p.b ORDER BY least(x.share_e12, y.share_e12) DESC, x.account) AS n
+      FROM m x JOIN m y ON y.account = x.account AND x.group_id < y.group_id
+      JOIN relation_pairs p ON p.a = x.group_id AND p.b = y.group_id AND p.kept > 0) z
+WHERE z.n <= z.kept`)
 		return err
 	})
 	if err != nil {

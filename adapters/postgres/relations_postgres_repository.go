@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -16,12 +15,33 @@ import (
 )
 
 // RelationRepository is the relations index (migrations/000030_relations).
-type RelationRepository struct{ db *DB }
+type RelationRepository struct {
+	db *DB
+	// keepFrom: a pair whose shared_accounts page would read more than this
+	// (relation_shared_work) has its top shared accounts kept.
+	keepFrom float64
+}
 
 var _ ports.RelationStore = (*RelationRepository)(nil)
 
 // NewRelationRepository makes the store over db.
-func NewRelationRepository(db *DB) *RelationRepository { return &RelationRepository{db: db} }
+func NewRelationRepository(db *DB) *RelationRepository {
+	return &RelationRepository{db: db, keepFrom: 10_000}
+}
+
+// KeepingSharedTopFrom is the store keeping the top shared accounts of the
+// pairs whose page would read more than work: tests set it low, so small
+// groups are kept too.
+func (r *RelationRepository) KeepingSharedTopFrom(work float64) *RelationRepository {
+	c := *r
+	c.keepFrom = work
+	return &c
+}
+
+// keptTop is how many of a heavy pair's shared accounts are kept: a page of
+// the largest limit (200) and the one after, which says whether there is
+// more.
+const keptTop = 201
 
 // rebuildLock serialises rebuilds across replicas: a rebuild rewrites the
 // pair rows of its group with every other group, so two at once would
@@ -74,7 +94,7 @@ ON CONFLICT DO NOTHING`, rd.Group, rd.Snapshot, rd.AsOf); err != nil {
 			return nil // the group's reading is newer
 		}
 		rebuilt = true
-		return rebuildGroup(ctx, tx, rd)
+		return rebuildGroup(ctx, tx, rd, r.keepFrom)
 	})
 	if err != nil {
 		return false, fmt.Errorf("postgres: relations offer %s: %w", rd.Group, err)
@@ -82,13 +102,16 @@ ON CONFLICT DO NOTHING`, rd.Group, rd.Snapshot, rd.AsOf); err != nil {
 	return rebuilt, nil
 }
 
-func rebuildGroup(ctx context.Context, tx pgx.Tx, rd ports.RelationReading) error {
+func rebuildGroup(ctx context.Context, tx pgx.Tx, rd ports.RelationReading, keepFrom float64) error {
 	g := rd.Group
 	if _, err := tx.Exec(ctx, `INSERT INTO relation_groups (group_id, snapshot_sha256, as_of, reader, kind, title, members, total)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8::numeric)
 ON CONFLICT (group_id) DO UPDATE SET snapshot_sha256 = excluded.snapshot_sha256, as_of = excluded.as_of, reader = excluded.reader,
   kind = excluded.kind, title = excluded.title, members = excluded.members, total = excluded.total, rebuilt_at = now()`,
 		g, rd.Snapshot, rd.AsOf, rd.Reader, relations.KindOf(rd.Reader), rd.Title, len(rd.Members), rd.Total); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM relation_shared_top WHERE a = $1 OR b = $1`, g); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM relation_pairs WHERE a = $1 OR b = $1`, g); err != nil {
@@ -109,17 +132,35 @@ ON CONFLICT (group_id) DO UPDATE SET snapshot_sha256 = excluded.snapshot_sha256,
 	// The group's pairs with every other group, counted once here, with
 	// both groups' sizes (this group's is new; the other's is current, and
 	// is written again whenever that group is rebuilt).
-	_, err := tx.Exec(ctx, `INSERT INTO relation_pairs (a, b, shared, a_e12, b_e12, a_members, b_members)
+	if _, err := tx.Exec(ctx, `INSERT INTO relation_pairs (a, b, shared, a_e12, b_e12, a_members, b_members, kept)
 SELECT least($1, c.other), greatest($1, c.other), c.shared,
        CASE WHEN $1 < c.other THEN c.mine ELSE c.theirs END,
        CASE WHEN $1 < c.other THEN c.theirs ELSE c.mine END,
        CASE WHEN $1 < c.other THEN $2 ELSE g.members END,
-       CASE WHEN $1 < c.other THEN g.members ELSE $2 END
+       CASE WHEN $1 < c.other THEN g.members ELSE $2 END,
+       CASE WHEN relation_shared_work(least($2, g.members), greatest($2, g.members), c.shared) > $3 THEN least(c.shared, $4) ELSE 0 END
 FROM (SELECT o.group_id AS other, count(*) AS shared, sum(m.share_e12) AS mine, sum(o.share_e12) AS theirs
       FROM relation_members m JOIN relation_members o ON o.account = m.account AND o.group_id <> m.group_id
       WHERE m.group_id = $1
       GROUP BY o.group_id) c
-JOIN relation_groups g ON g.group_id = c.other`, g, len(rd.Members))
+JOIN relation_groups g ON g.group_id = c.other`, g, len(rd.Members), keepFrom, keptTop); err != nil {
+		return err
+	}
+	// The kept pairs' top shared accounts: this group's members hashed
+	// once, each kept partner's read by its key.
+	_, err := tx.Exec(ctx, `INSERT INTO relation_shared_top (a, b, account, a_weight, a_e12, b_weight, b_e12, smaller_e12)
+SELECT least($1, x.other), greatest($1, x.other), x.account,
+       CASE WHEN $1 < x.other THEN x.mw ELSE x.ow END, CASE WHEN $1 < x.other THEN x.ms ELSE x.os END,
+       CASE WHEN $1 < x.other THEN x.ow ELSE x.mw END, CASE WHEN $1 < x.other THEN x.os ELSE x.ms END,
+       x.smaller
+FROM (SELECT o.group_id AS other, m.account, m.weight AS mw, m.share_e12 AS ms, o.weight AS ow, o.share_e12 AS os,
+             least(m.share_e12, o.share_e12) AS smaller, p.kept,
+             row_number() OVER (PARTITION BY o.group_id ORDER BY least(m.share_e12, o.share_e12) DESC, m.account) AS n
+      FROM relation_pairs p
+      JOIN relation_members o ON o.group_id = CASE WHEN p.a = $1 THEN p.b ELSE p.a END
+      JOIN relation_members m ON m.group_id = $1 AND m.account = o.account
+      WHERE (p.a = $1 OR p.b = $1) AND p.kept > 0) x
+WHERE x.n <= x.kept`, g)
 	return err
 }
 
@@ -211,78 +252,6 @@ LIMIT $6`, account, hiddenOrEmpty(q.Hidden), q.After.Set, q.After.Value, q.After
 func scanMembership(row pgx.CollectableRow) (ports.Membership, error) {
 	var m ports.Membership
 	return m, row.Scan(&m.Group, &m.Title, &m.Account, &m.Weight, &m.Share, &m.Rank)
-}
-
-// Shared implements ports.RelationStore: the count from the pair row and the
-// page in one read-only snapshot. The page is the top of the shared accounts
-// by the smaller of their two shares; an account whose smaller share is at
-// least t has both shares at least t, so it reads the smaller group's
-// members down to a threshold t (by its share index), looks each up in the
-// other group (by its key), and lowers t only while fewer than a page were
-// found: two large groups sharing many accounts are never joined whole for
-// a page.
-func (r *RelationRepository) Shared(ctx context.Context, a, b string, q ports.RelationQuery) (int64, []ports.SharedMember, error) {
-	var count int64
-	var out []ports.SharedMember
-	err := pgx.BeginTxFunc(ctx, r.db.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		lo, hi := min(a, b), max(a, b)
-		var sizeA, sizeB int64
-		err := tx.QueryRow(ctx, `SELECT p.shared, ga.members, gb.members FROM relation_pairs p, relation_groups ga, relation_groups gb
-WHERE p.a = $1 AND p.b = $2 AND ga.group_id = $3 AND gb.group_id = $4`, lo, hi, a, b).Scan(&count, &sizeA, &sizeB)
-		if errors.Is(err, pgx.ErrNoRows) {
-			count = 0
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		small, large, smallIsA := a, b, true
-		if sizeB < sizeA {
-			small, large, smallIsA = b, a, false
-		}
-		size := min(sizeA, sizeB)
-		// Where to start: were the two shares independent, reading the top r
-		// of the smaller group would find about count·(r/size)² accounts
-		// with both shares over the threshold; start where that is twice a
-		// page, then double. (Few shared accounts: all of them at once.)
-		start := int64(float64(size) * math.Sqrt(2*float64(q.Limit+1)/float64(max(count, 1))))
-		for reach := max(start, int64(q.Limit)); ; reach *= 2 {
-			var t int64 // the threshold: the share at reach in the smaller group, 0 past its end
-			if reach < size {
-				if err := tx.QueryRow(ctx, `SELECT share_e12 FROM relation_members WHERE group_id = $1 ORDER BY share_e12 DESC OFFSET $2 LIMIT 1`,
-					small, reach).Scan(&t); err != nil {
-					return err
-				}
-			}
-			rows, err := tx.Query(ctx, `SELECT s.account, s.weight::text, s.share_e12, l.weight::text, l.share_e12, least(s.share_e12, l.share_e12) AS m
-FROM relation_members s CROSS JOIN LATERAL (
-  SELECT weight, share_e12 FROM relation_members WHERE group_id = $2 AND account = s.account) l
-WHERE s.group_id = $1 AND s.share_e12 >= $3 AND l.share_e12 >= $3
-  AND (NOT $4 OR least(s.share_e12, l.share_e12) < $5 OR (least(s.share_e12, l.share_e12) = $5 AND s.account > $6))
-ORDER BY m DESC, s.account
-LIMIT $7`, small, large, t, q.After.Set, q.After.Value, q.After.Name, q.Limit)
-			if err != nil {
-				return err
-			}
-			out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.SharedMember, error) {
-				var m ports.SharedMember
-				var err error
-				if smallIsA {
-					err = row.Scan(&m.Account, &m.WeightA, &m.ShareA, &m.WeightB, &m.ShareB, &m.SmallerShare)
-				} else {
-					err = row.Scan(&m.Account, &m.WeightB, &m.ShareB, &m.WeightA, &m.ShareA, &m.SmallerShare)
-				}
-				return m, err
-			})
-			if err != nil || len(out) >= q.Limit || t == 0 {
-				return err
-			}
-		}
-	})
-	if err != nil {
-		return 0, nil, fmt.Errorf("postgres: shared accounts: %w", err)
-	}
-	return count, out, nil
 }
 
 // Related implements ports.RelationStore. A group is a in some of its pair

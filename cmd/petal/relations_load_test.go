@@ -23,21 +23,30 @@ func TestRelationsLoadIsOffer(t *testing.T) {
 	readings = append(readings, votes)
 
 	offered, loaded := pgtest.New(t), pgtest.New(t)
+	// A low bar for keeping a pair's top shared accounts, so these small
+	// groups have pairs kept and pairs not.
+	const keepFrom = 600
 	for _, rd := range readings {
-		if _, err := postgres.NewRelationRepository(offered.DB).Offer(t.Context(), rd); err != nil {
+		if _, err := postgres.NewRelationRepository(offered.DB).KeepingSharedTopFrom(keepFrom).Offer(t.Context(), rd); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := postgres.NewRelationRepository(loaded.DB).Load(t.Context(), slices.Values(readings)); err != nil {
+	if err := postgres.NewRelationRepository(loaded.DB).KeepingSharedTopFrom(keepFrom).Load(t.Context(), slices.Values(readings)); err != nil {
 		t.Fatal(err)
+	}
+	var keptPairs, pairs int
+	_ = offered.Pool.QueryRow(t.Context(), `SELECT count(*) FILTER (WHERE kept > 0), count(*) FROM relation_pairs`).Scan(&keptPairs, &pairs)
+	if keptPairs == 0 || keptPairs == pairs {
+		t.Fatalf("%d of %d pairs kept: the test needs some of each", keptPairs, pairs)
 	}
 
 	// Each table's rows as text, sorted, timestamps of the write left out.
 	tables := map[string]string{
-		"relation_readings": `SELECT group_id, snapshot_sha256, as_of FROM relation_readings`,
-		"relation_groups":   `SELECT group_id, snapshot_sha256, as_of, reader, kind, title, members, total FROM relation_groups`,
-		"relation_members":  `SELECT * FROM relation_members`,
-		"relation_pairs":    `SELECT * FROM relation_pairs`,
+		"relation_readings":   `SELECT group_id, snapshot_sha256, as_of FROM relation_readings`,
+		"relation_groups":     `SELECT group_id, snapshot_sha256, as_of, reader, kind, title, members, total FROM relation_groups`,
+		"relation_members":    `SELECT * FROM relation_members`,
+		"relation_pairs":      `SELECT * FROM relation_pairs`,
+		"relation_shared_top": `SELECT * FROM relation_shared_top`,
 	}
 	for table, q := range tables {
 		rowsOf := func(db *pgtest.DB) []string {
