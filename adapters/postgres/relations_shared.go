@@ -22,7 +22,7 @@ import (
 // Two large groups sharing thousands of accounts are never joined whole for
 // a page, and weights are read for the page's accounts alone. For the pairs
 // where even that is heavy (relation_shared_work over keepFrom), the first
-// pages are kept (relation_shared_top, migrations/000040) and read by index.
+// pages are kept (relation_shared_top, migrations/000041) and read by index.
 // lookupRatio: a key lookup costs about what reading this many index entries
 // in order does.
 const lookupRatio = 10
