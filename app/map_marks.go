@@ -103,6 +103,9 @@ func (r *MarkReader) Run(ctx context.Context) (int64, error) {
 			break // the deadline: the next run goes on
 		}
 		w, err := r.read(ctx, subjects[id])
+		if err != nil && ctx.Err() != nil {
+			break // cut by the run's deadline, not the chain's failure: due again next run
+		}
 		if err != nil {
 			r.outcome.Add(1, "failed")
 			r.log.WarnContext(ctx, "map_marks: a mark could not be read", "map", id, "err", err)

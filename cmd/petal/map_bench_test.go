@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,9 +18,11 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/domain/specs"
+	"github.com/petal-near/petal/ports"
 )
 
 // The map's benchmarks, on generated data (never shipped): a map of 2,000
@@ -184,6 +187,10 @@ func BenchmarkMapLists(b *testing.B) {
 			b.ReportMetric(float64(len(body)), "bytes")
 		})
 	}
+	// The same list once every map carries a mark (map_marks), beside its
+	// own floor, and the first list after a mark changed (the marks read
+	// again, the page encoded again).
+	b.Run("marks", func(b *testing.B) { benchMarkedCards(b, svc, postgres.NewMapMarks(db.DB), client, url, nMaps) })
 	b.Run("after-a-new-flower", func(b *testing.B) {
 		var maps, views, cpu []time.Duration
 		for k := range 30 {
@@ -351,4 +358,65 @@ func BenchmarkMapSync(b *testing.B) {
 		b.ReportMetric(time.Since(start).Seconds(), "s")
 	})
 	b.Logf("SocialDB view calls: %d get_accounts_paged, %d keys, %d get", fake.CountCalls("get_accounts_paged"), fake.CountCalls("keys"), fake.CountCalls("get"))
+}
+
+// benchMarkedCards keeps a mark (a name and a symbol read from the chain, as
+// a token's is) for each of the generated maps, then measures the warm list
+// of cards carrying them beside a bare handler answering the same bytes, and
+// the first list after one mark changed.
+func benchMarkedCards(b *testing.B, svc *service, store *postgres.MapMarks, client *http.Client, url string, nMaps int) {
+	ctx := b.Context()
+	markOf := func(i, version int) []byte {
+		addr := fmt.Sprintf("dao%05d.sputnik-dao.near", i)
+		m, _ := json.Marshal(maps.Mark{
+			Name: &maps.MarkText{Value: fmt.Sprintf("Guild %d v%d", i, version), Status: maps.StatusRead, Source: maps.SourceChain,
+				Ref: maps.ChainRef(addr, "get_config") + " name", At: "2026-11-30T12:00:00Z"},
+			Symbol: &maps.MarkText{Value: fmt.Sprintf("G%d", i), Status: maps.StatusCurated, Source: maps.SourceCurated,
+				Ref: maps.CuratedRef("near:mainnet:" + addr), VerifiedBy: "a benchmark", At: "2026-11-30T00:00:00Z"},
+			ReadAt: "2026-11-30T12:00:00Z",
+		})
+		return m
+	}
+	for i := range nMaps {
+		if err := store.Keep(ctx, ports.MarkWrite{MapID: fmt.Sprintf("near:mainnet:dao%05d.sputnik-dao.near", i), Mark: markOf(i, 1), Again: time.Hour}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	start := time.Now()
+	svc.Maps.RefreshMarks(ctx)
+	b.ReportMetric(float64(time.Since(start).Microseconds())/1000, "load-all-marks-ms")
+	_, body := timedGet(b, client, url+"/api/v1/maps")
+	if !bytes.Contains(body, []byte(`"mark":{"name"`)) {
+		b.Fatalf("the cards carry no mark: %.300s", body)
+	}
+	bare := benchServe(b, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	var petal, floor, changed []time.Duration
+	for range 200 {
+		d, _ := timedGet(b, client, url+"/api/v1/maps")
+		petal = append(petal, d)
+		d, _ = timedGet(b, client, bare)
+		floor = append(floor, d)
+	}
+	for k := range 20 {
+		if err := store.Keep(ctx, ports.MarkWrite{MapID: "near:mainnet:dao00000.sputnik-dao.near", Mark: markOf(0, k+2), Again: time.Hour}); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		svc.Maps.RefreshMarks(ctx)
+		timedGet(b, client, url+"/api/v1/maps")
+		changed = append(changed, time.Since(start))
+	}
+	p50, p99 := percentiles(petal)
+	f50, f99 := percentiles(floor)
+	c50, c99 := percentiles(changed)
+	b.ReportMetric(p50, "p50-ms")
+	b.ReportMetric(p99, "p99-ms")
+	b.ReportMetric(f50, "bare-p50-ms")
+	b.ReportMetric(f99, "bare-p99-ms")
+	b.ReportMetric(float64(len(body)), "bytes")
+	b.ReportMetric(c50, "after-a-mark-p50-ms")
+	b.ReportMetric(c99, "after-a-mark-p99-ms")
 }

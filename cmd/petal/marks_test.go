@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -256,4 +257,36 @@ func closed() <-chan struct{} {
 	c := make(chan struct{})
 	close(c)
 	return c
+}
+
+// A mark read on one replica is on its cards at once, and on another's
+// within marksRecheck (30 s): that one asks the marks' version in the
+// background, never per card.
+func TestAnotherReplicaCarriesANewMark(t *testing.T) {
+	fake := nearrpctest.New(t)
+	env := map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL}
+	a := startPetal(t, env)
+	b := startPetalOn(t, env, a.DB, a.DB.DB)
+	record, id, _ := aFlower(t, "alice.near", "Marketing", 4)
+	publishElsewhere(t, fake, "alice.near", id, record)
+	_, err := a.Svc.MapSync.Run(t.Context())
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		m, ok := marksOnCards(t, b)[marketingMap]
+		return ok && m == nil
+	}, 10*time.Second, 50*time.Millisecond, "replica b has the map, without a mark")
+
+	kept, err := a.Svc.Marks.Run(t.Context())
+	require.NoError(t, err)
+	require.EqualValues(t, 1, kept)
+	m := marksOnCards(t, a)[marketingMap]
+	require.NotNil(t, m, "the replica that read it carries it at once")
+	assert.Equal(t, "marketing", m.Name.Value)
+	require.Eventually(t, func() bool {
+		m := marksOnCards(t, b)[marketingMap]
+		return m != nil && m.Name != nil && m.Name.Value == "marketing"
+	}, 45*time.Second, 250*time.Millisecond, "replica b never carried the mark")
+	_, ba := a.do(t, http.MethodGet, "/api/v1/maps", "")
+	_, bb := b.do(t, http.MethodGet, "/api/v1/maps", "")
+	assert.Equal(t, ba, bb, "the replicas' cards differ")
 }
