@@ -44,6 +44,8 @@ func StatusOf(code errs.Code) int {
 // RFC 8259 makes it the only encoding of JSON.
 const jsonContentType = "application/json; charset=UTF-8"
 
+var jsonContentTypeValue = []string{jsonContentType}
+
 var toolsVersionPrefix = []byte(`{"tools_version":"` + app.ToolsVersion + `"`)
 
 // withToolsVersion splices tools_version into a JSON object's bytes, so every
@@ -81,7 +83,7 @@ func writeJSONBytes(c echo.Context, status int, b []byte) error {
 	// than copied whole to splice tools_version in.
 	res := c.Response()
 	h := res.Header()
-	h.Set(echo.HeaderContentType, jsonContentType)
+	h[echo.HeaderContentType] = jsonContentTypeValue // shared: Set would allocate
 	h.Set(echo.HeaderContentLength, strconv.Itoa(len(toolsVersionPrefix)+1+len(b)-1))
 	res.WriteHeader(status)
 	var head [64]byte

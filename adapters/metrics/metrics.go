@@ -75,7 +75,7 @@ func (r *Registry) declare(kind, name string, labels []string, make func() (prom
 func (r *Registry) Counter(name, help string, labels ...string) ports.Counter {
 	return r.declare("counter", name, labels, func() (prometheus.Collector, any) {
 		v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
-		return v, counter{v}
+		return v, counter{v, newChildren(v.WithLabelValues)}
 	}).(counter)
 }
 
@@ -83,7 +83,7 @@ func (r *Registry) Counter(name, help string, labels ...string) ports.Counter {
 func (r *Registry) Gauge(name, help string, labels ...string) ports.Gauge {
 	return r.declare("gauge", name, labels, func() (prometheus.Collector, any) {
 		v := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
-		return v, gauge{v}
+		return v, gauge{v, newChildren(v.WithLabelValues)}
 	}).(gauge)
 }
 
@@ -94,7 +94,7 @@ func (r *Registry) Histogram(name, help string, buckets []float64, labels ...str
 	}
 	return r.declare("histogram", name, labels, func() (prometheus.Collector, any) {
 		v := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
-		return v, histogram{v}
+		return v, histogram{v, newChildren(v.WithLabelValues)}
 	}).(histogram)
 }
 
@@ -106,25 +106,62 @@ func (r *Registry) Observe(name, help string, labels []string, read func(ctx con
 	})
 }
 
-type counter struct{ v *prometheus.CounterVec }
+// children finds a vector's child for its label values once: client_golang
+// validates and hashes the values on every WithLabelValues, which on a cheap
+// request's path (the request histogram, the in-flight gauge, the limiter's
+// counters) cost as much as the rest of the counting. Up to three values key
+// a map without allocating; more go to client_golang every time.
+type children[T any] struct {
+	m   *sync.Map // [3]string -> T
+	get func(labelValues ...string) T
+}
+
+func newChildren[T any](get func(labelValues ...string) T) children[T] {
+	return children[T]{m: &sync.Map{}, get: get}
+}
+
+func (c children[T]) of(labelValues []string) T {
+	if len(labelValues) > 3 {
+		return c.get(labelValues...)
+	}
+	var key [3]string
+	copy(key[:], labelValues)
+	if v, ok := c.m.Load(key); ok {
+		return v.(T)
+	}
+	v := c.get(labelValues...)
+	c.m.Store(key, v)
+	return v
+}
+
+type counter struct {
+	v  *prometheus.CounterVec
+	of children[prometheus.Counter]
+}
 
 func (c counter) Add(delta float64, labelValues ...string) {
-	c.v.WithLabelValues(labelValues...).Add(delta)
+	c.of.of(labelValues).Add(delta)
 }
 
-type gauge struct{ v *prometheus.GaugeVec }
+type gauge struct {
+	v  *prometheus.GaugeVec
+	of children[prometheus.Gauge]
+}
 
 func (g gauge) Add(delta float64, labelValues ...string) {
-	g.v.WithLabelValues(labelValues...).Add(delta)
+	g.of.of(labelValues).Add(delta)
 }
 func (g gauge) Set(value float64, labelValues ...string) {
-	g.v.WithLabelValues(labelValues...).Set(value)
+	g.of.of(labelValues).Set(value)
 }
 
-type histogram struct{ v *prometheus.HistogramVec }
+type histogram struct {
+	v  *prometheus.HistogramVec
+	of children[prometheus.Observer]
+}
 
 func (h histogram) Observe(value float64, labelValues ...string) {
-	h.v.WithLabelValues(labelValues...).Observe(value)
+	h.of.of(labelValues).Observe(value)
 }
 
 // observeTimeout bounds one scrape-time read, so a slow database never hangs
