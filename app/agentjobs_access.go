@@ -30,8 +30,8 @@ func linkToken(ref string) string {
 // openRef resolves an exploration ref (an id its owner names, or a link's
 // token or address) to the exploration and the caller's access, as every
 // exploration door does: anyone with less than need gets the one not-found.
-// A worker's own link marks its job alive; once the job was stopped or sent
-// again, that link answers unauthorised with error.ended.
+// A worker's own link marks its job alive; once the job was stopped, sent
+// again or reported, that link answers unauthorised with error.ended.
 func (s *AgentJobsService) openRef(ctx context.Context, caller Caller, ref string, need explorations.Access) (explorations.Exploration, reach, error) {
 	var e explorations.Exploration
 	var r reach
@@ -91,7 +91,7 @@ func (s *AgentJobsService) jobFor(ctx context.Context, r reach, id string) (agen
 }
 
 // LinkUsed implements ExplorationWatcher: a worker's own link is refused
-// with error.ended once its job was stopped or sent again, and marks its job
+// with error.ended once its job was stopped, sent again or reported, and marks its job
 // alive otherwise; any other link passes.
 func (s *AgentJobsService) LinkUsed(ctx context.Context, linkID string) error {
 	t, err := s.store.TakeOf(ctx, linkID)

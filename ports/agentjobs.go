@@ -43,8 +43,12 @@ type AgentJobs interface {
 	// Take takes the oldest open job of t.Owner sent to t.Agent, or else to
 	// anyone, skipping jobs other takers hold locked, and in the same
 	// transaction makes the continue link (t.LinkID, t.LinkSHA256) on the
-	// job's conversation. Just before committing it calls t.StillThere: an
-	// error there takes nothing. nil when no job is open.
+	// job's conversation. That link counts on the conversation's
+	// explorations.MaxLiveLinks like any other: a job whose conversation is
+	// full is passed over (it stays open), and with t.OnlyJob naming one
+	// such job the take is agentjobs.ConversationFull (409); two takes can't
+	// both have the last place. Just before committing it calls
+	// t.StillThere: an error there takes nothing. nil when no job is open.
 	Take(ctx context.Context, t Take) (*agentjobs.Job, error)
 	// Delivered records that the take's answer was written.
 	Delivered(ctx context.Context, linkID string, at time.Time) error
@@ -74,7 +78,9 @@ type AgentJobs interface {
 	// Report ends a taken job done or failed with its summary, through its
 	// current take (linkID) or, with linkID "", as the owner's agent. When the
 	// job is a part, groupDone says whether this report ended the group's
-	// last part: exactly one report of a group sees it.
+	// last part: exactly one report of a group sees it. The job's current
+	// take ends reported and its continue link is revoked: the worker's link
+	// lives as long as its take.
 	Report(ctx context.Context, id, linkID string, status agentjobs.Status, summary string, at time.Time) (job agentjobs.Job, groupDone bool, err error)
 	// Group is the parts of a group, in order.
 	Group(ctx context.Context, partOf string) ([]agentjobs.Job, error)

@@ -115,10 +115,14 @@ func (s *AgentJobs) Take(ctx context.Context, t ports.Take) (*agentjobs.Job, err
 	}
 	var openedAt time.Time
 	var question string
+	// A job whose conversation has no room for its worker's link is passed
+	// over (it waits open); the trigger on exploration_links is what holds
+	// the cap when two takes race for the last place.
 	j, err := scanJob(s.db.Pool.QueryRow(ctx, `WITH pick AS (
 	SELECT id, updated_at AS opened_at FROM agent_jobs
 	WHERE owner = $1 AND status = 'open' AND (to_agent = $2 OR to_agent = '') AND ($7 = '' OR id = $7)
 		AND ($8 = '' OR exploration = $8 OR conversation = $8)
+		AND coalesce((SELECT live FROM exploration_live_links WHERE exploration = agent_jobs.conversation), 0) < $12
 	ORDER BY to_agent = '', created_at, id
 	LIMIT 1 FOR UPDATE SKIP LOCKED),
 taken AS (
@@ -134,7 +138,14 @@ waited AS (
 	UPDATE agent_workers SET waiting_until = NULL, last_seen = $6
 	WHERE owner = $1 AND agent = $2 AND worker = $4 AND EXISTS (SELECT 1 FROM taken))
 SELECT taken.*, coalesce(e.question, '') FROM taken LEFT JOIN explorations e ON e.id = taken.conversation`,
-		t.Owner, t.Agent, t.Name, t.Worker, t.N, t.At, t.OnlyJob, t.Exploration, t.LinkID, t.LinkSHA256, t.Process), &openedAt, &question)
+		t.Owner, t.Agent, t.Name, t.Worker, t.N, t.At, t.OnlyJob, t.Exploration, t.LinkID, t.LinkSHA256, t.Process,
+		explorations.MaxLiveLinks), &openedAt, &question)
+	if tooManyLinks(err) || (errs.Is(err, errs.NotFound) && t.OnlyJob != "") {
+		if t.OnlyJob != "" && s.conversationFull(ctx, t.OnlyJob) {
+			return nil, agentjobs.ConversationFull(explorations.MaxLiveLinks)
+		}
+		return nil, nil // the last place went to another take: nothing taken
+	}
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil
 	}
@@ -143,6 +154,15 @@ SELECT taken.*, coalesce(e.question, '') FROM taken LEFT JOIN explorations e ON 
 	}
 	j.OpenedAt, j.Question = openedAt.UTC(), question
 	return &j, nil
+}
+
+// conversationFull says whether job is open with no room left on its
+// conversation for a worker's link.
+func (s *AgentJobs) conversationFull(ctx context.Context, job string) bool {
+	var full bool
+	err := s.db.Pool.QueryRow(ctx, `SELECT coalesce(c.live, 0) >= $2 FROM agent_jobs j
+LEFT JOIN exploration_live_links c ON c.exploration = j.conversation WHERE j.id = $1 AND j.status = 'open'`, job, explorations.MaxLiveLinks).Scan(&full)
+	return err == nil && full
 }
 
 // jobColumnsOfJ is jobColumns on the alias j.
@@ -358,8 +378,10 @@ func (s *AgentJobs) Report(ctx context.Context, id, linkID string, status agentj
 				return agentjobs.NotFound("job")
 			case err != nil:
 				return err
-			case ended != nil && *ended != "released":
+			case ended != nil && *ended != "released" && *ended != agentjobs.EndedReported:
 				return agentjobs.EndedError(*ended)
+			case ended != nil && *ended == agentjobs.EndedReported:
+				// Reported through this take already: the job's state answers.
 			case ended != nil:
 				return agentjobs.NotFound("job")
 			}
@@ -373,6 +395,11 @@ func (s *AgentJobs) Report(ctx context.Context, id, linkID string, status agentj
 		out, err = scanJob(tx.QueryRow(ctx, `UPDATE agent_jobs SET status = $2, report = $3, updated_at = $4, last_seen = $4
 WHERE id = $1 RETURNING `+jobColumns, id, string(status), summary, at))
 		if err != nil {
+			return err
+		}
+		// The worker's continue link lives as long as its take: it ends with
+		// the report, freeing its place on the conversation.
+		if err := endTakes(ctx, tx, id, agentjobs.EndedReported, at, ""); err != nil {
 			return err
 		}
 		if partOf != nil {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
@@ -185,34 +187,33 @@ ORDER BY created_at, id LIMIT $4`, id, afterID, afterAt, limit)
 	return out, nil
 }
 
-// CreateLink implements ports.ExplorationStore. The exploration's row is
-// locked while its live links are counted, so two links made at once can't
-// both pass the cap.
+// CreateLink implements ports.ExplorationStore. The cap is kept by
+// migration 42's trigger: a link that works goes in only by raising its
+// exploration's count under that row's lock, so two made at once can't both
+// pass it, whoever makes them (a take's link too).
 func (r *ExplorationRepository) CreateLink(ctx context.Context, l explorations.Link) error {
-	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
-		var live int
-		err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM exploration_links WHERE exploration = e.id AND revoked_at IS NULL)
-FROM explorations e WHERE e.id = $1 FOR UPDATE`, l.Exploration).Scan(&live)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return explorations.NotFound()
-		}
-		if err != nil {
-			return err
-		}
-		if live >= explorations.MaxLiveLinks {
-			return explorations.TooManyLinks()
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO exploration_links (id, exploration, scope, token_sha256, created_at)
+	_, err := r.db.Pool.Exec(ctx, `INSERT INTO exploration_links (id, exploration, scope, token_sha256, created_at)
 VALUES ($1, $2, $3, $4, $5)`, l.ID, l.Exploration, string(l.Scope), l.TokenSHA256, l.CreatedAt)
-		return err
-	})
-	if err != nil {
-		if _, ok := errs.As(err); ok {
-			return err
-		}
-		return fmt.Errorf("postgres: create link: %w", err)
+	switch {
+	case err == nil:
+		return nil
+	case tooManyLinks(err):
+		return explorations.TooManyLinks()
+	case isForeignKeyViolation(err):
+		return explorations.NotFound()
 	}
-	return nil
+	return fmt.Errorf("postgres: create link: %w", err)
+}
+
+// tooManyLinks is migration 42's refusal of a link past the exploration's cap.
+func tooManyLinks(err error) bool {
+	pgErr, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && pgErr.Code == "PX409"
+}
+
+func isForeignKeyViolation(err error) bool {
+	pgErr, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && pgErr.Code == pgerrcode.ForeignKeyViolation
 }
 
 const linkColumns = `id, exploration, scope, token_sha256, created_at, revoked_at`

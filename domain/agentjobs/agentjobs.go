@@ -83,6 +83,9 @@ const (
 const (
 	EndedStopped    = "stopped"
 	EndedHandedOver = "handed_over"
+	// EndedReported: the job was reported done or failed; the worker's
+	// continue link ends with it.
+	EndedReported = "reported"
 )
 
 // Job is one piece of work handed to the person's agents.
@@ -236,6 +239,14 @@ func TooManyLinks() *errs.Error {
 func TooManyWorkers() *errs.Error {
 	return errs.Newf(errs.RateLimited, "at most %d workers per agent", MaxWorkersPerAgent).
 		WithHint("reuse a worker's name, or disconnect the agent to start again from its first").WithRetryAfter(60)
+}
+
+// ConversationFull refuses a take of a job whose conversation already holds
+// as many links that work as an exploration may: its worker's continue link
+// would be one more. The job stays open.
+func ConversationFull(maxLinks int) *errs.Error {
+	return errs.Newf(errs.Conflict, "this job's conversation already has %d links that work, the most one may; its worker's link would be one more", maxLinks).
+		WithHint("the job stays open: it can be taken once a job working there reports or is stopped, or a link shared on it is revoked")
 }
 
 // EndedError refuses a worker whose take was stopped or sent to another.

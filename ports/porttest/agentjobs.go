@@ -212,6 +212,76 @@ func AgentJobsContract(t *testing.T, fresh func(t *testing.T) AgentJobsHarness) 
 		}
 	})
 
+	t.Run("a take's link counts on its conversation's cap; a full one's job waits open; a report frees its place", func(t *testing.T) {
+		h := fresh(t)
+		ctx := t.Context()
+		alice := h.NewPerson(t)
+		exp, conv := h.NewExploration(t, alice), h.NewExploration(t, alice)
+		var all []agentjobs.Job
+		for i := range explorations.MaxLiveLinks + 1 {
+			all = append(all, agentjobs.Job{ID: fmt.Sprintf("job_%016d", i), Owner: alice, Exploration: exp, Conversation: conv, Kind: "map",
+				Title: "a part", Brief: "draw it", Status: agentjobs.Open, CreatedAt: suiteNow.Add(time.Duration(i) * time.Millisecond)})
+		}
+		must(t, h.Jobs.Open(ctx, all, explorations.Exploration{}, agentjobs.MaxOpenPerPerson))
+		// Takers race for the conversation's 100 places.
+		var mu sync.Mutex
+		links := map[string]string{} // job → its worker's link
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Go(func() {
+				for {
+					req := takeReq(t, alice, "codex", fmt.Sprint("w", w))
+					j, err := h.Jobs.Take(context.Background(), req)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if j == nil {
+						return
+					}
+					mu.Lock()
+					links[j.ID] = req.LinkID
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if len(links) != explorations.MaxLiveLinks {
+			t.Fatalf("%d jobs of one conversation taken; its links cap them at %d", len(links), explorations.MaxLiveLinks)
+		}
+		var last agentjobs.Job // the one left open: which lost the race is the race's
+		for _, j := range all {
+			if _, ok := links[j.ID]; !ok {
+				last = j
+			}
+		}
+		only := takeReq(t, alice, "codex", "")
+		only.OnlyJob = last.ID
+		if _, err := h.Jobs.Take(ctx, only); !errs.Is(err, errs.Conflict) {
+			t.Fatalf("taking the job whose conversation is full: %v", err)
+		}
+		if j, err := h.Jobs.Job(ctx, last.ID); err != nil || j.Status != agentjobs.Open {
+			t.Fatalf("the job passed over stays open: %+v %v", j, err)
+		}
+		var done string
+		for id := range links {
+			done = id
+			break
+		}
+		if _, _, err := h.Jobs.Report(ctx, done, links[done], agentjobs.Done, "drawn", suiteNow); err != nil {
+			t.Fatal(err)
+		}
+		if tk, err := h.Jobs.TakeOf(ctx, links[done]); err != nil || tk.Ended != agentjobs.EndedReported {
+			t.Fatalf("the reported job's take: %+v %v", tk, err)
+		}
+		if _, _, err := h.Jobs.Report(ctx, done, links[done], agentjobs.Done, "again", suiteNow); !errs.Is(err, errs.BadInput) {
+			t.Fatalf("a second report through the ended take: %v", err)
+		}
+		if j, err := h.Jobs.Take(ctx, only); err != nil || j == nil || j.ID != last.ID {
+			t.Fatalf("the report freed a place: %v %v", j, err)
+		}
+	})
+
 	t.Run("a take that is no longer wanted takes nothing; a release puts it back", func(t *testing.T) {
 		h := fresh(t)
 		alice := h.NewPerson(t)

@@ -1,9 +1,11 @@
 package porttest
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -106,6 +108,45 @@ func ExplorationStoreContract(t *testing.T, newStore func(t *testing.T) ports.Ex
 		if err := store.CreateLink(t.Context(), explorations.Link{ID: "lnk_x", Exploration: sample(9, "").ID, Scope: explorations.ScopeRead,
 			TokenSHA256: fmt.Sprintf("%064x", 9), CreatedAt: at}); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("a link on no exploration: %v", err)
+		}
+	})
+
+	t.Run("links made at once never pass the cap together", func(t *testing.T) {
+		store := newStore(t)
+		e := sample(1, "anon_a")
+		if err := store.CreateExploration(t.Context(), e); err != nil {
+			t.Fatal(err)
+		}
+		link := func(i int) explorations.Link {
+			return explorations.Link{ID: fmt.Sprintf("lnk_%04d", i), Exploration: e.ID, Scope: explorations.ScopeContinue,
+				TokenSHA256: fmt.Sprintf("%064x", 5000+i), CreatedAt: at}
+		}
+		const before, racing = explorations.MaxLiveLinks - 5, 30
+		for i := range before {
+			if err := store.CreateLink(t.Context(), link(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var made, refused atomic.Int32
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range racing {
+			wg.Go(func() {
+				<-start
+				switch err := store.CreateLink(context.Background(), link(before+i)); {
+				case err == nil:
+					made.Add(1)
+				case errs.Is(err, errs.Conflict):
+					refused.Add(1)
+				default:
+					t.Error(err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		if made.Load() != 5 || refused.Load() != racing-5 {
+			t.Fatalf("%d made and %d refused of %d racing for the last 5 places", made.Load(), refused.Load(), racing)
 		}
 	})
 
