@@ -141,6 +141,7 @@ func (l *RateLimiter) settle(key string, limit int, per time.Duration, now time.
 			// Another limit on one key (a test's): keep the state of the first.
 			return allowed
 		}
+		l.counts.lapsed += int64(h.held)
 		*h = heldKey{limit: limit, per: per, block: 1}
 	}
 	if !h.end.Equal(end) {
@@ -150,6 +151,9 @@ func (l *RateLimiter) settle(key string, limit int, per time.Duration, now time.
 	h.end = end
 	h.held += taken - allowed
 	l.counts.takenAhead += int64(taken - allowed)
+	if h.held > 0 {
+		l.holding[key] = h
+	}
 	h.left = max(limit-int(count), 0)
 	switch {
 	case now.Sub(h.lastTake) < l.opts.FastGap:
@@ -187,16 +191,30 @@ func (l *RateLimiter) GiveBack(ctx context.Context, all bool) (int, error) {
 	var ends []time.Time
 	var ns []int32
 	l.mu.Lock()
-	for k, h := range l.keys {
+	// Only keys that took a block are looked at every tick; the rest are
+	// forgotten when their window has ended, looked for once a second.
+	for k, h := range l.holding {
 		switch {
+		case h.held == 0:
+			delete(l.holding, k)
 		case !now.Before(h.end):
 			l.counts.lapsed += int64(h.held)
-			delete(l.keys, k)
-		case h.held > 0 && (all || now.Sub(h.lastUse) >= l.opts.IdleGiveBack):
+			h.held = 0
+			delete(l.holding, k)
+		case all || now.Sub(h.lastUse) >= l.opts.IdleGiveBack:
 			keys, ends, ns = append(keys, k), append(ends, h.end), append(ns, int32(h.held))
 			l.counts.givenBack += int64(h.held)
+			h.left += h.held
 			h.held, h.block = 0, 1
-			h.left += int(ns[len(ns)-1])
+			delete(l.holding, k)
+		}
+	}
+	if all || now.Sub(l.swept) >= time.Second {
+		l.swept = now
+		for k, h := range l.keys {
+			if !now.Before(h.end) && h.held == 0 {
+				delete(l.keys, k)
+			}
 		}
 	}
 	counts := l.counts

@@ -27,10 +27,12 @@ type RateLimiter struct {
 	opts    LimiterOptions
 	events  ports.Counter
 
-	mu     sync.Mutex
-	keys   map[string]*heldKey
-	counts leaseCounts
-	total  LocalCalls
+	mu      sync.Mutex
+	keys    map[string]*heldKey
+	holding map[string]*heldKey // the keys of keys holding calls ahead
+	swept   time.Time
+	counts  leaseCounts
+	total   LocalCalls
 }
 
 var _ ports.RateLimiter = (*RateLimiter)(nil)
@@ -43,7 +45,7 @@ func NewRateLimiter(db *DB, clock ports.Clock) *RateLimiter {
 
 // NewRateLimiterWith makes the shared limiter with opts.
 func NewRateLimiterWith(db *DB, clock ports.Clock, opts LimiterOptions) *RateLimiter {
-	l := &RateLimiter{db: db, clock: clock, opts: opts, keys: map[string]*heldKey{}}
+	l := &RateLimiter{db: db, clock: clock, opts: opts, keys: map[string]*heldKey{}, holding: map[string]*heldKey{}}
 	if opts.Metrics != nil {
 		l.events = opts.Metrics.Counter("petal_rate_limit_local_calls_total",
 			"Calls of shared limits handled by this process's blocks: taken_ahead (taken from a window before they were needed), spent (allowed from a held block, no statement), given_back (returned unspent to their window), lapsed (unspent when their window ended), refused_from_memory (a full window refused without a statement).",
