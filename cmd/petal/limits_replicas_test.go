@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -197,4 +198,27 @@ func TestOpenStreamsAreCappedPerAddress(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "a closed stream never freed its place")
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// A replica calling fast takes blocks of the address's window ahead; when it
+// stops (SIGTERM) it gives back what it didn't spend, so the window counts
+// exactly the calls it allowed.
+func TestAStoppedReplicaGivesBackItsBlocks(t *testing.T) {
+	db := pgtest.New(t)
+	p := startProcess(t, db, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "100000"})
+	counted := func() int {
+		var n int
+		require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT coalesce(sum(count), 0) FROM rate_limits WHERE key LIKE 'tools:%'`).Scan(&n))
+		return n
+	}
+	allowed := 0
+	for allowed < 2000 && counted() <= allowed {
+		res, body := p.do(t, http.MethodGet, "/api/v1/networks", "")
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+		allowed++
+	}
+	require.Less(t, allowed, 2000, "calls were taken ahead of need (the window counted more than were allowed)")
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, p.cmd.Wait())
+	assert.Equal(t, allowed, counted(), "what was held is given back at shutdown")
 }
