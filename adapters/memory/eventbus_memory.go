@@ -24,7 +24,8 @@ func NewEventHub() *EventHub { return &EventHub{} }
 
 // Bus makes a bus on the hub, standing for one process.
 func (h *EventHub) Bus() *EventBus {
-	b := &EventBus{hub: h, watchers: map[string]map[*watcher]struct{}{}}
+	b := &EventBus{hub: h}
+	b.watchers = newWatchSets[*watcher](&b.mu)
 	h.mu.Lock()
 	h.buses = append(h.buses, b)
 	h.mu.Unlock()
@@ -44,7 +45,7 @@ func (h *EventHub) appended(runID string, seq int64) {
 	h.each(func(b *EventBus) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		for w := range b.watchers[runID] {
+		for w := range b.watchers.of(runID) {
 			w.offer(seq)
 		}
 	})
@@ -54,7 +55,7 @@ func (h *EventHub) appended(runID string, seq int64) {
 type EventBus struct {
 	hub      *EventHub
 	mu       sync.Mutex
-	watchers map[string]map[*watcher]struct{}
+	watchers watchSets[*watcher]
 	onStop   func(runID string)
 }
 
@@ -81,25 +82,7 @@ var _ ports.EventBus = (*EventBus)(nil)
 // Watch implements ports.EventBus.
 func (b *EventBus) Watch(runID string) (<-chan int64, func()) {
 	w := &watcher{ch: make(chan int64, 1)}
-	b.mu.Lock()
-	set := b.watchers[runID]
-	if set == nil {
-		set = map[*watcher]struct{}{}
-		b.watchers[runID] = set
-	}
-	set[w] = struct{}{}
-	b.mu.Unlock()
-	var once sync.Once
-	return w.ch, func() {
-		once.Do(func() {
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			delete(set, w)
-			if len(set) == 0 {
-				delete(b.watchers, runID)
-			}
-		})
-	}
+	return w.ch, b.watchers.add(runID, w)
 }
 
 // RequestStop implements ports.EventBus: every bus on the hub hears it.

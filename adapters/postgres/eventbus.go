@@ -28,8 +28,8 @@ type EventBus struct {
 	log *slog.Logger
 
 	mu       sync.Mutex
-	watchers map[string]map[*watcher]struct{}
-	topics   map[string]map[chan struct{}]struct{} // Signals' listeners
+	watchers watchSets[*watcher]
+	topics   watchSets[chan struct{}] // Signals' listeners
 	onStop   func(runID string)
 	ready    chan struct{} // closed once the first LISTEN is in place
 	readyOne sync.Once
@@ -64,9 +64,10 @@ var (
 
 // NewEventBus makes the bus; Run must be running for it to deliver.
 func NewEventBus(db *DB, log *slog.Logger) *EventBus {
-	b := &EventBus{db: db, log: log, watchers: map[string]map[*watcher]struct{}{}, topics: map[string]map[chan struct{}]struct{}{}, ready: make(chan struct{}),
+	b := &EventBus{db: db, log: log, ready: make(chan struct{}),
 		pending: map[string]int64{}, pendingAt: map[string]time.Time{}, topicsDue: map[string]struct{}{}, kick: make(chan struct{}, 1),
 		sentAt: map[string]time.Time{}}
+	b.watchers, b.topics = newWatchSets[*watcher](&b.mu), newWatchSets[chan struct{}](&b.mu)
 	return b.ObservedBy(ports.NoMetrics{})
 }
 
@@ -87,25 +88,13 @@ func (b *EventBus) Ready() <-chan struct{} { return b.ready }
 // Watch implements ports.EventBus.
 func (b *EventBus) Watch(runID string) (<-chan int64, func()) {
 	w := &watcher{ch: make(chan int64, 1)}
-	b.mu.Lock()
-	set := b.watchers[runID]
-	if set == nil {
-		set = map[*watcher]struct{}{}
-		b.watchers[runID] = set
-	}
-	set[w] = struct{}{}
-	b.mu.Unlock()
+	remove := b.watchers.add(runID, w)
 	b.watching.Add(1)
 	var once sync.Once
 	return w.ch, func() {
 		once.Do(func() {
 			b.watching.Add(-1)
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			delete(set, w)
-			if len(set) == 0 {
-				delete(b.watchers, runID)
-			}
+			remove()
 		})
 	}
 }
@@ -195,7 +184,7 @@ func (b *EventBus) listen(ctx context.Context) error {
 // NOTIFY other processes hear.
 func (b *EventBus) published(runID string, seq int64) {
 	b.mu.Lock()
-	for w := range b.watchers[runID] {
+	for w := range b.watchers.of(runID) {
 		w.offer(seq)
 	}
 	if seq > b.pending[runID] || b.pending[runID] == 0 {
@@ -262,7 +251,7 @@ func (b *EventBus) dispatch(payload string) {
 			return
 		}
 		b.mu.Lock()
-		for w := range b.watchers[runID] {
+		for w := range b.watchers.of(runID) {
 			w.offer(seq)
 		}
 		sent, ours := b.sentAt[payload]
@@ -286,12 +275,12 @@ func (b *EventBus) dispatch(payload string) {
 func (b *EventBus) wakeAll() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, set := range b.topics {
+	for _, set := range b.topics.by {
 		for ch := range set {
 			poke(ch)
 		}
 	}
-	for _, set := range b.watchers {
+	for _, set := range b.watchers.by {
 		for w := range set {
 			w.offer(-1)
 		}
@@ -301,25 +290,7 @@ func (b *EventBus) wakeAll() {
 // Listen implements ports.Signals.
 func (b *EventBus) Listen(topic string) (<-chan struct{}, func()) {
 	ch := make(chan struct{}, 1)
-	b.mu.Lock()
-	set := b.topics[topic]
-	if set == nil {
-		set = map[chan struct{}]struct{}{}
-		b.topics[topic] = set
-	}
-	set[ch] = struct{}{}
-	b.mu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			delete(set, ch)
-			if len(set) == 0 {
-				delete(b.topics, topic)
-			}
-		})
-	}
+	return ch, b.topics.add(topic, ch)
 }
 
 // Signal implements ports.Signals: a NOTIFY every process hears, this one
@@ -344,7 +315,7 @@ func (b *EventBus) Signal(ctx context.Context, topic string) error {
 func (b *EventBus) signal(topic string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for ch := range b.topics[topic] {
+	for ch := range b.topics.of(topic) {
 		poke(ch)
 	}
 }
