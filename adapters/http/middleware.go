@@ -99,22 +99,30 @@ func accessLog(log *slog.Logger, m requestMetrics) echo.MiddlewareFunc {
 				c.Error(err)
 			}
 			res := c.Response()
-			elapsed := time.Since(start)
+			end := time.Now()
+			elapsed := end.Sub(start)
 			route := c.Path()
 			if route == "" {
 				route = "unmatched"
 			}
 			m.duration.Observe(elapsed.Seconds(), route, c.Request().Method, statusText(res.Status))
-			log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
-				slog.String("method", c.Request().Method),
-				slog.String("path", c.Request().URL.Path),
-				slog.String("route", c.Path()),
-				slog.Int("status", res.Status),
-				slog.Int64("bytes", res.Size),
-				// Whole microseconds: slog writes a float through encoding/json,
-				// which cost a cheap request as much as the rest of its line.
-				slog.Int64("us", elapsed.Microseconds()),
-			)
+			ctx := c.Request().Context()
+			if h := log.Handler(); h.Enabled(ctx, slog.LevelInfo) {
+				// The record by hand: Logger.LogAttrs would read the clock
+				// again and walk the stack for a source line nobody logs.
+				r := slog.NewRecord(end, slog.LevelInfo, "request", 0)
+				r.AddAttrs(
+					slog.String("method", c.Request().Method),
+					slog.String("path", c.Request().URL.Path),
+					slog.String("route", c.Path()),
+					slog.Int("status", res.Status),
+					slog.Int64("bytes", res.Size),
+					// Whole microseconds: slog writes a float through
+					// encoding/json, as dear as the rest of the line.
+					slog.Int64("us", elapsed.Microseconds()),
+				)
+				_ = h.Handle(ctx, r)
+			}
 			return nil
 		}
 	}
@@ -280,6 +288,9 @@ func ClientAddress(r *http.Request, public bool, trusted []netip.Prefix) string 
 		return "shared"
 	}
 	if perr == nil {
+		if peer.Is4() {
+			return host // ParseAddr took it, so it is the canonical dotted quad already
+		}
 		return addressKey(net.IP(peer.AsSlice()))
 	}
 	return host
