@@ -22,22 +22,17 @@ import (
 // after it (SSE, a long poll, MCP's streamed progress) is never cut. Requests
 // without a body (every GET, the event streams among them) have no deadline
 // but the idle one between requests.
-func bodyDeadline(d time.Duration) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			r := c.Request()
-			if d <= 0 || r.Body == nil || r.Body == http.NoBody {
-				return next(c)
-			}
-			ctl := http.NewResponseController(c.Response())
-			if err := ctl.SetReadDeadline(time.Now().Add(d)); err != nil {
-				// Only a test's recorder can't; a real connection always can.
-				return next(c)
-			}
-			r.Body = &deadlineBody{rc: r.Body, ctl: ctl, limit: d, left: r.ContentLength}
-			return next(c)
-		}
+func bodyDeadline(c echo.Context, d time.Duration) {
+	r := c.Request()
+	if d <= 0 || r.Body == nil || r.Body == http.NoBody {
+		return
 	}
+	ctl := http.NewResponseController(c.Response())
+	if err := ctl.SetReadDeadline(time.Now().Add(d)); err != nil {
+		// Only a test's recorder can't; a real connection always can.
+		return
+	}
+	r.Body = &deadlineBody{rc: r.Body, ctl: ctl, limit: d, left: r.ContentLength}
 }
 
 // deadlineBody lifts the read deadline once its body has been read (its

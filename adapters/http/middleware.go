@@ -55,17 +55,38 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// requestID keeps a client's own X-Request-Id when it is sane, else makes one.
-func requestID(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		id := c.Request().Header.Get(echo.HeaderXRequestID)
-		if !saneRequestID.MatchString(id) {
-			id = newRequestID()
+// assignRequestID keeps a client's own X-Request-Id when it is sane, else
+// makes one.
+func assignRequestID(c echo.Context) {
+	id := c.Request().Header.Get(echo.HeaderXRequestID)
+	if !saneRequestID.MatchString(id) {
+		id = newRequestID()
+	}
+	c.Response().Header().Set(echo.HeaderXRequestID, id)
+	// Every log line written with the request's context carries the id.
+	c.SetRequest(c.Request().WithContext(app.WithRequestID(c.Request().Context(), id)))
+}
+
+// everyRequest is the rules every request meets, in order: its body's
+// deadline (bodyDeadline), its request id, the access line and metrics
+// (logRequest) and a panic turned into 500 (callRecovering). One middleware,
+// not four: Echo composes its global middleware on every request, a closure
+// each.
+func everyRequest(bodyTimeout time.Duration, log *slog.Logger, m requestMetrics) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			bodyDeadline(c, bodyTimeout)
+			assignRequestID(c)
+			start := time.Now()
+			m.inFlight.Add(1)
+			defer m.inFlight.Add(-1)
+			if err := callRecovering(c, log, next); err != nil {
+				// Answer now so the line below sees the real status.
+				c.Error(err)
+			}
+			logRequest(c, log, m, start)
+			return nil
 		}
-		c.Response().Header().Set(echo.HeaderXRequestID, id)
-		// Every log line written with the request's context carries the id.
-		c.SetRequest(c.Request().WithContext(app.WithRequestID(c.Request().Context(), id)))
-		return next(c)
 	}
 }
 
@@ -85,46 +106,33 @@ func newRequestMetrics(m ports.Metrics) requestMetrics {
 	}
 }
 
-// accessLog writes one line per request once it has been answered, and
+// logRequest writes the request's one line once it has been answered, and
 // counts it.
-func accessLog(log *slog.Logger, m requestMetrics) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			start := time.Now()
-			m.inFlight.Add(1)
-			defer m.inFlight.Add(-1)
-			err := next(c)
-			if err != nil {
-				// Answer now so the line below sees the real status.
-				c.Error(err)
-			}
-			res := c.Response()
-			end := time.Now()
-			elapsed := end.Sub(start)
-			route := c.Path()
-			if route == "" {
-				route = "unmatched"
-			}
-			m.duration.Observe(elapsed.Seconds(), route, c.Request().Method, statusText(res.Status))
-			ctx := c.Request().Context()
-			if h := log.Handler(); h.Enabled(ctx, slog.LevelInfo) {
-				// The record by hand: Logger.LogAttrs would read the clock
-				// again and walk the stack for a source line nobody logs.
-				r := slog.NewRecord(end, slog.LevelInfo, "request", 0)
-				r.AddAttrs(
-					slog.String("method", c.Request().Method),
-					slog.String("path", c.Request().URL.Path),
-					slog.String("route", c.Path()),
-					slog.Int("status", res.Status),
-					slog.Int64("bytes", res.Size),
-					// Whole microseconds: slog writes a float through
-					// encoding/json, as dear as the rest of the line.
-					slog.Int64("us", elapsed.Microseconds()),
-				)
-				_ = h.Handle(ctx, r)
-			}
-			return nil
-		}
+func logRequest(c echo.Context, log *slog.Logger, m requestMetrics, start time.Time) {
+	res := c.Response()
+	end := time.Now()
+	elapsed := end.Sub(start)
+	route := c.Path()
+	if route == "" {
+		route = "unmatched"
+	}
+	m.duration.Observe(elapsed.Seconds(), route, c.Request().Method, statusText(res.Status))
+	ctx := c.Request().Context()
+	if h := log.Handler(); h.Enabled(ctx, slog.LevelInfo) {
+		// The record by hand: Logger.LogAttrs would read the clock again and
+		// walk the stack for a source line nobody logs.
+		r := slog.NewRecord(end, slog.LevelInfo, "request", 0)
+		r.AddAttrs(
+			slog.String("method", c.Request().Method),
+			slog.String("path", c.Request().URL.Path),
+			slog.String("route", c.Path()),
+			slog.Int("status", res.Status),
+			slog.Int64("bytes", res.Size),
+			// Whole microseconds: slog writes a float through encoding/json,
+			// as dear as the rest of the line.
+			slog.Int64("us", elapsed.Microseconds()),
+		)
+		_ = h.Handle(ctx, r)
 	}
 }
 
@@ -144,22 +152,19 @@ func statusText(code int) string {
 	return strconv.Itoa(code)
 }
 
-// recoverPanics turns a panic into 500 internal, with the stack in the log only.
-func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					if r == http.ErrAbortHandler {
-						panic(r)
-					}
-					log.ErrorContext(c.Request().Context(), "panic", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-					err = errs.New(errs.Internal, "something went wrong on our side", "try again; if it keeps happening, tell us the X-Request-Id")
-				}
-			}()
-			return next(c)
+// callRecovering runs next, turning a panic into 500 internal, with the
+// stack in the log only.
+func callRecovering(c echo.Context, log *slog.Logger, next echo.HandlerFunc) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r)
+			}
+			log.ErrorContext(c.Request().Context(), "panic", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = errs.New(errs.Internal, "something went wrong on our side", "try again; if it keeps happening, tell us the X-Request-Id")
 		}
-	}
+	}()
+	return next(c)
 }
 
 var (

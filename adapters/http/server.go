@@ -119,7 +119,7 @@ func New(deps Deps) *Server {
 	e.HTTPErrorHandler = errorHandler(deps.Log)
 	s := &Server{deps: deps, echo: e, streamsOpen: deps.Metrics.Gauge("petal_sse_streams_open",
 		"SSE streams open now in this process, by kind: run (a viewer of an agent run, the chat's own stream included), tool (a long tool's progress) or live (a conversation's live signal).", "kind")}
-	e.Use(bodyDeadline(deps.Config.BodyTimeout), requestID, accessLog(deps.Log, newRequestMetrics(deps.Metrics)), recoverPanics(deps.Log))
+	e.Use(everyRequest(deps.Config.BodyTimeout, deps.Log, newRequestMetrics(deps.Metrics)))
 	for _, r := range s.routeTable() {
 		s.add(r)
 	}
