@@ -92,7 +92,8 @@ SELECT c.a, c.b, c.shared, c.a_e12, c.b_e12, ga.members, gb.members,
 FROM (SELECT x.group_id AS a, y.group_id AS b, count(*) AS shared, sum(x.share_e12) AS a_e12, sum(y.share_e12) AS b_e12
       FROM relation_members x JOIN relation_members y ON y.account = x.account AND x.group_id < y.group_id
       GROUP BY x.group_id, y.group_id) c
-JOIN relation_groups ga ON ga.group_id = c.a JOIN relation_groups gb ON gb.group_id = c.b`, r.keepFrom, keptTop); err != nil {
+JOIN relation_groups ga ON ga.group_id = c.a JOIN relation_groups gb ON gb.group_id = c.b
+ORDER BY c.a, c.b`, r.keepFrom, keptTop); err != nil { // in key order: the indexes on a fill page by page
 			return err
 		}
 		// The kept pairs' top shared accounts, from one join of the members

@@ -146,21 +146,27 @@ FROM (SELECT o.group_id AS other, count(*) AS shared, sum(m.share_e12) AS mine, 
 JOIN relation_groups g ON g.group_id = c.other`, g, len(rd.Members), keepFrom, keptTop); err != nil {
 		return err
 	}
-	// The kept pairs' top shared accounts: this group's members hashed
-	// once, each kept partner's read by its key.
-	_, err := tx.Exec(ctx, `INSERT INTO relation_shared_top (a, b, account, a_weight, a_e12, b_weight, b_e12, smaller_e12)
-SELECT least($1, x.other), greatest($1, x.other), x.account,
-       CASE WHEN $1 < x.other THEN x.mw ELSE x.ow END, CASE WHEN $1 < x.other THEN x.ms ELSE x.os END,
-       CASE WHEN $1 < x.other THEN x.ow ELSE x.mw END, CASE WHEN $1 < x.other THEN x.os ELSE x.ms END,
-       x.smaller
-FROM (SELECT o.group_id AS other, m.account, m.weight AS mw, m.share_e12 AS ms, o.weight AS ow, o.share_e12 AS os,
-             least(m.share_e12, o.share_e12) AS smaller, p.kept,
-             row_number() OVER (PARTITION BY o.group_id ORDER BY least(m.share_e12, o.share_e12) DESC, m.account) AS n
-      FROM relation_pairs p
-      JOIN relation_members o ON o.group_id = CASE WHEN p.a = $1 THEN p.b ELSE p.a END
-      JOIN relation_members m ON m.group_id = $1 AND m.account = o.account
-      WHERE (p.a = $1 OR p.b = $1) AND p.kept > 0) x
-WHERE x.n <= x.kept`, g)
+	// The kept pairs' top shared accounts: this group's (account, share)
+	// hashed once against each kept partner's, by the index alone; weights
+	// are read for the accounts kept.
+	_, err := tx.Exec(ctx, `WITH mine AS MATERIALIZED (SELECT account, share_e12 FROM relation_members WHERE group_id = $1),
+top AS (
+  SELECT x.other, x.account, x.ms, x.os, x.smaller FROM (
+    SELECT o.group_id AS other, o.account, mine.share_e12 AS ms, o.share_e12 AS os, least(mine.share_e12, o.share_e12) AS smaller, p.kept,
+           row_number() OVER (PARTITION BY o.group_id ORDER BY least(mine.share_e12, o.share_e12) DESC, o.account) AS n
+    FROM relation_pairs p
+    JOIN relation_members o ON o.group_id = CASE WHEN p.a = $1 THEN p.b ELSE p.a END
+    JOIN mine ON mine.account = o.account
+    WHERE (p.a = $1 OR p.b = $1) AND p.kept > 0) x
+  WHERE x.n <= x.kept)
+INSERT INTO relation_shared_top (a, b, account, a_weight, a_e12, b_weight, b_e12, smaller_e12)
+SELECT least($1, t.other), greatest($1, t.other), t.account,
+       CASE WHEN $1 < t.other THEN mw.weight ELSE ow.weight END, CASE WHEN $1 < t.other THEN t.ms ELSE t.os END,
+       CASE WHEN $1 < t.other THEN ow.weight ELSE mw.weight END, CASE WHEN $1 < t.other THEN t.os ELSE t.ms END,
+       t.smaller
+FROM top t
+JOIN relation_members mw ON mw.group_id = $1 AND mw.account = t.account
+JOIN relation_members ow ON ow.group_id = t.other AND ow.account = t.account`, g)
 	return err
 }
 

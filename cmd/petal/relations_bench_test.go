@@ -174,6 +174,18 @@ WHERE m.account = $1 ORDER BY share DESC LIMIT 50`, account())
 				sql(`SELECT x.account, x.weight, y.weight FROM relation_members x JOIN relation_members y ON y.account = x.account
 WHERE x.group_id = $1 AND y.group_id = $2 ORDER BY least(x.share_e12, y.share_e12) DESC LIMIT 50`, a, c)
 			}},
+		{name: "shared_accounts/two-100k-groups", // the issue's goal: two of the large groups
+			tool: func() {
+				i := rng.IntN(3)
+				call(app.ToolSharedAccounts, map[string]any{"group_a": gen[i].group, "group_b": gen[(i+1+rng.IntN(2))%3].group})
+			},
+			floor: func() {
+				i := rng.IntN(3)
+				a, c := gen[i].group, gen[(i+1+rng.IntN(2))%3].group
+				sql(`SELECT count(*) FROM relation_members x JOIN relation_members y ON y.account = x.account WHERE x.group_id = $1 AND y.group_id = $2`, a, c)
+				sql(`SELECT x.account, x.weight, y.weight FROM relation_members x JOIN relation_members y ON y.account = x.account
+WHERE x.group_id = $1 AND y.group_id = $2 ORDER BY least(x.share_e12, y.share_e12) DESC LIMIT 50`, a, c)
+			}, floorN: 20},
 		{name: "related_groups",
 			tool: func() { call(app.ToolRelatedGroups, map[string]any{"group": group(), "by": "jaccard"}) },
 			floor: func() {
