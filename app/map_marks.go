@@ -66,7 +66,7 @@ func NewMarkReader(cfg Config, chain ports.NearViews, store ports.MapMarks, mapS
 	return &MarkReader{chain: chain, store: store, maps: mapService, curated: curated, clock: clock, log: log,
 		every: time.Duration(cfg.MapMarksMin) * time.Minute,
 		outcome: m.Counter("petal_map_marks_total",
-			"Maps' marks the map_marks job read, by outcome: read (kept), failed (the chain's read failed: kept as it was and tried again later), logo_refused (kept without the logo the chain gave: not a picture the site keeps).", "outcome"),
+			"Maps' marks the map_marks job read, by outcome: read (kept), no_contract (the contract is not on the chain: kept from the curated list alone), failed (the chain's read failed: what the chain said before kept, the curated list applied, tried again later), logo_refused (kept without the logo the chain gave: not a picture the site keeps).", "outcome"),
 	}, nil
 }
 
@@ -97,30 +97,37 @@ func (r *MarkReader) Run(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var kept int64
+	var kept, changed int64
 	for _, id := range due {
 		if ctx.Err() != nil {
 			break // the deadline: the next run goes on
 		}
-		w, err := r.read(ctx, subjects[id])
+		w, outcome, err := r.read(ctx, subjects[id])
 		if err != nil && ctx.Err() != nil {
 			break // cut by the run's deadline, not the chain's failure: due again next run
 		}
 		if err != nil {
 			r.outcome.Add(1, "failed")
 			r.log.WarnContext(ctx, "map_marks: a mark could not be read", "map", id, "err", err)
-			if ferr := r.store.Failed(ctx, id, err.Error(), marksRetryFirst, MarksReadEvery); ferr != nil {
+			refilled, ferr := r.refill(ctx, id)
+			if ferr == nil {
+				ferr = r.store.Failed(ctx, id, refilled, err.Error(), marksRetryFirst, MarksReadEvery)
+			}
+			if ferr != nil {
 				return kept, ferr
+			}
+			if refilled != nil {
+				changed++
 			}
 			continue
 		}
 		if err := r.store.Keep(ctx, w); err != nil {
 			return kept, err
 		}
-		r.outcome.Add(1, "read")
+		r.outcome.Add(1, outcome)
 		kept++
 	}
-	if kept > 0 {
+	if kept+changed > 0 {
 		// This replica's cards carry them at once; the others within
 		// marksRecheck.
 		r.maps.RefreshMarks(ctx)
@@ -128,12 +135,48 @@ func (r *MarkReader) Run(ctx context.Context) (int64, error) {
 	return kept, nil
 }
 
-// read is one map's mark: the chain's word first, then the curated list's.
-func (r *MarkReader) read(ctx context.Context, s maps.Subject) (ports.MarkWrite, error) {
+// refill is the mark a map whose chain could not be read has now: what it
+// had from the chain, and the curated list filling the rest (a list entry
+// never waits for the chain to answer). nil when that is what it had.
+func (r *MarkReader) refill(ctx context.Context, id string) (json.RawMessage, error) {
+	raw, err := r.store.Mark(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var prev *maps.Mark
+	if raw != nil {
+		prev = &maps.Mark{}
+		if json.Unmarshal(raw, prev) != nil {
+			prev = nil // unreadable: composed afresh from the list alone
+		}
+	}
+	m, changed := maps.Refill(id, prev, r.curatedOf(id), r.clock.Now())
+	if !changed {
+		return nil, nil // as it was (none, when nothing is known until the chain answers)
+	}
+	b, err := json.Marshal(m)
+	if err != nil || len(b) > maps.MaxMarkJSON {
+		return nil, errs.New(errs.Internal, "the mark could not be encoded within its bound").WithCause(err)
+	}
+	return b, nil
+}
+
+func (r *MarkReader) curatedOf(id string) *maps.CuratedMark {
+	if c, ok := r.curated[id]; ok {
+		return &c
+	}
+	return nil
+}
+
+// read is one map's mark: the chain's word first, then the curated list's,
+// and the outcome it counts as. A contract that isn't there (no account, no
+// code) says nothing: the mark is the list's alone, kept as a read.
+func (r *MarkReader) read(ctx context.Context, s maps.Subject) (ports.MarkWrite, string, error) {
 	var name, symbol maps.ChainPart
 	var logo *maps.MarkLogo
 	var picture *ports.StoredPicture
 	now := r.clock.Now()
+	outcome := "read"
 	if strings.HasPrefix(s.Chain, "near:") {
 		rctx, cancel := context.WithTimeout(ctx, marksReadTimeout)
 		defer cancel()
@@ -141,12 +184,16 @@ func (r *MarkReader) read(ctx context.Context, s maps.Subject) (ports.MarkWrite,
 		case maps.KindToken:
 			ref := maps.ChainRef(s.Address, "ft_metadata")
 			v, err := r.chain.View(rctx, s.Chain, s.Address, "ft_metadata", nil, marksAnswerMax)
+			if errs.Is(err, errs.NotFound) {
+				outcome = "no_contract"
+				break
+			}
 			if err != nil {
-				return ports.MarkWrite{}, err
+				return ports.MarkWrite{}, "", err
 			}
 			meta, err := maps.ParseFTMetadata(v.Result)
 			if err != nil {
-				return ports.MarkWrite{}, err
+				return ports.MarkWrite{}, "", err
 			}
 			name.Value, name.Ref = r.checked(s.ID, "name", meta.Name, maps.CheckName), ref
 			symbol.Value, symbol.Ref = r.checked(s.ID, "symbol", meta.Symbol, maps.CheckSymbol), ref
@@ -162,12 +209,16 @@ func (r *MarkReader) read(ctx context.Context, s maps.Subject) (ports.MarkWrite,
 			}
 		case maps.KindDAO:
 			v, err := r.chain.View(rctx, s.Chain, s.Address, "get_config", nil, marksAnswerMax)
+			if errs.Is(err, errs.NotFound) {
+				outcome = "no_contract"
+				break
+			}
 			if err != nil {
-				return ports.MarkWrite{}, err
+				return ports.MarkWrite{}, "", err
 			}
 			cfg, err := maps.ParseDAOConfig(v.Result)
 			if err != nil {
-				return ports.MarkWrite{}, err
+				return ports.MarkWrite{}, "", err
 			}
 			// The name it shows people (its metadata's displayName) before
 			// its account-like name.
@@ -178,16 +229,12 @@ func (r *MarkReader) read(ctx context.Context, s maps.Subject) (ports.MarkWrite,
 			}
 		}
 	}
-	var curated *maps.CuratedMark
-	if c, ok := r.curated[s.ID]; ok {
-		curated = &c
-	}
-	mark := maps.Compose(s.ID, name, symbol, curated, logo, now)
+	mark := maps.Compose(s.ID, name, symbol, r.curatedOf(s.ID), logo, now)
 	b, err := json.Marshal(mark)
 	if err != nil || len(b) > maps.MaxMarkJSON {
-		return ports.MarkWrite{}, errs.New(errs.Internal, "the mark could not be encoded within its bound").WithCause(err)
+		return ports.MarkWrite{}, "", errs.New(errs.Internal, "the mark could not be encoded within its bound").WithCause(err)
 	}
-	return ports.MarkWrite{MapID: s.ID, Mark: b, Logo: picture, Again: MarksReadEvery}, nil
+	return ports.MarkWrite{MapID: s.ID, Mark: b, Logo: picture, Again: MarksReadEvery}, outcome, nil
 }
 
 // checked is v as check keeps it, or "" (logged) when it is refused: a part

@@ -34,10 +34,13 @@ type MapMarks interface {
 	// Keep keeps a mark read (and its logo, once by its name), replacing the
 	// map's, and clears its failures; it is due again after w.Again.
 	Keep(ctx context.Context, w MarkWrite) error
-	// Failed notes a read that failed, keeping the mark as it was (none,
-	// the first time): it is due again after first, doubled with each
-	// failure in a row, at most most.
-	Failed(ctx context.Context, mapID, reason string, first, most time.Duration) error
+	// Failed notes a read that failed: it is due again after first, doubled
+	// with each failure in a row, at most most. A nil mark keeps the mark as
+	// it was (none, the first time); else mark replaces it (the curated
+	// list filling what the chain could not say), its logo left as it was.
+	Failed(ctx context.Context, mapID string, mark json.RawMessage, reason string, first, most time.Duration) error
+	// Mark is the map's kept mark, or nil when it has none.
+	Mark(ctx context.Context, mapID string) (json.RawMessage, error)
 	// Marks is every kept mark by map id (maps tried but never read have
 	// none), after the map id after, at most limit: a page, in id order.
 	Marks(ctx context.Context, after string, limit int) (map[string]json.RawMessage, string, error)

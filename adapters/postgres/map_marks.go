@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -65,20 +66,41 @@ ON CONFLICT (map_id) DO UPDATE SET mark = EXCLUDED.mark, logo_sha256 = EXCLUDED.
 	return nil
 }
 
-// Failed implements ports.MapMarks.
-func (m *MapMarks) Failed(ctx context.Context, mapID, reason string, first, most time.Duration) error {
+// Failed implements ports.MapMarks. changed_at moves only when a mark
+// given differs from the one kept, as Keep's does.
+func (m *MapMarks) Failed(ctx context.Context, mapID string, mark json.RawMessage, reason string, first, most time.Duration) error {
 	if r := []rune(reason); len(r) > 500 {
 		reason = string(r[:500])
 	}
-	_, err := m.db.Pool.Exec(ctx, `INSERT INTO map_marks (map_id, next_at, failures, last_error)
-VALUES ($1, now() + make_interval(secs => $3), 1, $2)
+	var given *string
+	if mark != nil {
+		s := string(mark)
+		given = &s
+	}
+	_, err := m.db.Pool.Exec(ctx, `INSERT INTO map_marks (map_id, mark, changed_at, next_at, failures, last_error)
+VALUES ($1, $5::text, CASE WHEN $5::text IS NULL THEN NULL ELSE now() END, now() + make_interval(secs => $3), 1, $2)
 ON CONFLICT (map_id) DO UPDATE SET failures = map_marks.failures + 1, last_error = EXCLUDED.last_error,
-	next_at = now() + make_interval(secs => least($4::float8, $3::float8 * power(2, least(map_marks.failures, 30))))`,
-		mapID, reason, first.Seconds(), most.Seconds())
+	next_at = now() + make_interval(secs => least($4::float8, $3::float8 * power(2, least(map_marks.failures, 30)))),
+	mark = coalesce(EXCLUDED.mark, map_marks.mark),
+	changed_at = CASE WHEN EXCLUDED.mark IS NOT NULL AND map_marks.mark IS DISTINCT FROM EXCLUDED.mark THEN now() ELSE map_marks.changed_at END`,
+		mapID, reason, first.Seconds(), most.Seconds(), given)
 	if err != nil {
 		return fmt.Errorf("postgres: note a failed mark: %w", err)
 	}
 	return nil
+}
+
+// Mark implements ports.MapMarks.
+func (m *MapMarks) Mark(ctx context.Context, mapID string) (json.RawMessage, error) {
+	var mark *string
+	err := m.db.Pool.QueryRow(ctx, `SELECT mark FROM map_marks WHERE map_id = $1`, mapID).Scan(&mark)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && mark == nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: read a mark: %w", err)
+	}
+	return json.RawMessage(*mark), nil
 }
 
 // Marks implements ports.MapMarks.

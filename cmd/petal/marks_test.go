@@ -290,3 +290,98 @@ func TestAnotherReplicaCarriesANewMark(t *testing.T) {
 	_, bb := b.do(t, http.MethodGet, "/api/v1/maps", "")
 	assert.Equal(t, ba, bb, "the replicas' cards differ")
 }
+
+// unknownAccount records the chain's answer for a contract that is not
+// there: NEAR's UNKNOWN_ACCOUNT error, in the shape of nope_get_config.json.
+func unknownAccount(t *testing.T, fake *nearrpctest.Server, contract, method string) {
+	t.Helper()
+	rpcErr := fmt.Sprintf(`{"name":"HANDLER_ERROR","cause":{"name":"UNKNOWN_ACCOUNT","info":{"requested_account_id":%q,"block_hash":%q,"block_height":%d}},"code":-32000,"message":"Server error","data":"account %s does not exist while viewing"}`,
+		contract, nearrpctest.RecordedHash, nearrpctest.RecordedHeight, contract)
+	rec, err := nearrpctest.FromSource(nearrpctest.Source{Contract: contract, Method: method, RPCError: json.RawMessage(rpcErr)})
+	require.NoError(t, err)
+	fake.Add(rec)
+}
+
+// The curated list fills a mark whatever the chain says: a contract that is
+// not there gives the list's mark at once (kept as read, due in a day), a
+// chain that can't be read gives it too (and is tried again, backed off),
+// and a later read adds the chain's word, the list confirming it.
+func TestACuratedMarkNeedsNoChain(t *testing.T) {
+	fake := nearrpctest.New(t)
+	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
+	const sweat, wrap, gone = "near:mainnet:token.sweat", "near:mainnet:wrap.near", "near:mainnet:gone.tkn.near"
+	unknownAccount(t, fake, "token.sweat", "ft_metadata")
+	unknownAccount(t, fake, "gone.tkn.near", "ft_metadata")
+	ftMetadata(t, fake, "wrap.near", "Wrapped NEAR fungible token", "wNEAR", nil)
+	fake.Inject(nearrpctest.Fault{Contract: "wrap.near", Function: "ft_metadata", Status: http.StatusServiceUnavailable})
+	putOnTheMap(t, p, fake,
+		aReadingOf("near-ft-balances", "token", "token.sweat"),
+		aReadingOf("near-ft-balances", "token", "wrap.near"),
+		aReadingOf("near-ft-balances", "token", "gone.tkn.near"),
+	)
+
+	kept, err := p.Svc.Marks.Run(t.Context())
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, kept, "the two contracts that are not there are read as saying nothing")
+	marks := marksOnCards(t, p)
+
+	// Not on the chain: the list's name and symbol, curated; due in a day.
+	sw := marks[sweat]
+	require.NotNil(t, sw)
+	require.NotNil(t, sw.Name)
+	assert.Equal(t, markPart{Value: "SWEAT", Status: "curated", Source: "curated", Ref: "app/map-marks.json#" + sweat,
+		VerifiedBy: sw.Name.VerifiedBy, At: "2026-11-30T00:00:00Z"}, *sw.Name)
+	assert.NotEmpty(t, sw.Name.VerifiedBy)
+	require.NotNil(t, sw.Symbol)
+	assert.Equal(t, "SWEAT", sw.Symbol.Value)
+	assert.Nil(t, sw.Logo)
+	var failures int
+	var dueInADay bool
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT failures, next_at > now() + interval '23 hours' FROM map_marks WHERE map_id = $1`, sweat).Scan(&failures, &dueInADay))
+	assert.Zero(t, failures, "a contract that is not there is an answer, not a failure")
+	assert.True(t, dueInADay)
+	// Not on the chain nor on the list: read, nothing known.
+	g := marks[gone]
+	require.NotNil(t, g)
+	assert.Nil(t, g.Name)
+	assert.NotEmpty(t, g.ReadAt)
+
+	// The chain unreachable: the list's mark all the same, and backed off.
+	wr := marks[wrap]
+	require.NotNil(t, wr, "a curated map waits for no chain")
+	require.NotNil(t, wr.Name)
+	assert.Equal(t, "Wrapped NEAR fungible token", wr.Name.Value)
+	assert.Equal(t, "curated", wr.Name.Source)
+	assert.Equal(t, "wNEAR", wr.Symbol.Value)
+	var backedOff bool
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT failures, next_at > now() + interval '5 minutes' FROM map_marks WHERE map_id = $1`, wrap).Scan(&failures, &backedOff))
+	assert.Equal(t, 1, failures)
+	assert.True(t, backedOff)
+
+	// The chain back: its word is on the mark, the list confirming it.
+	fake.Inject(nearrpctest.Fault{Contract: "wrap.near", Function: "ft_metadata", Times: 1, Hold: closed()})
+	_, err = p.DB.Pool.Exec(t.Context(), `UPDATE map_marks SET next_at = now() WHERE map_id = $1`, wrap)
+	require.NoError(t, err)
+	kept, err = p.Svc.Marks.Run(t.Context())
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, kept)
+	wr = marksOnCards(t, p)[wrap]
+	require.NotNil(t, wr)
+	assert.Equal(t, "chain", wr.Name.Source)
+	assert.Equal(t, "read", wr.Name.Status)
+	assert.Equal(t, "wrap.near ft_metadata", wr.Name.Ref)
+	assert.NotEmpty(t, wr.Name.VerifiedBy, "the list says the same")
+	assert.Equal(t, "chain", wr.Symbol.Source)
+
+	// Down again: what the chain said is kept, not replaced by the list's.
+	fake.Inject(nearrpctest.Fault{Contract: "wrap.near", Function: "ft_metadata", Status: http.StatusServiceUnavailable})
+	_, err = p.DB.Pool.Exec(t.Context(), `UPDATE map_marks SET next_at = now() WHERE map_id = $1`, wrap)
+	require.NoError(t, err)
+	kept, err = p.Svc.Marks.Run(t.Context())
+	require.NoError(t, err)
+	assert.Zero(t, kept)
+	again := marksOnCards(t, p)[wrap]
+	require.NotNil(t, again)
+	assert.Equal(t, *wr.Name, *again.Name)
+	assert.Equal(t, wr.ReadAt, again.ReadAt)
+}

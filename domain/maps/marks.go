@@ -245,6 +245,9 @@ func ChainRef(contract, method string) string { return contract + " " + method }
 type ChainPart struct {
 	Value string
 	Ref   string
+	// At is when it was read ("" for the mark's own time): a part kept from
+	// an earlier read keeps its own.
+	At string
 }
 
 // Compose makes a mark: each part from the chain first, then the curated
@@ -255,7 +258,11 @@ func Compose(id string, name, symbol ChainPart, curated *CuratedMark, logo *Mark
 	part := func(chain ChainPart, listed string) *MarkText {
 		switch {
 		case chain.Value != "":
-			t := &MarkText{Value: chain.Value, Status: StatusRead, Source: SourceChain, Ref: chain.Ref, At: when}
+			at := when
+			if chain.At != "" {
+				at = chain.At
+			}
+			t := &MarkText{Value: chain.Value, Status: StatusRead, Source: SourceChain, Ref: chain.Ref, At: at}
 			if curated != nil && listed == chain.Value {
 				t.VerifiedBy = curated.VerifiedBy
 			}
@@ -271,6 +278,35 @@ func Compose(id string, name, symbol ChainPart, curated *CuratedMark, logo *Mark
 		listedName, listedSymbol = curated.Name, curated.Symbol
 	}
 	return Mark{Name: part(name, listedName), Symbol: part(symbol, listedSymbol), Logo: logo, ReadAt: when}
+}
+
+// Refill is the mark a map has when its chain could not be read: what an
+// earlier read got from the chain (its parts and logo, each with its own
+// time) kept, and the curated entry (nil for none) filling the rest. prev is
+// nil when the map had none. changed is false when it is prev as it was.
+func Refill(id string, prev *Mark, curated *CuratedMark, at time.Time) (m Mark, changed bool) {
+	var name, symbol ChainPart
+	var logo *MarkLogo
+	if prev != nil {
+		name, symbol, logo = chainPart(prev.Name), chainPart(prev.Symbol), prev.Logo
+	}
+	m = Compose(id, name, symbol, curated, logo, at)
+	if prev == nil {
+		return m, m.Name != nil || m.Symbol != nil
+	}
+	m.ReadAt = prev.ReadAt
+	return m, !sameText(m.Name, prev.Name) || !sameText(m.Symbol, prev.Symbol)
+}
+
+func chainPart(t *MarkText) ChainPart {
+	if t == nil || t.Source != SourceChain {
+		return ChainPart{}
+	}
+	return ChainPart{Value: t.Value, Ref: t.Ref, At: t.At}
+}
+
+func sameText(a, b *MarkText) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
 }
 
 // LogoPicture is a logo checked to be a picture the site keeps: its bytes,

@@ -119,3 +119,28 @@ func TestCheckCuratedRefusesBadLists(t *testing.T) {
 		}
 	}
 }
+
+func TestRefillKeepsTheChainsWordAndFillsFromTheList(t *testing.T) {
+	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	listed := &CuratedMark{Map: "near:mainnet:a.near", Name: "A Listed", Symbol: "AL", VerifiedBy: "someone", Checked: "2026-11-30"}
+	// Nothing before: the list alone.
+	m, changed := Refill(listed.Map, nil, listed, at)
+	if !changed || m.Name == nil || m.Name.Value != "A Listed" || m.Symbol.Source != SourceCurated {
+		t.Fatalf("from nothing: %+v, %v", m, changed)
+	}
+	// Nothing before, nothing listed: no mark.
+	if _, changed := Refill("near:mainnet:b.near", nil, nil, at); changed {
+		t.Fatal("a mark from nothing")
+	}
+	// The chain's name kept with its own time; the list fills the symbol.
+	prev := Compose(listed.Map, ChainPart{Value: "A Chain", Ref: "a.near ft_metadata"}, ChainPart{}, nil,
+		&MarkLogo{SHA256: "s"}, at.Add(-time.Hour))
+	m, changed = Refill(listed.Map, &prev, listed, at)
+	if !changed || *m.Name != *prev.Name || m.Symbol == nil || m.Symbol.Value != "AL" || m.Logo != prev.Logo || m.ReadAt != prev.ReadAt {
+		t.Fatalf("refilled: %+v (was %+v)", m, prev)
+	}
+	// Refilled again: the same.
+	if _, changed := Refill(listed.Map, &m, listed, at.Add(time.Hour)); changed {
+		t.Fatal("refilling the same mark changed it")
+	}
+}

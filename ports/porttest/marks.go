@@ -63,8 +63,8 @@ func MapMarksContract(t *testing.T, newMarks func(t *testing.T) ports.MapMarks) 
 			t.Fatalf("the same mark moved the version: %+v, was %+v", v, v1)
 		}
 		// A failed re-read keeps the mark; a never-read map that fails has none.
-		must(t, m.Failed(t.Context(), "near:mainnet:a.near", "the chain could not be reached", time.Hour, 24*time.Hour))
-		must(t, m.Failed(t.Context(), "near:mainnet:d.near", "the chain could not be reached", time.Hour, 24*time.Hour))
+		must(t, m.Failed(t.Context(), "near:mainnet:a.near", nil, "the chain could not be reached", time.Hour, 24*time.Hour))
+		must(t, m.Failed(t.Context(), "near:mainnet:d.near", nil, "the chain could not be reached", time.Hour, 24*time.Hour))
 		all, _, err := m.Marks(t.Context(), "", 10)
 		must(t, err)
 		if len(all) != 3 || all["near:mainnet:a.near"] == nil || all["near:mainnet:d.near"] != nil {
@@ -80,7 +80,7 @@ func MapMarksContract(t *testing.T, newMarks func(t *testing.T) ports.MapMarks) 
 			t.Fatalf("due after a failure: %v", due)
 		}
 		// A failure with no wait is due again at once.
-		must(t, m.Failed(t.Context(), "near:mainnet:f.near", "x", 0, 0))
+		must(t, m.Failed(t.Context(), "near:mainnet:f.near", nil, "x", 0, 0))
 		if due, _ := m.Due(t.Context(), []string{"near:mainnet:f.near"}, 10); len(due) != 1 {
 			t.Fatalf("a failure with no back-off is not due: %v", due)
 		}
@@ -97,6 +97,48 @@ func MapMarksContract(t *testing.T, newMarks func(t *testing.T) ports.MapMarks) 
 		must(t, err)
 		if string(all["near:mainnet:b.near"]) != string(mark) || string(all["near:mainnet:a.near"]) == string(mark) {
 			t.Fatalf("marks: %v", all)
+		}
+	})
+
+	t.Run("a failure can carry a mark, leaving the logo and backing off all the same", func(t *testing.T) {
+		m := newMarks(t)
+		if got, err := m.Mark(t.Context(), "near:mainnet:a.near"); err != nil || got != nil {
+			t.Fatalf("a map never read has a mark: %s, %v", got, err)
+		}
+		listed := json.RawMessage(`{"name":{"value":"A","status":"curated","source":"curated","ref":"app/map-marks.json#near:mainnet:a.near","verified_by":"x","at":"2026-11-30T00:00:00Z"},"symbol":null,"logo":null,"read_at":"2026-11-30T00:00:00Z"}`)
+		v0, err := m.Version(t.Context())
+		must(t, err)
+		must(t, m.Failed(t.Context(), "near:mainnet:a.near", listed, "the chain could not be reached", time.Hour, 24*time.Hour))
+		got, err := m.Mark(t.Context(), "near:mainnet:a.near")
+		must(t, err)
+		if string(got) != string(listed) {
+			t.Fatalf("the mark a failure carried: %s", got)
+		}
+		v1, err := m.Version(t.Context())
+		must(t, err)
+		if v1 == v0 || v1.Marks != 1 {
+			t.Fatalf("a failure with a mark left the version: %+v (was %+v)", v1, v0)
+		}
+		if due, _ := m.Due(t.Context(), []string{"near:mainnet:a.near"}, 10); len(due) != 0 {
+			t.Fatalf("a failure with a mark is due at once: %v", due)
+		}
+		// A failure without a mark keeps it; one with the same mark moves nothing.
+		must(t, m.Failed(t.Context(), "near:mainnet:a.near", nil, "again", time.Hour, 24*time.Hour))
+		must(t, m.Failed(t.Context(), "near:mainnet:a.near", listed, "again", time.Hour, 24*time.Hour))
+		if got, _ := m.Mark(t.Context(), "near:mainnet:a.near"); string(got) != string(listed) {
+			t.Fatalf("after more failures: %s", got)
+		}
+		if v, _ := m.Version(t.Context()); v != v1 {
+			t.Fatalf("the same mark moved the version: %+v, was %+v", v, v1)
+		}
+		// A logo kept with a read stays through a failure that carries a mark.
+		logo := &ports.StoredPicture{SHA256: "3333333333333333333333333333333333333333333333333333333333333333", MediaType: "image/png", Bytes: []byte("png"), Width: 1, Height: 1}
+		withLogo := json.RawMessage(`{"name":null,"symbol":null,"logo":{"sha256":"` + logo.SHA256 + `"},"read_at":"2026-11-30T00:00:00Z"}`)
+		must(t, m.Keep(t.Context(), ports.MarkWrite{MapID: "near:mainnet:b.near", Mark: withLogo, Logo: logo, Again: time.Hour}))
+		refilled := json.RawMessage(`{"name":{"value":"B"},"symbol":null,"logo":{"sha256":"` + logo.SHA256 + `"},"read_at":"2026-11-30T00:00:00Z"}`)
+		must(t, m.Failed(t.Context(), "near:mainnet:b.near", refilled, "down", time.Hour, 24*time.Hour))
+		if got, _ := m.Mark(t.Context(), "near:mainnet:b.near"); string(got) != string(refilled) {
+			t.Fatalf("refilled: %s", got)
 		}
 	})
 }
