@@ -155,7 +155,7 @@ func waitFor(expr string) chromedp.Action {
 
 func TestPagesInABrowser(t *testing.T) {
 	fake := nearrpctest.New(t)
-	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "500",
+	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "1000",
 		"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	// A drawing on the map whose name is markup.
 	const hostile = `<img src=x onerror="document.title='pwned'">`

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -45,7 +46,13 @@ func failures(t *testing.T, p *testPetal) (rows, attempts int) {
 // one that becomes readable is indexed on its next try and forgets its
 // failures.
 func TestRelationsCatchUpPutsOffReadingsThatFail(t *testing.T) {
-	p := startPetal(t, nil)
+	// The test runs the catch-up itself: the scheduled relations_index job's
+	// lease is held before the service starts, so its own run can't race.
+	db := pgtest.New(t)
+	held, err := postgres.NewJobLeases(db.DB).Claim(t.Context(), (*app.RelationService)(nil).Job().Name, "proc_test", time.Hour)
+	require.NoError(t, err)
+	require.True(t, held)
+	p := startPetalOn(t, nil, db, db.DB)
 	for i := range 60 { // their snapshots are nowhere: every offer fails
 		keepUnindexed(t, p, fmt.Sprintf("near:mainnet:bad%02d.sputnik-dao.near", i), hexOf(fmt.Sprint("missing ", i)))
 	}
