@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/petal-near/petal/ports"
 )
 
@@ -31,8 +29,7 @@ type EventBus struct {
 	watchers watchSets[*watcher]
 	topics   watchSets[chan struct{}] // Signals' listeners
 	onStop   func(runID string)
-	ready    chan struct{} // closed once the first LISTEN is in place
-	readyOne sync.Once
+	listener *Listener // notifyChannel, on a connection of its own
 
 	// Batched NOTIFYs of appends (see RunStore.PublishingThrough).
 	publishing atomic.Bool
@@ -64,10 +61,15 @@ var (
 
 // NewEventBus makes the bus; Run must be running for it to deliver.
 func NewEventBus(db *DB, log *slog.Logger) *EventBus {
-	b := &EventBus{db: db, log: log, ready: make(chan struct{}),
+	b := &EventBus{db: db, log: log, listener: NewListener(db, log, notifyChannel),
 		pending: map[string]int64{}, pendingAt: map[string]time.Time{}, topicsDue: map[string]struct{}{}, kick: make(chan struct{}, 1),
 		sentAt: map[string]time.Time{}}
 	b.watchers, b.topics = newWatchSets[*watcher](&b.mu), newWatchSets[chan struct{}](&b.mu)
+	// Wake the watchers already there on each (re)connect, before the bus
+	// says it is ready: one that watches after Ready missed nothing, and a -1
+	// ("look again") sent it by this connect would hide the seq of the next
+	// notification.
+	b.listener.On(b.dispatch, b.wakeAll)
 	return b.ObservedBy(ports.NoMetrics{})
 }
 
@@ -83,7 +85,7 @@ func (b *EventBus) ObservedBy(m ports.Metrics) *EventBus {
 }
 
 // Ready is closed once the bus listens.
-func (b *EventBus) Ready() <-chan struct{} { return b.ready }
+func (b *EventBus) Ready() <-chan struct{} { return b.listener.Ready() }
 
 // Watch implements ports.EventBus.
 func (b *EventBus) Watch(runID string) (<-chan int64, func()) {
@@ -140,44 +142,7 @@ func (b *EventBus) Run(ctx context.Context) error {
 	go func() { defer close(done); b.publish(ctx) }()
 	b.publishing.Store(true)
 	defer func() { b.publishing.Store(false); <-done }()
-	backoff := 100 * time.Millisecond
-	for ctx.Err() == nil {
-		err := b.listen(ctx)
-		if ctx.Err() != nil {
-			return nil
-		}
-		b.log.Warn("event bus: listening failed; reconnecting", "err", err, "in", backoff.String())
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 5*time.Second)
-	}
-	return nil
-}
-
-func (b *EventBus) listen(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, b.db.Pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return fmt.Errorf("connect: %w", err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	// Wake the watchers already there before saying the bus is ready: one
-	// that watches after Ready missed nothing, and a -1 ("look again") sent
-	// it by this connect would hide the seq of the next notification.
-	b.wakeAll()
-	b.readyOne.Do(func() { close(b.ready) })
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return err
-		}
-		b.dispatch(n.Payload)
-	}
+	return b.listener.Run(ctx)
 }
 
 // published wakes this process's watchers of runID at once and queues the

@@ -49,13 +49,19 @@ func (l *Listener) On(handle func(payload string), connected func()) {
 // Ready is closed once the listener first listens.
 func (l *Listener) Ready() <-chan struct{} { return l.ready }
 
-// Run listens until ctx ends, reconnecting after a failure.
+// Run listens until ctx ends, reconnecting after a failure: at once-ish
+// after a connection that listened, then waiting longer after each failure
+// in a row, up to 5 s.
 func (l *Listener) Run(ctx context.Context) error {
-	backoff := 100 * time.Millisecond
+	const firstBackoff = 100 * time.Millisecond
+	backoff := firstBackoff
 	for ctx.Err() == nil {
-		err := l.listen(ctx)
+		listened, err := l.listen(ctx)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if listened {
+			backoff = firstBackoff
 		}
 		l.log.Warn("listener: listening failed; reconnecting", "channel", l.channel, "err", err, "in", backoff.String())
 		select {
@@ -68,14 +74,16 @@ func (l *Listener) Run(ctx context.Context) error {
 	return nil
 }
 
-func (l *Listener) listen(ctx context.Context) error {
+// listen holds one connection until it fails; listened says whether it got
+// as far as listening.
+func (l *Listener) listen(ctx context.Context) (listened bool, err error) {
 	conn, err := pgx.ConnectConfig(ctx, l.db.Pool.Config().ConnConfig.Copy())
 	if err != nil {
-		return fmt.Errorf("connect: %w", err)
+		return false, fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "LISTEN "+l.channel); err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return false, fmt.Errorf("listen: %w", err)
 	}
 	l.mu.Lock()
 	handle, connected := l.handle, l.connected
@@ -85,7 +93,7 @@ func (l *Listener) listen(ctx context.Context) error {
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
-			return err
+			return true, err
 		}
 		handle(n.Payload)
 	}

@@ -245,3 +245,30 @@ func waitFor(t *testing.T, ch <-chan int64, ok func(int64) bool) int64 {
 		}
 	}
 }
+
+// A bus whose listening connection is cut reconnects, tells its watchers to
+// look again (notifications sent meanwhile are lost), and carries the next
+// append as before.
+func TestEventBusReconnectsAndWakesItsWatchers(t *testing.T) {
+	db := pgtest.New(t)
+	s := postgres.NewRunStore(db.DB)
+	bus := postgres.NewEventBus(db.DB, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = bus.Run(ctx) }()
+	<-bus.Ready()
+	newRun(t, s, "run_r", "proc_a")
+	updates, stop := bus.Watch("run_r")
+	defer stop()
+
+	var cut int
+	require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+WHERE datname = current_database() AND query = 'LISTEN petal_runs'`).Scan(&cut))
+	require.Equal(t, 1, cut, "one listening connection")
+	assert.Equal(t, int64(-1), waitFor(t, updates, func(v int64) bool { return v == -1 }), "told to look again")
+
+	// Appended from another store, so only the NOTIFY can say so.
+	last, err := postgres.NewRunStore(db.DB).Append(t.Context(), "run_r", runs.Make(runs.KindMessage, runs.MessageData{Text: "after"}))
+	require.NoError(t, err)
+	assert.Equal(t, last, waitFor(t, updates, func(v int64) bool { return v == last }))
+}
