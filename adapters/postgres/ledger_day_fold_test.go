@@ -99,3 +99,50 @@ FROM credit_holds h WHERE h.reservation_id = 'swept_one' AND h.account_id = a.id
 	require.NoError(t, err)
 	assert.Zero(t, deleted)
 }
+
+// BenchmarkFoldADay folds one past day holding 20,000 closed holds on its
+// slices (a busy day of invite and open-server chats), beside its floor: a
+// plain UPDATE rewriting those 20,000 holds once, which the fold must do
+// (each hold moves onto the day's row). Each op restores the day first,
+// off the clock.
+func BenchmarkFoldADay(b *testing.B) {
+	const holds = 20_000
+	f := newLedgerFixture(b)
+	ctx := b.Context()
+	past := time.Now().Add(-30 * 24 * time.Hour)
+	day := credit.DailyAccount(past)
+	payer := credit.Payer{Kind: credit.PayOpen, DailyCap: 1_000 * credit.MicrosPerUSD}
+	h := f.reserveOn(b, past, "seed", payer, 1_000)
+	require.NoError(b, f.ledger.Settle(ctx, h, 1_000))
+	_, err := f.db.Pool.Exec(ctx, `INSERT INTO credit_holds (reservation_id, account_id, run_id, chat_id, process_id, payer, amount_micros,
+    status, charged_micros, created_at, closed_at, slice)
+SELECT 'bench_' || g, $1, 'run_' || g, 'run_' || g, 'proc', '{}'::jsonb, 1000, 'settled', 900, now(), now(), (g % 32)::smallint
+FROM generate_series(1, $2) AS g`, day, holds)
+	require.NoError(b, err)
+	// restore puts the day back as it was before a fold: its slices, and
+	// its holds on them.
+	restore := func() {
+		_, err := f.db.Pool.Exec(ctx, `INSERT INTO credit_daily_slices (account_id, slice, cap_micros, limit_micros, spent_micros)
+SELECT $1, g, 1000000000, 31250000, 0 FROM generate_series(0, 31) AS g ON CONFLICT DO NOTHING`, day)
+		require.NoError(b, err)
+		_, err = f.db.Pool.Exec(ctx, `UPDATE credit_holds SET slice = (substr(reservation_id, 7)::int % 32)::smallint
+WHERE account_id = $1 AND reservation_id LIKE 'bench\_%'`, day)
+		require.NoError(b, err)
+	}
+	b.Run("fold", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			restore()
+			b.StartTimer()
+			n, err := f.store.FoldPastDays(ctx, time.Now().Add(-7*24*time.Hour))
+			require.NoError(b, err)
+			require.EqualValues(b, 32, n)
+		}
+	})
+	b.Run("floor", func(b *testing.B) {
+		for b.Loop() {
+			_, err := f.db.Pool.Exec(ctx, `UPDATE credit_holds SET closed_at = closed_at WHERE account_id = $1 AND reservation_id LIKE 'bench\_%'`, day)
+			require.NoError(b, err)
+		}
+	})
+}
