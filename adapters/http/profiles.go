@@ -24,7 +24,7 @@ func (s *Server) profileRoutes() []Route {
 		{Method: http.MethodPut, Path: "/api/v1/me/profile", Access: AccessSession, Handler: s.keepProfile, BodyLimit: ProfileBodyLimit,
 			Summary: "body { profile }, the whole of it: signed in, from the site's own pages. { name?, about?, avatar?, banner?, location?, links? }, each null to clear; avatar and banner a data:image/png, jpeg or webp base64 picture (at most 2 MiB, 4,096 px a side), this site's /api/v1/media/… address or a fastfs:// one. Anything else is 400 with the reason"},
 		{Method: http.MethodGet, Path: "/api/v1/media/:file", Access: AccessOpen, Handler: s.media, Head: true,
-			Summary: "a profile's picture or a map's logo (its mark's logo.url) by its name, /api/v1/media/<sha256>.<png|jpg|webp>, to anyone: immutable, nosniff, a CSP that runs nothing"},
+			Summary: "a profile's picture or a map's logo (its mark's logo.url) by its name, /api/v1/media/<sha256>.<png|jpg|webp|svg> (svg: a map's logo only), to anyone: immutable, nosniff, a CSP that runs nothing and loads nothing"},
 	}
 }
 
@@ -71,8 +71,15 @@ func (s *Server) media(c echo.Context) error {
 	h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	h.Set("ETag", `"`+p.SHA256+`"`)
 	h.Set("X-Content-Type-Options", "nosniff")
-	// A picture, never a page, even opened alone.
-	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	// A picture, never a page, even opened alone. An SVG (a map's logo) is
+	// a document: opened alone it may draw with its own inline styles and
+	// nothing else (no script, no load, a unique origin), as GitHub's camo
+	// serves one.
+	if p.MediaType == profiles.SVG {
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	} else {
+		h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	}
 	h.Set("Content-Length", strconv.Itoa(len(p.Bytes)))
 	return c.Blob(http.StatusOK, p.MediaType, p.Bytes)
 }

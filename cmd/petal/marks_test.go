@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,8 +119,24 @@ func TestMapMarksFromTheChainThenTheCuratedList(t *testing.T) {
 	logo := aPNG(t, 16)
 	icon := "data:image/png;base64," + base64.StdEncoding.EncodeToString(logo)
 	ftMetadata(t, fake, "logo.tkn.near", "Logo Token", "LOGO", &icon)
-	svg := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`))
+	// SVG icons, as most NEAR tokens give them: percent-encoded, or base64
+	// (this one with a script, kept: it never runs where it is shown).
+	svg := "data:image/svg+xml," + url.PathEscape(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="12" fill="#5f8afa"/></svg>`)
 	ftMetadata(t, fake, "svg.tkn.near", "Svg Token", "SVG", &svg)
+	scripted := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(scriptedSVG))
+	ftMetadata(t, fake, "script.tkn.near", "Script Token", "JS", &scripted)
+	// SVGs refused: a DOCTYPE with an entity, an HTML root, malformed XML,
+	// and one over 64 KiB.
+	refusedSVGs := map[string]string{
+		"doctype.tkn.near": `<!DOCTYPE svg [<!ENTITY x "xx">]><svg xmlns="http://www.w3.org/2000/svg"><text>&x;</text></svg>`,
+		"html.tkn.near":    `<html xmlns="http://www.w3.org/1999/xhtml"><body>hi</body></html>`,
+		"broken.tkn.near":  `<svg xmlns="http://www.w3.org/2000/svg"><g></svg>`,
+		"huge.tkn.near":    `<svg xmlns="http://www.w3.org/2000/svg"><!--` + strings.Repeat("x", 64<<10) + `--></svg>`,
+	}
+	for token, body := range refusedSVGs {
+		icon := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(body))
+		ftMetadata(t, fake, token, "Refused "+token, "NO", &icon)
+	}
 	big := aPNG(t, 160) // noise: well over 64 KiB
 	require.Greater(t, len(big), 64<<10)
 	bigIcon := "data:image/png;base64," + base64.StdEncoding.EncodeToString(big)
@@ -136,6 +153,11 @@ func TestMapMarksFromTheChainThenTheCuratedList(t *testing.T) {
 		aReadingOf("near-ft-balances", "token", "usdt.tether-token.near"),
 		aReadingOf("near-ft-balances", "token", "logo.tkn.near"),
 		aReadingOf("near-ft-balances", "token", "svg.tkn.near"),
+		aReadingOf("near-ft-balances", "token", "script.tkn.near"),
+		aReadingOf("near-ft-balances", "token", "doctype.tkn.near"),
+		aReadingOf("near-ft-balances", "token", "html.tkn.near"),
+		aReadingOf("near-ft-balances", "token", "broken.tkn.near"),
+		aReadingOf("near-ft-balances", "token", "huge.tkn.near"),
 		aReadingOf("near-ft-balances", "token", "big.tkn.near"),
 		aReadingOf("near-ft-balances", "token", "down.tkn.near"),
 		aReadingOf("near-dao-members", "dao", "marketing.sputnik-dao.near"),
@@ -150,7 +172,7 @@ func TestMapMarksFromTheChainThenTheCuratedList(t *testing.T) {
 
 	kept, err := p.Svc.Marks.Run(t.Context())
 	require.NoError(t, err)
-	assert.EqualValues(t, 8, kept, "every map but the one whose chain is down")
+	assert.EqualValues(t, 13, kept, "every map but the one whose chain is down")
 	marks := marksOnCards(t, p)
 
 	// A token: name and symbol from ft_metadata, confirmed by the curated list.
@@ -182,8 +204,39 @@ func TestMapMarksFromTheChainThenTheCuratedList(t *testing.T) {
 	assert.Contains(t, res.Header.Get("Content-Security-Policy"), "default-src 'none'")
 	assert.Contains(t, res.Header.Get("Content-Security-Policy"), "sandbox")
 
-	// An SVG icon and one over 64 KiB are refused: nothing stored, the rest kept.
-	for _, id := range []string{"near:mainnet:svg.tkn.near", "near:mainnet:big.tkn.near"} {
+	// SVG icons are logos, served as SVG under a CSP that runs nothing and
+	// loads nothing.
+	for token, want := range map[string]string{"svg.tkn.near": "", "script.tkn.near": scriptedSVG} {
+		m := marks["near:mainnet:"+token]
+		require.NotNil(t, m, token)
+		require.NotNil(t, m.Logo, token)
+		assert.Equal(t, "image/svg+xml", m.Logo.MediaType)
+		assert.Equal(t, "/api/v1/media/"+m.Logo.SHA256+".svg", m.Logo.URL)
+		assert.Equal(t, token+" ft_metadata icon", m.Logo.Ref)
+		res, body := p.do(t, http.MethodGet, m.Logo.URL, "")
+		require.Equal(t, http.StatusOK, res.StatusCode, token)
+		assert.Equal(t, "image/svg+xml", res.Header.Get("Content-Type"))
+		assert.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"))
+		assert.Equal(t, "default-src 'none'; style-src 'unsafe-inline'; sandbox", res.Header.Get("Content-Security-Policy"))
+		assert.Equal(t, "public, max-age=31536000, immutable", res.Header.Get("Cache-Control"))
+		if want != "" {
+			assert.Equal(t, want, body, "kept as the chain gave it")
+		}
+		// Not a profile's picture: no address but its own.
+		res, _ = p.do(t, http.MethodGet, strings.TrimSuffix(m.Logo.URL, ".svg")+".png", "")
+		assert.Equal(t, http.StatusNotFound, res.StatusCode)
+	}
+	// A PNG's own CSP is as it was.
+	res, _ = p.do(t, http.MethodGet, lt.Logo.URL, "")
+	assert.Equal(t, "default-src 'none'; sandbox", res.Header.Get("Content-Security-Policy"))
+
+	// Refused icons (SVGs that aren't one safe document, a PNG over 64 KiB):
+	// nothing stored, the rest kept.
+	refused := []string{"near:mainnet:big.tkn.near"}
+	for token := range refusedSVGs {
+		refused = append(refused, "near:mainnet:"+token)
+	}
+	for _, id := range refused {
 		m := marks[id]
 		require.NotNil(t, m, id)
 		assert.Nil(t, m.Logo, id)
@@ -191,7 +244,7 @@ func TestMapMarksFromTheChainThenTheCuratedList(t *testing.T) {
 	}
 	var pictures int
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM media`).Scan(&pictures))
-	assert.Equal(t, 1, pictures, "only the good logo is kept")
+	assert.Equal(t, 3, pictures, "only the good logos are kept: a PNG and two SVGs")
 
 	// DAOs: the name from get_config; its metadata's displayName first, and
 	// its flagLogo (a web address) never fetched.
@@ -250,6 +303,10 @@ func TestMapMarksFromTheChainThenTheCuratedList(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	assert.Contains(t, body, `"symbol":{"value":"LOGO"`)
 }
+
+// scriptedSVG is a logo with a script in it: kept, and never run (the
+// media route's sandbox CSP; an <img> runs none either).
+const scriptedSVG = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><script>document.documentElement.setAttribute("data-ran", "yes")</script><rect width="16" height="16" fill="#c00"/></svg>`
 
 // closed is a channel already closed: a Hold fault that lets its request
 // through at once, as if there were none (it outranks older faults).

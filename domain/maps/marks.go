@@ -39,8 +39,8 @@ const (
 )
 
 // LogoTypes are the media types a logo may be: the pictures the site's media
-// route serves. An SVG is never one (it is a document that can run script).
-var LogoTypes = []string{"image/png", "image/jpeg", "image/webp"}
+// route serves, and an SVG checked by CheckSVG (served where it runs nothing).
+var LogoTypes = []string{profiles.PNG, profiles.JPEG, profiles.WebP, profiles.SVG}
 
 // Mark is a map card's mark: { name, symbol, logo, read_at }.
 type Mark struct {
@@ -318,16 +318,28 @@ type LogoPicture struct {
 	Width, Height int
 }
 
-// CheckIcon decodes and checks a token's icon, a data: URL, as the site's
-// pictures are checked (profiles.CheckPicture: the type its bytes say, no
-// markup or second file hidden inside, pixels that decode), and at most
-// MaxLogoBytes. An SVG, or anything but LogoTypes, is refused; so is a web
+// CheckIcon decodes and checks a token's icon, a data: URL of at most
+// MaxLogoBytes: an SVG (base64 or percent-encoded) as CheckSVG checks it, a
+// PNG, JPEG or WebP as the site's pictures are checked
+// (profiles.CheckPicture: the type its bytes say, no markup or second file
+// hidden inside, pixels that decode). Anything else is refused; so is a web
 // address (never fetched).
 func CheckIcon(icon string) (LogoPicture, error) {
 	if !profiles.IsDataURL(icon) {
 		return LogoPicture{}, refuseMark("the icon is not a data: URL (a web address is never fetched)")
 	}
-	if _, payload, ok := strings.Cut(icon, ","); ok && len(payload) > base64.StdEncoding.EncodedLen(MaxLogoBytes) {
+	head, payload, ok := strings.Cut(icon[len("data:"):], ",")
+	if !ok {
+		return LogoPicture{}, refuseMark("the icon: a data: URL without a comma before its data")
+	}
+	if mediaType, _, _ := strings.Cut(strings.ToLower(head), ";"); strings.TrimSpace(mediaType) == profiles.SVG {
+		data, err := decodeSVGDataURL(head, payload)
+		if err != nil {
+			return LogoPicture{}, err
+		}
+		return CheckSVG(data)
+	}
+	if len(payload) > base64.StdEncoding.EncodedLen(MaxLogoBytes) {
 		return LogoPicture{}, refuseMark("the icon is over %d KiB (%d base64 characters)", MaxLogoBytes>>10, len(payload))
 	}
 	declared, data, err := profiles.DecodeDataURL(icon)
@@ -342,6 +354,18 @@ func CheckIcon(icon string) (LogoPicture, error) {
 		return LogoPicture{}, refuseMark("the icon: %v", err)
 	}
 	return LogoPicture{SHA256: p.SHA256, MediaType: p.MediaType, Bytes: p.Bytes, Width: p.Width, Height: p.Height}, nil
+}
+
+// decodeIconBase64 is an icon's base64 payload, bounded before it is decoded.
+func decodeIconBase64(payload string) ([]byte, error) {
+	if len(payload) > base64.StdEncoding.EncodedLen(MaxLogoBytes) {
+		return nil, refuseMark("the icon is over %d KiB (%d base64 characters)", MaxLogoBytes>>10, len(payload))
+	}
+	data, err := base64.StdEncoding.Strict().DecodeString(payload)
+	if err != nil {
+		return nil, refuseMark("the icon's base64 is not valid: %v", err)
+	}
+	return data, nil
 }
 
 // LogoOf is the mark's logo for a kept picture read from ref at at.

@@ -27,6 +27,9 @@ const (
 	PNG  = "image/png"
 	JPEG = "image/jpeg"
 	WebP = "image/webp"
+	// SVG is a map's logo only (domain/maps.CheckSVG), served under a CSP
+	// that runs nothing; a profile never takes one.
+	SVG = "image/svg+xml"
 )
 
 // Ext is the file extension a picture of mediaType is served under, as
@@ -39,6 +42,8 @@ func Ext(mediaType string) string {
 		return "jpg"
 	case WebP:
 		return "webp"
+	case SVG:
+		return "svg"
 	}
 	return ""
 }
@@ -52,6 +57,8 @@ func MediaTypeOfExt(ext string) string {
 		return JPEG
 	case "webp":
 		return WebP
+	case "svg":
+		return SVG
 	}
 	return ""
 }
