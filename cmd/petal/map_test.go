@@ -178,6 +178,33 @@ func TestMapSyncKeepsFlowersPublishedElsewhereAndRefusesMalformedOnes(t *testing
 	}
 }
 
+// mapEvidence is what a failed map assertion needs to say which way it went
+// wrong: the flowers kept and their status, the sync's records and the
+// index's builds by outcome (a failed build answers from the index before
+// it). TestMapListsCardsAndPictures failed once in a full run and never
+// again under load; its next failure should say why.
+func mapEvidence(t *testing.T, p *testPetal) string {
+	t.Helper()
+	var b strings.Builder
+	rows, err := p.DB.Pool.Query(t.Context(), `SELECT id, status, came FROM published_flowers ORDER BY id`)
+	if err == nil {
+		for rows.Next() {
+			var id, status, came string
+			if rows.Scan(&id, &status, &came) == nil {
+				fmt.Fprintf(&b, "flower %s %s %s\n", id, status, came)
+			}
+		}
+		rows.Close()
+	}
+	scraped := scrapeOf(t, p)
+	for _, line := range strings.Split(scraped, "\n") {
+		if strings.HasPrefix(line, "petal_map_builds_total") || strings.HasPrefix(line, "petal_map_sync_records_total") || strings.HasPrefix(line, "petal_map_items") {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
+
 func TestMapListsCardsAndPictures(t *testing.T) {
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
@@ -212,13 +239,13 @@ func TestMapListsCardsAndPictures(t *testing.T) {
 		NextCursor *string `json:"next_cursor"`
 	}
 	if err := json.Unmarshal([]byte(body), &maps); err != nil || res.StatusCode != 200 || len(maps.Maps) != 1 {
-		t.Fatalf("maps: %d %s", res.StatusCode, body)
+		t.Fatalf("maps: %d %s\n%s", res.StatusCode, body, mapEvidence(t, p))
 	}
 	c := maps.Maps[0]
 	if c.ID != marketingMap || c.Name == nil || *c.Name != "First" || c.Mark != nil || len(c.Keys) == 0 || len(c.Readings) != 1 ||
 		c.Readings[0].MadeBy != "alice.near" || len(c.Readings[0].Drawings) != 2 || c.Readings[0].Drawings[0].SHA != firstSpec ||
 		c.Readings[0].Drawings[1].SHA != secondSpec || !strings.Contains(c.Picture, secondSpec) || maps.NextCursor != nil {
-		t.Fatalf("card: %s", body)
+		t.Fatalf("card: %s\n%s", body, mapEvidence(t, p))
 	}
 	if res, body := p.do(t, http.MethodGet, "/api/v1/maps/"+url.PathEscape(marketingMap), ""); res.StatusCode != 200 || !strings.Contains(body, `"map":{"id":"`+marketingMap) {
 		t.Fatalf("one map: %d %s", res.StatusCode, body)
