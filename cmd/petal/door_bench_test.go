@@ -17,7 +17,9 @@ import (
 // (its whole middleware and tool door, per-address limits counted where
 // PETAL_LIMITS says) against a bare net/http server in this process
 // answering the same bytes, in paired rounds alternating which goes first;
-// the median pair's wall-clock ratio is reported. Run:
+// the median pair's wall-clock ratio is reported. The bare server and the
+// client share this process (and its CPUs); deploy/bench/door.sh is issue
+// 20's setup, each server pinned to a core of its own. Run:
 //
 //	go test ./cmd/petal -run '^$' -bench NetworksServed -benchtime 20000x
 func BenchmarkNetworksServed(b *testing.B) {
