@@ -26,6 +26,10 @@ func serve(ctx context.Context, stdout io.Writer) error {
 	out := newCoalescingWriter(stdout)
 	defer func() { _ = out.Close() }()
 	log := newLogger(out, format)
+	if format == "json" {
+		// The access lines in plain values skip slog's JSON handler (logfast.go).
+		log = slog.New(app.WithRequestIDs(newFastJSON(out)))
+	}
 	setMemoryLimitFromHost(log)
 	located, stopCluster, err := locateDatabase(ctx, cfg, log, cfg.Migrate)
 	if err != nil {
