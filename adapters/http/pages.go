@@ -312,6 +312,7 @@ type mapCard struct {
 	Hidden *struct {
 		Why string `json:"why"`
 	} `json:"hidden"`
+	Mark *pageMark `json:"mark"`
 }
 
 // Label is what a card is called: its name, else its title.
