@@ -195,7 +195,7 @@ func (s *ProfileService) check(ctx context.Context, in profiles.Input) (profiles
 // Picture is GET /api/v1/media/:sha256.:ext: a kept picture, by its name and
 // its type's extension; anything else is not_found.
 func (s *ProfileService) Picture(ctx context.Context, file string) (ports.StoredPicture, error) {
-	notFound := errs.New(errs.NotFound, "no picture has that address", "a picture's address names it by its sha256 and type: <sha256>.<png|jpg|webp>")
+	notFound := errs.New(errs.NotFound, "no picture has that address", "a picture's address names it by its sha256 and type: <sha256>.<png|jpg|webp|svg>")
 	sha, ext, ok := strings.Cut(file, ".")
 	if !ok || len(sha) != 64 || profiles.MediaTypeOfExt(ext) == "" || strings.ToLower(sha) != sha {
 		return ports.StoredPicture{}, notFound

@@ -1,7 +1,9 @@
 package maps
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/xml"
 	"net/url"
 	"strings"
 	"testing"
@@ -81,4 +83,40 @@ func TestAnSVGIconIsRefused(t *testing.T) {
 			t.Errorf("%s: kept", name)
 		}
 	}
+}
+
+// BenchmarkCheckSVG checks a logo at the limits (64 KiB, 4,000 elements)
+// beside its floor: encoding/xml reading the same bytes to their end.
+//
+//	go test ./domain/maps -run '^$' -bench CheckSVG -benchtime 200x
+func BenchmarkCheckSVG(b *testing.B) {
+	var s strings.Builder
+	s.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">`)
+	for s.Len() < MaxLogoBytes-64 {
+		s.WriteString(`<path d="M1 2h3"/>`)
+	}
+	s.WriteString(`</svg>`)
+	data := []byte(s.String())
+	if _, err := CheckSVG(data); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("check", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := CheckSVG(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("floor-xml-tokens", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			d := xml.NewDecoder(bytes.NewReader(data))
+			for {
+				if _, err := d.Token(); err != nil {
+					break
+				}
+			}
+		}
+	})
 }
