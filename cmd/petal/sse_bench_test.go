@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -39,7 +41,7 @@ var benchViewersEnv = map[string]string{"PETAL_SSE_PER_ADDRESS": "5000"}
 
 const (
 	fanoutViewers = 1000
-	fanoutEvents  = 200
+	fanoutBurst   = 200 // events appended in a burst
 )
 
 // viewer reads one SSE stream and notes when each seq arrived.
@@ -134,6 +136,8 @@ func rssKiB(pid int) int64 {
 func BenchmarkSSEFanout(b *testing.B) {
 	// burst: appends as fast as one writer can; paced: 20 events a second,
 	// as a chat's progress comes, to show the lag when the fan-out keeps up.
+	// floor: the paced events fanned out by a bare net/http server in this
+	// process from one channel per viewer, the same viewers reading it.
 	for _, pace := range []time.Duration{0, 50 * time.Millisecond} {
 		name := "burst"
 		if pace > 0 {
@@ -141,6 +145,121 @@ func BenchmarkSSEFanout(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) { benchFanout(b, pace) })
 	}
+	b.Run("paced-20-per-s-bare-floor", func(b *testing.B) {
+		for range b.N {
+			benchFanoutFloor(b, 50*time.Millisecond)
+		}
+	})
+}
+
+// fanout is one fan-out run to measure: where viewers connect, how an event
+// is appended (its seq), and how the stream is ended (the last seq).
+type fanout struct {
+	url    string
+	append func(i int) (int64, error)
+	end    func() (int64, error)
+}
+
+// measureFanout connects fanoutViewers viewers to f, appends events at pace
+// (0: as fast as it can), ends the stream, and reports what the viewers saw;
+// between is called once every viewer is live, before the first append.
+func measureFanout(b *testing.B, f fanout, events int, pace time.Duration, between func()) {
+	ctx := context.Background()
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: fanoutViewers, DisableCompression: true}}
+	vctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	viewers := make([]*viewer, fanoutViewers)
+	var wg sync.WaitGroup
+	errc := make(chan error, fanoutViewers)
+	for i := range viewers {
+		wg.Go(func() {
+			v, err := follow(vctx, client, f.url)
+			if err != nil {
+				errc <- err
+				return
+			}
+			viewers[i] = v
+			<-v.live
+		})
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		b.Fatal(err)
+	}
+	if between != nil {
+		between()
+	}
+	appended := make([]time.Time, events+2)
+	start := time.Now()
+	for i := 1; i <= events; i++ {
+		if pace > 0 {
+			time.Sleep(pace)
+		}
+		seq, err := f.append(i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		appended[seq] = time.Now()
+	}
+	last, err := f.end()
+	if err != nil {
+		b.Fatal(err)
+	}
+	appended[last] = time.Now()
+	for _, v := range viewers {
+		<-v.done
+	}
+	var delivered int
+	var lastRead time.Time
+	var lags []time.Duration
+	for _, v := range viewers {
+		var worst time.Duration
+		for seq := int64(1); seq <= last; seq++ {
+			at, ok := v.got[seq]
+			if !ok {
+				b.Fatalf("a viewer missed seq %d", seq)
+			}
+			delivered++
+			worst = max(worst, at.Sub(appended[seq]))
+			if at.After(lastRead) {
+				lastRead = at
+			}
+		}
+		lags = append(lags, worst)
+	}
+	slices.Sort(lags)
+	// The issue's own measure: for each event, how far the slowest viewer
+	// read it behind the fastest; the worst event and the median.
+	var spreads []time.Duration
+	for seq := int64(1); seq <= last; seq++ {
+		first, latest := viewers[0].got[seq], viewers[0].got[seq]
+		for _, v := range viewers[1:] {
+			at := v.got[seq]
+			if at.Before(first) {
+				first = at
+			}
+			if at.After(latest) {
+				latest = at
+			}
+		}
+		spreads = append(spreads, latest.Sub(first))
+	}
+	slices.Sort(spreads)
+	b.ReportMetric(float64(spreads[len(spreads)-1].Microseconds())/1000, "worst-spread-ms")
+	b.ReportMetric(float64(spreads[len(spreads)/2].Microseconds())/1000, "median-spread-ms")
+	elapsed := lastRead.Sub(start)
+	b.ReportMetric(float64(delivered)/elapsed.Seconds(), "delivered/s")
+	b.ReportMetric(float64(last)/appended[last].Sub(start).Seconds(), "appended/s")
+	b.ReportMetric(float64(lags[len(lags)-1].Milliseconds()), "slowest-lag-ms")
+	b.ReportMetric(float64(lags[len(lags)/2].Milliseconds()), "median-viewer-lag-ms")
+}
+
+func fanoutEvents(pace time.Duration) int {
+	if pace > 0 {
+		return 60
+	}
+	return fanoutBurst
 }
 
 func benchFanout(b *testing.B, pace time.Duration) {
@@ -157,103 +276,91 @@ func benchFanout(b *testing.B, pace time.Duration) {
 			b.Fatal(err)
 		}
 		idle := rssKiB(pid)
-		client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: fanoutViewers, DisableCompression: true}}
-		vctx, cancel := context.WithCancel(ctx)
-		viewers := make([]*viewer, fanoutViewers)
-		var wg sync.WaitGroup
-		errc := make(chan error, fanoutViewers)
-		for i := range viewers {
-			wg.Go(func() {
-				v, err := follow(vctx, client, p.URL+"/api/v1/agent/runs/"+id)
-				if err != nil {
-					errc <- err
-					return
-				}
-				viewers[i] = v
-				<-v.live
-			})
-		}
-		wg.Wait()
-		close(errc)
-		for err := range errc {
-			cancel()
-			b.Fatal(err)
-		}
-		connected := rssKiB(pid)
-
-		appended := make([]time.Time, fanoutEvents+2)
-		start := time.Now()
-		events := fanoutEvents
-		if pace > 0 {
-			events = 60
-		}
-		for i := 1; i <= events; i++ {
-			if pace > 0 {
-				time.Sleep(pace)
-			}
-			seq, err := store.Append(ctx, id, runs.Make(runs.KindProgress, runs.ProgressData{Stage: runs.StageFetching, Message: fmt.Sprintf("page %d", i)}))
-			if err != nil {
-				b.Fatal(err)
-			}
-			appended[seq] = time.Now()
-		}
-		last, err := store.End(ctx, id, runs.Done, runs.Make(runs.KindDone, runs.DoneData{Model: "recorded"}))
-		if err != nil {
-			b.Fatal(err)
-		}
-		appended[last] = time.Now()
-		peak := rssKiB(pid)
-		for _, v := range viewers {
-			<-v.done
-		}
-		cancel()
-		var delivered int
-		var lastRead time.Time
-		var lags []time.Duration
-		for _, v := range viewers {
-			var worst time.Duration
-			for seq := int64(1); seq <= last; seq++ {
-				at, ok := v.got[seq]
-				if !ok {
-					b.Fatalf("a viewer missed seq %d", seq)
-				}
-				delivered++
-				worst = max(worst, at.Sub(appended[seq]))
-				if at.After(lastRead) {
-					lastRead = at
-				}
-			}
-			lags = append(lags, worst)
-		}
-		slices.Sort(lags)
-		// The issue's own measure: for each event, how far the slowest
-		// viewer read it behind the fastest; the worst event and the median.
-		var spreads []time.Duration
-		for seq := int64(1); seq <= last; seq++ {
-			first, latest := viewers[0].got[seq], viewers[0].got[seq]
-			for _, v := range viewers[1:] {
-				at := v.got[seq]
-				if at.Before(first) {
-					first = at
-				}
-				if at.After(latest) {
-					latest = at
-				}
-			}
-			spreads = append(spreads, latest.Sub(first))
-		}
-		slices.Sort(spreads)
-		b.ReportMetric(float64(spreads[len(spreads)-1].Microseconds())/1000, "worst-spread-ms")
-		b.ReportMetric(float64(spreads[len(spreads)/2].Microseconds())/1000, "median-spread-ms")
-		elapsed := lastRead.Sub(start)
-		b.ReportMetric(float64(delivered)/elapsed.Seconds(), "delivered/s")
-		b.ReportMetric(float64(last)/appended[last].Sub(start).Seconds(), "appended/s")
-		b.ReportMetric(float64(lags[len(lags)-1].Milliseconds()), "slowest-lag-ms")
-		b.ReportMetric(float64(lags[len(lags)/2].Milliseconds()), "median-viewer-lag-ms")
+		var connected int64
+		measureFanout(b, fanout{
+			url: p.URL + "/api/v1/agent/runs/" + id,
+			append: func(i int) (int64, error) {
+				return store.Append(ctx, id, runs.Make(runs.KindProgress, runs.ProgressData{Stage: runs.StageFetching, Message: fmt.Sprintf("page %d", i)}))
+			},
+			end: func() (int64, error) {
+				return store.End(ctx, id, runs.Done, runs.Make(runs.KindDone, runs.DoneData{Model: "recorded"}))
+			},
+		}, fanoutEvents(pace), pace, func() { connected = rssKiB(pid) })
 		b.ReportMetric(float64(idle)/1024, "rss-idle-MiB")
 		b.ReportMetric(float64(connected)/1024, "rss-1000-viewers-MiB")
-		b.ReportMetric(float64(peak)/1024, "rss-peak-MiB")
+		b.ReportMetric(float64(rssKiB(pid))/1024, "rss-peak-MiB")
 	}
+}
+
+// bareFanout is the floor: a bare net/http server that writes each event's
+// frame, made once, to every viewer from the viewer's own goroutine.
+type bareFanout struct {
+	mu   sync.Mutex
+	subs []chan []byte
+}
+
+func (f *bareFanout) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	ch := make(chan []byte, 256)
+	f.mu.Lock()
+	f.subs = append(f.subs, ch)
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher := w.(http.Flusher)
+	_, _ = io.WriteString(w, "event: live\ndata: {}\n\n")
+	flusher.Flush()
+	for frame := range ch {
+		if _, err := w.Write(frame); err != nil {
+			return
+		}
+		flusher.Flush()
+	}
+}
+
+func (f *bareFanout) publish(frame []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, ch := range f.subs {
+		ch <- frame
+	}
+}
+
+func (f *bareFanout) close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, ch := range f.subs {
+		close(ch)
+	}
+	f.subs = nil
+}
+
+func benchFanoutFloor(b *testing.B, pace time.Duration) {
+	f := &bareFanout{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	// A frame the size of petal's progress events.
+	frame := func(seq int64, kind, data string) []byte {
+		return fmt.Appendf(nil, "id: %d\nevent: %s\ndata: {\"seq\":%d,\"at\":%q,\"kind\":%q,\"data\":%s}\n\n",
+			seq, kind, seq, time.Now().UTC().Format(time.RFC3339Nano), kind, data)
+	}
+	measureFanout(b, fanout{
+		url: "http://" + ln.Addr().String() + "/",
+		append: func(i int) (int64, error) {
+			f.publish(frame(int64(i), "progress", fmt.Sprintf(`{"stage":"fetching","message":"page %d"}`, i)))
+			return int64(i), nil
+		},
+		end: func() (int64, error) {
+			last := int64(fanoutEvents(pace) + 1)
+			f.publish(frame(last, "done", `{"model":"recorded"}`))
+			f.close()
+			return last, nil
+		},
+	}, fanoutEvents(pace), pace, nil)
 }
 
 func BenchmarkReplay10k(b *testing.B) {
