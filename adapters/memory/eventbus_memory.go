@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/petal-near/petal/adapters/internal/watchset"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
@@ -25,7 +26,7 @@ func NewEventHub() *EventHub { return &EventHub{} }
 // Bus makes a bus on the hub, standing for one process.
 func (h *EventHub) Bus() *EventBus {
 	b := &EventBus{hub: h}
-	b.watchers = newWatchSets[*watcher](&b.mu)
+	b.watchers = watchset.New[*watcher](&b.mu)
 	h.mu.Lock()
 	h.buses = append(h.buses, b)
 	h.mu.Unlock()
@@ -45,7 +46,7 @@ func (h *EventHub) appended(runID string, seq int64) {
 	h.each(func(b *EventBus) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		for w := range b.watchers.of(runID) {
+		for w := range b.watchers.Of(runID) {
 			w.offer(seq)
 		}
 	})
@@ -55,7 +56,7 @@ func (h *EventHub) appended(runID string, seq int64) {
 type EventBus struct {
 	hub      *EventHub
 	mu       sync.Mutex
-	watchers watchSets[*watcher]
+	watchers watchset.Sets[*watcher]
 	onStop   func(runID string)
 }
 
@@ -82,7 +83,7 @@ var _ ports.EventBus = (*EventBus)(nil)
 // Watch implements ports.EventBus.
 func (b *EventBus) Watch(runID string) (<-chan int64, func()) {
 	w := &watcher{ch: make(chan int64, 1)}
-	return w.ch, b.watchers.add(runID, w)
+	return w.ch, b.watchers.Add(runID, w)
 }
 
 // RequestStop implements ports.EventBus: every bus on the hub hears it.

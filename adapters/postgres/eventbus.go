@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/petal-near/petal/adapters/internal/watchset"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -26,8 +27,8 @@ type EventBus struct {
 	log *slog.Logger
 
 	mu       sync.Mutex
-	watchers watchSets[*watcher]
-	topics   watchSets[chan struct{}] // Signals' listeners
+	watchers watchset.Sets[*watcher]
+	topics   watchset.Sets[chan struct{}] // Signals' listeners
 	onStop   func(runID string)
 	listener *Listener // notifyChannel, on a connection of its own
 
@@ -64,7 +65,7 @@ func NewEventBus(db *DB, log *slog.Logger) *EventBus {
 	b := &EventBus{db: db, log: log, listener: NewListener(db, log, notifyChannel),
 		pending: map[string]int64{}, pendingAt: map[string]time.Time{}, topicsDue: map[string]struct{}{}, kick: make(chan struct{}, 1),
 		sentAt: map[string]time.Time{}}
-	b.watchers, b.topics = newWatchSets[*watcher](&b.mu), newWatchSets[chan struct{}](&b.mu)
+	b.watchers, b.topics = watchset.New[*watcher](&b.mu), watchset.New[chan struct{}](&b.mu)
 	// Wake the watchers already there on each (re)connect, before the bus
 	// says it is ready: one that watches after Ready missed nothing, and a -1
 	// ("look again") sent it by this connect would hide the seq of the next
@@ -90,7 +91,7 @@ func (b *EventBus) Ready() <-chan struct{} { return b.listener.Ready() }
 // Watch implements ports.EventBus.
 func (b *EventBus) Watch(runID string) (<-chan int64, func()) {
 	w := &watcher{ch: make(chan int64, 1)}
-	remove := b.watchers.add(runID, w)
+	remove := b.watchers.Add(runID, w)
 	b.watching.Add(1)
 	var once sync.Once
 	return w.ch, func() {
@@ -149,7 +150,7 @@ func (b *EventBus) Run(ctx context.Context) error {
 // NOTIFY other processes hear.
 func (b *EventBus) published(runID string, seq int64) {
 	b.mu.Lock()
-	for w := range b.watchers.of(runID) {
+	for w := range b.watchers.Of(runID) {
 		w.offer(seq)
 	}
 	if seq > b.pending[runID] || b.pending[runID] == 0 {
@@ -216,7 +217,7 @@ func (b *EventBus) dispatch(payload string) {
 			return
 		}
 		b.mu.Lock()
-		for w := range b.watchers.of(runID) {
+		for w := range b.watchers.Of(runID) {
 			w.offer(seq)
 		}
 		sent, ours := b.sentAt[payload]
@@ -240,22 +241,14 @@ func (b *EventBus) dispatch(payload string) {
 func (b *EventBus) wakeAll() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, set := range b.topics.by {
-		for ch := range set {
-			poke(ch)
-		}
-	}
-	for _, set := range b.watchers.by {
-		for w := range set {
-			w.offer(-1)
-		}
-	}
+	b.topics.All(poke)
+	b.watchers.All(func(w *watcher) { w.offer(-1) })
 }
 
 // Listen implements ports.Signals.
 func (b *EventBus) Listen(topic string) (<-chan struct{}, func()) {
 	ch := make(chan struct{}, 1)
-	return ch, b.topics.add(topic, ch)
+	return ch, b.topics.Add(topic, ch)
 }
 
 // Signal implements ports.Signals: a NOTIFY every process hears, this one
@@ -280,7 +273,7 @@ func (b *EventBus) Signal(ctx context.Context, topic string) error {
 func (b *EventBus) signal(topic string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for ch := range b.topics.of(topic) {
+	for ch := range b.topics.Of(topic) {
 		poke(ch)
 	}
 }
