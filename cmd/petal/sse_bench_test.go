@@ -160,20 +160,17 @@ type fanout struct {
 	end    func() (int64, error)
 }
 
-// measureFanout connects fanoutViewers viewers to f, appends events at pace
-// (0: as fast as it can), ends the stream, and reports what the viewers saw;
-// between is called once every viewer is live, before the first append.
-func measureFanout(b *testing.B, f fanout, events int, pace time.Duration, between func()) {
-	ctx := context.Background()
-	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: fanoutViewers, DisableCompression: true}}
-	vctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+// connectViewers connects fanoutViewers viewers to url at once and returns
+// when every one is live; they read until ctx ends or the stream does.
+func connectViewers(b *testing.B, ctx context.Context, url string) []*viewer {
+	b.Helper()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: fanoutViewers, DisableCompression: true}}
 	viewers := make([]*viewer, fanoutViewers)
 	var wg sync.WaitGroup
 	errc := make(chan error, fanoutViewers)
 	for i := range viewers {
 		wg.Go(func() {
-			v, err := follow(vctx, client, f.url)
+			v, err := follow(ctx, client, url)
 			if err != nil {
 				errc <- err
 				return
@@ -187,6 +184,16 @@ func measureFanout(b *testing.B, f fanout, events int, pace time.Duration, betwe
 	for err := range errc {
 		b.Fatal(err)
 	}
+	return viewers
+}
+
+// measureFanout connects fanoutViewers viewers to f, appends events at pace
+// (0: as fast as it can), ends the stream, and reports what the viewers saw;
+// between is called once every viewer is live, before the first append.
+func measureFanout(b *testing.B, f fanout, events int, pace time.Duration, between func()) {
+	vctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	viewers := connectViewers(b, vctx, f.url)
 	if between != nil {
 		between()
 	}
@@ -423,28 +430,8 @@ func BenchmarkIdleViewers(b *testing.B) {
 			runs.Make(runs.KindRun, runs.RunData{RunID: id, ResumeURL: runs.ResumeURL(id)})); err != nil {
 			b.Fatal(err)
 		}
-		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: fanoutViewers, DisableCompression: true}}
 		vctx, cancel := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		errc := make(chan error, fanoutViewers)
-		viewers := make([]*viewer, fanoutViewers)
-		for i := range viewers {
-			wg.Go(func() {
-				v, err := follow(vctx, client, p.URL+"/api/v1/agent/runs/"+id)
-				if err != nil {
-					errc <- err
-					return
-				}
-				viewers[i] = v
-				<-v.live
-			})
-		}
-		wg.Wait()
-		close(errc)
-		for err := range errc {
-			cancel()
-			b.Fatal(err)
-		}
+		viewers := connectViewers(b, vctx, p.URL+"/api/v1/agent/runs/"+id)
 		commits := func() int64 {
 			var n int64
 			if err := db.Pool.QueryRow(ctx, `SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`).Scan(&n); err != nil {
