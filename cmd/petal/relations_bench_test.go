@@ -24,19 +24,21 @@ import (
 )
 
 // BenchmarkRelations loads generated groups with skewed memberships into the
-// relations index and measures each tool through the registry (input check,
-// store, answer encoded as the doors do) beside the plain SQL a newcomer
-// would write for the same question over the same rows, as p50 and p99 in
-// milliseconds; then the rebuild of the largest group (a new reading of it
-// with a tenth of its accounts changed), and this process's peak resident
-// memory while serving (VmHWM, reset after the load).
+// relations index (set-wise, by Load) and measures each tool through the
+// registry (input check, store, answer encoded as the doors do) beside the
+// plain SQL a newcomer would write for the same question over the same rows,
+// as p50 and p99 in milliseconds; shared_accounts also between two of the
+// large groups alone (the goal); then the rebuild of a large group
+// (a new reading of it with a tenth of its accounts changed, through Offer),
+// and this process's peak resident memory while serving (VmHWM, reset after
+// the load).
 //
-//	PETAL_BENCH_RELATIONS_SCALE=0.1 go test ./cmd/petal -run '^$' -bench BenchmarkRelations -benchtime 200x
+//	PETAL_BENCH_RELATIONS_SCALE=1 go test ./cmd/petal -run '^$' -bench BenchmarkRelations -benchtime 200x -timeout 90m -v
 //
 // PETAL_BENCH_RELATIONS_BIG sets the three large groups' size alone. Scale 1
 // is the issue's: 2,000 groups, 2,000,000 memberships, three groups
 // of 100,000, five accounts in about 600 to 1,800 groups each, most accounts
-// in one or two.
+// in one or two. It loads in about 10 minutes on the 2-core build machine.
 func BenchmarkRelations(b *testing.B) {
 	scale := 0.1
 	if v := os.Getenv("PETAL_BENCH_RELATIONS_SCALE"); v != "" {
