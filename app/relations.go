@@ -28,6 +28,10 @@ type RelationService struct {
 	owners   sameOwners
 	log      *slog.Logger
 
+	// background holds a place for each large reading being indexed beside
+	// the request that kept it.
+	background chan struct{}
+
 	offered  ports.Counter
 	rebuild  ports.Histogram
 	paths    ports.Counter
@@ -46,6 +50,17 @@ const (
 	// relationsCatchUpBatch is how many readings one run of the catch-up
 	// job offers.
 	relationsCatchUpBatch = 50
+	// relationsInlineMax: a kept reading of up to this many accounts is
+	// indexed in the request that keeps it (milliseconds). A larger one is
+	// indexed beside it, so publishing a 100,000-account token's flower
+	// doesn't wait seconds on its group's rebuild.
+	relationsInlineMax = 5_000
+	// relationsBackgroundMax large readings are indexed beside requests at
+	// once on a process (rebuilds queue on one lock anyway); past it the
+	// catch-up job takes them.
+	relationsBackgroundMax = 4
+	// relationsBackgroundTimeout bounds one of them.
+	relationsBackgroundTimeout = 5 * time.Minute
 )
 
 // NewRelationService makes the relations over the store, reading snapshots
@@ -63,7 +78,8 @@ func NewRelationService(store ports.RelationStore, library *SnapshotLibrary, log
 	}
 	m = ports.MetricsOrNone(m)
 	s := &RelationService{store: store, library: library, hiddenOK: map[string]bool{}, log: log, owners: sameOwnersOf(site),
-		offered: m.Counter("petal_relations_offered_total", "Readings offered to the relations index, by outcome (rebuilt, older, skipped, failed).", "outcome"),
+		background: make(chan struct{}, relationsBackgroundMax),
+		offered: m.Counter("petal_relations_offered_total", "Readings offered to the relations index, by outcome (rebuilt, older, skipped, failed, deferred).", "outcome"),
 		rebuild: m.Histogram("petal_relations_rebuild_seconds", "How long rebuilding one group's members and pairs took (its transaction, after its snapshot was read).",
 			[]float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}),
 		paths: m.Counter("petal_relations_paths_total", "power_path searches, by outcome (found, none, exhausted).", "outcome"),
@@ -78,11 +94,38 @@ func NewRelationService(store ports.RelationStore, library *SnapshotLibrary, log
 }
 
 // FlowerKept offers a newly kept flower's reading to the index (the keeping
-// path calls it; the catch-up job offers what it missed).
+// path calls it; the catch-up job offers what it missed): in the request
+// for a reading of up to relationsInlineMax accounts, beside it for a
+// larger one.
 func (s *RelationService) FlowerKept(ctx context.Context, k published.Kept) {
 	if k.Status != published.StatusOK {
 		return
 	}
+	if loaded, err := s.library.Load(ctx, k.Snapshot); err == nil && len(loaded.Snapshot.Accounts) > relationsInlineMax {
+		select {
+		case s.background <- struct{}{}:
+			go func() {
+				defer func() {
+					<-s.background
+					if p := recover(); p != nil {
+						s.log.Error("relations: indexing a kept flower's reading panicked", "map", k.Map, "panic", p)
+					}
+				}()
+				bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), relationsBackgroundTimeout)
+				defer cancel()
+				s.offerKept(bctx, k)
+			}()
+		default:
+			s.offered.Add(1, "deferred")
+			s.log.InfoContext(ctx, "relations: a large reading is left to the catch-up job (enough are being indexed)",
+				"map", k.Map, "snapshot", k.Snapshot, "accounts", len(loaded.Snapshot.Accounts))
+		}
+		return
+	}
+	s.offerKept(ctx, k)
+}
+
+func (s *RelationService) offerKept(ctx context.Context, k published.Kept) {
 	if _, err := s.Offer(ctx, k.Map, k.Snapshot); err != nil {
 		s.log.WarnContext(ctx, "relations: a kept flower's reading could not be indexed (the catch-up job tries again)",
 			"map", k.Map, "snapshot", k.Snapshot, "err", err)

@@ -122,3 +122,45 @@ func TestRelationsCatchUpPutsOffReadingsThatFail(t *testing.T) {
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM relation_offer_failures WHERE group_id = $1`, late.group).Scan(&left))
 	assert.Zero(t, left, "an indexed reading forgets its failures")
 }
+
+// Keeping a flower of a large reading doesn't wait on its group's rebuild:
+// with every rebuild held up (the rebuild lock taken here), the keep returns
+// at once, and the group is indexed once rebuilds may run. A small reading is
+// indexed in the keeping request itself.
+func TestALargeReadingIsIndexedBesideTheKeep(t *testing.T) {
+	p := startPetal(t, nil)
+	keeps := app.IndexingKeeps(postgres.NewPublishedFlowerRepository(p.DB.DB), p.Svc.Relations)
+	keep := func(r relReading) {
+		s := r.snapshot()
+		sha, canonical, err := snapshots.Name(s)
+		require.NoError(t, err)
+		_, err = app.StoreCanonical(t.Context(), snapshotRepo(p), s, sha, canonical, app.OriginThisSite)
+		require.NoError(t, err)
+		_, _, err = keeps.Keep(t.Context(), published.Kept{ID: hexOf("kept " + sha), Network: "near:mainnet", Maker: "maker.near",
+			Map: r.group, Snapshot: sha, Record: []byte(`{}`), MadeAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
+			Status: published.StatusOK, Came: published.CameSynced})
+		require.NoError(t, err)
+	}
+	indexed := func(group string) bool {
+		var n int
+		require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM relation_groups WHERE group_id = $1`, group).Scan(&n))
+		return n == 1
+	}
+	small := relReading{"near:mainnet:small.sputnik-dao.near", "near-dao-members", "2026-11-01T00:00:00Z", ones("alice.near", "bob.near")}
+	keep(small)
+	assert.True(t, indexed(small.group), "a small reading is indexed in the keep")
+
+	names := make([]string, 5_001)
+	for i := range names {
+		names[i] = fmt.Sprintf("holder%05d.near", i)
+	}
+	large := relReading{"near:mainnet:large.tkn.near", "near-ft-balances", "2026-11-01T00:00:00Z", ones(names...)}
+	tx, err := p.DB.Pool.Begin(t.Context())
+	require.NoError(t, err)
+	_, err = tx.Exec(t.Context(), `SELECT pg_advisory_xact_lock(7140014000)`) // the rebuild lock
+	require.NoError(t, err)
+	keep(large)
+	assert.False(t, indexed(large.group), "the keep returned while its rebuild waits")
+	require.NoError(t, tx.Commit(t.Context()))
+	require.Eventually(t, func() bool { return indexed(large.group) }, 30*time.Second, 50*time.Millisecond)
+}
