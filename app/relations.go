@@ -79,7 +79,7 @@ func NewRelationService(store ports.RelationStore, library *SnapshotLibrary, log
 	m = ports.MetricsOrNone(m)
 	s := &RelationService{store: store, library: library, hiddenOK: map[string]bool{}, log: log, owners: sameOwnersOf(site),
 		background: make(chan struct{}, relationsBackgroundMax),
-		offered: m.Counter("petal_relations_offered_total", "Readings offered to the relations index, by outcome (rebuilt, older, skipped, failed, deferred).", "outcome"),
+		offered:    m.Counter("petal_relations_offered_total", "Readings offered to the relations index, by outcome (rebuilt, older, skipped, failed, deferred).", "outcome"),
 		rebuild: m.Histogram("petal_relations_rebuild_seconds", "How long rebuilding one group's members and pairs took (its transaction, after its snapshot was read).",
 			[]float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}),
 		paths: m.Counter("petal_relations_paths_total", "power_path searches, by outcome (found, none, exhausted).", "outcome"),
