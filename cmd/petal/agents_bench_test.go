@@ -61,12 +61,6 @@ func scrape(tb testing.TB, addr string, names ...string) map[string]float64 {
 	return out
 }
 
-func quantile(ds []time.Duration, q float64) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[min(len(s)-1, int(q*float64(len(s))))]
-}
-
 // BenchmarkHandOutToWaiter: W workers of one person wait on two `petal serve`
 // replicas (half on each) while J jobs open in bursts of 100 (as hand_job
 // opens them: one transaction, then one signal); every job must be taken
@@ -115,8 +109,9 @@ func BenchmarkHandOutToWaiter(b *testing.B) {
 			}
 			lat = append(lat, time.Since(start))
 		}
-		b.ReportMetric(float64(quantile(lat, 0.5).Microseconds())/1000, "p50-ms")
-		b.ReportMetric(float64(quantile(lat, 0.99).Microseconds())/1000, "p99-ms")
+		p50, p99 := p50p99(lat)
+		b.ReportMetric(p50, "p50-ms")
+		b.ReportMetric(p99, "p99-ms")
 	})
 
 	b.Run(fmt.Sprintf("petal-%dwaiters-%djobs-bursts-of-%d-every-%s", waiters, jobs, burst, gap), func(b *testing.B) {
@@ -282,8 +277,9 @@ func BenchmarkHandOutToWaiter(b *testing.B) {
 				b.Fatalf("job %s taken %d times", id, n)
 			}
 		}
-		b.ReportMetric(float64(quantile(lat, 0.5).Microseconds())/1000, "p50-ms")
-		b.ReportMetric(float64(quantile(lat, 0.99).Microseconds())/1000, "p99-ms")
+		p50, p99 := p50p99(lat)
+		b.ReportMetric(p50, "p50-ms")
+		b.ReportMetric(p99, "p99-ms")
 		b.ReportMetric(float64(quantile(lat, 1).Microseconds())/1000, "max-ms")
 		b.ReportMetric(float64(jobs)/b.Elapsed().Seconds(), "jobs/s")
 	})

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -89,12 +88,6 @@ func processCPU() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func percentiles(d []time.Duration) (p50, p99 float64) {
-	slices.Sort(d)
-	ms := func(x time.Duration) float64 { return float64(x.Microseconds()) / 1000 }
-	return ms(d[len(d)*50/100]), ms(d[min(len(d)-1, len(d)*99/100)])
 }
 
 func timedGet(b *testing.B, client *http.Client, url string) (time.Duration, []byte) {
@@ -178,8 +171,8 @@ func BenchmarkMapLists(b *testing.B) {
 				d, _ = timedGet(b, client, bare)
 				floor = append(floor, d)
 			}
-			p50, p99 := percentiles(petal)
-			f50, f99 := percentiles(floor)
+			p50, p99 := p50p99(petal)
+			f50, f99 := p50p99(floor)
 			b.ReportMetric(p50, "p50-ms")
 			b.ReportMetric(p99, "p99-ms")
 			b.ReportMetric(f50, "bare-p50-ms")
@@ -203,15 +196,15 @@ func BenchmarkMapLists(b *testing.B) {
 			d, _ = timedGet(b, client, url+"/api/v1/map")
 			views = append(views, d)
 		}
-		p50, p99 := percentiles(maps)
+		p50, p99 := p50p99(maps)
 		b.ReportMetric(p50, "maps-p50-ms")
 		b.ReportMetric(p99, "maps-p99-ms")
-		p50, p99 = percentiles(views)
+		p50, p99 = p50p99(views)
 		b.ReportMetric(p50, "map-p50-ms")
 		b.ReportMetric(p99, "map-p99-ms")
 		// CPU time of the whole process (rebuild, encoding, client) for the
 		// first /maps after a flower: steadier than wall time on a shared machine.
-		p50, p99 = percentiles(cpu)
+		p50, p99 = p50p99(cpu)
 		b.ReportMetric(p50, "maps-cpu-p50-ms")
 		b.ReportMetric(p99, "maps-cpu-p99-ms")
 	})
@@ -250,11 +243,11 @@ func BenchmarkMapLists(b *testing.B) {
 			warm = append(warm, d)
 		}
 		warmAll := time.Since(start)
-		p50, p99 := percentiles(cold)
+		p50, p99 := p50p99(cold)
 		b.ReportMetric(p50, "cold-p50-ms")
 		b.ReportMetric(p99, "cold-p99-ms")
 		b.ReportMetric(float64(coldAll.Milliseconds()), "cold-all-ms")
-		p50, p99 = percentiles(warm)
+		p50, p99 = p50p99(warm)
 		b.ReportMetric(p50, "warm-p50-ms")
 		b.ReportMetric(p99, "warm-p99-ms")
 		b.ReportMetric(float64(warmAll.Milliseconds()), "warm-all-ms")
@@ -409,9 +402,9 @@ func benchMarkedCards(b *testing.B, svc *service, store *postgres.MapMarks, clie
 		timedGet(b, client, url+"/api/v1/maps")
 		changed = append(changed, time.Since(start))
 	}
-	p50, p99 := percentiles(petal)
-	f50, f99 := percentiles(floor)
-	c50, c99 := percentiles(changed)
+	p50, p99 := p50p99(petal)
+	f50, f99 := p50p99(floor)
+	c50, c99 := p50p99(changed)
 	b.ReportMetric(p50, "p50-ms")
 	b.ReportMetric(p99, "p99-ms")
 	b.ReportMetric(f50, "bare-p50-ms")

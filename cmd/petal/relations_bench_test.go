@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -234,8 +233,8 @@ GROUP BY 1, 2 HAVING count(*) >= 2 ORDER BY 3 DESC LIMIT 50`)
 					floor = append(floor, time.Since(t0))
 				}
 			}
-			tp50, tp99 := quantiles(tool)
-			fp50, fp99 := quantiles(floor)
+			tp50, tp99 := p50p99(tool)
+			fp50, fp99 := p50p99(floor)
 			b.ReportMetric(tp50, "p50-ms")
 			b.ReportMetric(tp99, "p99-ms")
 			b.ReportMetric(fp50, "sql-p50-ms")
@@ -282,17 +281,4 @@ GROUP BY 1, 2 HAVING count(*) >= 2 ORDER BY 3 DESC LIMIT 50`)
 		}
 		b.ReportMetric(float64(procStatus(b, pid, "VmHWM"))/(1<<20), "peak-MiB")
 	})
-}
-
-func quantiles(ds []time.Duration) (p50, p99 float64) {
-	if len(ds) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	at := func(q float64) float64 {
-		i := int(math.Ceil(q*float64(len(s)))) - 1
-		return s[max(i, 0)].Seconds() * 1000
-	}
-	return at(0.5), at(0.99)
 }
