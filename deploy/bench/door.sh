@@ -4,9 +4,11 @@
 # separate process) answering the same bytes under the same Content-Type, each
 # pinned to one core with GOMAXPROCS=1, the load generator (wrk) pinned to the
 # other, the servers taken in turn, identical answer bytes checked first. Once
-# for each PETAL_LIMITS. With HONO=1, also a minimal Hono 4 app on Node
-# (deploy/bench/hono) with an in-memory per-address limiter, as the original
-# stack had. Run from anywhere in the repo:
+# for each PETAL_LIMITS. With HONO=1, also the original stack: a Hono 4 app
+# on Node (deploy/bench/hono) doing per request what petal does for this route
+# (request id, CORS headers, an in-memory per-address limit, metrics, a JSON
+# access line), its limits in memory whatever PETAL_LIMITS says, as the
+# original's were. Run from anywhere in the repo:
 #
 #	bash deploy/bench/door.sh                      # memory and postgres limits
 #	LIMITS=postgres ROUNDS=5 bash deploy/bench/door.sh
@@ -111,17 +113,22 @@ same_bytes() {
 	[ "${a,,}" = "${b,,}" ] || { echo "$1 answers $b, petal $a" >&2; exit 1; }
 }
 
+# header_names name: the answer's header names, lower case, sorted.
+header_names() { tail -n +2 "$work/$1.head" | tr -d '\r' | cut -d: -f1 | grep . | tr 'A-Z' 'a-z' | sort | paste -sd' '; }
+
 hono_ready=""
 start_hono() {
 	[ -n "$hono_ready" ] && return 0
 	mkdir -p "$work/hono"
 	cp deploy/bench/hono/package.json deploy/bench/hono/app.mjs "$work/hono/"
 	(cd "$work/hono" && npm install --silent --no-audit --no-fund >/dev/null)
-	taskset -c "$SERVER_CPU" node "$work/hono/app.mjs" "$HONO_PORT" "$work/petal.body" "$ctype" >"$work/hono.log" 2>&1 &
+	taskset -c "$SERVER_CPU" env PETAL_TOOL_CALLS_PER_MIN=1000000000 \
+		node "$work/hono/app.mjs" "$HONO_PORT" "$work/petal.body" "$ctype" >"$work/hono.log" 2>&1 &
 	hono_pid=$!
 	pids+=("$hono_pid")
 	wait_up "http://127.0.0.1:$HONO_PORT$PATH_UNDER_TEST"
 	same_bytes hono "http://127.0.0.1:$HONO_PORT$PATH_UNDER_TEST"
+	echo "headers: petal $(header_names petal); hono $(header_names hono)"
 	hono_ready=1
 }
 
