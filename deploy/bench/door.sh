@@ -13,6 +13,7 @@
 #	bash deploy/bench/door.sh                      # memory and postgres limits
 #	LIMITS=postgres ROUNDS=5 bash deploy/bench/door.sh
 #	HONO=1 bash deploy/bench/door.sh
+#	HONO=1 CORS=hono bash deploy/bench/door.sh     # Hono's own cors middleware (its slow path)
 #	PROFILE=1 LIMITS=memory bash deploy/bench/door.sh   # also a CPU profile of petal under load
 #	BEFORE=main bash deploy/bench/door.sh          # also petal built at another commit, in the same rounds
 #
