@@ -181,6 +181,7 @@ for limits in $LIMITS; do
 		echo "CPU profile of petal under load: door-$limits.prof (go tool pprof -top <petal binary> door-$limits.prof)"
 	fi
 	declare -A rps=() cpu=() ratio=() cpuratio=()
+	vshono="" cpuvshono=""
 	n=${#servers[@]}
 	for r in $(seq "$ROUNDS"); do
 		# Each round starts with another server, so none always meets the same neighbour.
@@ -200,6 +201,12 @@ for limits in $LIMITS; do
 			say="$say $name $x req/s ${c} µs;"
 		done
 		echo "$say"
+		if [ -n "${got[hono]:-}" ]; then
+			read -r prps pcpu <<<"${got[petal]}"
+			read -r hrps hcpu <<<"${got[hono]}"
+			vshono="$vshono $(awk -v a="$prps" -v b="$hrps" 'BEGIN {printf "%.2f", a/b}')"
+			cpuvshono="$cpuvshono $(awk -v a="$pcpu" -v b="$hcpu" 'BEGIN {printf "%.2f", b/a}')"
+		fi
 	done
 	line="limits=$limits (medians of $ROUNDS rounds; ratio = req/s ÷ bare's in the same round; cpu ratio = bare's CPU µs per request ÷ this one's):"
 	for sv in "${servers[@]}"; do
@@ -208,6 +215,8 @@ for limits in $LIMITS; do
     $name: $(median <<<"${rps[$name]}") req/s, $(median <<<"${cpu[$name]}") CPU-µs/req"
 		[ "$name" != bare ] && line="$line, ratio $(median <<<"${ratio[$name]}") (rounds:${ratio[$name]}), cpu ratio $(median <<<"${cpuratio[$name]}")"
 	done
+	[ -n "$vshono" ] && line="$line
+    petal ÷ hono: by req/s $(median <<<"$vshono") (rounds:$vshono), by CPU a request (hono's µs ÷ petal's) $(median <<<"$cpuvshono") (rounds:$cpuvshono)"
 	if [ -n "${BEFORE:-}" ]; then
 		kill "$before_pid"
 		wait "$before_pid" 2>/dev/null || true
