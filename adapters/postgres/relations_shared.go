@@ -120,6 +120,13 @@ func planShared(lo, hi string, p sharedPair, limit int) sharedPlan {
 	if max(p.sizeLo, p.sizeHi) > lookupRatio*plan.size {
 		plan.join = `relation_members s CROSS JOIN LATERAL (
     SELECT share_e12 FROM relation_members WHERE group_id = $2 AND account = s.account OFFSET 0) l`
+		// A group ten times larger spreads its weight ten times thinner,
+		// so the smaller share is nearly always the larger group's, and a
+		// threshold on the smaller group's shares admits almost nothing:
+		// it would look its accounts up again at every lowering. All of
+		// them at once, in one statement.
+		plan.start = plan.size
+		return plan
 	}
 	// Where to start: were the two shares independent, reading the top r
 	// of the smaller group would find about count·(r/size)² accounts
