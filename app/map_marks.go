@@ -172,69 +172,104 @@ func (r *MarkReader) curatedOf(id string) *maps.CuratedMark {
 // and the outcome it counts as. A contract that isn't there (no account, no
 // code) says nothing: the mark is the list's alone, kept as a read.
 func (r *MarkReader) read(ctx context.Context, s maps.Subject) (ports.MarkWrite, string, error) {
-	var name, symbol maps.ChainPart
-	var logo *maps.MarkLogo
-	var picture *ports.StoredPicture
 	now := r.clock.Now()
+	var said chainSaid
 	outcome := "read"
 	if strings.HasPrefix(s.Chain, "near:") {
 		rctx, cancel := context.WithTimeout(ctx, marksReadTimeout)
 		defer cancel()
+		var found bool
+		var err error
 		switch s.Kind {
 		case maps.KindToken:
-			ref := maps.ChainRef(s.Address, "ft_metadata")
-			v, err := r.chain.View(rctx, s.Chain, s.Address, "ft_metadata", nil, marksAnswerMax)
-			if errs.Is(err, errs.NotFound) {
-				outcome = "no_contract"
-				break
-			}
-			if err != nil {
-				return ports.MarkWrite{}, "", err
-			}
-			meta, err := maps.ParseFTMetadata(v.Result)
-			if err != nil {
-				return ports.MarkWrite{}, "", err
-			}
-			name.Value, name.Ref = r.checked(s.ID, "name", meta.Name, maps.CheckName), ref
-			symbol.Value, symbol.Ref = r.checked(s.ID, "symbol", meta.Symbol, maps.CheckSymbol), ref
-			if meta.Icon != "" {
-				p, err := maps.CheckIcon(meta.Icon)
-				if err != nil {
-					r.outcome.Add(1, "logo_refused")
-					r.log.InfoContext(ctx, "map_marks: a token's icon is refused", "map", s.ID, "why", err.Error())
-				} else {
-					logo = maps.LogoOf(p, maps.SourceChain, maps.StatusRead, ref+" icon", now)
-					picture = &ports.StoredPicture{SHA256: p.SHA256, MediaType: p.MediaType, Bytes: p.Bytes, Width: p.Width, Height: p.Height}
-				}
-			}
+			said, found, err = r.readToken(rctx, s, now)
 		case maps.KindDAO:
-			v, err := r.chain.View(rctx, s.Chain, s.Address, "get_config", nil, marksAnswerMax)
-			if errs.Is(err, errs.NotFound) {
-				outcome = "no_contract"
-				break
-			}
-			if err != nil {
-				return ports.MarkWrite{}, "", err
-			}
-			cfg, err := maps.ParseDAOConfig(v.Result)
-			if err != nil {
-				return ports.MarkWrite{}, "", err
-			}
-			// The name it shows people (its metadata's displayName) before
-			// its account-like name.
-			if dn := r.checked(s.ID, "displayName", cfg.DisplayName, maps.CheckName); dn != "" {
-				name = maps.ChainPart{Value: dn, Ref: maps.ChainRef(s.Address, "get_config") + " metadata.displayName"}
-			} else if n := r.checked(s.ID, "name", cfg.Name, maps.CheckName); n != "" {
-				name = maps.ChainPart{Value: n, Ref: maps.ChainRef(s.Address, "get_config") + " name"}
-			}
+			said, found, err = r.readDAO(rctx, s)
+		default:
+			found = true // a pool: nothing to read, the list alone
+		}
+		if err != nil {
+			return ports.MarkWrite{}, "", err
+		}
+		if !found {
+			outcome = "no_contract"
 		}
 	}
-	mark := maps.Compose(s.ID, name, symbol, r.curatedOf(s.ID), logo, now)
+	mark := maps.Compose(s.ID, said.name, said.symbol, r.curatedOf(s.ID), said.logo, now)
 	b, err := json.Marshal(mark)
 	if err != nil || len(b) > maps.MaxMarkJSON {
 		return ports.MarkWrite{}, "", errs.New(errs.Internal, "the mark could not be encoded within its bound").WithCause(err)
 	}
-	return ports.MarkWrite{MapID: s.ID, Mark: b, Logo: picture, Again: MarksReadEvery}, outcome, nil
+	return ports.MarkWrite{MapID: s.ID, Mark: b, Logo: said.picture, Again: MarksReadEvery}, outcome, nil
+}
+
+// chainSaid is what a contract says of itself, each part checked.
+type chainSaid struct {
+	name, symbol maps.ChainPart
+	logo         *maps.MarkLogo
+	picture      *ports.StoredPicture
+}
+
+// view calls a contract's view method; found is false when the contract
+// isn't there (no account, no code), which is an answer, not a failure.
+func (r *MarkReader) view(ctx context.Context, s maps.Subject, method string) (result []byte, found bool, err error) {
+	v, err := r.chain.View(ctx, s.Chain, s.Address, method, nil, marksAnswerMax)
+	if errs.Is(err, errs.NotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return v.Result, true, nil
+}
+
+// readToken reads a token's ft_metadata: its name, symbol and icon.
+func (r *MarkReader) readToken(ctx context.Context, s maps.Subject, now time.Time) (chainSaid, bool, error) {
+	var said chainSaid
+	result, found, err := r.view(ctx, s, "ft_metadata")
+	if !found || err != nil {
+		return said, found, err
+	}
+	meta, err := maps.ParseFTMetadata(result)
+	if err != nil {
+		return said, true, err
+	}
+	ref := maps.ChainRef(s.Address, "ft_metadata")
+	said.name.Value, said.name.Ref = r.checked(s.ID, "name", meta.Name, maps.CheckName), ref
+	said.symbol.Value, said.symbol.Ref = r.checked(s.ID, "symbol", meta.Symbol, maps.CheckSymbol), ref
+	if meta.Icon == "" {
+		return said, true, nil
+	}
+	p, err := maps.CheckIcon(meta.Icon)
+	if err != nil {
+		r.outcome.Add(1, "logo_refused")
+		r.log.InfoContext(ctx, "map_marks: a token's icon is refused", "map", s.ID, "why", err.Error())
+		return said, true, nil
+	}
+	said.logo = maps.LogoOf(p, maps.SourceChain, maps.StatusRead, ref+" icon", now)
+	said.picture = &ports.StoredPicture{SHA256: p.SHA256, MediaType: p.MediaType, Bytes: p.Bytes, Width: p.Width, Height: p.Height}
+	return said, true, nil
+}
+
+// readDAO reads a Sputnik DAO's get_config: the name it shows people (its
+// metadata's displayName) before its account-like name.
+func (r *MarkReader) readDAO(ctx context.Context, s maps.Subject) (chainSaid, bool, error) {
+	var said chainSaid
+	result, found, err := r.view(ctx, s, "get_config")
+	if !found || err != nil {
+		return said, found, err
+	}
+	cfg, err := maps.ParseDAOConfig(result)
+	if err != nil {
+		return said, true, err
+	}
+	ref := maps.ChainRef(s.Address, "get_config")
+	if dn := r.checked(s.ID, "displayName", cfg.DisplayName, maps.CheckName); dn != "" {
+		said.name = maps.ChainPart{Value: dn, Ref: ref + " metadata.displayName"}
+	} else if n := r.checked(s.ID, "name", cfg.Name, maps.CheckName); n != "" {
+		said.name = maps.ChainPart{Value: n, Ref: ref + " name"}
+	}
+	return said, true, nil
 }
 
 // checked is v as check keeps it, or "" (logged) when it is refused: a part

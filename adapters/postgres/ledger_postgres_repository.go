@@ -59,8 +59,12 @@ func lockAccounts(ctx context.Context, tx pgx.Tx, ids []string) (map[string]cred
 	sorted := slices.Clone(ids)
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
-	rows, err := tx.Query(ctx, `SELECT id, kind, limit_micros, spent_micros, held_micros, expires_at, revoked_at
-FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, sorted)
+	return accountsByID(tx.Query(ctx, `SELECT id, kind, limit_micros, spent_micros, held_micros, expires_at, revoked_at
+FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, sorted))
+}
+
+// accountsByID reads the accounts a lock statement returned, by id.
+func accountsByID(rows pgx.Rows, err error) (map[string]credit.Account, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: lock accounts: %w", err)
 	}
@@ -73,7 +77,10 @@ FROM credit_accounts WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, sorted)
 		}
 		out[a.ID] = a
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: lock accounts: %w", err)
+	}
+	return out, nil
 }
 
 func scanAccount(row pgx.Row) (credit.Account, error) {

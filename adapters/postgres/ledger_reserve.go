@@ -120,23 +120,7 @@ FROM credit_holds WHERE chat_id = $1 AND account_id = $2 AND status <> 'released
 }
 
 func readLocked(br pgx.BatchResults) (map[string]credit.Account, error) {
-	rows, err := br.Query()
-	if err != nil {
-		return nil, fmt.Errorf("postgres: lock accounts: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]credit.Account{}
-	for rows.Next() {
-		a, err := scanAccount(rows)
-		if err != nil {
-			return nil, err
-		}
-		out[a.ID] = a
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres: lock accounts: %w", err)
-	}
-	return out, nil
+	return accountsByID(br.Query())
 }
 
 func readChatTaken(br pgx.BatchResults) (credit.Micros, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -128,15 +129,21 @@ func TestRelationsCatchUpPutsOffReadingsThatFail(t *testing.T) {
 // at once, and the group is indexed once rebuilds may run. A small reading is
 // indexed in the keeping request itself.
 func TestALargeReadingIsIndexedBesideTheKeep(t *testing.T) {
-	p := startPetal(t, nil)
+	// Only the keep may index the readings here: the catch-up job's lease is
+	// held, so a keep that failed to index can't be rescued by it.
+	db := pgtest.New(t)
+	held, err := postgres.NewJobLeases(db.DB).Claim(t.Context(), (*app.RelationService)(nil).Job().Name, "proc_test", time.Hour)
+	require.NoError(t, err)
+	require.True(t, held)
+	p := startPetalOn(t, nil, db, db.DB)
 	keeps := app.IndexingKeeps(postgres.NewPublishedFlowerRepository(p.DB.DB), p.Svc.Relations)
-	keep := func(r relReading) {
+	keep := func(ctx context.Context, r relReading) {
 		s := r.snapshot()
 		sha, canonical, err := snapshots.Name(s)
 		require.NoError(t, err)
 		_, err = app.StoreCanonical(t.Context(), snapshotRepo(p), s, sha, canonical, app.OriginThisSite)
 		require.NoError(t, err)
-		_, _, err = keeps.Keep(t.Context(), published.Kept{ID: hexOf("kept " + sha), Network: "near:mainnet", Maker: "maker.near",
+		_, _, err = keeps.Keep(ctx, published.Kept{ID: hexOf("kept " + sha), Network: "near:mainnet", Maker: "maker.near",
 			Map: r.group, Snapshot: sha, Record: []byte(`{}`), MadeAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
 			Status: published.StatusOK, Came: published.CameSynced})
 		require.NoError(t, err)
@@ -147,7 +154,7 @@ func TestALargeReadingIsIndexedBesideTheKeep(t *testing.T) {
 		return n == 1
 	}
 	small := relReading{"near:mainnet:small.sputnik-dao.near", "near-dao-members", "2026-11-01T00:00:00Z", ones("alice.near", "bob.near")}
-	keep(small)
+	keep(t.Context(), small)
 	assert.True(t, indexed(small.group), "a small reading is indexed in the keep")
 
 	names := make([]string, 5_001)
@@ -159,7 +166,12 @@ func TestALargeReadingIsIndexedBesideTheKeep(t *testing.T) {
 	require.NoError(t, err)
 	_, err = tx.Exec(t.Context(), `SELECT pg_advisory_xact_lock(7140014000)`) // the rebuild lock
 	require.NoError(t, err)
-	keep(large)
+	// Were the rebuild in the keep, it would wait on the lock held here and
+	// fail at this deadline (the group then never indexed) instead of
+	// hanging the test.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	keep(ctx, large)
 	assert.False(t, indexed(large.group), "the keep returned while its rebuild waits")
 	require.NoError(t, tx.Commit(t.Context()))
 	require.Eventually(t, func() bool { return indexed(large.group) }, 30*time.Second, 50*time.Millisecond)
