@@ -134,3 +134,13 @@ func (a *AgentService) nameConversationTool() *ownTool {
 		return map[string]string{"title": title}, nil
 	})
 }
+
+// OwnTools is the agent's own tools as declared (name, description, input),
+// by name: what its model is offered beside the registry's.
+func (a *AgentService) OwnTools() []Tool {
+	out := make([]Tool, 0, len(a.own))
+	for _, name := range slices.Sorted(maps.Keys(a.own)) {
+		out = append(out, a.own[name].tool)
+	}
+	return out
+}
