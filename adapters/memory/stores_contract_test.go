@@ -49,3 +49,7 @@ func TestEventBusContract(t *testing.T) {
 		return porttest.Buses{Store: memory.NewRunStore(memory.SystemClock{}, leases, hub), A: a, B: b}
 	})
 }
+
+func TestPromptCountsContract(t *testing.T) {
+	porttest.PromptCountsContract(t, func(*testing.T) ports.PromptCounts { return memory.NewPromptCounts() })
+}
