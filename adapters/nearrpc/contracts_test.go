@@ -49,10 +49,12 @@ func TestPinReadsAtTheFinalBlockAndKeepsTheCalls(t *testing.T) {
 	assert.EqualValues(t, 5, props.Last)
 	require.Len(t, props.List, 5)
 	assert.Equal(t, pages{{0, 5}, {2, 5}, {4, 5}, {5, 5}}, heard)
+	assert.Equal(t, "604800000000000", props.ProposalPeriod, "the policy's proposal_period, read after the proposals")
 
 	assert.Equal(t, []snapshots.Call{
 		{Contract: "marketing.sputnik-dao.near", Method: "get_config"},
-		{Contract: "marketing.sputnik-dao.near", Method: "get_policy"},
+		// Once for the roles, once for the proposals' period.
+		{Contract: "marketing.sputnik-dao.near", Method: "get_policy", Pages: 2},
 		{Contract: "marketing.sputnik-dao.near", Method: "get_last_proposal_id"},
 		{Contract: "marketing.sputnik-dao.near", Method: "get_proposals", Pages: 3},
 	}, r.Source().Calls)

@@ -3,6 +3,7 @@ package nearrpc
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -63,7 +64,8 @@ func (r *reading) DAORoles(ctx context.Context, dao string) ([]snapshots.DAORole
 }
 
 // DAOProposals implements ports.NearReading: get_last_proposal_id, then
-// get_proposals page by page from the newest max proposals' first id.
+// get_proposals page by page from the newest max proposals' first id, then
+// get_policy for its proposal_period, all at the reading's block.
 func (r *reading) DAOProposals(ctx context.Context, dao string, max int, progress ports.Paging) (snapshots.Proposals, error) {
 	var last uint64
 	if err := r.view(ctx, dao, "get_last_proposal_id", nil, &last); err != nil {
@@ -89,7 +91,30 @@ func (r *reading) DAOProposals(ctx context.Context, dao string, max int, progres
 		next += r.c.pageSize
 		progress(min(len(out.List), total), total)
 	}
+	// A proposal closes its policy's proposal_period after its submission;
+	// the period is read at the same block as the proposals.
+	var policy struct {
+		ProposalPeriod json.RawMessage `json:"proposal_period"`
+	}
+	if err := r.view(ctx, dao, "get_policy", nil, &policy); err != nil {
+		return snapshots.Proposals{}, err
+	}
+	out.ProposalPeriod = u64Text(policy.ProposalPeriod)
 	return out, nil
+}
+
+// u64Text is a Sputnik U64 (a JSON string of digits) as its digits, or ""
+// when it is anything else: a period that can't be read is not guessed.
+func u64Text(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil || s == "" || len(s) > 20 {
+		return ""
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatUint(n, 10)
 }
 
 // DAOs implements ports.NearContracts: the factory's get_number_daos, then

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,7 +92,8 @@ var votes = map[string]string{"Approve": "for", "Reject": "against"}
 // holds. The reading's chain writes every account as a petal id.
 func SputnikProposals(mapID, sha string, s *snapshots.Snapshot) (Proposals, error) {
 	var detail struct {
-		Proposals []snapshots.Proposal `json:"proposals"`
+		Proposals      []snapshots.Proposal `json:"proposals"`
+		ProposalPeriod string               `json:"proposal_period"`
 	}
 	if len(s.Detail) > 0 {
 		if err := json.Unmarshal(s.Detail, &detail); err != nil {
@@ -118,7 +120,7 @@ func SputnikProposals(mapID, sha string, s *snapshots.Snapshot) (Proposals, erro
 		kind, recipient := proposalKind(pr.Kind)
 		rec := ProposalRecord{
 			ID: strconv.FormatUint(pr.ID, 10), Title: proposalTitle(pr), Kind: kind,
-			At: nanosToTime(pr.SubmissionTime), Outcome: outcome, AsSaid: pr.Status,
+			At: nanosToTime(pr.SubmissionTime), ClosesAt: closesAt(pr.SubmissionTime, detail.ProposalPeriod), Outcome: outcome, AsSaid: pr.Status,
 			Ref:   fmt.Sprintf("%s:%s/proposals/%d", s.Chain, p.DAO, pr.ID),
 			Votes: make([]VoteRecord, 0, len(pr.Votes)),
 		}
@@ -200,6 +202,21 @@ func proposalTitle(p snapshots.Proposal) string {
 		line = string(r[:MaxProposalTitle-1]) + "…"
 	}
 	return line
+}
+
+// closesAt is when a proposal's vote closes: its submission plus the
+// policy's proposal period, both in nanoseconds as the chain writes them;
+// null when either is missing or the sum is past what a time holds.
+func closesAt(submitted, period string) *string {
+	at, err := strconv.ParseInt(submitted, 10, 64)
+	if err != nil || at <= 0 {
+		return nil
+	}
+	p, err := strconv.ParseInt(period, 10, 64)
+	if err != nil || p < 0 || p > math.MaxInt64-at {
+		return nil
+	}
+	return nanosToTime(strconv.FormatInt(at+p, 10))
 }
 
 // nanosToTime reads a Sputnik time (nanoseconds since 1970, as text).

@@ -42,11 +42,14 @@ type Proposal struct {
 	Votes          map[string]string `json:"votes"`
 }
 
-// Proposals is a DAO's proposals as read: the newest ones, and the id the
-// DAO will give its next proposal (get_last_proposal_id).
+// Proposals is a DAO's proposals as read: the newest ones, the id the DAO
+// will give its next proposal (get_last_proposal_id), and its policy's
+// proposal_period at the same block (nanoseconds, as text; "" when not read):
+// a proposal's vote closes that long after its submission.
 type Proposals struct {
-	Last uint64
-	List []Proposal
+	Last           uint64
+	List           []Proposal
+	ProposalPeriod string
 }
 
 // Delegation is one account's stake in a validator's staking pool, in

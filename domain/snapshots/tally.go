@@ -118,7 +118,11 @@ func TallyVotes(chain string, p Proposals) (Tally, error) {
 			Attrs: RawAttrs(map[string]any{"approve": t.votes["approve"], "reject": t.votes["reject"], "remove": t.votes["remove"], "proposed": t.proposed, "votes": t.byID}),
 		})
 	}
-	detail, err := json.Marshal(map[string]any{"proposals": details, "last_proposal_id": p.Last})
+	kept := map[string]any{"proposals": details, "last_proposal_id": p.Last}
+	if p.ProposalPeriod != "" {
+		kept["proposal_period"] = p.ProposalPeriod
+	}
+	detail, err := json.Marshal(kept)
 	if err != nil {
 		return Tally{}, fmt.Errorf("the proposals could not be kept: %w", err)
 	}

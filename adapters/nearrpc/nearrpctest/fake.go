@@ -72,6 +72,7 @@ type Call struct {
 	Contract string // account_id of a query
 	Function string // method_name of a call_function
 	Args     string // a call_function's arguments, decoded
+	BlockID  string // the block_id asked for, as sent ("" for a finality)
 	Key      string
 }
 
@@ -311,12 +312,13 @@ func writeRPCError(w http.ResponseWriter, status int, id, name, cause, data stri
 func describe(method string, params json.RawMessage) Call {
 	c := Call{Method: method}
 	var p struct {
-		AccountID  string `json:"account_id"`
-		MethodName string `json:"method_name"`
-		ArgsBase64 string `json:"args_base64"`
+		AccountID  string          `json:"account_id"`
+		MethodName string          `json:"method_name"`
+		ArgsBase64 string          `json:"args_base64"`
+		BlockID    json.RawMessage `json:"block_id"`
 	}
 	_ = json.Unmarshal(params, &p)
-	c.Contract, c.Function = p.AccountID, p.MethodName
+	c.Contract, c.Function, c.BlockID = p.AccountID, p.MethodName, string(p.BlockID)
 	if b, err := base64.StdEncoding.DecodeString(p.ArgsBase64); err == nil {
 		c.Args = string(b)
 	}
