@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"net"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -70,6 +72,10 @@ type Proof struct {
 	Message   string `json:"message"`
 	Nonce     string `json:"nonce"`
 	Recipient string `json:"recipient"`
+	// CallbackURL is NEP-413's optional callbackUrl, which the wallet signed
+	// with the rest: a wallet that signs by redirect sends the person back
+	// there. Absent (nil) for a wallet that answers in the page.
+	CallbackURL *string `json:"callback_url,omitempty"`
 }
 
 // Nep413Payload is the borsh encoding of the signed payload. A None callback
@@ -142,13 +148,57 @@ func signatureCandidates(s string) [][]byte {
 // VerifyNep413 checks that signature is key's ed25519 signature of the
 // NEP-413 payload (message, nonce, recipient, no callback).
 func VerifyNep413(key ed25519.PublicKey, signature, message string, nonce [32]byte, recipient string) bool {
-	h := Nep413Hash(Nep413Payload(message, nonce, recipient, nil))
+	return VerifyNep413Callback(key, signature, message, nonce, recipient, nil)
+}
+
+// VerifyNep413Callback is VerifyNep413 for a payload that carries
+// callbackURL (nil: none). Whether that callback may be accepted at all is
+// the caller's question (CallbackIsSignInPage).
+func VerifyNep413Callback(key ed25519.PublicKey, signature, message string, nonce [32]byte, recipient string, callbackURL *string) bool {
+	h := Nep413Hash(Nep413Payload(message, nonce, recipient, callbackURL))
 	for _, sig := range signatureCandidates(signature) {
 		if ed25519.Verify(key, h[:], sig) {
 			return true
 		}
 	}
 	return false
+}
+
+// SignInPath is the site's own sign-in page, the one callbackUrl a proof
+// may carry: a wallet that signs by redirect brings the person back there.
+const SignInPath = "/signin"
+
+// MaxCallbackURL bounds a proof's callback_url (a URL is never this long).
+const MaxCallbackURL = 2048
+
+// CallbackIsSignInPage reports whether callback is this site's own sign-in
+// page: siteOrigin + SignInPath exactly (no query, fragment or user), or, on
+// a local site (siteOrigin "" or a loopback one), a loopback address's
+// SignInPath over http or https. Any other callback is refused, so a proof
+// made for another site's page cannot sign in here.
+func CallbackIsSignInPage(callback, siteOrigin string, localSite bool) bool {
+	if callback == "" || len(callback) > MaxCallbackURL {
+		return false
+	}
+	u, err := url.Parse(callback)
+	if err != nil || u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.Opaque != "" ||
+		u.Path != SignInPath || u.RawPath != "" || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	origin := strings.ToLower(u.Scheme + "://" + u.Host)
+	if siteOrigin != "" && origin == strings.ToLower(siteOrigin) {
+		return true
+	}
+	return localSite && isLoopback(u.Hostname())
+}
+
+// isLoopback is localhost, 127.0.0.1 or ::1.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.Equal(net.IPv4(127, 0, 0, 1)) || ip.Equal(net.IPv6loopback))
 }
 
 var (

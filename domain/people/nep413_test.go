@@ -191,3 +191,51 @@ func FuzzVerifyNep413(f *testing.F) {
 		}
 	})
 }
+
+// A wallet that signs by redirect signs the callbackUrl too: the proof holds
+// only with that same callback, and with none it is another payload.
+func TestNep413WithACallback(t *testing.T) {
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	var nonce [32]byte
+	nonce[3] = 7
+	back := "https://petal.example/signin"
+	h := Nep413Hash(Nep413Payload("Sign in", nonce, "petal.example", &back))
+	sig := base64.StdEncoding.EncodeToString(ed25519.Sign(priv, h[:]))
+	assert.True(t, VerifyNep413Callback(pub, sig, "Sign in", nonce, "petal.example", &back))
+	assert.False(t, VerifyNep413(pub, sig, "Sign in", nonce, "petal.example"), "signed with a callback, checked without")
+	other := "https://evil.example/signin"
+	assert.False(t, VerifyNep413Callback(pub, sig, "Sign in", nonce, "petal.example", &other), "another callback")
+	// The payload's borsh: Some(string) is 1 and the string after the recipient.
+	payload := Nep413Payload("m", nonce, "r", &back)
+	assert.Equal(t, append([]byte{1, byte(len(back)), 0, 0, 0}, back...), payload[len(payload)-len(back)-5:])
+}
+
+func TestCallbackIsSignInPage(t *testing.T) {
+	cases := []struct {
+		callback, site string
+		local, ok      bool
+	}{
+		{"https://petal.example/signin", "https://petal.example", false, true},
+		{"https://Petal.Example/signin", "https://petal.example", false, true},
+		{"https://petal.example/signin?x=1", "https://petal.example", false, false},
+		{"https://petal.example/signin#a", "https://petal.example", false, false},
+		{"https://petal.example/signin/", "https://petal.example", false, false},
+		{"https://petal.example/make", "https://petal.example", false, false},
+		{"http://petal.example/signin", "https://petal.example", false, false},
+		{"https://petal.example.evil.example/signin", "https://petal.example", false, false},
+		{"https://user@petal.example/signin", "https://petal.example", false, false},
+		{"https://evil.example/signin", "https://petal.example", false, false},
+		{"http://127.0.0.1:8787/signin", "https://petal.example", false, false},
+		{"http://127.0.0.1:8787/signin", "", true, true},
+		{"http://localhost:8787/signin", "http://localhost:8787", true, true},
+		{"http://[::1]:8787/signin", "", true, true},
+		{"https://evil.example/signin", "", true, false},
+		{"javascript:alert(1)//signin", "", true, false},
+		{"", "", true, false},
+		{"http://localhost/signin%2F", "", true, false},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.ok, CallbackIsSignInPage(c.callback, c.site, c.local), c.callback)
+	}
+}
