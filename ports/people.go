@@ -62,6 +62,23 @@ type SignedIn struct {
 	ClaimedExplorations int
 }
 
+// AttachWallet is a signed-in person proving a second wallet (SYS-023).
+type AttachWallet struct {
+	Nonce    [32]byte
+	Now      time.Time
+	PersonID string
+	// Wallet is the binding to add (ID used when it is new).
+	Wallet SealedWallet
+}
+
+// Attached is what attaching did.
+type Attached struct {
+	WalletID string
+	// Already is true when the wallet was the person's before (its proof is
+	// renewed; nothing else changes).
+	Already bool
+}
+
 // PeopleStore keeps sign-in challenges, persons and their wallets.
 type PeopleStore interface {
 	// CreateChallenge stores a new NEP-413 challenge.
@@ -74,6 +91,11 @@ type PeopleStore interface {
 	// explorations to them, and replaces the old session with the new one,
 	// keeping its invite.
 	SignIn(ctx context.Context, in SignIn) (SignedIn, error)
+	// AttachWallet, in one transaction: uses the nonce up (errs.Unauthorised
+	// when it is unknown, used or expired by then) and binds the wallet to the
+	// person. A wallet bound to another person is errs.Conflict and the whole
+	// transaction is undone: nothing is merged and the nonce stays unused.
+	AttachWallet(ctx context.Context, in AttachWallet) (Attached, error)
 	// Wallets are a person's wallets, oldest first.
 	Wallets(ctx context.Context, personID string) ([]SealedWallet, error)
 	// WalletByHash finds a binding by its keyed hash, or errs.NotFound.

@@ -96,6 +96,49 @@ func (r *PeopleRepository) SignIn(ctx context.Context, in ports.SignIn) (ports.S
 	return out, err
 }
 
+// AttachWallet implements ports.PeopleStore.
+func (r *PeopleRepository) AttachWallet(ctx context.Context, in ports.AttachWallet) (ports.Attached, error) {
+	var out ports.Attached
+	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE auth_challenges SET used_at = $2 WHERE nonce = $1 AND used_at IS NULL AND expires_at > $2`, in.Nonce[:], in.Now)
+		if err != nil {
+			return fmt.Errorf("postgres: use nonce: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return errs.New(errs.Unauthorised, "this sign-in nonce is unknown, used or expired", "ask for a new challenge")
+		}
+		w := in.Wallet
+		// The unique keyed hash decides between two people attaching one
+		// wallet at once: one inserts it, the other finds it bound.
+		err = tx.QueryRow(ctx, `INSERT INTO wallets (id, person_id, network, address_hash, address_sealed, proved_at, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (address_hash) DO NOTHING RETURNING id`,
+			w.ID, in.PersonID, w.Network, w.AddressHash, w.Sealed, w.ProvedAt).Scan(&out.WalletID)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("postgres: attach the wallet: %w", err)
+		}
+		var owner string
+		if err := tx.QueryRow(ctx, `SELECT person_id, id FROM wallets WHERE address_hash = $1 FOR UPDATE`, w.AddressHash).Scan(&owner, &out.WalletID); err != nil {
+			return fmt.Errorf("postgres: find the wallet: %w", err)
+		}
+		if owner != in.PersonID {
+			return errs.New(errs.Conflict, "this wallet is already bound to another person",
+				"sign in with it to reach that person; wallets are never merged")
+		}
+		out.Already = true
+		if _, err := tx.Exec(ctx, `UPDATE wallets SET proved_at = $2, address_sealed = $3 WHERE id = $1`, out.WalletID, w.ProvedAt, w.Sealed); err != nil {
+			return fmt.Errorf("postgres: renew the wallet's proof: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return ports.Attached{}, err
+	}
+	return out, nil
+}
+
 // bindWallet finds the person a wallet is bound to, or makes both.
 func bindWallet(ctx context.Context, tx pgx.Tx, in ports.SignIn) (personID, walletID string, err error) {
 	w := in.Wallet

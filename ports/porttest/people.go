@@ -208,6 +208,102 @@ func PeopleStoreContract(t *testing.T, newStores func(t *testing.T) Stores) {
 		}
 	})
 
+	t.Run("a second wallet reaches the same person; one bound elsewhere is refused and nothing moves", func(t *testing.T) {
+		p := newStores(t).People
+		ctx := t.Context()
+		alice, err := signIn(t, p, addressHash(6), "")
+		must(t, err)
+		bob, err := signIn(t, p, addressHash(7), "")
+		must(t, err)
+		attach := func(person string, hash []byte) (ports.Attached, [32]byte, error) {
+			c := people.Challenge{Message: "m", Recipient: "petal.test", CreatedAt: suiteNow, ExpiresAt: suiteNow.Add(5 * time.Minute)}
+			_, _ = rand.Read(c.Nonce[:])
+			must(t, p.CreateChallenge(ctx, c))
+			out, err := p.AttachWallet(ctx, ports.AttachWallet{Nonce: c.Nonce, Now: suiteNow.Add(time.Minute), PersonID: person,
+				Wallet: ports.SealedWallet{ID: hexID(t, "wal_", 16), Network: "testnet", AddressHash: hash, Sealed: []byte("second"), ProvedAt: suiteNow.Add(time.Minute)}})
+			return out, c.Nonce, err
+		}
+		second, _, err := attach(alice.PersonID, addressHash(8))
+		must(t, err)
+		if second.Already || second.WalletID == "" {
+			t.Fatalf("attached: %+v", second)
+		}
+		ws, err := p.Wallets(ctx, alice.PersonID)
+		if err != nil || len(ws) != 2 || ws[1].ID != second.WalletID || ws[1].Network != "testnet" {
+			t.Fatalf("alice's wallets: %+v %v", ws, err)
+		}
+		// Signing in with the second wallet is alice.
+		viaSecond, err := signIn(t, p, addressHash(8), "")
+		if err != nil || viaSecond.PersonID != alice.PersonID || viaSecond.Session.WalletID != second.WalletID {
+			t.Fatalf("the second wallet signs in as alice: %+v %v", viaSecond, err)
+		}
+		again, _, err := attach(alice.PersonID, addressHash(8))
+		if err != nil || !again.Already || again.WalletID != second.WalletID {
+			t.Fatalf("attached again: %+v %v", again, err)
+		}
+		// Bob's wallet stays bob's; the refused proof's nonce is not used up.
+		_, nonce, err := attach(alice.PersonID, addressHash(7))
+		if !errs.Is(err, errs.Conflict) {
+			t.Fatalf("a wallet bound to another person: %v", err)
+		}
+		if c, err := p.Challenge(ctx, nonce); err != nil || c.UsedAt != nil {
+			t.Fatalf("the refused attach left its nonce used: %+v %v", c, err)
+		}
+		if w, err := p.WalletByHash(ctx, addressHash(7)); err != nil || w.PersonID != bob.PersonID || string(w.Sealed) != "sealed" {
+			t.Fatalf("bob's wallet moved: %+v %v", w, err)
+		}
+		if ws, _ := p.Wallets(ctx, alice.PersonID); len(ws) != 2 {
+			t.Fatalf("alice has %d wallets", len(ws))
+		}
+		// A used nonce attaches nothing.
+		c := people.Challenge{Message: "m", Recipient: "petal.test", CreatedAt: suiteNow, ExpiresAt: suiteNow.Add(5 * time.Minute)}
+		_, _ = rand.Read(c.Nonce[:])
+		must(t, p.CreateChallenge(ctx, c))
+		in := ports.AttachWallet{Nonce: c.Nonce, Now: suiteNow.Add(6 * time.Minute), PersonID: alice.PersonID,
+			Wallet: ports.SealedWallet{ID: hexID(t, "wal_", 16), Network: "mainnet", AddressHash: addressHash(9), Sealed: []byte("x"), ProvedAt: suiteNow}}
+		if _, err := p.AttachWallet(ctx, in); !errs.Is(err, errs.Unauthorised) {
+			t.Fatalf("an expired nonce: %v", err)
+		}
+		if _, err := p.WalletByHash(ctx, addressHash(9)); !errs.Is(err, errs.NotFound) {
+			t.Fatalf("an expired nonce bound a wallet: %v", err)
+		}
+	})
+
+	t.Run("two people attaching one wallet at once: one has it", func(t *testing.T) {
+		p := newStores(t).People
+		ctx := t.Context()
+		var persons [6]string
+		for i := range persons {
+			out, err := signIn(t, p, addressHash(byte(20+i)), "")
+			must(t, err)
+			persons[i] = out.PersonID
+		}
+		var wg sync.WaitGroup
+		results := make([]error, len(persons))
+		for i := range persons {
+			c := people.Challenge{Message: "m", Recipient: "petal.test", CreatedAt: suiteNow, ExpiresAt: suiteNow.Add(5 * time.Minute)}
+			_, _ = rand.Read(c.Nonce[:])
+			must(t, p.CreateChallenge(ctx, c))
+			w := ports.SealedWallet{ID: hexID(t, "wal_", 16), Network: "mainnet", AddressHash: addressHash(30), Sealed: []byte("s"), ProvedAt: suiteNow}
+			wg.Go(func() {
+				_, results[i] = p.AttachWallet(ctx, ports.AttachWallet{Nonce: c.Nonce, Now: suiteNow.Add(time.Minute), PersonID: persons[i], Wallet: w})
+			})
+		}
+		wg.Wait()
+		won := 0
+		for i, err := range results {
+			switch {
+			case err == nil:
+				won++
+			case !errs.Is(err, errs.Conflict):
+				t.Fatalf("attach %d: %v", i, err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("%d people have the wallet", won)
+		}
+	})
+
 	t.Run("a person's tip is set and cleared", func(t *testing.T) {
 		p := newStores(t).People
 		ctx := t.Context()
