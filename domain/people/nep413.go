@@ -7,7 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"net"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -197,8 +197,8 @@ func isLoopback(host string) bool {
 	if host == "localhost" {
 		return true
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && (ip.Equal(net.IPv4(127, 0, 0, 1)) || ip.Equal(net.IPv6loopback))
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap() == netip.MustParseAddr("127.0.0.1") || err == nil && ip == netip.IPv6Loopback()
 }
 
 var (
