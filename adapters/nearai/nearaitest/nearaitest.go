@@ -79,6 +79,14 @@ type Request struct {
 	Path          string
 	Authorization string
 	Body          map[string]any
+	Bytes         int // the body's length
+	// Usage is the usage the fake answered a completion with (200 only).
+	Usage Usage
+}
+
+// Usage is a completion's usage as the fake counted it.
+type Usage struct {
+	PromptTokens, CompletionTokens int64
 }
 
 // Server is the fake.
@@ -101,6 +109,26 @@ type Server struct {
 	// per byte of the request's body, none cached (what a byte-level
 	// tokenizer makes of rare scripts): the most an input can be billed.
 	OneTokenPerByte bool
+	// Tokenize makes every completion's usage count the request as a
+	// tokenizer would (Tokens: about four bytes a token, each part of the
+	// chat template on its own) and the answer's words and tool calls the
+	// same way, none cached: deterministic, and what petal's bounds must hold.
+	Tokenize bool
+	// overReport is added to every Tokenize'd prompt_tokens (SetOverReport):
+	// a provider billing more input than it was sent.
+	overReport int64
+	// prices is the model list GET /v1/model/list answers (SetPrices).
+	prices []ModelPrice
+	// listStatus, when set, is the model list's status instead (SetPrices).
+	listStatus int
+}
+
+// SetOverReport makes every later Tokenize'd completion report n more
+// prompt tokens than its request has.
+func (s *Server) SetOverReport(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.overReport = n
 }
 
 // New starts the fake with scripted completions, answered in order; past the
@@ -109,6 +137,7 @@ func New(t testing.TB, script ...Answer) *Server {
 	s := &Server{script: script}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.completions)
+	mux.HandleFunc("GET /v1/model/list", s.modelList)
 	mux.HandleFunc("GET /v1/signature/{id}", func(w http.ResponseWriter, r *http.Request) {
 		s.record(r, nil)
 		w.Header().Set("Content-Type", "application/json")
@@ -145,10 +174,14 @@ func (s *Server) Completions() []Request {
 	return out
 }
 
-func (s *Server) record(r *http.Request, body map[string]any) {
+func (s *Server) record(r *http.Request, body map[string]any) { s.recordBytes(r, body, 0) }
+
+// recordBytes keeps a request and answers its place, for its usage later.
+func (s *Server) recordBytes(r *http.Request, body map[string]any, n int) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, Request{Path: r.URL.Path, Authorization: r.Header.Get("Authorization"), Body: body})
+	s.requests = append(s.requests, Request{Path: r.URL.Path, Authorization: r.Header.Get("Authorization"), Body: body, Bytes: n})
+	return len(s.requests) - 1
 }
 
 func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
@@ -158,7 +191,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error","param":null,"code":null}}`, http.StatusBadRequest)
 		return
 	}
-	s.record(r, body)
+	at := s.recordBytes(r, body, len(raw))
 	early := false
 	if s.Hold != nil {
 		if s.HeadersFirst {
@@ -183,11 +216,23 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	if len(s.script) > 0 {
 		a, s.script = s.script[0], s.script[1:]
 	}
-	perByte := s.OneTokenPerByte
+	perByte, tokenize, over := s.OneTokenPerByte, s.Tokenize, s.overReport
 	s.mu.Unlock()
-	if perByte && a.Status == http.StatusOK {
-		a.Body = withPromptTokens(a.Body, int64(len(raw)))
+	var usage Usage
+	switch {
+	case a.Status != http.StatusOK:
+	case perByte:
+		usage = Usage{PromptTokens: int64(len(raw))}
+		a.Body, usage.CompletionTokens = withUsage(a.Body, usage.PromptTokens, -1)
+	case tokenize:
+		usage = Usage{PromptTokens: Tokens(raw) + over, CompletionTokens: answerTokens(a.Body)}
+		a.Body, _ = withUsage(a.Body, usage.PromptTokens, usage.CompletionTokens)
+	default:
+		usage = Usage{PromptTokens: 1000, CompletionTokens: 100}
 	}
+	s.mu.Lock()
+	s.requests[at].Usage = usage
+	s.mu.Unlock()
 	if !early {
 		w.Header().Set("Content-Type", "application/json")
 		if a.Status == http.StatusOK {
@@ -201,22 +246,34 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 // InferenceID is the Inference-Id header of every answer the fake gives.
 const InferenceID = "5f0c6d1e-2b3a-5c4d-8e9f-0a1b2c3d4e5f"
 
-// withPromptTokens rewrites a completion's usage to prompt tokens, none
-// cached, keeping its completion tokens.
-func withPromptTokens(body []byte, prompt int64) []byte {
+// withUsage rewrites a completion's usage to prompt tokens, none cached,
+// and completion tokens (below zero: the completion's own, kept), and
+// answers the completion tokens it wrote.
+func withUsage(body []byte, prompt, completion int64) ([]byte, int64) {
 	var c map[string]json.RawMessage
 	var u struct {
 		CompletionTokens int64 `json:"completion_tokens"`
 	}
 	if json.Unmarshal(body, &c) != nil {
-		return body
+		return body, 0
 	}
 	_ = json.Unmarshal(c["usage"], &u)
-	c["usage"], _ = json.Marshal(map[string]any{"prompt_tokens": prompt, "completion_tokens": u.CompletionTokens,
-		"total_tokens": prompt + u.CompletionTokens, "prompt_tokens_details": map[string]any{"cached_tokens": 0}})
+	if completion < 0 {
+		completion = u.CompletionTokens
+	}
+	c["usage"], _ = json.Marshal(map[string]any{"prompt_tokens": prompt, "completion_tokens": completion,
+		"total_tokens": prompt + completion, "prompt_tokens_details": map[string]any{"cached_tokens": 0}})
 	out, err := json.Marshal(c)
 	if err != nil {
-		return body
+		return body, completion
 	}
-	return out
+	return out, completion
+}
+
+// Script adds completions to the end of the fake's script, for a test that
+// builds them after the fake has started.
+func (s *Server) Script(answers ...Answer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = append(s.script, answers...)
 }
