@@ -77,7 +77,9 @@ func (l *Listener) Run(ctx context.Context) error {
 // listen holds one connection until it fails; listened says whether it got
 // as far as listening.
 func (l *Listener) listen(ctx context.Context) (listened bool, err error) {
-	conn, err := pgx.ConnectConfig(ctx, l.db.Pool.Config().ConnConfig.Copy())
+	// LISTEN holds a session: through a transaction pooler it would listen on
+	// a server connection handed to others and hear nothing.
+	conn, err := pgx.ConnectConfig(ctx, l.db.DirectConfig())
 	if err != nil {
 		return false, fmt.Errorf("connect: %w", err)
 	}

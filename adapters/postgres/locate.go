@@ -29,6 +29,18 @@ type Located struct {
 	URL  string
 	How  string       // "DATABASE_URL", "local server", or "private cluster"
 	Stop func() error // stops a private cluster; a no-op otherwise
+	// DirectURL reaches PostgreSQL itself when URL is a pooler
+	// (DATABASE_DIRECT_URL); empty means URL is direct.
+	DirectURL string
+}
+
+// Direct is the URL of PostgreSQL itself, for what holds a session (LISTEN,
+// the migrations' lock): DirectURL, else URL.
+func (l *Located) Direct() string {
+	if l.DirectURL != "" {
+		return l.DirectURL
+	}
+	return l.URL
 }
 
 // PrivateCluster reports whether the database is a cluster this petal

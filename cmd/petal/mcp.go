@@ -28,7 +28,7 @@ func mcpStdio(ctx context.Context, stderr io.Writer) error {
 	}
 	defer stopCluster()
 	cfg.Limits = cfg.LimitsFor(located.PrivateCluster())
-	svc, cleanup, err := buildMCP(ctx, cfg, log, locatedDatabase{located})
+	svc, cleanup, err := buildMCP(ctx, cfg, log, locatedDatabase{located, log})
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,9 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		return err
 	}
 	defer func() { err = errors.Join(err, located.Stop()) }()
-	m, err := postgres.NewMigrator(located.URL)
+	// The migrations hold a session lock: never through a pooler.
+	located.DirectURL = directURL(located, os.Getenv)
+	m, err := postgres.NewMigrator(located.Direct())
 	if err != nil {
 		return err
 	}

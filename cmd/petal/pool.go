@@ -17,14 +17,36 @@ type poolSource interface {
 }
 
 // locatedDatabase opens a pool of PETAL_DB_POOL_SIZE on a located database.
-type locatedDatabase struct{ *postgres.Located }
+type locatedDatabase struct {
+	*postgres.Located
+	log *slog.Logger
+}
 
 func (l locatedDatabase) openPool(ctx context.Context, cfg app.Config) (*postgres.DB, func(), error) {
-	db, err := postgres.ConnectWith(ctx, l.URL, postgres.PoolOptions{MaxConns: cfg.DBPoolSize, StatementTimeout: cfg.DBStatementTimeout})
+	db, err := postgres.ConnectWith(ctx, l.URL, postgres.PoolOptions{MaxConns: cfg.DBPoolSize,
+		StatementTimeout: cfg.DBStatementTimeout, DirectURL: l.DirectURL})
 	if err != nil {
 		return nil, nil, err
 	}
+	if db.Pooled() {
+		// Not fatal: the pooler may be starting; the operator is told.
+		if err := db.CheckStatementTimeout(ctx, cfg.DBStatementTimeout); err != nil {
+			l.log.Warn("database: through a pooler", "err", err)
+		}
+		l.log.Info("database: pooled; LISTEN and migrations go to DATABASE_DIRECT_URL")
+	}
 	return db, db.Close, nil
+}
+
+// directURL is DATABASE_DIRECT_URL, PostgreSQL itself when DATABASE_URL is
+// a pooler, for a database found by DATABASE_URL (a local server or private
+// cluster petal finds is always direct). Read here, not in app.Config, while
+// app/ is being split (issue 29).
+func directURL(located *postgres.Located, getenv func(string) string) string {
+	if located.How != "DATABASE_URL" {
+		return ""
+	}
+	return getenv("DATABASE_DIRECT_URL")
 }
 
 // lentPool is a pool its holder keeps open and closes.

@@ -20,7 +20,7 @@ func TestTheServicesCleanupGivesTheLeaseBackThenClosesThePool(t *testing.T) {
 	db := pgtest.New(t)
 	cfg, err := app.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
-	svc, cleanup, err := buildService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), locatedDatabase{&postgres.Located{URL: db.URL}})
+	svc, cleanup, err := buildService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), locatedDatabase{&postgres.Located{URL: db.URL}, slog.New(slog.NewTextHandler(io.Discard, nil))})
 	require.NoError(t, err)
 	require.NoError(t, svc.Leases.Register(t.Context(), ports.Process{ID: string(svc.Process), Hostname: "test"}))
 

@@ -39,7 +39,7 @@ func serve(ctx context.Context, stdout io.Writer) error {
 	cfg.Limits = cfg.LimitsFor(located.PrivateCluster())
 	// The pool is Wire's: its cleanup gives the lease back, then closes the
 	// pool, before the private cluster (if any) stops.
-	svc, cleanup, err := buildService(ctx, cfg, log, locatedDatabase{located})
+	svc, cleanup, err := buildService(ctx, cfg, log, locatedDatabase{located, log})
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger, migrate
 	if err != nil {
 		return nil, nil, err
 	}
-	db, closePool, err := locatedDatabase{located}.openPool(ctx, cfg)
+	db, closePool, err := locatedDatabase{located, log}.openPool(ctx, cfg)
 	if err != nil {
 		stopCluster()
 		return nil, nil, err
@@ -118,18 +118,21 @@ func locateDatabase(ctx context.Context, cfg app.Config, log *slog.Logger, migra
 	if err != nil {
 		return nil, nil, err
 	}
+	// Migrations hold a session lock, and LISTEN a session: both go to
+	// PostgreSQL itself when DATABASE_URL is a pooler.
+	located.DirectURL = directURL(located, os.Getenv)
 	stopCluster = func() {
 		if err := located.Stop(); err != nil {
 			log.Error("stopping the private PostgreSQL cluster", "err", err)
 		}
 	}
 	if migrate {
-		if err := postgres.MigrateUp(located.URL); err != nil {
+		if err := postgres.MigrateUp(located.Direct()); err != nil {
 			stopCluster()
 			return nil, nil, fmt.Errorf("applying migrations: %w (PETAL_MIGRATE=off skips this)", err)
 		}
 		log.Info("migrations applied")
-	} else if err := postgres.CheckSchema(located.URL); err != nil {
+	} else if err := postgres.CheckSchema(located.Direct()); err != nil {
 		stopCluster()
 		why := "PETAL_MIGRATE=off"
 		if cfg.Migrate {
