@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/netip"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -162,6 +165,152 @@ func TestKubernetesManifests(t *testing.T) {
 	proxies, err = app.ParseCIDRs(cm["PETAL_TRUSTED_PROXIES"].(string))
 	require.NoError(t, err)
 	assert.NotEmpty(t, proxies, "the ingress's range is trusted")
+}
+
+// What issue 31 added around the Deployment: a disruption budget, an
+// autoscaler, a startup probe, an image pinned by the build and a network
+// policy allowing only what petal is reached by and calls.
+func TestKubernetesScaleAndSafety(t *testing.T) {
+	objs := k8sObjects(t)
+	for _, kind := range []string{"PodDisruptionBudget", "HorizontalPodAutoscaler", "NetworkPolicy", "Kustomization"} {
+		require.Len(t, objs[kind], 1, "one %s", kind)
+	}
+	dep := objs["Deployment"][0]
+	podLabels := dig(t, dep, "spec", "template", "metadata", "labels").(doc)
+	replicas := dig(t, dep, "spec", "replicas").(int)
+	c := dig(t, dep, "spec", "template", "spec", "containers", 0)
+
+	pdb := objs["PodDisruptionBudget"][0]
+	assert.Equal(t, podLabels, dig(t, pdb, "spec", "selector", "matchLabels"), "the budget covers the serving pods")
+	assert.Equal(t, 1, dig(t, pdb, "spec", "maxUnavailable"), "one replica evicted at a time")
+
+	hpa := objs["HorizontalPodAutoscaler"][0]
+	assert.Equal(t, "autoscaling/v2", hpa["apiVersion"])
+	assert.Equal(t, "Deployment", dig(t, hpa, "spec", "scaleTargetRef", "kind"))
+	assert.Equal(t, dig(t, dep, "metadata", "name"), dig(t, hpa, "spec", "scaleTargetRef", "name"))
+	minReplicas := dig(t, hpa, "spec", "minReplicas").(int)
+	assert.Equal(t, replicas, minReplicas, "never fewer than the Deployment's replicas")
+	assert.Greater(t, dig(t, hpa, "spec", "maxReplicas").(int), minReplicas)
+	assert.Greater(t, minReplicas, dig(t, pdb, "spec", "maxUnavailable").(int), "a drain never empties the Service")
+	assert.Equal(t, "cpu", dig(t, hpa, "spec", "metrics", 0, "resource", "name"))
+	assert.NotEmpty(t, dig(t, c, "resources", "requests", "cpu"), "CPU utilization is a share of the request")
+
+	assert.Equal(t, "/api/v1/info", dig(t, c, "startupProbe", "httpGet", "path"), "starting needs no database either")
+	startup := dig(t, c, "startupProbe", "periodSeconds").(int) * dig(t, c, "startupProbe", "failureThreshold").(int)
+	assert.GreaterOrEqual(t, startup, 60, "a slow start has a minute at least")
+	assert.Nil(t, dig(t, c, "livenessProbe", "initialDelaySeconds"), "the startup probe replaces the delay")
+
+	// Images: one, never latest, and pin.sh pins all of them to a build.
+	job := objs["Job"][0]
+	jc := dig(t, job, "spec", "template", "spec", "containers", 0)
+	image := dig(t, c, "image").(string)
+	repo, tag, ok := strings.Cut(image, ":")
+	require.True(t, ok, "%s has a tag", image)
+	assert.NotEqual(t, "latest", tag)
+	kust := objs["Kustomization"][0]
+	assert.Equal(t, repo, dig(t, kust, "images", 0, "name"))
+	assert.NotEqual(t, "latest", dig(t, kust, "images", 0, "newTag"))
+	resources := dig(t, kust, "resources").([]any)
+	for _, r := range resources {
+		_, err := os.Stat(filepath.Join(deployDir, "k8s", r.(string)))
+		assert.NoError(t, err, "the kustomization's %s exists", r)
+	}
+	for _, f := range []string{"deployment.yaml", "service.yaml", "configmap.yaml", "pdb.yaml", "hpa.yaml", "networkpolicy.yaml"} {
+		assert.Contains(t, resources, f)
+	}
+	assert.NotContains(t, resources, "secret.example.yaml", "placeholders are never applied")
+	pinned := t.TempDir()
+	files, err := filepath.Glob(filepath.Join(deployDir, "k8s", "*"))
+	require.NoError(t, err)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(pinned, filepath.Base(f)), b, 0o755))
+	}
+	out, err := exec.Command("bash", filepath.Join(pinned, "pin.sh"), "3f2a9c1").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for _, name := range []string{"deployment.yaml", "migrate-job.yaml"} {
+		d := yamlDocs(t, filepath.Join(pinned, name))[0]
+		assert.Equal(t, repo+":3f2a9c1", dig(t, d, "spec", "template", "spec", "containers", 0, "image"), name)
+	}
+	assert.Equal(t, "3f2a9c1", dig(t, yamlDocs(t, filepath.Join(pinned, "kustomization.yaml"))[0], "images", 0, "newTag"))
+	for _, bad := range []string{"latest", "", "a b", "x;rm"} {
+		assert.Error(t, exec.Command("bash", filepath.Join(pinned, "pin.sh"), bad).Run(), "pin.sh refuses %q", bad)
+	}
+	assert.Equal(t, image, dig(t, jc, "image"))
+
+	// The network policy: in on petal's two ports only, out to DNS, the
+	// database and public web addresses, never the cluster's or the cloud's.
+	np := objs["NetworkPolicy"][0]
+	for k, v := range dig(t, np, "spec", "podSelector", "matchLabels").(doc) {
+		assert.Equal(t, podLabels[k], v, "the policy selects petal's pods")
+	}
+	assert.ElementsMatch(t, []any{"Ingress", "Egress"}, dig(t, np, "spec", "policyTypes"))
+	portsOf := func(rules []any) (ports []string) {
+		for _, r := range rules {
+			for _, p := range dig(t, r, "ports").([]any) {
+				ports = append(ports, fmt.Sprintf("%v/%v", dig(t, p, "protocol"), dig(t, p, "port")))
+			}
+		}
+		return ports
+	}
+	var containerPorts []string
+	for _, p := range dig(t, c, "ports").([]any) {
+		containerPorts = append(containerPorts, fmt.Sprintf("TCP/%d", dig(t, p, "containerPort")))
+	}
+	assert.ElementsMatch(t, containerPorts, portsOf(dig(t, np, "spec", "ingress").([]any)), "in: the app's and the metrics' ports only")
+	egress := dig(t, np, "spec", "egress").([]any)
+	assert.ElementsMatch(t, []string{"UDP/53", "TCP/53", "TCP/5432", "TCP/6432", "TCP/443", "TCP/80"}, portsOf(egress))
+	web := egress[len(egress)-1]
+	assert.Equal(t, "0.0.0.0/0", dig(t, web, "to", 0, "ipBlock", "cidr"))
+	except := dig(t, web, "to", 0, "ipBlock", "except").([]any)
+	for _, private := range []string{"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"} {
+		assert.Contains(t, except, private, "the web rule never reaches %s", private)
+	}
+	// Every service petal calls by default is on a port the web rule opens.
+	webPorts := portsOf([]any{web})
+	for _, name := range []string{"NEAR_AI_BASE_URL", "PETAL_NEAR_RPC_MAINNET", "PETAL_NEAR_RPC_TESTNET", "PETAL_ONECLICK_URL", "PETAL_SEARCH_URL"} {
+		i := slices.IndexFunc(app.Variables, func(v app.Variable) bool { return v.Name == name })
+		require.GreaterOrEqual(t, i, 0, name)
+		u, err := url.Parse(app.Variables[i].Default)
+		require.NoError(t, err)
+		port := u.Port()
+		if port == "" {
+			port = map[string]string{"https": "443", "http": "80"}[u.Scheme]
+		}
+		assert.Contains(t, webPorts, "TCP/"+port, "%s (%s) is reachable", name, u)
+	}
+}
+
+// The image's build context leaves out history, local data and secrets, and
+// keeps everything go build needs.
+func TestDockerignore(t *testing.T) {
+	b, err := os.ReadFile("../../.dockerignore")
+	require.NoError(t, err)
+	var patterns []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			patterns = append(patterns, line)
+		}
+	}
+	excluded := func(name string) bool {
+		out := false
+		for _, p := range patterns {
+			negate := strings.HasPrefix(p, "!")
+			p = strings.TrimPrefix(strings.TrimPrefix(p, "!"), "/")
+			p = strings.TrimPrefix(p, "**/")
+			if ok, _ := filepath.Match(p, name); ok {
+				out = !negate
+			}
+		}
+		return out
+	}
+	for _, name := range []string{".git", ".petal", ".env", ".env.local"} {
+		assert.True(t, excluded(name), "%s stays out of the image's context", name)
+	}
+	for _, name := range []string{"go.mod", "go.sum", "cmd", "app", "adapters", "domain", "ports", "migrations", ".env.example"} {
+		assert.False(t, excluded(name), "%s is needed to build", name)
+	}
 }
 
 func TestComposeFile(t *testing.T) {
