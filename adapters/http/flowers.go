@@ -70,6 +70,10 @@ func (s *Server) draft(c echo.Context) error {
 	body, err := s.deps.Flowers.Draft(c.Request().Context(), c.Param("hash"))
 	if err != nil {
 		if errs.Is(err, errs.NotFound) {
+			if wantsHTML(c.Request()) { // a person who followed a link reads a page
+				return s.errorPage(c, errs.New(errs.NotFound, "no draft has that address",
+					"a draft link is the address /make or the map gave; check it was copied whole"), "make")
+			}
 			c.Response().Header().Set("Cache-Control", "no-store")
 			return c.String(http.StatusNotFound, "not found: no draft has that hash\n")
 		}

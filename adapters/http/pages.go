@@ -12,6 +12,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"html/template"
 	"io/fs"
 	"mime"
@@ -44,6 +45,10 @@ var (
 	pageTemplates = template.Must(template.New("").Funcs(template.FuncMap{
 		"asset":   assetURL,
 		"percent": percent,
+		"ordinal": ordinal,
+		"when":    when,
+		"share":   shareText,
+		"linked":  linked,
 	}).ParseFS(pageFiles, "pages/*.tmpl"))
 	// assetVersions names each static file's content, so its address changes
 	// with it and it may be kept long.
@@ -93,6 +98,7 @@ func (s *Server) pageRoutes() []Route {
 		page("/draft", "the page of a drawn draft: ?spec=<a flower-spec/v1's JSON> (an HTML page)", s.draftPage),
 		page("/connect", "the page on bringing your own agent and getting access (an HTML page)", s.connectPage),
 		page("/map", "the map's gallery; ?id=<a map's id> opens one map (an HTML page)", s.mapGalleryPage),
+		page("/account", "what Petal knows of one account: ?id=<CAIP-10>, the groups on the map it is in (an HTML page)", s.accountPage),
 		{Method: http.MethodGet, Path: "/", Access: AccessPlain, Handler: s.home, Head: true,
 			Summary: "the site's front door: 302 to /make"},
 		{Method: http.MethodGet, Path: "/pages/:file", Access: AccessPlain, Handler: s.pageAsset,
@@ -369,4 +375,36 @@ func (s *Server) mapGalleryPage(c echo.Context) error {
 		body.Next = *list.NextCursor
 	}
 	return s.renderPage(c, http.StatusOK, "map.tmpl", pageShell{Title: "The map", Nav: "map", Signed: s.signed(c), Body: body})
+}
+
+// noSuchPage reports whether err is Echo's "no route" for a browser's
+// request of a path outside the API: that person gets a page, not JSON.
+func (s *Server) noSuchPage(c echo.Context, err error) bool {
+	var he *echo.HTTPError
+	if !errors.As(err, &he) || he.Code != http.StatusNotFound {
+		return false
+	}
+	r := c.Request()
+	if r.Method != http.MethodGet || !wantsHTML(r) {
+		return false
+	}
+	for _, prefix := range []string{"/api/", "/mcp", "/pages/", "/s/", "/.well-known/"} {
+		if strings.HasPrefix(r.URL.Path, prefix) {
+			return false
+		}
+	}
+	return true
+}
+
+// wantsHTML is a browser's navigation: its Accept names text/html.
+func wantsHTML(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// cutPath is a path short enough to show.
+func cutPath(p string) string {
+	if len(p) > 80 {
+		return strings.ToValidUTF8(p[:80], "") + "…"
+	}
+	return strings.ToValidUTF8(p, "\uFFFD")
 }

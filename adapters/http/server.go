@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -119,6 +120,18 @@ func New(deps Deps) *Server {
 	e.HTTPErrorHandler = errorHandler(deps.Log)
 	s := &Server{deps: deps, echo: e, streamsOpen: deps.Metrics.Gauge("petal_sse_streams_open",
 		"SSE streams open now in this process, by kind: run (a viewer of an agent run, the chat's own stream included), tool (a long tool's progress) or live (a conversation's live signal).", "kind")}
+	// A person who opens an address that is no page reads a page; a program
+	// asking the API keeps its JSON.
+	apiErrors := e.HTTPErrorHandler
+	e.HTTPErrorHandler = func(err error, c echo.Context) {
+		if !c.Response().Committed && s.noSuchPage(c, err) {
+			if perr := s.errorPage(c, errs.New(errs.NotFound, "there is no page at "+cutPath(c.Request().URL.Path),
+				"the pages are /make, /map and /connect"), ""); perr == nil {
+				return
+			}
+		}
+		apiErrors(err, c)
+	}
 	e.Use(everyRequest(deps.Config.BodyTimeout, deps.Log, newRequestMetrics(deps.Metrics)))
 	for _, r := range s.routeTable() {
 		s.add(r)

@@ -13,22 +13,32 @@ import (
 	"github.com/petal-near/petal/domain/snapshots"
 )
 
-// The drawing's fixed geometry, in SVG user units. Fixed numbers (not the
-// data) decide the canvas, so every flower has the same frame.
+// The drawing's geometry, in SVG user units. The picture is drawn for the
+// box people see it in: 400 units wide, shown 326 to 480 CSS px wide on the
+// pages (a phone to a wide screen), so every word (13.5 units, the title 18)
+// is drawn at 11 px or more there. Fixed numbers decide the width and the
+// flower's frame; the height grows with the rows of the key and the legend, which are bounded.
 const (
-	canvasW     = 1280
-	canvasH     = 1040
-	centreX     = 500
-	centreY     = 560
-	discR       = 16.0  // the flower's centre disc
-	petalMaxLen = 290.0 // the largest petal, from the disc's edge to its tip
+	canvasW     = 400
+	margin      = 16
+	discR       = 12.0  // the flower's centre disc
+	petalMaxLen = 140.0 // the largest petal, from the disc's edge to its tip
 	labelGap    = 6.0
-	labelFont   = 11.0
-	labelChars  = 22 // a name longer than this is cut, with "…"
-	legendX     = 1010
-	legendY     = 110
-	legendRow   = 24
-	legendChars = 30
+	textFont    = 13.5 // every word but the title: ≥ 11 px from 326 px wide
+	titleFont   = 18.0
+	rowH        = 19
+	titleChars  = 34 // columns of a title line at titleFont
+	lineChars   = 48 // columns of a subtitle line at textFont
+	keyChars    = 34 // columns of a petal's name in the key
+	legendChars = 22 // columns of a colour's label (two columns of them)
+	// keyRows is the most petals the key names; the rest are named by their
+	// own titles (the hover, and the text alternative).
+	keyRows = 16
+	// numberR is how far out a petal's number sits at most: inside the
+	// frame, however crowded.
+	numberR = discR + petalMaxLen + labelGap + 12
+	// tile is the map's card: a square of the flower alone.
+	tileW = 400
 	// maxHalfAngle caps a petal's half-width for flowers of a few petals, so
 	// one or two petals still look like petals.
 	maxHalfAngle = math.Pi / 3
@@ -43,7 +53,39 @@ const (
 // RenderVersion names how Render draws: picture addresses carry it (the
 // map's ?look=), so a cached picture is never an old look. Change it with
 // any change that changes a golden file's bytes.
-const RenderVersion = "1"
+const RenderVersion = "2"
+
+// Form is the box a picture is drawn for.
+type Form int
+
+const (
+	// FormFull is the picture the API answers and the pages show: the title,
+	// the flower with its petals numbered, the key naming them and the legend.
+	FormFull Form = iota
+	// FormTile is a map card's: the flower alone in a square (the card says
+	// its name and what it is).
+	FormTile
+)
+
+// Look is how one picture is drawn beyond the view: its form and scheme.
+type Look struct {
+	Form Form
+	// Dark draws for a dark page: the page's own dark ground and ink, the
+	// view's palette unchanged.
+	Dark bool
+}
+
+// ink is the colours a scheme draws the frame with.
+type ink struct {
+	ground, text, muted, disc, edge, leader, swatchEdge string
+}
+
+var (
+	lightInk = ink{ground: "#FFFFFF", text: "#1A1A1A", muted: "#555555", disc: "#3A3A3A", edge: "#FFFFFF", leader: "#B0B0B0", swatchEdge: "#6E6E6E"}
+	// darkInk is the pages' dark card and text (petal.css), so a picture on
+	// a dark page is of the page, not a white slab.
+	darkInk = ink{ground: "#1E2026", text: "#ECEBE8", muted: "#A9A8A4", disc: "#B8B8B8", edge: "#1E2026", leader: "#5A5C63", swatchEdge: "#8A8A8A"}
+)
 
 // LegendEntry is one colour of a flower: what it means and its swatch.
 type LegendEntry struct {
@@ -72,127 +114,193 @@ func LegendOf(keys []Key, v View) []LegendEntry {
 	return legend
 }
 
-// Render draws a laid-out flower through a view. The same flower and view give
-// the same bytes: no map is iterated, and every number is written with a fixed
-// format (two decimals at most).
-func Render(f *Flower, v View) Rendering {
+// Render draws a laid-out flower through a view, in its full form and light.
+func Render(f *Flower, v View) Rendering { return RenderLook(f, v, Look{}) }
+
+// RenderLook draws a laid-out flower through a view in a look. The same
+// flower, view and look give the same bytes: no map is iterated, and every
+// number is written with a fixed format (two decimals at most).
+//
+// Every element the pages restyle carries a class (ground, ink, muted,
+// disc, edge, leader, and each text's kind: title, subtitle, number, key,
+// legend), and each petal carries its account, name, weight, share and
+// colour as data- attributes, for the pages' hover and for a program
+// reading the picture.
+func RenderLook(f *Flower, v View, look Look) Rendering {
 	pal, ok := palettes[v.Palette]
 	if !ok {
 		pal = palettes[PaletteOkabeIto]
 	}
+	in := lightInk
+	if look.Dark {
+		in = darkInk
+	}
 	legend := LegendOf(f.Keys, v)
 	desc := Interpret(f)
+	numbered := numberedPetals(f, v)
+	if look.Form == FormTile {
+		numbered = nil
+	}
 
-	var b bytes.Buffer
-	b.Grow(2048 + 700*len(f.Petals))
+	var body bytes.Buffer
+	body.Grow(2048 + 800*len(f.Petals))
 	w := func(parts ...string) {
 		for _, p := range parts {
-			b.WriteString(p)
+			body.WriteString(p)
 		}
 	}
-	w(`<svg xmlns="http://www.w3.org/2000/svg" width="`, itoa(canvasW), `" height="`, itoa(canvasH),
-		`" viewBox="0 0 `, itoa(canvasW), " ", itoa(canvasH), `" role="img" aria-labelledby="flower-title flower-desc" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif">`, "\n")
-	w(`<title id="flower-title">`, esc(f.Spec.Title), "</title>\n")
-	w(`<desc id="flower-desc">`, esc(desc), "</desc>\n")
-	w(`<rect width="`, itoa(canvasW), `" height="`, itoa(canvasH), `" fill="#FFFFFF"/>`, "\n")
-	w(`<text x="24" y="42" font-size="22" font-weight="600" fill="#1A1A1A">`, esc(cut(f.Spec.Title, 80)), "</text>\n")
-	w(`<text x="24" y="66" font-size="13" fill="#555555">`, esc(subtitle(f)), "</text>\n")
+	var width, height, cx, cy int
+	if look.Form == FormTile {
+		width, height = tileW, tileW
+		cx, cy = tileW/2, tileW/2
+	} else {
+		width = canvasW
+		y := margin
+		lines := wrap(f.Spec.Title, titleChars, 2)
+		for _, line := range lines {
+			y += int(titleFont) + 4
+			w(`<text class="title ink" x="`, itoa(margin), `" y="`, itoa(y), `" font-size="`, num(titleFont), `" font-weight="600" fill="`, in.text, `">`, esc(line), "</text>\n")
+		}
+		for _, line := range subtitleLines(f) {
+			y += rowH
+			w(`<text class="subtitle muted" x="`, itoa(margin), `" y="`, itoa(y), `" font-size="`, num(textFont), `" fill="`, in.muted, `">`, esc(line), "</text>\n")
+		}
+		cx, cy = canvasW/2, y+8+int(math.Ceil(numberR))
+		height = cy + int(math.Ceil(numberR)) + 8
+	}
 
 	n := len(f.Petals)
+	w(`<g transform="translate(`, itoa(cx), " ", itoa(cy), `)">`, "\n")
 	if n == 0 {
-		w(`<circle cx="`, itoa(centreX), `" cy="`, itoa(centreY), `" r="`, num(discR), `" fill="#3A3A3A"/>`, "\n")
-		w(`<text x="`, itoa(centreX), `" y="`, itoa(centreY+44), `" font-size="14" text-anchor="middle" fill="#555555">Nothing to draw: no selected account holds any weight.</text>`, "\n")
+		w(`<circle class="disc" r="`, num(discR), `" fill="`, in.disc, `"/>`, "\n")
+		if look.Form != FormTile {
+			w(`<text class="subtitle muted" y="44" font-size="`, num(textFont), `" text-anchor="middle" fill="`, in.muted, `">Nothing to draw: no account holds any weight.</text>`, "\n")
+		}
 	} else {
-		drawPetals(&b, f, v, pal)
+		lengthScale := 1.0
+		if look.Form == FormTile {
+			lengthScale = (tileW/2 - margin/2 - discR) / petalMaxLen
+		}
+		drawPetals(&body, f, pal, in, numbered, lengthScale)
 	}
-	if f.Spec.Legend && len(legend) > 0 {
-		drawLegend(&b, f, legend)
+	body.WriteString("</g>\n")
+	if look.Form != FormTile {
+		y := height
+		if len(numbered) > 0 {
+			y = drawKey(&body, f, pal, in, numbered, y)
+		}
+		if f.Spec.Legend && len(legend) > 0 {
+			y = drawLegend(&body, f, legend, in, y+8)
+		}
+		height = y + margin
 	}
+
+	var b bytes.Buffer
+	b.Grow(body.Len() + 1024)
+	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="` + itoa(width) + `" height="` + itoa(height) +
+		`" viewBox="0 0 ` + itoa(width) + " " + itoa(height) + `" role="img" aria-labelledby="flower-title flower-desc" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif">` + "\n")
+	b.WriteString(`<title id="flower-title">` + esc(f.Spec.Title) + "</title>\n")
+	b.WriteString(`<desc id="flower-desc">` + esc(desc) + "</desc>\n")
+	b.WriteString(`<rect class="ground" width="` + itoa(width) + `" height="` + itoa(height) + `" fill="` + in.ground + `"/>` + "\n")
+	b.Write(body.Bytes())
 	b.WriteString("</svg>\n")
 
 	sum := sha256.Sum256(b.Bytes())
 	return Rendering{SVG: b.Bytes(), SHA256: hex.EncodeToString(sum[:]), Legend: legend}
 }
 
-func drawPetals(b *bytes.Buffer, f *Flower, v View, pal palette) {
+// numberedPetals is the petals the key names, in its order (the largest
+// first; ties in drawing order), as indexes into f.Petals: those the spec
+// and the view label, at most keyRows.
+func numberedPetals(f *Flower, v View) []int {
+	if f.Spec.Labels != LabelsName || v.Labels != ViewLabelsSpec || len(f.Petals) == 0 {
+		return nil
+	}
+	order := make([]int, 0, len(f.Petals))
+	others := -1
+	for i, p := range f.Petals {
+		if p.Others {
+			others = i
+			continue
+		}
+		order = append(order, i)
+	}
+	sortByWeight(order, f.Petals)
+	if others >= 0 { // the folded tail is named last, whatever it holds
+		order = append(order, others)
+	}
+	limit := min(len(order), keyRows)
+	if v.MaxLabels > 0 {
+		limit = min(limit, v.MaxLabels)
+	}
+	return order[:limit]
+}
+
+func drawPetals(b *bytes.Buffer, f *Flower, pal palette, in ink, numbered []int, lengthScale float64) {
 	n := len(f.Petals)
 	wedge := 2 * math.Pi / float64(n)
 	half := math.Min(petalFill*wedge/2, maxHalfAngle)
-	// Labels sit at least far enough out that neighbours' text (about one
-	// font height across) does not touch.
-	minLabelR := math.Min(discR+petalMaxLen+labelGap, (labelFont+2)/wedge)
-
-	showLabels := f.Spec.Labels == LabelsName && v.Labels == ViewLabelsSpec
-	labelled := make([]bool, n)
-	if showLabels {
-		limit := v.MaxLabels
-		if limit <= 0 || limit > n {
-			limit = n
-		}
-		// The largest petals keep their labels first.
-		order := make([]int, n)
-		for i := range order {
-			order[i] = i
-		}
-		sortByWeight(order, f.Petals)
-		for _, i := range order[:limit] {
-			labelled[i] = true
-		}
+	maxLen := petalMaxLen * lengthScale
+	number := make([]int, n) // 1-based; 0 for none
+	for k, i := range numbered {
+		number[i] = k + 1
 	}
 
-	b.WriteString(`<g transform="translate(` + itoa(centreX) + " " + itoa(centreY) + `)">` + "\n")
-	b.WriteString(`<g stroke="#FFFFFF" stroke-width="0.75" stroke-linejoin="round">` + "\n")
+	b.WriteString(`<g class="edge" stroke="` + in.edge + `" stroke-width="0.75" stroke-linejoin="round">` + "\n")
 	for i, p := range f.Petals {
 		phi := -math.Pi/2 + float64(i)*wedge // clockwise from twelve o'clock
 		// Every petal is the same shape scaled by its length, so its area goes
 		// with length²: length = max × √(relative area) keeps area ∝ size.
-		length := petalMaxLen * math.Sqrt(p.Size)
+		length := maxLen * math.Sqrt(p.Size)
+		key := f.Keys[p.Key]
 		b.WriteString(`<path d="`)
 		b.WriteString(petalPath(phi, half, length))
-		b.WriteString(`" fill="`)
-		b.WriteString(swatch(pal, f.Keys[p.Key]))
-		b.WriteString(`"><title>`)
-		b.WriteString(esc(p.Name + ": " + petalPercent(p) + " of the total"))
+		b.WriteString(`" fill="` + swatch(pal, key) + `" class="petal"`)
+		if p.Account != "" {
+			b.WriteString(` data-account="` + esc(p.Account) + `"`)
+		}
+		b.WriteString(` data-name="` + esc(p.Name) + `" data-weight="` + esc(abbreviate(snapshots.FormatScaled(p.Weight, f.Scale))) +
+			`" data-share="` + esc(petalPercent(p)) + `" data-colour="` + esc(key.Label) + `"`)
+		if number[i] > 0 {
+			b.WriteString(` data-number="` + itoa(number[i]) + `"`)
+		}
+		b.WriteString(`><title>`)
+		b.WriteString(esc(petalTitle(f, p)))
 		b.WriteString("</title></path>\n")
 	}
 	b.WriteString("</g>\n")
-	b.WriteString(`<circle r="` + num(discR) + `" fill="#3A3A3A"/>` + "\n")
+	b.WriteString(`<circle class="disc" r="` + num(discR) + `" fill="` + in.disc + `"/>` + "\n")
 	// A petal too small to see at scale (a whale among dust) gets a dot at the
-	// disc's edge, so its label never points at nothing. The dot is a marker,
-	// not an area.
+	// disc's edge, so its number never points at nothing. The dot is a
+	// marker, not an area.
 	for i, p := range f.Petals {
-		if petalMaxLen*math.Sqrt(p.Size) >= tinyPetal {
+		if maxLen*math.Sqrt(p.Size) >= tinyPetal {
 			continue
 		}
 		x, y := polar(discR+3.5, -math.Pi/2+float64(i)*wedge)
-		b.WriteString(`<circle cx="` + num(x) + `" cy="` + num(y) + `" r="1.6" fill="` + swatch(pal, f.Keys[p.Key]) + `" stroke="#3A3A3A" stroke-width="0.5"/>` + "\n")
+		b.WriteString(`<circle cx="` + num(x) + `" cy="` + num(y) + `" r="1.6" fill="` + swatch(pal, f.Keys[p.Key]) + `" stroke="` + in.disc + `" stroke-width="0.5"/>` + "\n")
 	}
-
-	if showLabels {
-		b.WriteString(`<g font-size="` + num(labelFont) + `" fill="#1A1A1A">` + "\n")
-		for i, p := range f.Petals {
-			if !labelled[i] {
-				continue
-			}
-			phi := -math.Pi/2 + float64(i)*wedge
-			tip := discR + petalMaxLen*math.Sqrt(p.Size)
-			r := math.Max(tip+labelGap, minLabelR)
-			if r-tip > 2*labelGap {
-				// A faint leader from the tip out to a label pushed outwards.
-				x1, y1 := polar(tip+2, phi)
-				x2, y2 := polar(r-2, phi)
-				b.WriteString(`<line x1="` + num(x1) + `" y1="` + num(y1) + `" x2="` + num(x2) + `" y2="` + num(y2) + `" stroke="#B0B0B0" stroke-width="0.5"/>` + "\n")
-			}
-			deg := phi * 180 / math.Pi
-			text := cut(p.Name, labelChars) + " " + petalPercent(p)
-			// Text on the left half is turned over so it never reads upside down.
-			if math.Cos(phi) >= -1e-9 {
-				b.WriteString(`<text transform="rotate(` + num(deg) + `)" x="` + num(r) + `" dy="0.35em">` + esc(text) + "</text>\n")
-			} else {
-				b.WriteString(`<text transform="rotate(` + num(deg-180) + `)" x="` + num(-r) + `" dy="0.35em" text-anchor="end">` + esc(text) + "</text>\n")
-			}
+	if len(numbered) == 0 {
+		return
+	}
+	// Numbers sit past each petal's tip, far enough out that neighbours'
+	// (about one number wide) do not touch, and never past the frame.
+	minR := math.Min(numberR, (textFont*1.4)/wedge)
+	b.WriteString(`<g class="number ink" font-size="` + num(textFont) + `" font-weight="600" fill="` + in.text + `" text-anchor="middle">` + "\n")
+	for i, p := range f.Petals {
+		if number[i] == 0 {
+			continue
 		}
-		b.WriteString("</g>\n")
+		phi := -math.Pi/2 + float64(i)*wedge
+		tip := discR + maxLen*math.Sqrt(p.Size)
+		r := math.Min(math.Max(tip+labelGap+textFont/2, minR), numberR)
+		if r-tip > 2*labelGap+textFont/2 {
+			x1, y1 := polar(tip+2, phi)
+			x2, y2 := polar(r-textFont/2-2, phi)
+			b.WriteString(`<line class="leader" x1="` + num(x1) + `" y1="` + num(y1) + `" x2="` + num(x2) + `" y2="` + num(y2) + `" stroke="` + in.leader + `" stroke-width="0.75"/>` + "\n")
+		}
+		x, y := polar(r, phi)
+		b.WriteString(`<text class="number" x="` + num(x) + `" y="` + num(y) + `" dy="0.35em">` + itoa(number[i]) + "</text>\n")
 	}
 	b.WriteString("</g>\n")
 }
@@ -218,36 +326,118 @@ func petalPath(phi, half, length float64) string {
 	return s.String()
 }
 
-func drawLegend(b *bytes.Buffer, f *Flower, legend []LegendEntry) {
-	b.WriteString(`<g font-size="13" fill="#1A1A1A">` + "\n")
+// petalTitle is a petal's text alternative: who, how much, of what colour.
+func petalTitle(f *Flower, p Petal) string {
+	s := p.Name + ": " + petalPercent(p) + " of the total (weight " + abbreviate(snapshots.FormatScaled(p.Weight, f.Scale))
+	if k := f.Keys[p.Key]; k.Kind == KeyGroup || k.Kind == KeyUngrouped {
+		s += ", " + k.Label
+	}
+	return s + ")"
+}
+
+// drawKey names the numbered petals, one a row, from y; it answers the y
+// below it.
+func drawKey(b *bytes.Buffer, f *Flower, pal palette, in ink, numbered []int, y int) int {
+	b.WriteString(`<g font-size="` + num(textFont) + `">` + "\n")
+	for k, i := range numbered {
+		p := f.Petals[i]
+		y += rowH
+		b.WriteString(`<text class="key ink" x="` + itoa(margin+20) + `" y="` + itoa(y) + `" text-anchor="end" font-weight="600" fill="` + in.text + `">` + itoa(k+1) + "</text>")
+		b.WriteString(`<rect x="` + itoa(margin+26) + `" y="` + itoa(y-10) + `" width="11" height="11" rx="2" fill="` + swatch(pal, f.Keys[p.Key]) + `"/>`)
+		b.WriteString(`<text class="key ink" x="` + itoa(margin+44) + `" y="` + itoa(y) + `" fill="` + in.text + `">` + esc(cut(p.Name, keyChars)) + "</text>")
+		b.WriteString(`<text class="key muted" x="` + itoa(canvasW-margin) + `" y="` + itoa(y) + `" text-anchor="end" fill="` + in.muted + `">` + esc(petalPercent(p)) + "</text>\n")
+	}
+	if rest := len(f.Petals) - len(numbered); rest > 0 {
+		y += rowH
+		b.WriteString(`<text class="key muted" x="` + itoa(margin) + `" y="` + itoa(y) + `" fill="` + in.muted + `">` +
+			esc(plural(rest, "more petal")+", each named in its own title") + "</text>\n")
+	}
+	b.WriteString("</g>\n")
+	return y + 6
+}
+
+// drawLegend draws the colours, two to a row, from y; it answers the y below
+// it.
+func drawLegend(b *bytes.Buffer, f *Flower, legend []LegendEntry, in ink, y int) int {
+	b.WriteString(`<g font-size="` + num(textFont) + `">` + "\n")
 	heading := map[string]string{ColourGroup: "Colour: group", ColourBand: "Colour: share of the total"}[f.Spec.Colour]
-	b.WriteString(`<text x="` + itoa(legendX) + `" y="` + itoa(legendY) + `" font-weight="600">` + esc(heading) + "</text>\n")
-	y := legendY + 14
-	for _, e := range legend {
-		b.WriteString(`<rect x="` + itoa(legendX) + `" y="` + itoa(y) + `" width="14" height="14" rx="3" fill="` + e.Swatch + `" stroke="#6E6E6E" stroke-width="0.5"/>`)
-		b.WriteString(`<text x="` + itoa(legendX+22) + `" y="` + itoa(y+11) + `">` + esc(cut(e.Label, legendChars)) + "</text>\n")
-		y += legendRow
+	y += rowH
+	b.WriteString(`<text class="legend ink" x="` + itoa(margin) + `" y="` + itoa(y) + `" font-weight="600" fill="` + in.text + `">` + esc(heading) + "</text>\n")
+	colW := (canvasW - 2*margin) / 2
+	for i, e := range legend {
+		if i%2 == 0 {
+			y += rowH
+		}
+		x := margin + (i%2)*colW
+		b.WriteString(`<rect x="` + itoa(x) + `" y="` + itoa(y-11) + `" width="13" height="13" rx="3" fill="` + e.Swatch + `" stroke="` + in.swatchEdge + `" stroke-width="0.5"/>`)
+		room := legendChars
+		if i%2 == 0 && i == len(legend)-1 { // alone on its row: the whole width
+			room = 2 * legendChars
+		}
+		b.WriteString(`<text class="legend ink" x="` + itoa(x+19) + `" y="` + itoa(y) + `" fill="` + in.text + `">` + esc(cut(e.Label, room)) + "</text>\n")
 	}
 	area := map[string]string{
 		SizeWeight: "Petal area: weight",
 		SizeSqrt:   "Petal area: square root of weight",
 		SizeEqual:  "Petal area: equal for every petal",
 	}[f.Spec.Size]
-	b.WriteString(`<text x="` + itoa(legendX) + `" y="` + itoa(y+16) + `" font-size="12" fill="#555555">` + esc(area) + "</text>\n")
+	y += rowH + 4
+	b.WriteString(`<text class="legend muted" x="` + itoa(margin) + `" y="` + itoa(y) + `" fill="` + in.muted + `">` + esc(area) + "</text>\n")
 	b.WriteString("</g>\n")
+	return y
 }
 
-func subtitle(f *Flower) string {
+// wrap breaks s into at most lines lines of n columns, at spaces where it
+// can; the last line is cut with "…" when the rest does not fit.
+func wrap(s string, n, lines int) []string {
+	words := strings.Fields(s)
+	var out []string
+	cur := ""
+	for i, word := range words {
+		next := word
+		if cur != "" {
+			next = cur + " " + word
+		}
+		if columns(next) <= n {
+			cur = next
+			continue
+		}
+		if cur == "" { // one word wider than a line
+			cur = word
+		}
+		if len(out) == lines-1 {
+			return append(out, cut(strings.Join(append([]string{cur}, words[i:]...), " "), n))
+		}
+		out = append(out, cut(cur, n))
+		cur = word
+		if cur == next {
+			cur = ""
+		}
+	}
+	if cur != "" {
+		out = append(out, cut(cur, n))
+	}
+	return out
+}
+
+func columns(s string) int {
+	w := 0
+	for _, r := range s {
+		w += runeWidth(r)
+	}
+	return w
+}
+
+// subtitleLines is what the picture shows of its reading under the title,
+// in lines that fit the frame.
+func subtitleLines(f *Flower) []string {
 	own := len(f.Petals)
 	if own > 0 && f.Petals[own-1].Others {
 		own--
 	}
-	parts := []string{
-		plural(own, "petal") + " of " + plural(f.Count, "account"),
-		"snapshot " + short(f.Spec.Snapshot),
-		"total weight " + abbreviate(snapshots.FormatScaled(f.Total, f.Scale)),
-	}
-	return strings.Join(parts, " · ")
+	first := plural(own, "petal") + " of " + plural(f.Count, "account")
+	second := "snapshot " + short(f.Spec.Snapshot) + " · total weight " + abbreviate(snapshots.FormatScaled(f.Total, f.Scale))
+	return []string{cut(first, lineChars), cut(second, lineChars)}
 }
 
 // Interpret says in one plain sentence or two what the flower shows.
@@ -292,8 +482,22 @@ func Interpret(f *Flower) string {
 	default:
 		s.WriteString(".")
 	}
-	if largest != nil {
+	// Petals as large as the largest: among equals there is no "largest".
+	tied := 0
+	for _, p := range f.Petals {
+		if !p.Others && largest != nil && p.Weight.Cmp(largest.Weight) == 0 {
+			tied++
+		}
+	}
+	switch {
+	case largest != nil && tied > 1 && tied == own && f.Folded == 0:
+		s.WriteString(" Each holds " + Percent(largest.Share) + " of the total weight")
+	case largest != nil && tied > 1:
+		s.WriteString(" The " + groupDigits(tied) + " largest hold " + Percent(largest.Share) + " of the total weight each")
+	case largest != nil:
 		s.WriteString(" The largest, " + cut(largest.Name, 40) + ", holds " + Percent(largest.Share) + " of the total weight")
+	}
+	if largest != nil {
 		if f.Nakamoto != nil {
 			if *f.Nakamoto == 1 {
 				s.WriteString(", more than half on its own.")

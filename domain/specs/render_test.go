@@ -251,3 +251,41 @@ func TestCutCountsWideCharactersTwice(t *testing.T) {
 	assert.Equal(t, "🌸🌸🌸🌸…", cut("🌸🌸🌸🌸🌸🌸", 10))
 	assert.Equal(t, "ab…", cut("ab cdef", 4), "no space left before the ellipsis")
 }
+
+// Among equals there is no "largest": the sentence says each holds the same.
+func TestInterpretSaysEqualsAreEqual(t *testing.T) {
+	snap := equalSnapshot()
+	spec, err := Propose(snap, equalSHA, "")
+	require.NoError(t, err)
+	f, err := Layout(spec, snap)
+	require.NoError(t, err)
+	got := Interpret(f)
+	assert.NotContains(t, got, "The largest")
+	assert.Contains(t, got, "Each holds 12.5% of the total weight; 5 accounts together hold more than half.")
+
+	top := spec
+	top.Petals.Top = 3
+	f, err = Layout(top, snap)
+	require.NoError(t, err)
+	assert.Contains(t, Interpret(f), "The 3 largest hold 12.5% of the total weight each", "tied petals with a folded tail")
+}
+
+// The tile is the flower alone: no title, key or legend to shrink, and the
+// same petals with their titles.
+func TestTileIsTheFlowerAlone(t *testing.T) {
+	snap := daoSnapshot()
+	spec, err := Propose(snap, daoSHA, "")
+	require.NoError(t, err)
+	f, err := Layout(spec, snap)
+	require.NoError(t, err)
+	full := string(Render(f, DefaultView()).SVG)
+	tile := RenderLook(f, DefaultView(), Look{Form: FormTile, Dark: true})
+	svg := string(tile.SVG)
+	assertWellFormed(t, tile.SVG)
+	assert.Contains(t, svg, `viewBox="0 0 400 400"`)
+	assert.NotContains(t, svg, "<text")
+	assert.Equal(t, strings.Count(full, "<path d="), strings.Count(svg, "<path d="))
+	assert.Contains(t, svg, `fill="#1E2026"`, "drawn on the dark ground")
+	assert.Contains(t, full, `class="title ink"`)
+	assert.Contains(t, full, `data-account="`)
+}

@@ -23,8 +23,45 @@
   var ended = false;    // the last event shown ends the run (done, interrupted)
   var SVG = 'http://www.w3.org/2000/svg';
 
+  // A site path in a message (/connect, /skill.md) becomes a link to it;
+  // everything else stays text.
+  // An instant (2026-11-01T12:00:00Z) shows as a person writes it, the
+  // exact time on hover.
+  var PATH = /(^|[\s(“"'])(\/[a-z][a-z0-9._\/-]*[a-z0-9])|(\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d))/g;
+  var MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  function timeEl(iso) {
+    var d = new Date(iso);
+    if (isNaN(d.getTime())) return document.createTextNode(iso);
+    var t = el('time', '', d.getUTCDate() + ' ' + MONTHS[d.getUTCMonth()] + ' ' + d.getUTCFullYear());
+    t.setAttribute('datetime', iso);
+    t.title = d.toUTCString().replace('GMT', 'UTC');
+    return t;
+  }
+  function linked(parent, text) {
+    text = String(text || '');
+    var last = 0, m;
+    PATH.lastIndex = 0;
+    while ((m = PATH.exec(text)) !== null) {
+      if (m[3]) {
+        parent.appendChild(document.createTextNode(text.slice(last, m.index)));
+        parent.appendChild(timeEl(m[3]));
+        last = m.index + m[3].length;
+        continue;
+      }
+      var at = m.index + m[1].length;
+      parent.appendChild(document.createTextNode(text.slice(last, at)));
+      var a = document.createElement('a');
+      a.href = m[2];
+      a.textContent = m[2];
+      parent.appendChild(a);
+      last = at + m[2].length;
+    }
+    parent.appendChild(document.createTextNode(text.slice(last)));
+    return parent;
+  }
   function say(text, bad) {
-    statusEl.textContent = text;
+    statusEl.textContent = '';
+    linked(statusEl, text);
     statusEl.className = bad ? 'status bad' : 'status';
   }
   function el(tag, cls, text) {
@@ -107,7 +144,8 @@
         labelled.push(n.id);
       });
       if (labelled.length) svg.setAttribute('aria-labelledby', labelled.join(' '));
-      holder.appendChild(document.importNode(svg, true));
+      var shown = holder.appendChild(document.importNode(svg, true));
+      if (window.petalFlower) window.petalFlower(shown);
     }).catch(function (err) { holder.appendChild(el('p', 'problem', String(err.message || err))); });
   }
 
@@ -131,13 +169,13 @@
         li.appendChild(det);
         return;
       case 'tool_result':
-        item(kind, seq).textContent = (d.ok ? '✓ ' : '✗ ') + (d.name || '') + ': ' + (d.summary || '') +
-          (typeof d.ms === 'number' ? ' (' + d.ms + ' ms)' : '');
+        linked(item(kind, seq), (d.ok ? '✓ ' : '✗ ') + (d.name || '') + ': ' + (d.summary || '') +
+          (typeof d.ms === 'number' ? ' (' + d.ms + ' ms)' : ''));
         return;
       case 'message':
         li = item(kind, seq);
         li.appendChild(el('span', 'visually-hidden', 'Petal: '));
-        li.appendChild(document.createTextNode(d.text || ''));
+        linked(li, d.text || '');
         return;
       case 'approval_required':
         // The contract's chip: "Yes" goes as an ordinary message.
@@ -170,7 +208,15 @@
         item(kind, seq).textContent = 'Signed by the model' + (d.model ? ' (' + d.model + ')' : '');
         return;
       case 'error':
-        item(kind, seq).textContent = (d.message || 'Something went wrong') + (d.hint ? ' — ' + d.hint : '');
+        // The run's own words are for programs ("send a message with this
+        // run_id"); a person is told what to do here.
+        if (d.code === 'stopped') {
+          item(kind, seq).textContent = 'You stopped this run. Write below to carry on from where it stopped.';
+        } else if (d.code === 'interrupted') {
+          item(kind, seq).textContent = (d.message || 'The run was interrupted') + '. Write below to carry on from where it was.';
+        } else {
+          linked(item(kind, seq), (d.message || 'Something went wrong') + (d.hint ? ' — ' + d.hint : ''));
+        }
         if (d.code === 'interrupted') { ended = true; if (caughtUp) finish('The run was interrupted.'); }
         return;
       case 'done':
@@ -195,9 +241,12 @@
     fetch('/api/v1/agent/runs/' + encodeURIComponent(runId) + '?limit=1', { headers: { 'Accept': 'application/json' } })
       .then(function (res) { return res.ok ? res.json() : null; })
       .then(function (run) {
-        if (run && run.status !== 'running') finish('The run has ended (' + run.status + ').');
+        if (run && run.status !== 'running') finish(ENDED[run.status] || 'The run has ended.');
       }).catch(function () {});
   }
+
+  var ENDED = { done: 'The run has finished.', stopped: 'The run was stopped.', failed: 'The run failed; see its last message above.',
+    interrupted: 'The run was interrupted. Write below to carry on.' };
 
   var kinds = ['run', 'stage', 'progress', 'tool_call', 'tool_result', 'message', 'approval_required',
     'flower', 'title', 'job', 'signature', 'error', 'done'];
@@ -245,12 +294,10 @@
     return res.json().catch(function () { return {}; }).then(function (b) {
       var e = (b && b.error) || {};
       var text = (e.message || ('the server answered ' + res.status)) + (e.hint ? ' — ' + e.hint : '');
-      say(text, true);
-      if (e.code === 'invite_required' || e.code === 'payment_required' || e.code === 'not_on_this_site') {
-        var a = el('a', '', ' See /connect');
-        a.href = '/connect';
-        statusEl.appendChild(a);
+      if ((e.code === 'invite_required' || e.code === 'payment_required' || e.code === 'not_on_this_site') && text.indexOf('/connect') < 0) {
+        text += '. See /connect';
       }
+      say(text, true);
     });
   }
 

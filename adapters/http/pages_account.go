@@ -1,0 +1,52 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/domain/errs"
+)
+
+// /account: what Petal knows of one account a petal is, where a person
+// lands by clicking it: the groups on the map it belongs to (account_groups,
+// through the registry with its limits), each a link to its map.
+
+// accountBody is /account's.
+type accountBody struct {
+	Account string
+	Name    string // the account part of its CAIP-10 id
+	Groups  []app.AccountGroup
+	More    bool // there are more groups than one page shows
+	Unknown string
+}
+
+func (s *Server) accountPage(c echo.Context) error {
+	id := strings.TrimSpace(c.QueryParam("id"))
+	if id == "" {
+		return s.errorPage(c, errs.New(errs.BadInput, "this address names no account",
+			"click a petal of a flower, or open /account?id=near:mainnet:<account>"), "map")
+	}
+	input, err := json.Marshal(map[string]any{"account": id, "limit": 50})
+	if err != nil {
+		return s.errorPage(c, err, "map")
+	}
+	body := accountBody{Account: id, Name: id[strings.LastIndexByte(id, ':')+1:]}
+	out, err := s.deps.Registry.Call(c.Request().Context(), app.ToolAccountGroups, app.Call{Input: input, Caller: s.caller(c)})
+	switch {
+	case errs.Is(err, errs.NotFound):
+		body.Unknown = "Petal knows this account from the drawing only: it is in no group on this site's map yet."
+	case err != nil:
+		return s.errorPage(c, err, "map")
+	default:
+		answer, ok := out.(app.AccountGroupsAnswer)
+		if !ok {
+			return s.errorPage(c, errs.New(errs.Internal, "account_groups answered something other than groups"), "map")
+		}
+		body.Groups, body.More = answer.Groups, answer.NextCursor != nil
+	}
+	return s.renderPage(c, http.StatusOK, "account.tmpl", pageShell{Title: body.Name, Nav: "map", Signed: s.signed(c), Body: body})
+}
