@@ -12,8 +12,8 @@ import (
 
 func (s *Server) healthRoutes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Path: "/api/v1/health", Access: AccessOpen, Summary: "whether petal can serve: 200 when the database answers, 503 when not", Handler: s.health},
-		{Method: http.MethodGet, Path: "/api/v1/info", Access: AccessOpen, Summary: "identity probe: build id and server implementation", Handler: s.info},
+		{Method: http.MethodGet, Path: "/api/v1/health", Access: AccessOpen, Sessionless: true, Summary: "whether petal can serve: 200 when the database answers, 503 when not", Handler: s.health},
+		{Method: http.MethodGet, Path: "/api/v1/info", Access: AccessOpen, Sessionless: true, Summary: "identity probe: build id and server implementation", Handler: s.info},
 	}
 }
 

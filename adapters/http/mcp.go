@@ -26,7 +26,7 @@ type MCPDoor interface {
 
 func (s *Server) mcpRoutes() []Route {
 	return []Route{{
-		Method: MethodAll, Path: "/mcp", Access: AccessOpen,
+		Method: MethodAll, Path: "/mcp", Access: AccessOpen, Sessionless: true, // the MCP door reads no cookie
 		Summary: "MCP, Streamable HTTP, stateless: the same tools as these routes, one JSON-RPC call per POST",
 		Handler: s.mcp,
 	}}

@@ -18,7 +18,7 @@ import (
 
 func (s *Server) openapiRoutes() []Route {
 	return []Route{{
-		Method: http.MethodGet, Path: "/api/v1/openapi.json", Access: AccessOpen, Handler: s.openapi,
+		Method: http.MethodGet, Path: "/api/v1/openapi.json", Access: AccessOpen, Sessionless: true, Handler: s.openapi,
 		Summary: "this API as an OpenAPI 3.1 document, generated from the route table and the tool registry",
 	}}
 }

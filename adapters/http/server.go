@@ -41,6 +41,9 @@ type Route struct {
 	// Head also serves HEAD on a GET route that serves a document: the same
 	// handler, so the same status and headers; net/http sends no body.
 	Head bool
+	// Sessionless routes never read the session, so they don't read it
+	// before their handler (and answer while the database doesn't).
+	Sessionless bool
 }
 
 // Access is a route's CORS and caching class.
@@ -179,6 +182,9 @@ func (s *Server) add(r Route) {
 		mws = append([]echo.MiddlewareFunc{openCORS}, mws...)
 	case AccessSession:
 		mws = append(mws, noStore)
+	}
+	if r.Access != AccessPlain && !r.Sessionless {
+		mws = append(mws, s.readSessionFirst)
 	}
 	h := r.Handler
 	if h == nil && r.Tool != "" {

@@ -38,27 +38,56 @@ type requestSession struct {
 }
 
 // session is the request's valid session, read from the cookie once per
-// request. A store failure is logged and reads as no session, so a tool that
-// needs none still answers.
+// request. Every route but a Sessionless one has read it before its handler
+// runs (readSessionFirst), and refused the request if the store failed; here
+// a store failure (on a Sessionless route) is logged and reads as none.
 func (s *Server) session(c echo.Context) (people.Session, bool) {
 	if v, ok := c.Get(sessionContextKey).(requestSession); ok {
 		return v.s, v.ok
 	}
+	sess, ok, err := s.resolveSession(c)
+	if err != nil {
+		s.deps.Log.ErrorContext(c.Request().Context(), "reading the session", "err", err)
+	}
+	return sess, ok
+}
+
+// resolveSession reads the cookie's session and remembers the answer for
+// the request; err is only a store failure, which is not remembered.
+func (s *Server) resolveSession(c echo.Context) (people.Session, bool, error) {
 	if s.deps.Sessions == nil {
-		return people.Session{}, false
+		return people.Session{}, false, nil
 	}
 	ck, err := c.Cookie(s.deps.Config.SessionCookieName())
 	if err != nil || ck.Value == "" {
 		// Nothing to remember: looking again is as cheap as a stored answer.
-		return people.Session{}, false
+		return people.Session{}, false, nil
 	}
 	sess, ok, err := s.deps.Sessions.Resolve(c.Request().Context(), ck.Value)
 	if err != nil {
-		s.deps.Log.ErrorContext(c.Request().Context(), "reading the session", "err", err)
+		return people.Session{}, false, err
 	}
 	c.Set(sessionContextKey, requestSession{s: sess, ok: ok})
-	return sess, ok
+	return sess, ok, nil
 }
+
+// readSessionFirst reads a request's session before its handler runs, so a
+// store that fails answers 503 source_failed. Read lazily, a failure would
+// read as "no session": a signed-in person answered 401 "sign in first",
+// or handed an anonymous session over their own cookie.
+func (s *Server) readSessionFirst(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if _, _, err := s.resolveSession(c); err != nil {
+			return errs.New(errs.SourceFailed, "your session can't be read just now",
+				"the database isn't answering; try again in a few seconds").WithRetryAfter(sessionRetryAfterS).WithCause(err)
+		}
+		return next(c)
+	}
+}
+
+// sessionRetryAfterS is the Retry-After of a session that couldn't be read:
+// about how long a database takes to come back from a failover.
+const sessionRetryAfterS = 5
 
 // rememberSession makes sess the request's session from here on.
 func (s *Server) rememberSession(c echo.Context, sess people.Session) {
