@@ -26,7 +26,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/petal-near/petal/domain/errs"
@@ -169,7 +171,7 @@ func (c *Client) callOnce(ctx context.Context, chain, method string, params, out
 			}
 			wait *= 2
 		}
-		raw, retry, err := c.post(ctx, url, body, limit)
+		raw, retry, err := c.post(ctx, chain, url, body, limit)
 		if err == nil {
 			return decode(raw, out)
 		}
@@ -182,7 +184,7 @@ func (c *Client) callOnce(ctx context.Context, chain, method string, params, out
 }
 
 // post makes one attempt. retry says whether another attempt may help.
-func (c *Client) post(ctx context.Context, url string, body []byte, limit int64) (json.RawMessage, bool, error) {
+func (c *Client) post(ctx context.Context, chain, url string, body []byte, limit int64) (json.RawMessage, bool, error) {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
@@ -192,11 +194,7 @@ func (c *Client) post(ctx context.Context, url string, body []byte, limit int64)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := c.http.Do(req)
 	if err != nil {
-		var ne net.Error
-		if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-			return nil, true, sourceFailed(err, "TIMEOUT", "the chain did not answer in time")
-		}
-		return nil, true, sourceFailed(err, "TRANSPORT", "the chain could not be reached")
+		return nil, true, unreachable(err, chain, url)
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(res.Body, limit+1))
@@ -399,4 +397,36 @@ func (c *Client) callFunction(ctx context.Context, chain string, at uint64, cont
 		out[i] = byte(v)
 	}
 	return out, nil
+}
+
+// unreachable says which address failed and why (it timed out, it refused
+// the connection, its name has no host), with the setting that names it:
+// a wrong address or DNS reads differently from a busy chain. The address is
+// shown as scheme and host only, since a provider's key may ride in its path
+// or query.
+func unreachable(err error, chain, rawURL string) *errs.Error {
+	where := rawURL
+	if u, perr := neturl.Parse(rawURL); perr == nil && u.Host != "" {
+		where = u.Scheme + "://" + u.Host
+	}
+	setting := "PETAL_NEAR_RPC_" + strings.ToUpper(strings.TrimPrefix(chain, "near:"))
+	cause, why := "TRANSPORT", "could not be reached"
+	var ne net.Error
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		cause, why = "TIMEOUT", "did not answer in time"
+	case errors.As(err, &dns) && dns.IsNotFound:
+		why = "could not be reached: no such host (" + dns.Name + ")"
+	case errors.As(err, &dns):
+		why = "could not be reached: its name could not be looked up (" + dns.Name + ")"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		why = "could not be reached: the connection was refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		why = "could not be reached: the connection was reset"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		why = "could not be reached: no route to it"
+	}
+	return chainErr(errs.SourceFailed, cause, "NEAR's RPC at "+where+" "+why, err.Error()).
+		WithHint("check " + setting + " (the RPC address for " + chain + ") and this machine's network; if the address is right, NEAR's RPC may be busy: try again in a little while")
 }

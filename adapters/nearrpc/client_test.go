@@ -1,8 +1,10 @@
 package nearrpc
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -176,4 +178,53 @@ func containsAny(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// A chain that can't be reached says which address failed and why, and its
+// hint names the setting: a wrong address or DNS is not "NEAR is busy".
+func TestAnUnreachableChainSaysWhereAndWhy(t *testing.T) {
+	refused := net.ListenConfig{}
+	ln, err := refused.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := ln.Addr().String()
+	ln.Close() // nothing listens there now: the connection is refused
+
+	hang, err := refused.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hang.Close() // accepts (the kernel's backlog) and never answers
+
+	// A resolver that knows no such host, as DNS answers for a typo.
+	noHost := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, _ := net.SplitHostPort(addr)
+		return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
+	}}}
+	cases := []struct {
+		name, url, want, cause string
+		client                 *http.Client
+		timeout                time.Duration
+	}{
+		{"refused", "http://" + closedAddr + "/rpc?key=secret", "NEAR's RPC at http://" + closedAddr + " could not be reached: the connection was refused", "TRANSPORT", http.DefaultClient, 5 * time.Second},
+		{"no such host", "https://rpc.mainnet.nera.org", "NEAR's RPC at https://rpc.mainnet.nera.org could not be reached: no such host (rpc.mainnet.nera.org)", "TRANSPORT", noHost, 5 * time.Second},
+		{"timeout", "http://" + hang.Addr().String(), "NEAR's RPC at http://" + hang.Addr().String() + " did not answer in time", "TIMEOUT", http.DefaultClient, 100 * time.Millisecond},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New(Options{URLs: map[string]string{"near:mainnet": tc.url}, CallTimeout: tc.timeout, Attempts: 1, HTTPClient: tc.client})
+			_, err := c.FinalBlock(t.Context(), "near:mainnet")
+			e, ok := errs.As(err)
+			if !ok {
+				t.Fatalf("%v is not petal's error", err)
+			}
+			if e.Code != errs.SourceFailed || e.Message != tc.want || chainCause(t, err) != tc.cause {
+				t.Fatalf("got %s %q (%s), want %q (%s)", e.Code, e.Message, chainCause(t, err), tc.want, tc.cause)
+			}
+			if !strings.Contains(e.Hint, "PETAL_NEAR_RPC_MAINNET") || strings.Contains(e.Message+e.Hint, "secret") {
+				t.Fatalf("hint %q", e.Hint)
+			}
+		})
+	}
 }
