@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/invites"
@@ -25,7 +26,7 @@ import (
 // left of either or of a chat's cap for the first call → 429
 // budget_exhausted; an invite revoked or expired → 403 invite_required.
 type Access struct {
-	cfg      Config
+	cfg      config.Config
 	sessions ports.SessionStore
 	invites  ports.InviteStore
 	ledger   ports.LedgerStore
@@ -33,7 +34,7 @@ type Access struct {
 }
 
 // NewAccess makes the gate.
-func NewAccess(cfg Config, sessions ports.SessionStore, invites ports.InviteStore, ledger ports.LedgerStore, clock ports.Clock) *Access {
+func NewAccess(cfg config.Config, sessions ports.SessionStore, invites ports.InviteStore, ledger ports.LedgerStore, clock ports.Clock) *Access {
 	return &Access{cfg: cfg, sessions: sessions, invites: invites, ledger: ledger, clock: clock}
 }
 

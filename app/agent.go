@@ -2,39 +2,21 @@ package app
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
 )
-
-// LeaseStale is how old a process's heartbeat may be before the process is
-// taken for gone; leases beat every LeaseEvery. The ledger releases holds by
-// the same rule.
-const (
-	LeaseStale = 30 * time.Second
-	LeaseEvery = 5 * time.Second
-)
-
-// ProcessID names this serving process: its lease, and the runs its jobs hold.
-type ProcessID string
-
-// NewProcessID makes a fresh process id.
-func NewProcessID(random ports.Random) (ProcessID, error) {
-	h, err := randomHex(random, 12)
-	return ProcessID("proc_" + h), err
-}
 
 // Why a run's job was cancelled.
 var (
@@ -47,7 +29,7 @@ var (
 // AgentService runs Petals' agent: a chat is a run, a job in this process
 // whose events go to the run's log; viewers only read the log.
 type AgentService struct {
-	cfg       Config
+	cfg       config.Config
 	store     ports.RunStore
 	bus       ports.EventBus
 	leases    ports.Leases
@@ -91,7 +73,7 @@ type job struct {
 
 // AgentDeps is what the agent runs over.
 type AgentDeps struct {
-	Config       Config
+	Config       config.Config
 	Runs         ports.RunStore
 	Bus          ports.EventBus
 	Leases       ports.Leases
@@ -252,14 +234,6 @@ func (a *AgentService) Attestation(ctx context.Context, sha string) ([]byte, err
 		return nil, errs.Newf(errs.NotFound, "no attestation report %s", sha)
 	}
 	return a.attest.Get(ctx, sha)
-}
-
-func randomHex(random ports.Random, n int) (string, error) {
-	b := make([]byte, n)
-	if _, err := io.ReadFull(random, b); err != nil {
-		return "", fmt.Errorf("random: %w", err)
-	}
-	return hex.EncodeToString(b), nil
 }
 
 // Pages of a run's events as JSON (GET /api/v1/agent/runs/:id).

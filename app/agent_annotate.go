@@ -25,7 +25,7 @@ type annotateInput struct {
 	Annotations []claims.Input `json:"annotations" jsonschema:"1 to 20 claims about accounts (claim/v2 without id and by): ‘this is Dekan's wallet’ is { subject, verb: named, object: { value: Dekan }, kind: stated }"`
 }
 
-func (annotateInput) refineSchema(s *jsonschema.Schema) {
+func (annotateInput) RefineSchema(s *jsonschema.Schema) {
 	a := property(s, "annotations")
 	a.MinItems, a.MaxItems = jsonschema.Ptr(1), jsonschema.Ptr(maxAnnotateClaims)
 	refineClaimInput(a.Items)

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/runs"
@@ -12,9 +11,6 @@ import (
 
 // maxAnswerTokens is what one model call may write.
 const maxAnswerTokens = 2048
-
-// reconcileTimeout bounds how long a chat waits on NEAR AI's bills.
-const reconcileTimeout = 10 * time.Second
 
 // reconcileFirst charges a person paying from their own credit NEAR AI's
 // bill for their earlier calls before this chat spends more, as their usage

@@ -16,6 +16,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
 )
@@ -67,7 +68,7 @@ func (p plainViewer) Heartbeat() error         { return nil }
 
 func followService(tb testing.TB) (*app.AgentService, ports.RunStore) {
 	tb.Helper()
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(tb, err)
 	hub := memory.NewEventHub()
 	leases := memory.NewLeases(memory.SystemClock{})

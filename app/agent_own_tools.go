@@ -107,7 +107,7 @@ type nameConversationInput struct {
 	Title string `json:"title" jsonschema:"the conversation's name: a few plain words saying what it is about"`
 }
 
-func (nameConversationInput) refineSchema(s *jsonschema.Schema) {
+func (nameConversationInput) RefineSchema(s *jsonschema.Schema) {
 	title := property(s, "title")
 	title.MinLength, title.MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(conversations.MaxTitle)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/nearai"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/runs"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkQuotePricing(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg, err := LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)
 	}

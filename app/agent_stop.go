@@ -123,3 +123,24 @@ func (a *AgentService) Recover(ctx context.Context) ([]string, error) {
 	}
 	return ids, err
 }
+
+// Fence implements Fencer: every job of this process ends interrupted, and
+// new chats are refused until Unfence.
+func (a *AgentService) Fence() {
+	a.fenced.Store(true)
+	a.mu.Lock()
+	jobs := make([]*job, 0, len(a.jobs))
+	for _, j := range a.jobs {
+		jobs = append(jobs, j)
+	}
+	a.mu.Unlock()
+	for _, j := range jobs {
+		j.cancel(errFenced)
+	}
+}
+
+// Unfence implements Fencer.
+func (a *AgentService) Unfence() { a.fenced.Store(false) }
+
+// endTimeout bounds the write that ends a run on shutdown or fencing.
+const endTimeout = 10 * time.Second

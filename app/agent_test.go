@@ -15,6 +15,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearai"
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/runs"
 )
 
@@ -38,7 +39,7 @@ func TestAPanickingToolEndsTheRunNotTheProcess(t *testing.T) {
 	attest := memory.NewAttestations()
 	model, err := nearai.New(nearai.Options{BaseURL: fake.BaseURL(), Key: "k", Model: "deepseek-ai/DeepSeek-V3.1", Fallback: "openai/gpt-oss-120b"}, attest)
 	require.NoError(t, err)
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	limiter := memory.NewRateLimiter(memory.SystemClock{})
 	hub := memory.NewEventHub()

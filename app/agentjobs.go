@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
@@ -18,7 +19,7 @@ import (
 // them. Waiters wake through ports.Signals when a job opens anywhere; a job is
 // taken in one transaction of the store, so exactly one waiter gets it.
 type AgentJobsService struct {
-	cfg          Config
+	cfg          config.Config
 	store        ports.AgentJobs
 	explorations ports.ExplorationStore
 	runs         ports.RunStore
@@ -52,7 +53,7 @@ type ReportTurns interface {
 }
 
 // NewAgentJobsService makes the service.
-func NewAgentJobsService(cfg Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
+func NewAgentJobsService(cfg config.Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
 	views PersonViews, clock ports.Clock, random ports.Random, process ProcessID, m ports.Metrics, log *slog.Logger) *AgentJobsService {
 	m = ports.MetricsOrNone(m)
 	return &AgentJobsService{cfg: cfg, store: store, explorations: exps, runs: runStore, signals: signals, hub: newWaitHub(signals), views: views, closing: make(chan struct{}), clock: clock, random: random,

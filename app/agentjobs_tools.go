@@ -126,19 +126,19 @@ type (
 	}
 )
 
-func (handJobInput) refineSchema(s *jsonschema.Schema) {
+func (handJobInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "title").MaxLength = jsonschema.Ptr(agentjobs.MaxTitle)
 	property(s, "brief").MaxLength = jsonschema.Ptr(agentjobs.MaxBrief)
 	parts := property(s, "parts")
 	parts.MinItems, parts.MaxItems = jsonschema.Ptr(agentjobs.MinParts), jsonschema.Ptr(agentjobs.MaxParts)
 }
 
-func (listJobsInput) refineSchema(s *jsonschema.Schema) {
+func (listJobsInput) RefineSchema(s *jsonschema.Schema) {
 	limit := property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(100.0)
 }
 
-func (reportJobInput) refineSchema(s *jsonschema.Schema) {
+func (reportJobInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "status").Enum = []any{"done", "failed"}
 	property(s, "summary").MaxLength = jsonschema.Ptr(agentjobs.MaxReport)
 }

@@ -96,7 +96,7 @@ type (
 	}
 )
 
-func (addAnnotationInput) refineSchema(s *jsonschema.Schema) {
+func (addAnnotationInput) RefineSchema(s *jsonschema.Schema) {
 	a := property(s, "annotations")
 	a.MinItems, a.MaxItems = jsonschema.Ptr(1), jsonschema.Ptr(claims.MaxPerRequest)
 	refineClaimInput(a.Items)
@@ -112,7 +112,7 @@ func refineClaimInput(item *jsonschema.Schema) {
 	property(item, "evidence").Types = []string{"array", "null"}
 }
 
-func (listAnnotationsInput) refineSchema(s *jsonschema.Schema) {
+func (listAnnotationsInput) RefineSchema(s *jsonschema.Schema) {
 	limit := property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(annotationPageMax))
 	property(s, "about").MaxLength = jsonschema.Ptr(200)

@@ -227,12 +227,12 @@ type (
 	}
 )
 
-func (brainRouteInput) refineSchema(s *jsonschema.Schema) {
+func (brainRouteInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "q").MaxLength = jsonschema.Ptr(500)
 	property(s, "answers").MaxLength = jsonschema.Ptr(500)
 }
 
-func (brainFileInput) refineSchema(s *jsonschema.Schema) {
+func (brainFileInput) RefineSchema(s *jsonschema.Schema) {
 	id := property(s, "id")
 	id.Pattern, id.MaxLength = `^[a-z0-9-]+$`, jsonschema.Ptr(64)
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/domain/people"
@@ -29,7 +30,7 @@ type DataBudget struct {
 // NewDataBudget makes the data budget over its store. Its metrics: the bytes
 // spent and refunded, the writes refused, and today's count and the limit,
 // read from PostgreSQL when scraped.
-func NewDataBudget(cfg Config, store ports.DataBudget, clock ports.Clock, log *slog.Logger, metrics ports.Metrics) *DataBudget {
+func NewDataBudget(cfg config.Config, store ports.DataBudget, clock ports.Clock, log *slog.Logger, metrics ports.Metrics) *DataBudget {
 	m := ports.MetricsOrNone(metrics)
 	b := &DataBudget{limit: cfg.DataBudgetBytes, store: store, clock: clock, log: log,
 		spent:   m.Counter("petal_data_budget_spent_bytes_total", "Bytes counted against the data budget (spent), and given back by writes that then failed (refunded).", "outcome"),

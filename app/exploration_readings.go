@@ -23,13 +23,6 @@ type PostedReading struct {
 	Origin      string `json:"origin"`
 }
 
-// PostedCaps are the day's caps on new posted readings for this site: the
-// site's, and the share one address or one owner may take of it.
-func (c Config) PostedCaps() ports.PostedCaps {
-	share := min(c.PostedPerAddress, c.PostedSnapshotsPerDay)
-	return ports.PostedCaps{Site: c.PostedSnapshotsPerDay, PerAddress: share, PerOwner: share}
-}
-
 // PostReading keeps a reading made on the person's own machine, so the site
 // can draw it: the owner or a continue link may post it, anyone else gets the
 // one not-found answer before the body is read. The name must be the SHA-256

@@ -88,17 +88,17 @@ type (
 	}
 )
 
-func (listExplorationsInput) refineSchema(s *jsonschema.Schema) {
+func (listExplorationsInput) RefineSchema(s *jsonschema.Schema) {
 	limit := property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(100.0)
 }
 
-func (getExplorationInput) refineSchema(s *jsonschema.Schema) {
+func (getExplorationInput) RefineSchema(s *jsonschema.Schema) {
 	limit := property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(explorations.MaxPageItems))
 }
 
-func (saveStepInput) refineSchema(s *jsonschema.Schema) {
+func (saveStepInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "spec").Type = "object"
 	property(s, "spec_sha256").Pattern = sha256Pattern
 }

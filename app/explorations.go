@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/ports"
 )
@@ -16,7 +17,7 @@ import (
 // and posted readings need a session or a link, so only the HTTP door offers
 // them.
 type ExplorationService struct {
-	cfg       Config
+	cfg       config.Config
 	store     ports.ExplorationStore
 	snapshots ports.SnapshotStore
 	flowers   *FlowerService
@@ -64,7 +65,7 @@ func (s *ExplorationService) changed(ctx context.Context, exploration string) {
 // NewExplorationService makes the exploration service. A step's inline spec
 // is checked against its snapshot by the flowers' own validation.
 // What strangers write counts against budget.
-func NewExplorationService(cfg Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *FlowerService, clock ports.Clock, random ports.Random, budget *DataBudget,
+func NewExplorationService(cfg config.Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *FlowerService, clock ports.Clock, random ports.Random, budget *DataBudget,
 	opens ports.Opens, log *slog.Logger) *ExplorationService {
 	return &ExplorationService{cfg: cfg, store: store, snapshots: snapshots, flowers: flowers, clock: clock, random: random, budget: budget, opens: opens, log: log}
 }

@@ -94,7 +94,7 @@ type (
 	}
 )
 
-func (readChainInput) refineSchema(s *jsonschema.Schema) {
+func (readChainInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "network").Enum = []any{"near:mainnet", "near:testnet", "mainnet", "testnet"}
 	c := property(s, "contract")
 	c.MinLength, c.MaxLength = jsonschema.Ptr(2), jsonschema.Ptr(64)
@@ -103,14 +103,14 @@ func (readChainInput) refineSchema(s *jsonschema.Schema) {
 	property(s, "args").Type = "object"
 }
 
-func (readPageInput) refineSchema(s *jsonschema.Schema) {
+func (readPageInput) RefineSchema(s *jsonschema.Schema) {
 	u := property(s, "url")
 	u.MinLength, u.MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxPageURL)
 	st := property(s, "start")
 	st.Minimum, st.Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(6<<20))
 }
 
-func (searchInput) refineSchema(s *jsonschema.Schema) {
+func (searchInput) RefineSchema(s *jsonschema.Schema) {
 	q := property(s, "query")
 	q.MinLength, q.MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxSearchQuery)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/webpage"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -29,7 +30,7 @@ import (
 // network edge, called through a registry as every door calls them.
 func eyes(t *testing.T, near string, search ports.WebSearch) *app.Registry {
 	t.Helper()
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: near, snapshots.Testnet: near}, Backoff: time.Millisecond, CallTimeout: 2 * time.Second})
 	if search == nil {
@@ -210,11 +211,11 @@ func TestSearch(t *testing.T) {
 // site: a real site never reads its own machine.
 func TestReadPageLoopbackIsRefusedOnAnHTTPSSite(t *testing.T) {
 	env := map[string]string{"PETAL_READ_PAGE_LOOPBACK": "1", "PETAL_API": "https://petal.example"}
-	_, err := app.LoadConfig(func(k string) string { return env[k] })
+	_, err := config.LoadConfig(func(k string) string { return env[k] })
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "PETAL_READ_PAGE_LOOPBACK")
 	env["PETAL_API"] = "http://localhost:8787"
-	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
+	cfg, err := config.LoadConfig(func(k string) string { return env[k] })
 	require.NoError(t, err)
 	assert.True(t, cfg.ReadPageLoopback)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -35,7 +36,7 @@ func (c *setClock) add(d time.Duration) {
 func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 	snaps, directory := memory.NewSnapshotStore(), memory.NewDAODirectory()
 	fake := nearrpctest.New(t)
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 func TestOneRefreshOfTheDAOListServesEveryoneAsking(t *testing.T) {
 	snaps, directory := memory.NewSnapshotStore(), memory.NewDAODirectory()
 	fake := nearrpctest.New(t)
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}

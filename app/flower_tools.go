@@ -73,12 +73,12 @@ type (
 	}
 )
 
-func (figuresInput) refineSchema(s *jsonschema.Schema) {
+func (figuresInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "sha256").Pattern = sha256Pattern
 	property(s, "snapshot").Type = "object"
 }
 
-func (proposeInput) refineSchema(s *jsonschema.Schema) {
+func (proposeInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "sha256").Pattern = sha256Pattern
 	property(s, "intent").MaxLength = jsonschema.Ptr(MaxIntent)
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
 )
@@ -45,7 +46,7 @@ const mapFirstWait = 2 * time.Second
 
 // HealthService reports whether petal can serve.
 type HealthService struct {
-	cfg  Config
+	cfg  config.Config
 	db   ports.Database
 	near ports.NearContracts
 
@@ -57,7 +58,7 @@ type HealthService struct {
 
 // NewHealthService makes the health check over the database and the chain the
 // map is read from.
-func NewHealthService(cfg Config, db ports.Database, near ports.NearContracts) *HealthService {
+func NewHealthService(cfg config.Config, db ports.Database, near ports.NearContracts) *HealthService {
 	return &HealthService{cfg: cfg, db: db, near: near, mapState: MapUnknown}
 }
 

@@ -83,7 +83,7 @@ type (
 	}
 )
 
-func (keepLayerInput) refineSchema(s *jsonschema.Schema) {
+func (keepLayerInput) RefineSchema(s *jsonschema.Schema) {
 	a := property(s, "annotations")
 	a.MinItems, a.MaxItems = jsonschema.Ptr(1), jsonschema.Ptr(claims.MaxPerRequest)
 	refineClaimInput(a.Items)
@@ -93,14 +93,14 @@ func (keepLayerInput) refineSchema(s *jsonschema.Schema) {
 	property(s, "as").Pattern = `^[a-z0-9][-a-z0-9_]{0,31}$`
 }
 
-func (listLayersInput) refineSchema(s *jsonschema.Schema) {
+func (listLayersInput) RefineSchema(s *jsonschema.Schema) {
 	limit := property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(100.0)
 	property(s, "hash").Pattern = sha256Pattern
 	property(s, "about").MaxLength = jsonschema.Ptr(200)
 }
 
-func (forkDatasetInput) refineSchema(s *jsonschema.Schema) {
+func (forkDatasetInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "version").Pattern = sha256Pattern
 	for _, name := range []string{"add", "drop"} {
 		p := property(s, name)

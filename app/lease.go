@@ -9,14 +9,28 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
+// LeaseStale is how old a process's heartbeat may be before the process is
+// taken for gone; leases beat every LeaseEvery. The ledger releases holds by
+// the same rule.
+const (
+	LeaseStale = 30 * time.Second
+	LeaseEvery = 5 * time.Second
+)
+
+// ProcessID names this serving process: its lease, and the runs its jobs hold.
+type ProcessID string
+
+// NewProcessID makes a fresh process id.
+func NewProcessID(random ports.Random) (ProcessID, error) {
+	h, err := randomHex(random, 12)
+	return ProcessID("proc_" + h), err
+}
+
 // FenceAfter is how long a process goes on without a heartbeat that landed
 // before it stops its own jobs: well before LeaseStale, when peers take the
 // lease for dead and sweep its runs, so the process's jobs have ended (and
 // stopped spending) before anyone else ends them.
 const FenceAfter = LeaseStale - 2*LeaseEvery
-
-// endTimeout bounds the write that ends a run on shutdown or fencing.
-const endTimeout = 10 * time.Second
 
 // Fencer is what KeepLease stops when the lease lapses (the agent's jobs).
 type Fencer interface {
@@ -78,21 +92,3 @@ func KeepLease(ctx context.Context, leases ports.Leases, p ports.Process, f Fenc
 		}
 	}
 }
-
-// Fence implements Fencer: every job of this process ends interrupted, and
-// new chats are refused until Unfence.
-func (a *AgentService) Fence() {
-	a.fenced.Store(true)
-	a.mu.Lock()
-	jobs := make([]*job, 0, len(a.jobs))
-	for _, j := range a.jobs {
-		jobs = append(jobs, j)
-	}
-	a.mu.Unlock()
-	for _, j := range jobs {
-		j.cancel(errFenced)
-	}
-}
-
-// Unfence implements Fencer.
-func (a *AgentService) Unfence() { a.fenced.Store(false) }

@@ -2,12 +2,11 @@ package app
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
@@ -40,7 +39,7 @@ type Ledger struct {
 // NewLedger makes the ledger service. people gives each person's tip, which
 // settling charges as its own entry; the price's base-fee switches come from
 // cfg (all off by default).
-func NewLedger(cfg Config, store ports.LedgerStore, people ports.PeopleStore, clock ports.Clock, random ports.Random, log *slog.Logger) *Ledger {
+func NewLedger(cfg config.Config, store ports.LedgerStore, people ports.PeopleStore, clock ports.Clock, random ports.Random, log *slog.Logger) *Ledger {
 	return &Ledger{store: store, people: people, clock: clock, random: random, price: cfg.Price(), log: log}
 }
 
@@ -188,12 +187,4 @@ const orphanBatch = 500
 // Account reads one ledger account.
 func (l *Ledger) Account(ctx context.Context, id string) (credit.Account, error) {
 	return l.store.Account(ctx, id)
-}
-
-func newID(random io.Reader, prefix string) (string, error) {
-	var b [16]byte
-	if _, err := io.ReadFull(random, b[:]); err != nil {
-		return "", fmt.Errorf("random: %w", err)
-	}
-	return prefix + hex.EncodeToString(b[:]), nil
 }

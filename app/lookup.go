@@ -44,7 +44,7 @@ type LookUpInput struct {
 	Chain string `json:"chain,omitempty" jsonschema:"near:mainnet (the default) or near:testnet"`
 }
 
-func (LookUpInput) refineSchema(s *jsonschema.Schema) {
+func (LookUpInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "query").MinLength = jsonschema.Ptr(1)
 	property(s, "query").MaxLength = jsonschema.Ptr(200)
 	property(s, "chain").Enum = []any{snapshots.Mainnet, snapshots.Testnet}

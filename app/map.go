@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/published"
@@ -172,7 +173,7 @@ const (
 // NewMapService makes the map over the snapshot library and its source, with
 // the hidden maps shipped in petal (an invalid file is an error, so petal
 // does not start showing a map someone meant to hide).
-func NewMapService(cfg Config, library *SnapshotLibrary, store MapFlowerStore, views PersonViews, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
+func NewMapService(cfg config.Config, library *SnapshotLibrary, store MapFlowerStore, views PersonViews, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
 	hidden, err := HiddenMaps()
 	if err != nil {
 		return nil, err

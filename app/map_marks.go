@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/ports"
@@ -57,7 +58,7 @@ type MarkReader struct {
 
 // NewMarkReader makes the map_marks job's reader. The shipped list is
 // checked here, so petal does not start with an invalid one.
-func NewMarkReader(cfg Config, chain ports.NearViews, store ports.MapMarks, mapService *MapService, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MarkReader, error) {
+func NewMarkReader(cfg config.Config, chain ports.NearViews, store ports.MapMarks, mapService *MapService, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MarkReader, error) {
 	curated, err := CuratedMarks()
 	if err != nil {
 		return nil, err

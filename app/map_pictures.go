@@ -3,10 +3,11 @@ package app
 import (
 	"context"
 	"embed"
+	"io/fs"
+
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/specs"
-	"io/fs"
 )
 
 // hiddenMapsFile is the maps kept out of every list (board #96): each with

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/specs"
@@ -55,7 +56,7 @@ var SyncNetworks = []string{"near:mainnet", "near:testnet"}
 
 // NewMapSync makes the sync over SocialDB and the published flowers' store.
 // Every PETAL_MAP_SYNC_MIN minutes; 0 turns it off (Job is then nil).
-func NewMapSync(cfg Config, social ports.SocialDB, flowers ports.PublishedFlowers, positions ports.JobPositions, library *SnapshotLibrary, log *slog.Logger, m ports.Metrics) *MapSync {
+func NewMapSync(cfg config.Config, social ports.SocialDB, flowers ports.PublishedFlowers, positions ports.JobPositions, library *SnapshotLibrary, log *slog.Logger, m ports.Metrics) *MapSync {
 	m = ports.MetricsOrNone(m)
 	return &MapSync{social: social, flowers: flowers, positions: positions, library: library, log: log,
 		every: time.Duration(cfg.MapSyncMin) * time.Minute, networks: SyncNetworks,

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
@@ -29,7 +30,7 @@ const (
 // transfer at its block time. With PETAL_NEAR_USD the price is fixed, at any
 // time, and nothing is read.
 type NearPrices struct {
-	cfg     Config
+	cfg     config.Config
 	live    ports.NearPrice
 	history ports.NearPriceHistory
 	clock   ports.Clock
@@ -37,7 +38,7 @@ type NearPrices struct {
 }
 
 // NewNearPrices makes the price history service.
-func NewNearPrices(cfg Config, live ports.NearPrice, history ports.NearPriceHistory, clock ports.Clock, log *slog.Logger) *NearPrices {
+func NewNearPrices(cfg config.Config, live ports.NearPrice, history ports.NearPriceHistory, clock ports.Clock, log *slog.Logger) *NearPrices {
 	return &NearPrices{cfg: cfg, live: live, history: history, clock: clock, log: log}
 }
 

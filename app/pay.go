@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
@@ -21,7 +22,7 @@ import (
 // PayService is the person's money: the price, their tip, their usage, and
 // adding credit with a NEAR transfer.
 type PayService struct {
-	cfg     Config
+	cfg     config.Config
 	ledger  ports.LedgerStore
 	people  ports.PeopleStore
 	signIn  *SignInService
@@ -38,7 +39,7 @@ type PayService struct {
 }
 
 // NewPayService makes the pay service.
-func NewPayService(cfg Config, ledger ports.LedgerStore, people ports.PeopleStore, signIn *SignInService, near ports.NearAccounts,
+func NewPayService(cfg config.Config, ledger ports.LedgerStore, people ports.PeopleStore, signIn *SignInService, near ports.NearAccounts,
 	price ports.NearPrice, prices *NearPrices, billing ports.ModelBilling, claims ports.BillingClaims, limiter ports.RateLimiter, log *slog.Logger) *PayService {
 	return &PayService{cfg: cfg, ledger: ledger, people: people, signIn: signIn, near: near, price: price, prices: prices, billing: billing,
 		claims: claims, limiter: limiter, log: log}
@@ -272,3 +273,6 @@ func (s *PayService) Info(ctx context.Context, sess people.Session) (PayInfoBody
 	}
 	return out, nil
 }
+
+// reconcileTimeout bounds how long a chat waits on NEAR AI's bills.
+const reconcileTimeout = 10 * time.Second

@@ -99,17 +99,17 @@ func refinePublishRequest(s *jsonschema.Schema) {
 	property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
 }
 
-func (quoteInput) refineSchema(s *jsonschema.Schema)   { refinePublishRequest(s) }
-func (prepareInput) refineSchema(s *jsonschema.Schema) { refinePublishRequest(s) }
+func (quoteInput) RefineSchema(s *jsonschema.Schema)   { refinePublishRequest(s) }
+func (prepareInput) RefineSchema(s *jsonschema.Schema) { refinePublishRequest(s) }
 
-func (publishFlowerInput) refineSchema(s *jsonschema.Schema) {
+func (publishFlowerInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
 	property(s, "account_id").MaxLength = jsonschema.Ptr(64)
 	property(s, "id").Pattern = sha256Pattern
 	property(s, "tx_hash").MaxLength = jsonschema.Ptr(64)
 }
 
-func (listFlowersInput) refineSchema(s *jsonschema.Schema) {
+func (listFlowersInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
 	property(s, "maker").MaxLength = jsonschema.Ptr(64)
 	property(s, "map").MaxLength = jsonschema.Ptr(200)
@@ -118,7 +118,7 @@ func (listFlowersInput) refineSchema(s *jsonschema.Schema) {
 	property(s, "cursor").MaxLength = jsonschema.Ptr(400)
 }
 
-func (getFlowerInput) refineSchema(s *jsonschema.Schema) {
+func (getFlowerInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "id").MaxLength = jsonschema.Ptr(64)
 }
 

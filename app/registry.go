@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
@@ -121,7 +122,7 @@ type Registry struct {
 
 // NewRegistry registers the tools of every set. A duplicate name is a
 // programming error and panics at start-up.
-func NewRegistry(cfg Config, limiter ports.RateLimiter, sets []ToolSet) *Registry {
+func NewRegistry(cfg config.Config, limiter ports.RateLimiter, sets []ToolSet) *Registry {
 	r := &Registry{byName: map[string]*Tool{}, inputs: map[string]*inputValidator{}, public: cfg.Public, limiter: limiter, perMin: cfg.ToolCallsPerMinute}
 	for _, s := range sets {
 		for _, t := range s.Tools() {

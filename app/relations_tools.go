@@ -69,31 +69,31 @@ func refineGroup(s *jsonschema.Schema, name string) {
 	property(s, name).MaxLength = jsonschema.Ptr(200)
 }
 
-func (accountGroupsInput) refineSchema(s *jsonschema.Schema) {
+func (accountGroupsInput) RefineSchema(s *jsonschema.Schema) {
 	refineAccount(s, "account")
 	refinePage(s)
 }
 
-func (sharedAccountsInput) refineSchema(s *jsonschema.Schema) {
+func (sharedAccountsInput) RefineSchema(s *jsonschema.Schema) {
 	refineGroup(s, "group_a")
 	refineGroup(s, "group_b")
 	refinePage(s)
 }
 
-func (relatedGroupsInput) refineSchema(s *jsonschema.Schema) {
+func (relatedGroupsInput) RefineSchema(s *jsonschema.Schema) {
 	refineGroup(s, "group")
 	property(s, "by").Enum = []any{"count", "jaccard", "weight"}
 	refinePage(s)
 }
 
-func (relationsOverviewInput) refineSchema(s *jsonschema.Schema) {
+func (relationsOverviewInput) RefineSchema(s *jsonschema.Schema) {
 	ms := property(s, "min_shared")
 	ms.Minimum, ms.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(1_000_000.0)
 	property(s, "kind").Enum = []any{relations.KindDAO, relations.KindPool, relations.KindToken}
 	refinePage(s)
 }
 
-func (powerPathInput) refineSchema(s *jsonschema.Schema) {
+func (powerPathInput) RefineSchema(s *jsonschema.Schema) {
 	refineAccount(s, "account_a")
 	refineAccount(s, "account_b")
 	d := property(s, "max_depth")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -55,7 +56,7 @@ const retentionPause = 20 * time.Millisecond
 // older than a day, records prepared for publishing that expired and, after cfg.RetainAnon (PETAL_RETAIN_ANON_DAYS; 0 keeps
 // them), the anonymous runs and explorations nobody changed or opened, in
 // batches. Its metrics count what it deleted, by kind.
-func RetentionJob(ret ports.Retention, cfg Config, m ports.Metrics) Job {
+func RetentionJob(ret ports.Retention, cfg config.Config, m ports.Metrics) Job {
 	deleted := ports.MetricsOrNone(m).Counter("petal_retention_deleted_total", "Rows retention deleted, by kind.", "kind")
 	type rule struct {
 		what      ports.Retained

@@ -60,7 +60,7 @@ type SearchPetalsInput struct {
 	Cursor string `json:"cursor,omitempty" jsonschema:"the next_cursor of the page before"`
 }
 
-func (SearchPetalsInput) refineSchema(s *jsonschema.Schema) {
+func (SearchPetalsInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "q").MinLength = jsonschema.Ptr(1)
 	property(s, "q").MaxLength = jsonschema.Ptr(SearchMaxQuery)
 	property(s, "kinds").MaxLength = jsonschema.Ptr(100)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -24,7 +25,7 @@ import (
 // finds or makes the person, binds the wallet, moves the anonymous session's
 // runs and explorations, and replaces the session, keeping its invite.
 type SignInService struct {
-	cfg     Config
+	cfg     config.Config
 	store   ports.PeopleStore
 	near    ports.NearAccounts
 	keys    *WalletKeys
@@ -35,7 +36,7 @@ type SignInService struct {
 }
 
 // NewSignInService makes the sign-in service.
-func NewSignInService(cfg Config, store ports.PeopleStore, near ports.NearAccounts, keys *WalletKeys, ledger ports.LedgerStore,
+func NewSignInService(cfg config.Config, store ports.PeopleStore, near ports.NearAccounts, keys *WalletKeys, ledger ports.LedgerStore,
 	clock ports.Clock, random ports.Random, limiter ports.RateLimiter) *SignInService {
 	return &SignInService{cfg: cfg, store: store, near: near, keys: keys, ledger: ledger, clock: clock, random: random, limiter: limiter}
 }

@@ -11,6 +11,7 @@ import (
 	"text/template"
 	"unicode/utf8"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
@@ -68,7 +69,7 @@ func RefusalMeaning(code errs.Code) (string, bool) {
 // RenderSkill renders the skill for this site: every tool of its doors, in
 // name order, with its one-line purpose (its description's first sentence)
 // and its route.
-func RenderSkill(cfg Config, reg *Registry, door SkillDoor) (Skill, error) {
+func RenderSkill(cfg config.Config, reg *Registry, door SkillDoor) (Skill, error) {
 	type tool struct {
 		Name, Purpose, Route string
 		OnTheirMachine       bool

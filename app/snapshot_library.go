@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -89,7 +90,7 @@ const (
 // NewSnapshotLibrary makes the library over the snapshot store, with its
 // metrics: what each cache holds, its hits and misses, and the large decodes
 // running and waiting.
-func NewSnapshotLibrary(cfg Config, store ports.SnapshotStore, m ports.Metrics) *SnapshotLibrary {
+func NewSnapshotLibrary(cfg config.Config, store ports.SnapshotStore, m ports.Metrics) *SnapshotLibrary {
 	l := &SnapshotLibrary{
 		store:    store,
 		bodies:   newByteCache[string](bodyCacheBytes, bodyCacheBytes/4, func(b Body) int { return len(b.Gzipped) + 64 }),

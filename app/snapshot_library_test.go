@@ -8,6 +8,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
 )
@@ -16,7 +17,7 @@ import (
 // first, and every later load of it shares them; the figures from them are
 // the figures computed afresh, to the digit.
 func TestACachedSnapshotsWeightsAreRankedOnce(t *testing.T) {
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	store := memory.NewSnapshotStore()
 	sh := app.ShippedSnapshots()[0]

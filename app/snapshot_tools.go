@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -21,7 +22,7 @@ import (
 // the tools list_networks, get_network, find_target, get_snapshot and
 // describe_snapshot, and the snapshot body route.
 type SnapshotService struct {
-	cfg     Config
+	cfg     config.Config
 	log     *slog.Logger
 	store   ports.SnapshotStore
 	library *SnapshotLibrary
@@ -49,7 +50,7 @@ func (s *SnapshotService) ObservedBy(m ports.Metrics) *SnapshotService {
 
 // NewSnapshotService makes the snapshot service. It touches no store:
 // StoreShipped does.
-func NewSnapshotService(cfg Config, log *slog.Logger, library *SnapshotLibrary, daos ports.DAODirectory, near ports.NearContracts, clock ports.Clock, slots ports.Semaphore) *SnapshotService {
+func NewSnapshotService(cfg config.Config, log *slog.Logger, library *SnapshotLibrary, daos ports.DAODirectory, near ports.NearContracts, clock ports.Clock, slots ports.Semaphore) *SnapshotService {
 	s := &SnapshotService{cfg: cfg, log: log, store: library.Store(), library: library, daos: daos, near: near, clock: clock,
 		slots: slots}
 	return s.ObservedBy(ports.NoMetrics{})
@@ -147,7 +148,7 @@ type (
 	}
 )
 
-func (findTargetInput) refineSchema(s *jsonschema.Schema) {
+func (findTargetInput) RefineSchema(s *jsonschema.Schema) {
 	q := property(s, "query")
 	q.MinLength, q.MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(200)
 	property(s, "chain").Enum = []any{"near:mainnet", "near:testnet"}
@@ -155,12 +156,12 @@ func (findTargetInput) refineSchema(s *jsonschema.Schema) {
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(20.0)
 }
 
-func (getSnapshotInput) refineSchema(s *jsonschema.Schema) {
+func (getSnapshotInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "params").Type = "object"
 	property(s, "at").Pattern = sha256Pattern
 }
 
-func (describeSnapshotInput) refineSchema(s *jsonschema.Schema) {
+func (describeSnapshotInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "sha256").Pattern = sha256Pattern
 	top := property(s, "top")
 	top.Minimum, top.Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(snapshots.MaxTop))

@@ -19,7 +19,7 @@ import (
 // WithInput makes the tool's JSON Schema from it (github.com/google/jsonschema-go):
 // a field is a property, its jsonschema tag the description, a field without
 // omitempty is required, and no other property is allowed. What a tag cannot
-// say (a pattern, a bound, an enum) the type adds in a refineSchema method.
+// say (a pattern, a bound, an enum) the type adds in a RefineSchema method.
 // The registry compiles the schema once and checks every call's input
 // against it before the tool runs, whichever door the call came through;
 // then the input is decoded strictly into the struct and handed to run.
@@ -47,16 +47,16 @@ func WithInput[In any](t Tool, run func(ctx context.Context, call Call, in In) (
 	return t
 }
 
-// schemaRefiner is an input type that adds to its generated schema what a
+// SchemaRefiner is an input type that adds to its generated schema what a
 // struct tag cannot say. It is called on In's zero value.
-type schemaRefiner interface {
-	refineSchema(s *jsonschema.Schema)
+type SchemaRefiner interface {
+	RefineSchema(s *jsonschema.Schema)
 }
 
 // inputTypeSchemas are the schemas of types the generator cannot see into.
 var inputTypeSchemas = map[reflect.Type]*jsonschema.Schema{
 	// Any JSON value, kept undecoded for the tool to read (a spec, a
-	// snapshot, a reader's params); the tool's refineSchema narrows it.
+	// snapshot, a reader's params); the tool's RefineSchema narrows it.
 	reflect.TypeFor[json.RawMessage](): {},
 }
 
@@ -69,8 +69,8 @@ func InputSchema[In any]() (json.RawMessage, error) {
 	if s.Type != "object" {
 		return nil, fmt.Errorf("a tool's input must be a struct, not %s", reflect.TypeFor[In]())
 	}
-	if r, ok := any(*new(In)).(schemaRefiner); ok {
-		r.refineSchema(s)
+	if r, ok := any(*new(In)).(SchemaRefiner); ok {
+		r.RefineSchema(s)
 	}
 	return json.Marshal(s)
 }
@@ -79,12 +79,12 @@ func InputSchema[In any]() (json.RawMessage, error) {
 // spec, a render.
 const sha256Pattern = "^[0-9a-f]{64}$"
 
-// property is s's property name, for a refineSchema method; a name the type
+// property is s's property name, for a RefineSchema method; a name the type
 // does not have is a programming error, found at start-up.
 func property(s *jsonschema.Schema, name string) *jsonschema.Schema {
 	p, ok := s.Properties[name]
 	if !ok {
-		panic(fmt.Sprintf("app: refineSchema names %q, which the input type does not have", name))
+		panic(fmt.Sprintf("app: RefineSchema names %q, which the input type does not have", name))
 	}
 	return p
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -177,7 +178,7 @@ func TestRegistryRefusesInputOutsideTheSchemaBeforeTheToolRuns(t *testing.T) {
 		ran++
 		return in, nil
 	})
-	cfg, err := LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	reg := NewRegistry(cfg, nil, nil)
 	reg.Register(tool)
@@ -222,7 +223,7 @@ func TestRegistryRefusesInputOutsideTheSchemaBeforeTheToolRuns(t *testing.T) {
 
 // The refinements the flower and snapshot tools add are checked too, in words.
 func TestRefinedSchemasAreEnforced(t *testing.T) {
-	cfg, err := LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	reg := NewRegistry(cfg, nil, []ToolSet{&FlowerService{}, &SnapshotService{}, &ExplorationService{}})
 	cases := []struct {

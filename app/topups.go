@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -35,7 +36,7 @@ const (
 // tokens a person can pay from, a quote to pay into, and following the swap
 // until it is credited, refunded or failed (docs/money.md).
 type TopUpService struct {
-	cfg     Config
+	cfg     config.Config
 	store   ports.IntentTopUps
 	swaps   ports.Swaps
 	signIn  *SignInService
@@ -48,7 +49,7 @@ type TopUpService struct {
 }
 
 // NewTopUpService makes the service.
-func NewTopUpService(cfg Config, store ports.IntentTopUps, swaps ports.Swaps, signIn *SignInService, limiter ports.RateLimiter,
+func NewTopUpService(cfg config.Config, store ports.IntentTopUps, swaps ports.Swaps, signIn *SignInService, limiter ports.RateLimiter,
 	clock ports.Clock, log *slog.Logger, m ports.Metrics) *TopUpService {
 	m = ports.MetricsOrNone(m)
 	return &TopUpService{cfg: cfg, store: store, swaps: swaps, signIn: signIn, limiter: limiter, clock: clock, log: log,

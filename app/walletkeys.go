@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/ports"
 )
@@ -26,7 +27,7 @@ var ErrWalletKeyRequired = errors.New("PETAL_WALLET_KEY is required: a gated ser
 	"set 32 bytes as hex or base64 (openssl rand -hex 32)")
 
 // NewWalletKeys reads PETAL_WALLET_KEY, or refuses to start per the rules.
-func NewWalletKeys(cfg Config, random ports.Random, log *slog.Logger) (*WalletKeys, error) {
+func NewWalletKeys(cfg config.Config, random ports.Random, log *slog.Logger) (*WalletKeys, error) {
 	k := &WalletKeys{random: random, log: log}
 	if cfg.WalletKey != "" {
 		key, err := people.ParseWalletKey(cfg.WalletKey)

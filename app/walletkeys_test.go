@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/petal-near/petal/app/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestWalletKeyStartUpRules(t *testing.T) {
-	gatedWithModel := Config{AgentAccess: "gated", ModelKey: "sk-x"}
+	gatedWithModel := config.Config{AgentAccess: "gated", ModelKey: "sk-x"}
 	_, err := NewWalletKeys(gatedWithModel, rand.Reader, nil)
 	assert.ErrorIs(t, err, ErrWalletKeyRequired, "a gated server with a model key refuses to start without it")
 
@@ -28,7 +29,7 @@ func TestWalletKeyStartUpRules(t *testing.T) {
 	_, err = NewWalletKeys(bad, rand.Reader, nil)
 	assert.Error(t, err, "a malformed key stops the start")
 
-	for _, cfg := range []Config{{AgentAccess: "open", ModelKey: "sk-x"}, {AgentAccess: "gated"}} {
+	for _, cfg := range []config.Config{{AgentAccess: "open", ModelKey: "sk-x"}, {AgentAccess: "gated"}} {
 		var logs bytes.Buffer
 		k, err := NewWalletKeys(cfg, rand.Reader, slog.New(slog.NewTextHandler(&logs, nil)))
 		require.NoError(t, err, "%+v", cfg)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -33,7 +34,7 @@ import (
 // infoServers serves the two handlers and returns their URLs.
 func infoServers(tb testing.TB) (petalURL, bareURL string, body []byte) {
 	tb.Helper()
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(tb, err)
 	// The access log is formatted as in production, then dropped: the
 	// measure is petal's work, not the terminal's.
@@ -193,7 +194,7 @@ func cpuTime() time.Duration {
 // BenchmarkInfoHandler is the same comparison without the network: the
 // handlers alone, so the middleware's own cost per request shows plainly.
 func BenchmarkInfoHandler(b *testing.B) {
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(b, err)
 	serverWith := func(m ports.Metrics) http.Handler {
 		return New(Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), Registry: app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil), Metrics: m}).Handler()

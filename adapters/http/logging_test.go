@@ -17,6 +17,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 type longFailTools struct{}
@@ -50,7 +51,7 @@ func logLines(t *testing.T, log, msg string) []map[string]any {
 // request's id: an internal error sent as a stream's error event, and an
 // error returned after the answer had begun.
 func TestErrorsPastTheStatusLineAreLogged(t *testing.T) {
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	buf := &syncBuffer{}
 	reg := app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), []app.ToolSet{longFailTools{}})

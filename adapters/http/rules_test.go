@@ -23,6 +23,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -122,7 +123,7 @@ func (b *syncBuffer) String() string {
 
 func newRulesServer(t *testing.T, env map[string]string) *rulesServer {
 	t.Helper()
-	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
+	cfg, err := config.LoadConfig(func(k string) string { return env[k] })
 	require.NoError(t, err)
 	rs := &rulesServer{
 		clock:    &fixedClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)},
@@ -594,7 +595,7 @@ func TestRateLimitCountsAnIPv6AddressAsItsSlash64(t *testing.T) {
 }
 
 func TestClientAddress(t *testing.T) {
-	proxies, err := app.ParseCIDRs("198.51.100.0/24, 2001:db8:ffff::/48")
+	proxies, err := config.ParseCIDRs("198.51.100.0/24, 2001:db8:ffff::/48")
 	require.NoError(t, err)
 	cases := []struct {
 		name    string

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
@@ -58,7 +59,7 @@ const (
 
 // Deps is what the HTTP door needs. Wire fills it field by field.
 type Deps struct {
-	Config   app.Config
+	Config   config.Config
 	Log      *slog.Logger
 	Registry *app.Registry
 	Health   *app.HealthService

@@ -16,6 +16,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 // slowServer serves one route, /slow, that answers only when released.
@@ -30,7 +31,7 @@ type slowServer struct {
 
 func startSlowServer(t *testing.T, drain time.Duration) *slowServer {
 	t.Helper()
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	ss := &slowServer{entered: make(chan struct{}, 1), release: make(chan struct{}), served: make(chan error, 1), log: &syncBuffer{}}
 	log := slog.New(slog.NewJSONHandler(ss.log, nil))

@@ -26,6 +26,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
 )
@@ -177,7 +178,7 @@ func originAllowed(siteOrigin string, localSite bool, r *http.Request) bool {
 	if siteOrigin != "" && got == siteOrigin {
 		return true
 	}
-	if localSite && app.IsLocalHost(u.Hostname()) && strings.EqualFold(u.Host, r.Host) {
+	if localSite && config.IsLocalHost(u.Hostname()) && strings.EqualFold(u.Host, r.Host) {
 		return true
 	}
 	return false

@@ -10,14 +10,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
 )
 
-func testConfig(t *testing.T, api string) app.Config {
+func testConfig(t *testing.T, api string) config.Config {
 	t.Helper()
-	cfg, err := app.LoadConfig(func(k string) string {
+	cfg, err := config.LoadConfig(func(k string) string {
 		if k == "PETAL_API" {
 			return api
 		}

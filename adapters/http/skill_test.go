@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -22,7 +23,7 @@ func TestEveryRefusalIsExplainedInTheSkill(t *testing.T) {
 		assert.True(t, ok, "the skill says nothing about %s", code)
 		statuses[code] = status
 	}
-	skill, err := app.RenderSkill(app.Config{}, nil, app.SkillDoor{Statuses: statuses})
+	skill, err := app.RenderSkill(config.Config{}, nil, app.SkillDoor{Statuses: statuses})
 	require.NoError(t, err)
 	for code, status := range statusOf {
 		assert.Contains(t, string(skill.Body), "- `"+string(code)+"` ("+strconv.Itoa(status)+"): ")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 // The tool door's cost on a cheap tool: GET /api/v1/networks (list_networks,
@@ -22,7 +23,7 @@ import (
 //	go test ./adapters/http -run '^$' -bench ToolDoor -benchtime 20000x
 func BenchmarkToolDoor(b *testing.B) {
 	// Every call is counted, as served, under a limit the load never reaches.
-	cfg, err := app.LoadConfig(func(k string) string {
+	cfg, err := config.LoadConfig(func(k string) string {
 		if k == "PETAL_TOOL_CALLS_PER_MIN" {
 			return "1000000000"
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -68,7 +69,7 @@ func (sampleTools) Tools() []app.Tool {
 
 func newRegistry(t testing.TB, public bool, perMin int) *app.Registry {
 	t.Helper()
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	cfg.Public = public
 	cfg.ToolCallsPerMinute = perMin

@@ -11,6 +11,7 @@ import (
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -20,8 +21,8 @@ func TestGateFollowsWhoPays(t *testing.T) {
 	f := newLedgerFixture(t)
 	ctx := t.Context()
 	sessions := postgres.NewSessionRepository(f.db.DB)
-	cfg := app.Config{AgentAccess: "gated", LLMDailyCap: 3 * credit.MicrosPerUSD, PersonPerChat: 500_000}
-	gate := func(cfg app.Config) *app.Access {
+	cfg := config.Config{AgentAccess: "gated", LLMDailyCap: 3 * credit.MicrosPerUSD, PersonPerChat: 500_000}
+	gate := func(cfg config.Config) *app.Access {
 		return app.NewAccess(cfg, sessions, postgres.NewInviteRepository(f.db.DB), f.store, memory.SystemClock{})
 	}
 	open := func(subject, inviteID string) app.Caller {

@@ -10,6 +10,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
 )
@@ -45,7 +46,7 @@ func holders(n int) snapshots.Snapshot {
 func BenchmarkRenderFlowerTool(b *testing.B) {
 	db := pgtest.New(b)
 	snaps := postgres.NewSnapshotRepository(db.DB)
-	svc := app.NewFlowerService(app.NewSnapshotLibrary(app.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil, nil)
+	svc := app.NewFlowerService(app.NewSnapshotLibrary(config.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil, nil)
 	for _, n := range []int{1_000, 100_000} {
 		sha, _, err := app.StoreSnapshot(b.Context(), snaps, holders(n), app.OriginThisSite)
 		if err != nil {
@@ -63,7 +64,7 @@ func BenchmarkRenderFlowerTool(b *testing.B) {
 				for b.Loop() {
 					s := svc
 					if mode == "cold" {
-						s = app.NewFlowerService(app.NewSnapshotLibrary(app.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil, nil)
+						s = app.NewFlowerService(app.NewSnapshotLibrary(config.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil, nil)
 					}
 					r, err := s.Render(b.Context(), "", spec, nil)
 					if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 )
 
@@ -49,7 +50,7 @@ func BenchmarkLedger(b *testing.B) {
 	db := &postgres.DB{Pool: pool}
 	ctx := context.Background()
 	store := postgres.NewLedgerRepository(db)
-	ledger := app.NewLedger(app.Config{}, store, postgres.NewPeopleRepository(db), memory.SystemClock{}, rand.Reader, nil)
+	ledger := app.NewLedger(config.Config{}, store, postgres.NewPeopleRepository(db), memory.SystemClock{}, rand.Reader, nil)
 	invites := app.NewInviteService(postgres.NewInviteRepository(db), postgres.NewSessionRepository(db), memory.SystemClock{}, rand.Reader)
 
 	persons := make([]credit.Payer, 100)

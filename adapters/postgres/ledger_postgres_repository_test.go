@@ -17,6 +17,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 )
@@ -35,7 +36,7 @@ func newLedgerFixture(t testing.TB) *ledgerFixture {
 	return &ledgerFixture{
 		db:      db,
 		store:   store,
-		ledger:  app.NewLedger(app.Config{}, store, postgres.NewPeopleRepository(db.DB), clock, rand.Reader, nil),
+		ledger:  app.NewLedger(config.Config{}, store, postgres.NewPeopleRepository(db.DB), clock, rand.Reader, nil),
 		invites: app.NewInviteService(postgres.NewInviteRepository(db.DB), postgres.NewSessionRepository(db.DB), clock, rand.Reader),
 	}
 }

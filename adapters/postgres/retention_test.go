@@ -11,6 +11,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -112,7 +113,7 @@ func TestRetentionDeletesWhatIsPastItAndKeepsTheRest(t *testing.T) {
 	require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT opened_at FROM runs WHERE id = 'run_anon_opened'`).Scan(&opened))
 	assert.WithinDuration(t, time.Now(), opened, time.Minute)
 
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	require.Equal(t, 90*24*time.Hour, cfg.RetainAnon, "90 days unless told")
 	deleted, err := app.RetentionJob(ret, cfg, nil).Run(t.Context())
@@ -139,7 +140,7 @@ func TestRetentionDeletesWhatIsPastItAndKeepsTheRest(t *testing.T) {
 func TestRetentionKeepsAnonymousWorkWhenToldTo(t *testing.T) {
 	db := pgtest.New(t)
 	seedRetention(t, db)
-	cfg, err := app.LoadConfig(func(k string) string {
+	cfg, err := config.LoadConfig(func(k string) string {
 		if k == "PETAL_RETAIN_ANON_DAYS" {
 			return "0"
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/runs"
 )
 
@@ -65,7 +66,7 @@ func BenchmarkSweep(b *testing.B) {
 	// The holds of those 10,000 runs' calls in flight, one each on a
 	// daily-cap account, released in batches.
 	b.Run("ReleaseOrphanHolds", func(b *testing.B) {
-		cfg, err := app.LoadConfig(func(string) string { return "" })
+		cfg, err := config.LoadConfig(func(string) string { return "" })
 		if err != nil {
 			b.Fatal(err)
 		}

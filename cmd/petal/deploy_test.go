@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 // No Docker engine nor Kubernetes runs where petal is built, so these tests
@@ -90,7 +90,7 @@ func k8sObjects(t *testing.T) map[string][]doc {
 }
 
 func knownVariable(name string) bool {
-	return slices.ContainsFunc(app.Variables, func(v app.Variable) bool { return v.Name == name })
+	return slices.ContainsFunc(config.Variables, func(v config.Variable) bool { return v.Name == name })
 }
 
 func TestKubernetesManifests(t *testing.T) {
@@ -132,7 +132,7 @@ func TestKubernetesManifests(t *testing.T) {
 			assert.True(t, knownVariable(name), "%s is not a variable petal reads (app.Variables)", name)
 		}
 	}
-	_, cfgErr := app.LoadConfig(func(k string) string { s, _ := cm[k].(string); return s })
+	_, cfgErr := config.LoadConfig(func(k string) string { s, _ := cm[k].(string); return s })
 	require.NoError(t, cfgErr, "the ConfigMap is a valid configuration")
 	assert.Equal(t, "off", cm["PETAL_MIGRATE"], "replicas leave migrating to the Job")
 	_, addrPort, err := net.SplitHostPort(cm["PETAL_ADDR"].(string))
@@ -162,7 +162,7 @@ func TestKubernetesManifests(t *testing.T) {
 	// believed only from the ingress.
 	assert.Equal(t, "postgres", cm["PETAL_LIMITS"], "replicas share their limits")
 	var proxies []netip.Prefix
-	proxies, err = app.ParseCIDRs(cm["PETAL_TRUSTED_PROXIES"].(string))
+	proxies, err = config.ParseCIDRs(cm["PETAL_TRUSTED_PROXIES"].(string))
 	require.NoError(t, err)
 	assert.NotEmpty(t, proxies, "the ingress's range is trusted")
 }
@@ -270,9 +270,9 @@ func TestKubernetesScaleAndSafety(t *testing.T) {
 	// Every service petal calls by default is on a port the web rule opens.
 	webPorts := portsOf([]any{web})
 	for _, name := range []string{"NEAR_AI_BASE_URL", "PETAL_NEAR_RPC_MAINNET", "PETAL_NEAR_RPC_TESTNET", "PETAL_ONECLICK_URL", "PETAL_SEARCH_URL"} {
-		i := slices.IndexFunc(app.Variables, func(v app.Variable) bool { return v.Name == name })
+		i := slices.IndexFunc(config.Variables, func(v config.Variable) bool { return v.Name == name })
 		require.GreaterOrEqual(t, i, 0, name)
-		u, err := url.Parse(app.Variables[i].Default)
+		u, err := url.Parse(config.Variables[i].Default)
 		require.NoError(t, err)
 		port := u.Port()
 		if port == "" {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 // testPetal is the real service, wired by Wire exactly as `petal serve` wires
@@ -20,7 +20,7 @@ import (
 type testPetal struct {
 	URL string
 	DB  *pgtest.DB
-	Cfg app.Config
+	Cfg config.Config
 	Svc *service
 }
 
@@ -48,7 +48,7 @@ func startPetal(t *testing.T, env map[string]string) *testPetal {
 // test controls, like a proxy it can cut).
 func startPetalOn(t *testing.T, env map[string]string, db *pgtest.DB, serving *postgres.DB) *testPetal {
 	t.Helper()
-	cfg, err := app.LoadConfig(func(k string) string {
+	cfg, err := config.LoadConfig(func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}

@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 // healthCmd asks a running petal whether it can serve. Container images have
@@ -19,7 +19,7 @@ func healthCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	var url string
 	switch len(args) {
 	case 0:
-		cfg, err := app.LoadConfig(os.Getenv)
+		cfg, err := config.LoadConfig(os.Getenv)
 		if err != nil {
 			return err
 		}

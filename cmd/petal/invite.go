@@ -16,6 +16,7 @@ import (
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/invites"
 )
@@ -29,7 +30,7 @@ func inviteCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	if len(args) == 0 {
 		return errors.New("say mint, revoke or list:\n" + inviteUsage)
 	}
-	cfg, err := app.LoadConfig(os.Getenv)
+	cfg, err := config.LoadConfig(os.Getenv)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/recorded"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -36,7 +37,7 @@ type service struct {
 	Near ports.NearAccounts
 	// Maps is the shared map; MapListener tells it of every replica's new
 	// flowers, and MapSync brings in flowers published elsewhere.
-	Cfg         app.Config
+	Cfg         config.Config
 	Maps        *app.MapService
 	MapListener *postgres.Listener
 	MapSync     *app.MapSync
@@ -109,7 +110,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 
 // newScheduler is this process's scheduler with every scheduled job petal
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
-func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg app.Config, db *postgres.DB, clock ports.Clock,
+func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg config.Config, db *postgres.DB, clock ports.Clock,
 	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService, mapSync *app.MapSync,
 	agentJobs *app.AgentJobsService, relations *app.RelationService, random ports.Random, marks *app.MarkReader, ledgerStore *postgres.LedgerRepository) *app.Scheduler {
 	s := app.NewScheduler(leases, process, log)
@@ -118,7 +119,7 @@ func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logge
 	s.Add(app.SweepJob(agent, ledger, m))
 	s.Add(app.RetentionJob(retention, cfg, m))
 	s.Add(app.DaySlicesJob(ledgerStore, clock))
-	if cfg.Limits != app.LimitsMemory {
+	if cfg.Limits != config.LimitsMemory {
 		// Closed windows of the limits counted in PostgreSQL (newRateLimiter).
 		shared := postgres.NewRateLimiter(db, clock)
 		s.Add(app.Job{Name: "rate_limit_windows", Every: time.Minute, Deadline: 30 * time.Second,
@@ -147,7 +148,7 @@ func newRunStore(db *postgres.DB, bus *postgres.EventBus, m ports.Metrics) *post
 
 // newModelProvider is NEAR AI with a model key, the recorded conversation
 // without one (and always on a public site, which never loads the key).
-func newModelProvider(cfg app.Config, attest ports.Attestations, m ports.Metrics) (ports.ModelProvider, error) {
+func newModelProvider(cfg config.Config, attest ports.Attestations, m ports.Metrics) (ports.ModelProvider, error) {
 	if cfg.ModelKey == "" {
 		return recorded.New(cfg.RecordedPace), nil
 	}

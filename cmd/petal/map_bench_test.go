@@ -17,6 +17,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -109,7 +110,7 @@ func BenchmarkMapLists(b *testing.B) {
 	scale := benchScale()
 	nMaps, nSnaps, nFlowers := benchMaps/scale, benchSnapshots/scale, benchFlowers/scale
 	db := pgtest.New(b)
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func BenchmarkMapSync(b *testing.B) {
 	const nSnaps, perAccount = 100, 10
 	fake := nearrpctest.New(b)
 	db := pgtest.New(b)
-	cfg, err := app.LoadConfig(func(k string) string {
+	cfg, err := config.LoadConfig(func(k string) string {
 		switch k {
 		case "PETAL_NEAR_RPC_MAINNET", "PETAL_NEAR_RPC_TESTNET":
 			return fake.URL

@@ -7,13 +7,14 @@ import (
 
 	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 // mcpStdio serves petal's tools over MCP on stdin and stdout for one local
 // agent. stdout carries protocol messages only, so every log line goes to
 // stderr.
 func mcpStdio(ctx context.Context, stderr io.Writer) error {
-	cfg, err := app.LoadConfig(os.Getenv)
+	cfg, err := config.LoadConfig(os.Getenv)
 	if err != nil {
 		return err
 	}

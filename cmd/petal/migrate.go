@@ -9,14 +9,14 @@ import (
 	"strconv"
 
 	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	if len(args) == 0 {
 		return errors.New("say up, down [N], version or force V")
 	}
-	cfg, err := app.LoadConfig(os.Getenv)
+	cfg, err := config.LoadConfig(os.Getenv)
 	if err != nil {
 		return err
 	}

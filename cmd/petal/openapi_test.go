@@ -15,14 +15,14 @@ import (
 
 	httpapi "github.com/petal-near/petal/adapters/http"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 // The OpenAPI document is generated, so it must hold every route served and
 // nothing else.
 func TestOpenAPIIsEveryRouteServed(t *testing.T) {
 	db := pgtest.New(t)
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	svc, cleanup, err := buildService(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), lentPool{db.DB})
 	require.NoError(t, err)

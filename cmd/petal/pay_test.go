@@ -19,6 +19,7 @@ import (
 	"github.com/petal-near/petal/adapters/oneclick"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 )
 
@@ -195,7 +196,7 @@ func TestPriceTipAndUsage(t *testing.T) {
 	ctx := t.Context()
 	store := postgres.NewLedgerRepository(p.DB.DB)
 	peopleStore := postgres.NewPeopleRepository(p.DB.DB)
-	ledger := app.NewLedger(app.Config{}, store, peopleStore, memory.SystemClock{}, rand.Reader, nil)
+	ledger := app.NewLedger(config.Config{}, store, peopleStore, memory.SystemClock{}, rand.Reader, nil)
 	access := app.NewAccess(p.Cfg, postgres.NewSessionRepository(p.DB.DB), postgres.NewInviteRepository(p.DB.DB), store, memory.SystemClock{})
 	var sessionID string
 	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT id FROM sessions WHERE subject = $1`, person).Scan(&sessionID))

@@ -7,13 +7,14 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 // poolSource is where a wired service's database pool comes from: serve and
 // mcp open one on the database they located (openPool's cleanup closes it),
 // and tests lend the pool they already hold (which they close themselves).
 type poolSource interface {
-	openPool(ctx context.Context, cfg app.Config) (db *postgres.DB, closePool func(), err error)
+	openPool(ctx context.Context, cfg config.Config) (db *postgres.DB, closePool func(), err error)
 }
 
 // locatedDatabase opens a pool of PETAL_DB_POOL_SIZE on a located database.
@@ -22,7 +23,7 @@ type locatedDatabase struct {
 	log *slog.Logger
 }
 
-func (l locatedDatabase) openPool(ctx context.Context, cfg app.Config) (*postgres.DB, func(), error) {
+func (l locatedDatabase) openPool(ctx context.Context, cfg config.Config) (*postgres.DB, func(), error) {
 	db, err := postgres.ConnectWith(ctx, l.URL, postgres.PoolOptions{MaxConns: cfg.DBPoolSize,
 		StatementTimeout: cfg.DBStatementTimeout, DirectURL: l.DirectURL})
 	if err != nil {
@@ -40,7 +41,7 @@ func (l locatedDatabase) openPool(ctx context.Context, cfg app.Config) (*postgre
 
 // directURL is DATABASE_DIRECT_URL, PostgreSQL itself when DATABASE_URL is
 // a pooler, for a database found by DATABASE_URL (a local server or private
-// cluster petal finds is always direct). Read here, not in app.Config, while
+// cluster petal finds is always direct). Read here, not in config.Config, while
 // app/ is being split (issue 29).
 func directURL(located *postgres.Located, getenv func(string) string) string {
 	if located.How != "DATABASE_URL" {
@@ -52,14 +53,14 @@ func directURL(located *postgres.Located, getenv func(string) string) string {
 // lentPool is a pool its holder keeps open and closes.
 type lentPool struct{ db *postgres.DB }
 
-func (l lentPool) openPool(context.Context, app.Config) (*postgres.DB, func(), error) {
+func (l lentPool) openPool(context.Context, config.Config) (*postgres.DB, func(), error) {
 	return l.db, func() {}, nil
 }
 
 // newPool is the service's pool. Wire runs cleanups in the reverse of the
 // order it built things, so everything built over the pool (the leases) is
 // cleaned up before the pool closes.
-func newPool(ctx context.Context, cfg app.Config, src poolSource) (*postgres.DB, func(), error) {
+func newPool(ctx context.Context, cfg config.Config, src poolSource) (*postgres.DB, func(), error) {
 	return src.openPool(ctx, cfg)
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -18,7 +18,7 @@ import (
 // lease is given back over the pool, then the pool closes.
 func TestTheServicesCleanupGivesTheLeaseBackThenClosesThePool(t *testing.T) {
 	db := pgtest.New(t)
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	svc, cleanup, err := buildService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), locatedDatabase{&postgres.Located{URL: db.URL}, slog.New(slog.NewTextHandler(io.Discard, nil))})
 	require.NoError(t, err)

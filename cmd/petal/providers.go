@@ -19,6 +19,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/webpage"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -185,7 +186,7 @@ func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *app.Ma
 
 // newMapService is the map, its /map answer carrying the relations' groups
 // and pairs, its cards the maps' marks.
-func newMapService(cfg app.Config, library *app.SnapshotLibrary, store app.MapFlowerStore, views app.PersonViews, clock ports.Clock,
+func newMapService(cfg config.Config, library *app.SnapshotLibrary, store app.MapFlowerStore, views app.PersonViews, clock ports.Clock,
 	log *slog.Logger, m ports.Metrics, relations *app.RelationService, marks ports.MapMarks) (*app.MapService, error) {
 	s, err := app.NewMapService(cfg, library, store, views, clock, log, m)
 	if err != nil {
@@ -196,7 +197,7 @@ func newMapService(cfg app.Config, library *app.SnapshotLibrary, store app.MapFl
 	return s, nil
 }
 
-func newMapSync(cfg app.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, positions ports.JobPositions, library *app.SnapshotLibrary,
+func newMapSync(cfg config.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, positions ports.JobPositions, library *app.SnapshotLibrary,
 	log *slog.Logger, m ports.Metrics) (*app.MapSync, error) {
 	var social ports.SocialDB = chain
 	if cfg.Public {
@@ -237,8 +238,8 @@ func newMetrics(db *postgres.DB) *metrics.Registry {
 // by serve from PETAL_LIMITS and the database found). The shared one gives
 // back the calls it holds ahead for keys gone quiet every 100 ms, and all of
 // them at shutdown (its cleanup, before the pool closes).
-func newRateLimiter(cfg app.Config, db *postgres.DB, clock ports.Clock, m ports.Metrics, log *slog.Logger) (ports.RateLimiter, func()) {
-	if cfg.Limits == app.LimitsMemory {
+func newRateLimiter(cfg config.Config, db *postgres.DB, clock ports.Clock, m ports.Metrics, log *slog.Logger) (ports.RateLimiter, func()) {
+	if cfg.Limits == config.LimitsMemory {
 		return app.CountedRateLimiter(memory.NewRateLimiter(clock), m), func() {}
 	}
 	opts := postgres.DefaultLimiterOptions
@@ -255,15 +256,15 @@ func newRateLimiter(cfg app.Config, db *postgres.DB, clock ports.Clock, m ports.
 }
 
 // newSemaphore holds the fresh-read slots where newRateLimiter counts.
-func newSemaphore(cfg app.Config, db *postgres.DB, clock ports.Clock) ports.Semaphore {
-	if cfg.Limits == app.LimitsMemory {
+func newSemaphore(cfg config.Config, db *postgres.DB, clock ports.Clock) ports.Semaphore {
+	if cfg.Limits == config.LimitsMemory {
 		return memory.NewSemaphore(clock)
 	}
 	return postgres.NewSemaphore(db, clock)
 }
 
 // newChain is the NEAR RPC client over the configured endpoints.
-func newChain(cfg app.Config, m ports.Metrics) *nearrpc.Client {
+func newChain(cfg config.Config, m ports.Metrics) *nearrpc.Client {
 	return nearrpc.New(nearrpc.Options{URLs: map[string]string{
 		snapshots.Mainnet: cfg.NearRPCMainnet,
 		snapshots.Testnet: cfg.NearRPCTestnet,
@@ -281,13 +282,13 @@ func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationServ
 
 // newWebPages is read_page's fetcher: public pages only (loopback too with
 // PETAL_READ_PAGE_LOOPBACK, which LoadConfig refuses on an https site).
-func newWebPages(cfg app.Config, m ports.Metrics) ports.WebPages {
+func newWebPages(cfg config.Config, m ports.Metrics) ports.WebPages {
 	return webpage.New(webpage.Options{AllowLoopback: cfg.ReadPageLoopback, Metrics: m})
 }
 
 // newWebSearch is search's provider, the Brave Search API; without
 // PETAL_SEARCH_API_KEY it is unconfigured and asks nothing.
-func newWebSearch(cfg app.Config, m ports.Metrics) ports.WebSearch {
+func newWebSearch(cfg config.Config, m ports.Metrics) ports.WebSearch {
 	return brave.New(cfg.SearchURL, cfg.SearchAPIKey, m)
 }
 
@@ -297,7 +298,7 @@ func noWallets() app.WalletReader { return nil }
 
 // newNearPrice is the NEAR price: PETAL_NEAR_USD when set (LoadConfig has
 // checked it), else NEAR Intents' token list (null when it can't be read).
-func newNearPrice(cfg app.Config, log *slog.Logger) ports.NearPrice {
+func newNearPrice(cfg config.Config, log *slog.Logger) ports.NearPrice {
 	if cfg.NearUSD != "" {
 		p, _ := credit.ParseUSD(cfg.NearUSD)
 		return memory.FixedNearPrice{Price: p}
@@ -306,7 +307,7 @@ func newNearPrice(cfg app.Config, log *slog.Logger) ports.NearPrice {
 }
 
 // newSwaps is NEAR Intents' 1Click swap API (top-ups from any token).
-func newSwaps(cfg app.Config, m ports.Metrics) *oneclick.Swaps {
+func newSwaps(cfg config.Config, m ports.Metrics) *oneclick.Swaps {
 	return oneclick.NewSwaps(cfg.OneClickURL, cfg.OneClickKey, nil, m)
 }
 
@@ -330,7 +331,7 @@ func newLedgerRepository(db *postgres.DB, m ports.Metrics) *postgres.LedgerRepos
 }
 
 // newSnapshotService is the snapshot service, observed.
-func newSnapshotService(cfg app.Config, log *slog.Logger, library *app.SnapshotLibrary, daos ports.DAODirectory,
+func newSnapshotService(cfg config.Config, log *slog.Logger, library *app.SnapshotLibrary, daos ports.DAODirectory,
 	near ports.NearContracts, clock ports.Clock, slots ports.Semaphore, m ports.Metrics) *app.SnapshotService {
 	return app.NewSnapshotService(cfg, log, library, daos, near, clock, slots).ObservedBy(m)
 }
@@ -360,7 +361,7 @@ func newSiteClaims(m *app.MapService, a *app.AnnotationService) (*app.SiteClaims
 // newAgentJobsService is a person's agents' jobs, which also watch the
 // explorations' links (a worker's own is refused once its job ended) and
 // changes (the live signal).
-func newAgentJobsService(cfg app.Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
+func newAgentJobsService(cfg config.Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
 	views app.PersonViews, clock ports.Clock, random ports.Random, process app.ProcessID, m ports.Metrics, log *slog.Logger,
 	explorationService *app.ExplorationService) *app.AgentJobsService {
 	s := app.NewAgentJobsService(cfg, store, exps, runStore, signals, views, clock, random, process, m, log)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/nearrpc"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 // TestAStartThatTakesRealMoneyReadsItsReceivers: a public site (or an
@@ -29,36 +29,36 @@ func TestAStartThatTakesRealMoneyReadsItsReceivers(t *testing.T) {
 	account("petals.near", true)
 	account("petlas.near", false)
 	near := nearrpc.New(nearrpc.Options{URLs: map[string]string{"near:mainnet": rpc.URL, "near:testnet": rpc.URL}, Attempts: 1})
-	config := func(env map[string]string) app.Config {
-		cfg, err := app.LoadConfig(func(k string) string { return env[k] })
+	configFor := func(env map[string]string) config.Config {
+		cfg, err := config.LoadConfig(func(k string) string { return env[k] })
 		require.NoError(t, err)
 		return cfg
 	}
 
-	require.NoError(t, app.CheckReceivers(t.Context(), config(map[string]string{"PETAL_PUBLIC": "1"}), near))
+	require.NoError(t, config.CheckReceivers(t.Context(), configFor(map[string]string{"PETAL_PUBLIC": "1"}), near))
 	assert.Equal(t, 1, rpc.CountCalls("query"), "the mainnet receiver, read once")
 
-	err := app.CheckReceivers(t.Context(), config(map[string]string{"PETAL_PUBLIC": "1", "PETAL_RECEIVER_MAINNET": "petlas.near"}), near)
+	err := config.CheckReceivers(t.Context(), configFor(map[string]string{"PETAL_PUBLIC": "1", "PETAL_RECEIVER_MAINNET": "petlas.near"}), near)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "PETAL_RECEIVER_MAINNET: petlas.near can't be read on mainnet")
 
-	err = app.CheckReceivers(t.Context(), config(map[string]string{"NEAR_AI_API_KEY": "k", "PETAL_API": "https://petals.example",
+	err = config.CheckReceivers(t.Context(), configFor(map[string]string{"NEAR_AI_API_KEY": "k", "PETAL_API": "https://petals.example",
 		"PETAL_RECEIVER_MAINNET": "petlas.near"}), near)
 	require.Error(t, err, "a site with a model key takes real money too")
 
 	before := rpc.CountCalls("query")
-	require.NoError(t, app.CheckReceivers(t.Context(), config(map[string]string{"PETAL_RECEIVER_MAINNET": "petlas.near"}), near),
+	require.NoError(t, config.CheckReceivers(t.Context(), configFor(map[string]string{"PETAL_RECEIVER_MAINNET": "petlas.near"}), near),
 		"a site with the recorded model and not public reads nothing")
-	require.NoError(t, app.CheckReceivers(t.Context(), config(map[string]string{"NEAR_AI_API_KEY": "k", "PETAL_RECEIVER_MAINNET": "petlas.near"}), near),
+	require.NoError(t, config.CheckReceivers(t.Context(), configFor(map[string]string{"NEAR_AI_API_KEY": "k", "PETAL_RECEIVER_MAINNET": "petlas.near"}), near),
 		"a server with a key but no https:// address (a developer's, a test's) reads nothing")
 	assert.Equal(t, before, rpc.CountCalls("query"))
 
 	rpc.Inject(nearrpctest.Fault{Method: "query", Status: 503})
-	err = app.CheckReceivers(t.Context(), config(map[string]string{"PETAL_PUBLIC": "1"}), near)
+	err = config.CheckReceivers(t.Context(), configFor(map[string]string{"PETAL_PUBLIC": "1"}), near)
 	require.Error(t, err, "a chain that doesn't answer can't vouch for the receiver")
 	assert.Contains(t, err.Error(), "PETAL_RECEIVER_MAINNET")
 
-	_, err = app.LoadConfig(func(k string) string {
+	_, err = config.LoadConfig(func(k string) string {
 		return map[string]string{"PETAL_RECEIVER_TESTNET": "Not An Account"}[k]
 	})
 	require.Error(t, err)

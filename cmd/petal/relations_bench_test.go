@@ -18,6 +18,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/relations"
 	"github.com/petal-near/petal/ports"
 )
@@ -74,7 +75,7 @@ func BenchmarkRelations(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	reg := app.NewRegistry(app.Config{}, nil, []app.ToolSet{rel})
+	reg := app.NewRegistry(config.Config{}, nil, []app.ToolSet{rel})
 	call := func(tool string, in map[string]any) {
 		raw, _ := json.Marshal(in)
 		out, err := reg.Call(ctx, tool, app.Call{Input: raw, Caller: app.Caller{Door: app.DoorHTTP}})

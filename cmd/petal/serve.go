@@ -11,10 +11,11 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 func serve(ctx context.Context, stdout io.Writer) error {
-	cfg, err := app.LoadConfig(os.Getenv)
+	cfg, err := config.LoadConfig(os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -44,7 +45,7 @@ func serve(ctx context.Context, stdout io.Writer) error {
 		return err
 	}
 	defer cleanup()
-	if err := app.CheckReceivers(ctx, cfg, svc.Near); err != nil {
+	if err := config.CheckReceivers(ctx, cfg, svc.Near); err != nil {
 		return err
 	}
 	stopJobs, err := svc.start(ctx)
@@ -95,7 +96,7 @@ func serve(ctx context.Context, stdout io.Writer) error {
 // openDatabase is locateDatabase with a pool opened on it, for a command
 // that wires nothing (petal invite). closeDB closes the pool, then stops a
 // private cluster if one was started.
-func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger, migrate bool) (db *postgres.DB, closeDB func(), err error) {
+func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, migrate bool) (db *postgres.DB, closeDB func(), err error) {
 	located, stopCluster, err := locateDatabase(ctx, cfg, log, migrate)
 	if err != nil {
 		return nil, nil, err
@@ -113,7 +114,7 @@ func openDatabase(ctx context.Context, cfg app.Config, log *slog.Logger, migrate
 // start every command on the database shares. serve and mcp migrate unless
 // PETAL_MIGRATE=off; petal invite never does. stopCluster stops a private
 // cluster if one was started (after the pool on it is closed).
-func locateDatabase(ctx context.Context, cfg app.Config, log *slog.Logger, migrate bool) (located *postgres.Located, stopCluster func(), err error) {
+func locateDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, migrate bool) (located *postgres.Located, stopCluster func(), err error) {
 	located, err = postgres.LocateIn(ctx, cfg.DatabaseURL, cfg.DataDir, databasePlaces, log)
 	if err != nil {
 		return nil, nil, err

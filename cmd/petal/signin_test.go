@@ -20,6 +20,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/people"
 )
 
@@ -383,7 +384,7 @@ func TestSignInWhenNEARDoesNotAnswer(t *testing.T) {
 
 func TestAGatedServerWithAModelKeyNeedsAWalletKey(t *testing.T) {
 	db := pgtest.New(t)
-	cfg, err := app.LoadConfig(func(k string) string { return map[string]string{"NEAR_AI_API_KEY": "sk-test"}[k] })
+	cfg, err := config.LoadConfig(func(k string) string { return map[string]string{"NEAR_AI_API_KEY": "sk-test"}[k] })
 	require.NoError(t, err)
 	_, _, err = buildService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), lentPool{db.DB})
 	require.ErrorIs(t, err, app.ErrWalletKeyRequired)

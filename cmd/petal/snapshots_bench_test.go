@@ -15,6 +15,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/snapshots"
 )
 
@@ -27,7 +28,7 @@ import (
 //	go test ./cmd/petal -run '^$' -bench BenchmarkSnapshotBody -benchtime 2000x
 func BenchmarkSnapshotBody(b *testing.B) {
 	db := pgtest.New(b)
-	cfg, err := app.LoadConfig(func(string) string { return "" })
+	cfg, err := config.LoadConfig(func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)
 	}

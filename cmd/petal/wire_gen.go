@@ -12,6 +12,7 @@ import (
 	"github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"log/slog"
 )
 
@@ -20,7 +21,7 @@ import (
 // buildService wires the HTTP door and its background jobs over the real
 // adapters, on a pool from pool; its cleanup gives the process lease back,
 // then closes the pool.
-func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSource) (*service, func(), error) {
+func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool poolSource) (*service, func(), error) {
 	db, cleanup, err := newPool(ctx, cfg, pool)
 	if err != nil {
 		return nil, nil, err
@@ -237,7 +238,7 @@ func buildService(ctx context.Context, cfg app.Config, log *slog.Logger, pool po
 }
 
 // buildMCP wires the MCP door alone, for `petal mcp` over stdio.
-func buildMCP(ctx context.Context, cfg app.Config, log *slog.Logger, pool poolSource) (*stdioMCP, func(), error) {
+func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poolSource) (*stdioMCP, func(), error) {
 	db, cleanup, err := newPool(ctx, cfg, pool)
 	if err != nil {
 		return nil, nil, err

@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/ports"
 )
 
 // Where limits are counted (PETAL_LIMITS).
@@ -130,4 +131,11 @@ func (c Config) TestnetWarning() string {
 		return "PETAL_PAY_TESTNET=1: free testnet NEAR adds credit that pays for real NEAR AI calls on this site"
 	}
 	return ""
+}
+
+// PostedCaps are the day's caps on new posted readings for this site: the
+// site's, and the share one address or one owner may take of it.
+func (c Config) PostedCaps() ports.PostedCaps {
+	share := min(c.PostedPerAddress, c.PostedSnapshotsPerDay)
+	return ports.PostedCaps{Site: c.PostedSnapshotsPerDay, PerAddress: share, PerOwner: share}
 }

@@ -1,4 +1,4 @@
-package app_test
+package config_test
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 )
 
 // The variable list in .env.example and docs/operations.md is generated from
@@ -19,8 +19,8 @@ import (
 //
 //	PETAL_UPDATE_DOCS=1 go test ./app -run TestConfigDocs
 const (
-	envExamplePath = "../.env.example"
-	operationsPath = "../docs/operations.md"
+	envExamplePath = "../../.env.example"
+	operationsPath = "../../docs/operations.md"
 	tableBegin     = "<!-- variables:begin (generated from app.Variables: PETAL_UPDATE_DOCS=1 go test ./app -run TestConfigDocs) -->"
 	tableEnd       = "<!-- variables:end -->"
 )
@@ -49,15 +49,15 @@ func TestConfigDocsListEveryVariable(t *testing.T) {
 func TestVariablesDefaultsLoad(t *testing.T) {
 	defaults := map[string]string{}
 	seen := map[string]bool{}
-	for _, v := range app.Variables {
+	for _, v := range config.Variables {
 		require.False(t, seen[v.Name], "%s is listed twice", v.Name)
 		seen[v.Name] = true
 		require.NotEmpty(t, v.Meaning, "%s needs a meaning for the docs", v.Name)
 		defaults[v.Name] = v.Default
 	}
-	fromDefaults, err := app.LoadConfig(func(k string) string { return defaults[k] })
+	fromDefaults, err := config.LoadConfig(func(k string) string { return defaults[k] })
 	require.NoError(t, err)
-	fromEmpty, err := app.LoadConfig(func(string) string { return "" })
+	fromEmpty, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	assert.Equal(t, fromEmpty, fromDefaults)
 }
@@ -68,7 +68,7 @@ func renderEnvExample() string {
 	b.WriteString("# Generated from app.Variables (PETAL_UPDATE_DOCS=1 go test ./app -run TestConfigDocs);\n")
 	b.WriteString("# docs/operations.md explains them. petal reads the environment only: load this\n")
 	b.WriteString("# file with your shell (set -a; . ./.env; set +a) or your process manager.\n")
-	for _, v := range app.Variables {
+	for _, v := range config.Variables {
 		fmt.Fprintf(&b, "\n# %s\n%s=%s\n", v.Meaning, v.Name, v.Default)
 	}
 	return b.String()
@@ -77,7 +77,7 @@ func renderEnvExample() string {
 func renderTable() string {
 	var b strings.Builder
 	b.WriteString("| variable | default | meaning |\n| --- | --- | --- |\n")
-	for _, v := range app.Variables {
+	for _, v := range config.Variables {
 		def := "(empty)"
 		if v.Default != "" {
 			def = "`" + v.Default + "`"

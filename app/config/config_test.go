@@ -1,4 +1,4 @@
-package app_test
+package config_test
 
 import (
 	"testing"
@@ -8,11 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
 )
 
-func load(env map[string]string) (app.Config, error) {
-	return app.LoadConfig(func(k string) string { return env[k] })
+func load(env map[string]string) (config.Config, error) {
+	return config.LoadConfig(func(k string) string { return env[k] })
 }
 
 func TestConfigDefaults(t *testing.T) {
