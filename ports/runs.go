@@ -103,6 +103,13 @@ type ModelRequest struct {
 	Messages  []runs.Message
 	Tools     []ModelTool
 	MaxTokens int
+	// NoFallback: this call may not fall back to another model (the hold
+	// for it did not count one: it did not fit).
+	NoFallback bool
+	// Held is the worst case the ledger held for this call (nil: none was):
+	// a call cut after the provider had it is charged no more input than
+	// it, and a provider counting more input than it is caught.
+	Held *WorstCall
 }
 
 // ModelOffer is one model a chat may run on, and the reasoning efforts it
@@ -142,6 +149,25 @@ type WorstCall struct {
 	// Fallback names the fallback when the worst case is the way through it.
 	Fallback string
 	Bill     credit.Micros
+	// FallbackInputTokensMax is the fallback's input bound (0: none may
+	// answer this call).
+	FallbackInputTokensMax int64
+	// Source says where InputTokensMax came from: "bytes" (one token a
+	// byte of the request), "prefix" (the provider's count for the same
+	// head and messages, and a byte a token for the messages since),
+	// "other_head" (its count for the messages under another head, with
+	// what is known of this head's), "head" (this head's, and a byte a
+	// token for every message) or "distrusted" (bytes: the model's counts
+	// were once passed).
+	Source string
+}
+
+// ModelBounds is a provider whose worst cases use what it has counted
+// before (ports.PromptCounts), so finding one reads the store.
+type ModelBounds interface {
+	// WorstCallFor is WorstCall with what is known of the request's
+	// prefix; it never fails for want of the store (the byte bound holds).
+	WorstCallFor(ctx context.Context, req ModelRequest) WorstCall
 }
 
 // ModelProvider answers completions (NEAR AI, or the recorded transcript).
@@ -162,4 +188,22 @@ type ModelProvider interface {
 	// Sign fetches the completion's signature (and stores the attestation
 	// report it points to); nil when the provider gives none.
 	Sign(ctx context.Context, answer ModelAnswer) (*runs.Signature, error)
+}
+
+// ModelPrice is one catalogue model's list prices, and where they came
+// from: NEAR AI's model list (ReadAt: when it was read), or the table petal
+// ships (ReadAt nil) when the list hasn't been read or doesn't price it.
+type ModelPrice struct {
+	Model         string
+	InputPerMTok  credit.Micros
+	CachedPerMTok credit.Micros
+	OutputPerMTok credit.Micros
+	Source        string
+	ReadAt        *time.Time
+}
+
+// ModelPrices is a provider whose prices are read from its own list.
+type ModelPrices interface {
+	// ModelPrices are the catalogue's prices as calls are held and charged now.
+	ModelPrices() []ModelPrice
 }

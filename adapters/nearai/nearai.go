@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -37,6 +38,17 @@ type Options struct {
 	HTTP     *http.Client
 	// Metrics receives each completion's outcome and time (nil: none kept).
 	Metrics ports.Metrics
+	// Counts keeps what NEAR AI counted of each request, so later calls
+	// starting with the same bytes are held at its count (nil: every call
+	// is held at one token a byte).
+	Counts ports.PromptCounts
+	// Log gets what an operator must see (nil: discarded).
+	Log *slog.Logger
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	// PricesEvery is how often NEAR AI's model list is read again for its
+	// prices (0: DefaultPricesEvery; below zero: never, the shipped table).
+	PricesEvery time.Duration
 }
 
 // Client is the NEAR AI model provider.
@@ -47,6 +59,15 @@ type Client struct {
 	attest   ports.Attestations
 	calls    ports.Histogram
 	inFlight ports.Gauge
+	log      *slog.Logger
+	now      func() time.Time
+	// bounds counts the input bounds found, by model and source; exceeded
+	// the calls NEAR AI counted past a learned bound (each distrusts its
+	// model); ratio is each call's bound over what was counted.
+	bounds   ports.Counter
+	exceeded ports.Counter
+	ratio    ports.Histogram
+	prices   priceList
 }
 
 var _ ports.ModelProvider = (*Client)(nil)
@@ -71,7 +92,25 @@ func New(opt Options, attest ports.Attestations) (*Client, error) {
 	inFlight := ports.MetricsOrNone(opt.Metrics).Gauge("petal_model_calls_in_flight",
 		"Completions under way by model and phase: waiting (sent, no answer yet) or answering (the answer's headers came, its body is being read).",
 		"model", "phase")
-	return &Client{opt: opt, model: m, fallback: f, attest: attest, calls: calls, inFlight: inFlight}, nil
+	c := &Client{opt: opt, model: m, fallback: f, attest: attest, calls: calls, inFlight: inFlight, log: opt.Log, now: opt.Now}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	metrics := ports.MetricsOrNone(opt.Metrics)
+	c.bounds = metrics.Counter("petal_model_input_bounds_total",
+		"Input bounds found for a model call's hold, by model and where they came from: bytes (one token a byte), prefix, other_head, head (NEAR AI's own counts kept), distrusted (bytes again: the model's counts were once passed), store_failed.",
+		"model", "source")
+	c.exceeded = metrics.Counter("petal_model_input_bound_exceeded_total",
+		"Model calls NEAR AI counted more input for than the learned bound they were held at; each holds its model at one token a byte until an operator trusts it again (petal model trust).",
+		"model")
+	c.ratio = metrics.Histogram("petal_model_input_bound_ratio",
+		"Each call's input bound over the input NEAR AI counted, by model and the bound's source.",
+		[]float64{1, 1.1, 1.25, 1.5, 2, 3, 5, 10}, "model", "source")
+	c.prices = newPriceList(c, metrics)
+	return c, nil
 }
 
 // Name implements ports.ModelProvider.
@@ -159,24 +198,34 @@ type (
 	}
 )
 
-// Complete implements ports.ModelProvider: the default model, then once the
-// fallback when NEAR AI failed on its side. A 402 is never retried on another
-// model: the budget is the same whichever answers.
+// Complete implements ports.ModelProvider: the model asked, then once the
+// fallback when NEAR AI failed on its side and the call may fall back. A 402
+// is never retried on another model: the budget is the same whichever
+// answers. Each attempt is checked against the input bound it was held at
+// (req.Held, else the one found now), and its count kept.
 func (c *Client) Complete(ctx context.Context, req ports.ModelRequest) (ports.ModelAnswer, error) {
-	primary := c.model
 	if req.Model != "" {
-		m, ok := Find(req.Model)
-		if !ok {
+		if _, ok := Find(req.Model); !ok {
 			return ports.ModelAnswer{}, errs.Newf(errs.BadInput, "model %s is not offered here", req.Model)
 		}
-		primary = m
 	}
-	ans, err := c.complete(ctx, primary, req)
-	if err == nil || !retryable(err) || ctx.Err() != nil || c.fallback.ID == primary.ID {
+	held := req.Held
+	if held == nil {
+		w := c.WorstCallFor(ctx, req)
+		held = &w
+	}
+	primary, fallback := c.models(req)
+	if held.FallbackInputTokensMax == 0 {
+		fallback = nil // the hold counted none
+	}
+	ps := shapeOf(primary, req)
+	ans, err := c.complete(ctx, primary, req, ps, held.InputTokensMax, held.Source)
+	if err == nil || !retryable(err) || ctx.Err() != nil || fallback == nil {
 		return ans, err
 	}
 	failed := ans // what the failed attempt is known to have cost: its input, when it was cut
-	ans, ferr := c.complete(ctx, c.fallback, req)
+	fs := shapeOf(*fallback, req)
+	ans, ferr := c.complete(ctx, *fallback, req, fs, held.FallbackInputTokensMax, "")
 	if ferr != nil {
 		// The fallback failed too, or was cut: what both are known to have
 		// cost goes with the error. A cut fallback is billed, so the failed
@@ -206,13 +255,15 @@ func retryable(err error) bool {
 	return errors.As(err, &pe)
 }
 
-// complete asks model m once, and counts the call.
-func (c *Client) complete(ctx context.Context, m Model, req ports.ModelRequest) (ports.ModelAnswer, error) {
+// complete asks model m once, and counts the call: held is the input bound
+// it was held at (from src).
+func (c *Client) complete(ctx context.Context, m Model, req ports.ModelRequest, s requestShape, held int64, src string) (ports.ModelAnswer, error) {
 	start := time.Now()
-	ans, err := c.completeOnce(ctx, m, req)
+	ans, err := c.completeOnce(ctx, m, req, min(held, s.byteBound))
 	outcome := "ok"
 	switch {
 	case err == nil:
+		c.check(ctx, s, held, src, ans.Tokens.In)
 	case ctx.Err() != nil:
 		outcome = "cancelled"
 	case retryable(err):
@@ -254,7 +305,9 @@ func wireBody(m Model, req ports.ModelRequest) wireRequest {
 	return body
 }
 
-func (c *Client) completeOnce(ctx context.Context, m Model, req ports.ModelRequest) (ports.ModelAnswer, error) {
+// completeOnce asks m once; a call cut after NEAR AI had it is charged
+// inputHeld, the input bound it was held at.
+func (c *Client) completeOnce(ctx context.Context, m Model, req ports.ModelRequest, inputHeld int64) (ports.ModelAnswer, error) {
 	raw, err := json.Marshal(wireBody(m, req))
 	if err != nil {
 		return ports.ModelAnswer{}, err
@@ -269,8 +322,7 @@ func (c *Client) completeOnce(ctx context.Context, m Model, req ports.ModelReque
 			// Charged its input at the bound held for it; the inference id,
 			// when the answer's headers came, lets reconciliation bring it
 			// to NEAR AI's bill.
-			in := int64(len(raw)) + int64(promptMargin*(len(req.Messages)+len(req.Tools)+1))
-			cut := ports.ModelAnswer{Model: m.ID, Tokens: runs.Tokens{In: in}, Cost: m.Cost(runs.Tokens{In: in}), Cut: true}
+			cut := ports.ModelAnswer{Model: m.ID, Tokens: runs.Tokens{In: inputHeld}, Cost: m.Cost(runs.Tokens{In: inputHeld}), Cut: true}
 			if res != nil {
 				cut.InferenceID = res.Header.Get("Inference-Id")
 			}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/petal-near/petal/domain/credit"
-	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -19,26 +18,15 @@ func (c *Client) WorstCase(req ports.ModelRequest) credit.Micros {
 	return c.WorstCall(req).Bill
 }
 
-// WorstCall implements ports.ModelProvider: WorstCase, and how it comes about.
+// WorstCall implements ports.ModelProvider: WorstCase, and how it comes
+// about, at one token a byte (WorstCallFor uses what NEAR AI counted).
 func (c *Client) WorstCall(req ports.ModelRequest) ports.WorstCall {
-	primary := c.model
-	if m, ok := Find(req.Model); ok {
-		primary = m
+	primary, fallback := c.models(req)
+	var fin int64
+	if fallback != nil {
+		fin = inputBound(*fallback, req)
 	}
-	out := int64(req.MaxTokens)
-	if out <= 0 {
-		out = 4096
-	}
-	in := c.inputBound(primary, req)
-	w := ports.WorstCall{Model: primary.ID, InputTokensMax: in, OutputTokensMax: out, InPerMTok: primary.InputPerMTok,
-		OutPerMTok: primary.OutputPerMTok, Bill: primary.Cost(runs.Tokens{In: in, Out: out})}
-	if c.fallback.ID != primary.ID {
-		failed := primary.Cost(runs.Tokens{In: in})
-		if via := failed + c.fallback.Cost(runs.Tokens{In: c.inputBound(c.fallback, req), Out: out}); via > w.Bill {
-			w.Bill, w.Fallback = via, c.fallback.ID
-		}
-	}
-	return w
+	return c.worstCall(primary, fallback, req, inputBound(primary, req), fin, boundBytes)
 }
 
 // promptMargin is what a model's chat template may add per message and per
@@ -49,7 +37,7 @@ const promptMargin = 16
 // request body, plus the template's margin per message and per tool. A body
 // that cannot be encoded (it never happens: it is built from strings) counts
 // as its messages' bytes.
-func (c *Client) inputBound(m Model, req ports.ModelRequest) int64 {
+func inputBound(m Model, req ports.ModelRequest) int64 {
 	n := int64(promptMargin * (len(req.Messages) + len(req.Tools) + 1))
 	if raw, err := json.Marshal(wireBody(m, req)); err == nil {
 		return n + int64(len(raw))

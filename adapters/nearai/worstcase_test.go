@@ -82,7 +82,7 @@ func TestACutCallIsChargedItsInput(t *testing.T) {
 		// With the headers first, the stop comes once the client has them.
 		gotHeaders := make(chan struct{}, 1)
 		c, err := nearai.New(nearai.Options{BaseURL: fake.BaseURL(), Key: "sk-test", Model: "deepseek-ai/DeepSeek-V3.1", Fallback: "openai/gpt-oss-120b",
-			HTTP: &http.Client{Transport: headersSeen{gotHeaders}}}, nil)
+			HTTP: &http.Client{Transport: headersSeen{gotHeaders}}, PricesEvery: -1}, nil) // no model list read through the watched transport
 		require.NoError(t, err)
 		req := longRequest("abc", 20_000)
 		ctx, cancel := context.WithCancel(t.Context())

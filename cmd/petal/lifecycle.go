@@ -148,12 +148,14 @@ func newRunStore(db *postgres.DB, bus *postgres.EventBus, m ports.Metrics) *post
 
 // newModelProvider is NEAR AI with a model key, the recorded conversation
 // without one (and always on a public site, which never loads the key).
-func newModelProvider(cfg config.Config, attest ports.Attestations, m ports.Metrics) (ports.ModelProvider, error) {
+// NEAR AI's counts of what it was sent are kept in PostgreSQL, so every
+// replica holds a call at what any has seen counted.
+func newModelProvider(cfg config.Config, attest ports.Attestations, counts ports.PromptCounts, m ports.Metrics, log *slog.Logger) (ports.ModelProvider, error) {
 	if cfg.ModelKey == "" {
 		return recorded.New(cfg.RecordedPace), nil
 	}
 	c, err := nearai.New(nearai.Options{BaseURL: cfg.ModelBaseURL, Key: cfg.ModelKey, Model: cfg.Model, Fallback: cfg.FallbackModel,
-		HTTP: &http.Client{Timeout: 120 * time.Second}, Metrics: m}, attest)
+		HTTP: &http.Client{Timeout: 120 * time.Second}, Metrics: m, Counts: counts, Log: log}, attest)
 	if err != nil {
 		return nil, fmt.Errorf("NEAR_AI_MODEL / NEAR_AI_FALLBACK_MODEL: %w", err)
 	}

@@ -56,6 +56,8 @@ var (
 		postgres.NewAttestations,
 		wire.Bind(new(ports.Attestations), new(*postgres.Attestations)),
 		newModelProvider,
+		postgres.NewPromptCountRepository,
+		wire.Bind(new(ports.PromptCounts), new(*postgres.PromptCountRepository)),
 		postgres.NewSessionRepository,
 		wire.Bind(new(ports.SessionStore), new(*postgres.SessionRepository)),
 		postgres.NewInviteRepository,

@@ -117,7 +117,8 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	}
 	leases, cleanup3 := newLeases(db, processID, log)
 	attestations := postgres.NewAttestations(db)
-	modelProvider, err := newModelProvider(cfg, attestations, registry)
+	promptCountRepository := postgres.NewPromptCountRepository(db)
+	modelProvider, err := newModelProvider(cfg, attestations, promptCountRepository, registry, log)
 	if err != nil {
 		cleanup3()
 		cleanup2()
