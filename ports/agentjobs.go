@@ -98,6 +98,12 @@ type Take struct {
 	StillThere   func() error // nil: always
 	OnlyJob      string       // take only this job ("" any)
 	Exploration  string       // take only a job handed out from, or worked in, this exploration ("" any)
+	// The link the take is made through, checked in the statement that
+	// takes, so a link revoked while a wait through it is open takes
+	// nothing: an agent link (agent_links, the owner's; revoked:
+	// agentjobs.BadAgentLink) or an exploration's link (revoked: the one
+	// explorations.NotFound). "" checks none.
+	AgentLink, ExplorationLink string
 }
 
 // JobTake is a take as stored.

@@ -118,11 +118,17 @@ func (s *AgentJobs) Take(ctx context.Context, t ports.Take) (*agentjobs.Job, err
 	// A job whose conversation has no room for its worker's link is passed
 	// over (it waits open); the trigger on exploration_links is what holds
 	// the cap when two takes race for the last place.
-	j, err := scanJob(s.db.Pool.QueryRow(ctx, `WITH pick AS (
+	// The link taken through is locked FOR SHARE: a revoke waits for a take
+	// under way, and a take waits for a revoke under way and then sees it.
+	j, err := scanJob(s.db.Pool.QueryRow(ctx, `WITH through AS (
+	SELECT ($13 = '' OR EXISTS (SELECT 1 FROM agent_links WHERE id = $13 AND owner = $1 AND revoked_at IS NULL FOR SHARE))
+		AND ($14 = '' OR EXISTS (SELECT 1 FROM exploration_links WHERE id = $14 AND revoked_at IS NULL FOR SHARE)) AS live),
+pick AS (
 	SELECT id, updated_at AS opened_at FROM agent_jobs
 	WHERE owner = $1 AND status = 'open' AND (to_agent = $2 OR to_agent = '') AND ($7 = '' OR id = $7)
 		AND ($8 = '' OR exploration = $8 OR conversation = $8)
 		AND coalesce((SELECT live FROM exploration_live_links WHERE exploration = agent_jobs.conversation), 0) < $12
+		AND (SELECT live FROM through)
 	ORDER BY to_agent = '', created_at, id
 	LIMIT 1 FOR UPDATE SKIP LOCKED),
 taken AS (
@@ -139,7 +145,13 @@ waited AS (
 	WHERE owner = $1 AND agent = $2 AND worker = $4 AND EXISTS (SELECT 1 FROM taken))
 SELECT taken.*, coalesce(e.question, '') FROM taken LEFT JOIN explorations e ON e.id = taken.conversation`,
 		t.Owner, t.Agent, t.Name, t.Worker, t.N, t.At, t.OnlyJob, t.Exploration, t.LinkID, t.LinkSHA256, t.Process,
-		explorations.MaxLiveLinks), &openedAt, &question)
+		explorations.MaxLiveLinks, t.AgentLink, t.ExplorationLink), &openedAt, &question)
+	if errs.Is(err, errs.NotFound) {
+		// Nothing taken: say why when it is the link.
+		if why := s.deadLink(ctx, t); why != nil {
+			return nil, why
+		}
+	}
 	if tooManyLinks(err) || (errs.Is(err, errs.NotFound) && t.OnlyJob != "") {
 		if t.OnlyJob != "" && s.conversationFull(ctx, t.OnlyJob) {
 			return nil, agentjobs.ConversationFull(explorations.MaxLiveLinks)
@@ -154,6 +166,29 @@ SELECT taken.*, coalesce(e.question, '') FROM taken LEFT JOIN explorations e ON 
 	}
 	j.OpenedAt, j.Question = openedAt.UTC(), question
 	return &j, nil
+}
+
+// deadLink is the refusal of a take whose link doesn't work (revoked, or
+// never the owner's), nil when it works or when the store can't say (the
+// take took nothing either way).
+func (s *AgentJobs) deadLink(ctx context.Context, t ports.Take) error {
+	if t.AgentLink == "" && t.ExplorationLink == "" {
+		return nil
+	}
+	var agentLive, explorationLive bool
+	err := s.db.Pool.QueryRow(ctx, `SELECT
+	$1 = '' OR EXISTS (SELECT 1 FROM agent_links WHERE id = $1 AND owner = $3 AND revoked_at IS NULL),
+	$2 = '' OR EXISTS (SELECT 1 FROM exploration_links WHERE id = $2 AND revoked_at IS NULL)`,
+		t.AgentLink, t.ExplorationLink, t.Owner).Scan(&agentLive, &explorationLive)
+	switch {
+	case err != nil:
+		return nil
+	case !agentLive:
+		return agentjobs.BadAgentLink()
+	case !explorationLive:
+		return explorations.NotFound()
+	}
+	return nil
 }
 
 // conversationFull says whether job is open with no room left on its

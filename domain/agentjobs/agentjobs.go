@@ -249,6 +249,13 @@ func ConversationFull(maxLinks int) *errs.Error {
 		WithHint("the job stays open: it can be taken once a job working there reports or is stopped, or a link shared on it is revoked")
 }
 
+// BadAgentLink refuses a call through an agent link that doesn't work:
+// unknown, malformed, or revoked (also while a wait through it was open).
+func BadAgentLink() *errs.Error {
+	return errs.New(errs.Unauthorised, "that agent link doesn't work",
+		"make a new one on the site (Connect your agent), and send it as Authorization: Bearer <token>")
+}
+
 // EndedError refuses a worker whose take was stopped or sent to another.
 func EndedError(ended string) *errs.Error {
 	e := errs.Newf(errs.Unauthorised, "this job was %s", strings.ReplaceAll(ended, "_", " "))

@@ -323,6 +323,61 @@ func AgentJobsContract(t *testing.T, fresh func(t *testing.T) AgentJobsHarness) 
 		}
 	})
 
+	t.Run("a take through a revoked link takes nothing, checked as it takes", func(t *testing.T) {
+		h := fresh(t)
+		ctx := t.Context()
+		alice, bob := h.NewPerson(t), h.NewPerson(t)
+		exp := h.NewExploration(t, alice)
+		key := agentjobs.Link{ID: hexID(t, "alk_", 16), Owner: alice, TokenSHA256: hexID(t, "", 32), CreatedAt: suiteNow}
+		must(t, h.Jobs.CreateLink(ctx, key))
+		bobs := agentjobs.Link{ID: hexID(t, "alk_", 16), Owner: bob, TokenSHA256: hexID(t, "", 32), CreatedAt: suiteNow}
+		must(t, h.Jobs.CreateLink(ctx, bobs))
+		j0 := openJob(t, h, alice, exp, "", suiteNow)
+		// Another's link takes none of alice's jobs.
+		req := takeReq(t, alice, "codex", "")
+		req.AgentLink = bobs.ID
+		if j, err := h.Jobs.Take(ctx, req); j != nil || !errs.Is(err, errs.Unauthorised) {
+			t.Fatalf("a take through another's link: %v %v", j, err)
+		}
+		req = takeReq(t, alice, "codex", "a")
+		req.AgentLink = key.ID
+		first, err := h.Jobs.Take(ctx, req)
+		if err != nil || first == nil || first.ID != j0.ID {
+			t.Fatalf("a take through a live link: %v %v", first, err)
+		}
+		workerLink := req.LinkID
+		// The worker's own link takes its next job while it works.
+		j1 := openJob(t, h, alice, exp, "", suiteNow.Add(time.Second))
+		req = takeReq(t, alice, "codex", "b")
+		req.ExplorationLink = workerLink
+		if j, err := h.Jobs.Take(ctx, req); err != nil || j == nil || j.ID != j1.ID {
+			t.Fatalf("a take through a worker's live link: %v %v", j, err)
+		}
+		j2 := openJob(t, h, alice, exp, "", suiteNow.Add(2*time.Second))
+		// The owner revokes the agent link: the next take through it,
+		// whatever the caller read of the link before, takes nothing.
+		if n, err := h.Jobs.RevokeLinks(ctx, alice, key.ID, suiteNow); err != nil || n != 1 {
+			t.Fatalf("revoke: %d %v", n, err)
+		}
+		req = takeReq(t, alice, "codex", "a")
+		req.AgentLink = key.ID
+		if j, err := h.Jobs.Take(ctx, req); j != nil || !errs.Is(err, errs.Unauthorised) {
+			t.Fatalf("a take through a revoked agent link: %v %v", j, err)
+		}
+		// Stopping the worker's job ends its link: it takes nothing either.
+		if _, err := h.Jobs.Stop(ctx, alice, j0.ID, suiteNow); err != nil {
+			t.Fatal(err)
+		}
+		req = takeReq(t, alice, "codex", "b")
+		req.ExplorationLink = workerLink
+		if j, err := h.Jobs.Take(ctx, req); j != nil || !errs.Is(err, errs.NotFound) {
+			t.Fatalf("a take through a worker's ended link: %v %v", j, err)
+		}
+		if j, err := h.Jobs.Job(ctx, j2.ID); err != nil || j.Status != agentjobs.Open {
+			t.Fatalf("the job stays open for a link that works: %+v %v", j, err)
+		}
+	})
+
 	t.Run("stop and send again end the old take; reports through it are refused", func(t *testing.T) {
 		h := fresh(t)
 		ctx := t.Context()
