@@ -61,11 +61,17 @@ type petalProcess struct {
 // its health to answer.
 func startProcess(t testing.TB, db *pgtest.DB, env map[string]string) *petalProcess {
 	t.Helper()
+	return startBinary(t, petalBinary(t), db, env)
+}
+
+// startBinary is startProcess with the binary bin.
+func startBinary(t testing.TB, bin string, db *pgtest.DB, env map[string]string) *petalProcess {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(petalBinary(t), "serve")
+	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+db.URL, "PETAL_ADDR="+addr, "PETAL_LOG_FORMAT=json", "NEAR_AI_API_KEY=")
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)

@@ -2,24 +2,45 @@ package profiles
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"image"
+	"image/color"
 	"image/jpeg"
 	"image/png"
 	"strings"
 
 	"golang.org/x/image/webp"
+	"golang.org/x/sync/semaphore"
 )
 
 // A picture's limits (the contract's): its bytes, and each side in pixels.
 const (
 	MaxPictureBytes = 2 << 20
 	MaxPictureSide  = 4096
+	// MaxPictureDecodeBytes bounds what decoding one picture takes: its
+	// pixels at the decoder's bytes per pixel, and what the decoder holds
+	// beside them (an interlaced PNG's passes, a progressive JPEG's
+	// coefficients). It is a 4,096 × 4,096 8-bit RGBA picture's pixels
+	// (64 MiB) and its decoder's rows and state: the side limit alone let a
+	// 16-bit one cost twice that, four times interlaced.
+	MaxPictureDecodeBytes = 65 << 20
+	// DecodeBytesAtOnce bounds what this process's picture decodes take
+	// together, wherever they are decoded (profiles, maps' logos): one of
+	// the largest at a time, many small ones. The garbage collector lets
+	// the heap grow to twice what is live, so each decode's pixels may
+	// still be resident while the next is decoded: two of the largest at
+	// once peaked at 354 MiB for three people's two pictures each, one at
+	// 225 MiB (TestPicturesAreBoundedByWhatDecodingThemTakes).
+	DecodeBytesAtOnce = MaxPictureDecodeBytes
 )
+
+// decoding is this process's decodes' share of memory, weighed in bytes.
+var decoding = semaphore.NewWeighted(DecodeBytesAtOnce)
 
 // The picture types a profile takes. An SVG is never one: it is a document
 // that can run script, not a picture.
@@ -134,9 +155,18 @@ func DecodeDataURL(s string) (mediaType string, data []byte, err error) {
 //     says it ends (PNG's IEND, JPEG's EOI, WebP's RIFF length), and no markup
 //     a browser or another reader could take for a page is inside it;
 //  3. its header's size, read before any pixel (image.DecodeConfig), is at
-//     most 4,096 px a side, so a decompression bomb costs nothing;
-//  4. then it decodes whole, pixels and all.
+//     most 4,096 px a side, and what decoding it takes (DecodeCost: bytes
+//     per pixel, interlacing and progressive scans counted) at most
+//     MaxPictureDecodeBytes, so a decompression bomb costs nothing;
+//  4. then it decodes whole, pixels and all, once this process's decodes
+//     have room for its cost (DecodeBytesAtOnce).
 func CheckPicture(declared string, data []byte) (Picture, error) {
+	return CheckPictureContext(context.Background(), declared, data)
+}
+
+// CheckPictureContext is CheckPicture that stops waiting for room to decode
+// when ctx ends.
+func CheckPictureContext(ctx context.Context, declared string, data []byte) (Picture, error) {
 	if len(data) == 0 {
 		return Picture{}, refuse("the picture is empty")
 	}
@@ -179,7 +209,16 @@ func CheckPicture(declared string, data []byte) (Picture, error) {
 	if cfg.Width > MaxPictureSide || cfg.Height > MaxPictureSide {
 		return Picture{}, refuse("the picture is %d × %d px; at most %d px a side", cfg.Width, cfg.Height, MaxPictureSide)
 	}
+	cost, what := DecodeCost(format, data, cfg)
+	if cost > MaxPictureDecodeBytes {
+		return Picture{}, refuse("the picture takes %d MiB to decode (%d × %d px, %s); at most %d MiB: send it smaller, in 8-bit colour, or not interlaced",
+			cost>>20, cfg.Width, cfg.Height, what, MaxPictureDecodeBytes>>20)
+	}
+	if err := decoding.Acquire(ctx, cost); err != nil {
+		return Picture{}, refuse("the picture could not be decoded in time: %v", err)
+	}
 	img, err := decode(bytes.NewReader(data))
+	decoding.Release(cost)
 	if err != nil {
 		return Picture{}, refuse("the picture is truncated or corrupt: %v", err)
 	}
@@ -202,6 +241,115 @@ func decoders(format string) (func(r *bytes.Reader) (image.Config, error), func(
 		return func(r *bytes.Reader) (image.Config, error) { return webp.DecodeConfig(r) },
 			func(r *bytes.Reader) (image.Image, error) { return webp.Decode(r) }
 	}
+}
+
+// DecodeCost is what decoding data takes in bytes, an upper bound read from
+// its header and cfg before any pixel, and what kind of picture it is (for a
+// refusal's reason). The decoders' own allocations are what it bounds
+// (TestDecodeCostBoundsTheDecoders measures them):
+//   - PNG: the image at Go's bytes per pixel for its colour type and depth
+//     (a 16-bit one is 8 bytes a pixel), two rows and zlib's state; interlaced, the seven passes are
+//     allocated beside the whole image, so twice that.
+//   - JPEG: one byte a pixel per component (YCbCr 4:4:4 and CMYK at most);
+//     progressive, 64 int32 coefficients per 8×8 block of each component
+//     are kept beside it, 4 bytes a pixel per component more.
+//   - WebP: lossy, YCbCr 4:2:0 and an alpha plane, under 3 bytes a pixel;
+//     lossless, the NRGBA pixels and a transform's buffer of the same size.
+func DecodeCost(format string, data []byte, cfg image.Config) (int64, string) {
+	// Sides rounded up to whole 16-pixel blocks, as JPEG and VP8 decode.
+	w, h := int64(cfg.Width+15)&^15, int64(cfg.Height+15)&^15
+	px := w * h
+	switch format {
+	case PNG:
+		if len(data) < 29 {
+			return px * 16, "PNG"
+		}
+		depth, colorType, interlaced := data[24], data[25], data[28] == 1
+		perPixel, what := int64(1), "PNG"
+		switch colorType {
+		case 0:
+			perPixel, what = 1, fmt.Sprintf("%d-bit grey", depth)
+		case 3:
+			perPixel, what = 1, "paletted"
+		case 2:
+			perPixel, what = 4, fmt.Sprintf("%d-bit RGB", depth)
+		case 4:
+			perPixel, what = 4, fmt.Sprintf("%d-bit grey and alpha", depth)
+		case 6:
+			perPixel, what = 4, fmt.Sprintf("%d-bit RGBA", depth)
+		}
+		if depth == 16 {
+			perPixel *= 2
+		}
+		// Beside the pixels: two rows (this and the last, unfiltered) and
+		// zlib's window and tables.
+		cost := px*perPixel + 2*w*perPixel + 64<<10
+		if interlaced {
+			cost *= 2
+			what += ", interlaced"
+		}
+		return cost, what
+	case JPEG:
+		components := int64(3)
+		switch cfg.ColorModel {
+		case color.GrayModel:
+			components = 1
+		case color.CMYKModel:
+			components = 4
+		}
+		cost := px * components
+		what := fmt.Sprintf("%d-component JPEG", components)
+		if jpegProgressive(data) {
+			cost += px * components * 4
+			what = "progressive " + what
+		}
+		return cost, what
+	default:
+		if webpLossless(data) {
+			return px * 8, "lossless WebP"
+		}
+		return px * 3, "lossy WebP"
+	}
+}
+
+// jpegProgressive: data has a progressive frame header (SOF2, SOF6, SOF10
+// or SOF14) before its first scan.
+func jpegProgressive(data []byte) bool {
+	at := 2
+	for at+4 <= len(data) && data[at] == 0xFF {
+		marker := data[at+1]
+		switch marker {
+		case 0xC2, 0xC6, 0xCA, 0xCE:
+			return true
+		case 0xDA:
+			return false
+		}
+		if marker == 0xFF {
+			at++
+			continue
+		}
+		at += 2 + int(binary.BigEndian.Uint16(data[at+2:]))
+	}
+	return false
+}
+
+// webpLossless: data's RIFF holds a VP8L chunk (simple or extended format).
+func webpLossless(data []byte) bool {
+	for at := 12; at+8 <= len(data); {
+		kind := string(data[at : at+4])
+		if kind == "VP8L" {
+			return true
+		}
+		if kind == "VP8 " {
+			return false
+		}
+		n := int(binary.LittleEndian.Uint32(data[at+4:]))
+		if n < 0 || n > len(data) {
+			return true // a malformed length: assume the dearer kind
+		}
+		at += 8 + n + n&1
+	}
+	return false
 }
 
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
