@@ -159,24 +159,29 @@ func (s *AgentJobsService) RevokeLinks(ctx context.Context, caller Caller, id st
 	if id != "" && n == 0 {
 		return 0, agentjobs.NotFound("agent link")
 	}
+	// Waits open through a revoked link, on any replica, try again now: a
+	// take checks its link, so they answer 401 instead of a job.
+	if err := s.signals.Signal(context.WithoutCancel(ctx), jobsTopic(owner)); err != nil {
+		s.log.WarnContext(ctx, "agent links: waking the waits of a revoked link", "err", err)
+	}
 	return n, nil
 }
 
-// ownerOfToken is the person an agent link works for; any token that isn't a
-// working link is unauthorised, one answer whatever the reason.
-func (s *AgentJobsService) ownerOfToken(ctx context.Context, token string) (string, error) {
-	bad := errs.New(errs.Unauthorised, "that agent link doesn't work", "make a new one on the site (Connect your agent), and send it as Authorization: Bearer <token>")
+// ownerOfToken is the person an agent link works for, and the link's id;
+// any token that isn't a working link is unauthorised, one answer whatever
+// the reason.
+func (s *AgentJobsService) ownerOfToken(ctx context.Context, token string) (owner, linkID string, err error) {
 	if !agentjobs.ValidToken(token) {
-		return "", bad
+		return "", "", agentjobs.BadAgentLink()
 	}
 	l, err := s.store.LinkByToken(ctx, agentjobs.HashToken(token))
 	if errs.Is(err, errs.NotFound) || (err == nil && l.RevokedAt != nil) {
-		return "", bad
+		return "", "", agentjobs.BadAgentLink()
 	}
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return l.Owner, nil
+	return l.Owner, l.ID, nil
 }
 
 // PresenceEntry is one worker of one of the person's agents.

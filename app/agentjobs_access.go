@@ -15,6 +15,9 @@ type reach struct {
 	access explorations.Access
 	exp    string // the exploration a ref opened ("" through an agent key)
 	take   string // the take a worker's own link belongs to
+	// The link the call came through: an agent link, or an exploration's
+	// link (a ref that was a token); a take checks it as it takes.
+	agentLink, link string
 }
 
 // linkToken reads a continue link as sent: its token, or its address
@@ -57,6 +60,7 @@ func (s *AgentJobsService) openRef(ctx context.Context, caller Caller, ref strin
 				s.log.WarnContext(ctx, "agent jobs: marking a job alive", "err", err)
 			}
 		}
+		r.link = l.ID
 		if r.access = explorations.AccessByLink(l); r.access >= need {
 			if e, err = s.explorations.Exploration(ctx, l.Exploration); err != nil {
 				return e, r, err
@@ -72,11 +76,11 @@ func (s *AgentJobsService) openRef(ctx context.Context, caller Caller, ref strin
 
 // byAgentKey is the reach of an agent link sent as agent_key.
 func (s *AgentJobsService) byAgentKey(ctx context.Context, key string) (reach, error) {
-	owner, err := s.ownerOfToken(ctx, key)
+	owner, linkID, err := s.ownerOfToken(ctx, key)
 	if err != nil {
 		return reach{}, err
 	}
-	return reach{owner: owner, access: explorations.ContinueAccess}, nil
+	return reach{owner: owner, access: explorations.ContinueAccess, agentLink: linkID}, nil
 }
 
 // jobFor is a job the reach may touch: the owner's, and through an

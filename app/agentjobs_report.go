@@ -44,7 +44,7 @@ func (s *AgentJobsService) takeJob(ctx context.Context, call Call, in takeJobInp
 	if err != nil {
 		return nil, err
 	}
-	ans, err := s.take(ctx, r.owner, key, w, "", nil, r.exp)
+	ans, err := s.take(ctx, r.owner, key, w, "", nil, r)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ type WaitAnswer struct {
 // until wait_s passes or ctx ends (the caller left), which takes nothing.
 // The door calls Answered once it has written the answer.
 func (s *AgentJobsService) Wait(ctx context.Context, token string, in WaitInput) (*WaitAnswer, error) {
-	owner, err := s.ownerOfToken(ctx, token)
+	owner, agentLink, err := s.ownerOfToken(ctx, token)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,9 @@ func (s *AgentJobsService) Wait(ctx context.Context, token string, in WaitInput)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
-		ans, err := s.take(ctx, owner, key, w, "", ctx.Err, "")
+		// The take checks the link as it takes: revoked while this wait was
+		// open, it takes nothing and the wait answers 401.
+		ans, err := s.take(ctx, owner, key, w, "", ctx.Err, reach{owner: owner, agentLink: agentLink})
 		if ctx.Err() != nil {
 			// Gone while the take was on its way: a job it took goes back.
 			s.Answered(ctx, ans, ctx.Err())
@@ -139,9 +141,11 @@ func (s *AgentJobsService) Wait(ctx context.Context, token string, in WaitInput)
 }
 
 // take takes one open job for worker w (only the job named, when only is
-// not ""), making the continue link its worker works through. stillThere is
-// asked just before the take commits.
-func (s *AgentJobsService) take(ctx context.Context, owner, key string, w agentjobs.Worker, only string, stillThere func() error, exploration string) (*WaitAnswer, error) {
+// not ""), making the continue link its worker works through; r is whom the
+// take comes through (its link is checked as it takes, and an exploration's
+// link takes only that exploration's jobs). stillThere is asked just before
+// the take commits.
+func (s *AgentJobsService) take(ctx context.Context, owner, key string, w agentjobs.Worker, only string, stillThere func() error, r reach) (*WaitAnswer, error) {
 	linkID, err := explorations.NewID(s.random, "lnk_")
 	if err != nil {
 		return nil, err
@@ -151,7 +155,8 @@ func (s *AgentJobsService) take(ctx context.Context, owner, key string, w agentj
 		return nil, err
 	}
 	j, err := s.store.Take(ctx, ports.Take{Owner: owner, Agent: key, Name: w.Name, Worker: w.Worker, N: w.N, LinkID: linkID, LinkSHA256: hash,
-		Process: string(s.process), At: s.now(), StillThere: stillThere, OnlyJob: only, Exploration: exploration})
+		Process: string(s.process), At: s.now(), StillThere: stillThere, OnlyJob: only, Exploration: r.exp,
+		AgentLink: r.agentLink, ExplorationLink: r.link})
 	if err != nil || j == nil {
 		return nil, err
 	}

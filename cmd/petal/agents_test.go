@@ -343,3 +343,45 @@ func TestAShutdownAnswersTheOpenWaits(t *testing.T) {
 	assert.Equal(t, `200 {"tools_version":"1.0.0","job":null}`, <-got)
 	_ = p.cmd.Wait()
 }
+
+// A wait open on one replica through a link its owner then revokes on
+// another takes nothing: the take checks the link as it takes, and the
+// revoke wakes the wait, which answers 401 (issue 33, item 3).
+func TestARevokedLinksOpenWaitTakesNothing(t *testing.T) {
+	a := startPetal(t, nil)
+	b := startPetalOn(t, nil, a.DB, a.DB.DB)
+	owner, cookie := personOn(t, a)
+	token := agentLink(t, a, cookie)
+	type answer struct {
+		code int
+		ans  waitAnswer
+		raw  string
+	}
+	got := make(chan answer, 1)
+	go func() {
+		code, ans, raw := wait(t, b, token, `{"as":"Codex","wait_s":30}`)
+		got <- answer{code, ans, raw}
+	}()
+	require.Eventually(t, func() bool {
+		var n int
+		require.NoError(t, a.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM agent_workers WHERE owner = $1 AND waiting_until > now()`, owner).Scan(&n))
+		return n == 1
+	}, 20*time.Second, 20*time.Millisecond, "the wait is open on b")
+	res, body := a.do(t, http.MethodPost, "/api/v1/agents/link/revoke", "{}", "Cookie", cookie)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	ids := openJobs(t, a.DB, owner, 1)
+	var w answer
+	select {
+	case w = <-got:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the wait through the revoked link is still open")
+	}
+	assert.Equal(t, http.StatusUnauthorized, w.code, w.raw)
+	assert.Nil(t, w.ans.Job, "a revoked link's wait takes no job")
+	var status string
+	require.NoError(t, a.DB.Pool.QueryRow(t.Context(), `SELECT status FROM agent_jobs WHERE id = $1`, ids[0]).Scan(&status))
+	assert.Equal(t, "open", status, "the job waits for a link that works")
+	var links int
+	require.NoError(t, a.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM exploration_links WHERE revoked_at IS NULL`).Scan(&links))
+	assert.Zero(t, links, "no continue link was made for the revoked link")
+}
