@@ -102,11 +102,20 @@ type LiveViewer interface {
 // conversation, signalled from any replica, until ctx ends. Anyone with a
 // link to it, or its owner, may follow it; anyone else gets the one 404. It
 // listens before it answers, so nothing that changes after the stream opens
-// is missed; follow runs the stream, and ends its listening.
+// is missed; follow runs the stream, and ends its listening. A stream opened
+// with a link ends with it: the link is looked at again at each change and
+// each beat, and once it is revoked (or its worker's job was stopped, sent
+// again or reported) follow returns that refusal.
 func (s *AgentJobsService) Live(ctx context.Context, caller Caller, ref string) (exploration string, follow func(LiveViewer) error, err error) {
 	_, r, err := s.openRef(ctx, caller, ref, explorations.ReadAccess)
 	if err != nil {
 		return "", nil, err
+	}
+	stillWorks := func() error {
+		if r.link == "" {
+			return nil // the owner's, by id
+		}
+		return s.linkStillOpens(ctx, linkToken(ref))
 	}
 	wake, stop := s.signals.Listen(LiveTopic(r.exp))
 	return r.exp, func(v LiveViewer) error {
@@ -121,16 +130,44 @@ func (s *AgentJobsService) Live(ctx context.Context, caller Caller, ref string) 
 			case <-ctx.Done():
 				return nil
 			case <-wake:
+				if err := stillWorks(); err != nil {
+					return err
+				}
 				if err := v.Changed(r.exp); err != nil {
 					return err
 				}
 			case <-beat.C:
+				if err := stillWorks(); err != nil {
+					return err
+				}
 				if err := v.Heartbeat(); err != nil {
 					return err
 				}
 			}
 		}
 	}, nil
+}
+
+// linkStillOpens is nil while the link token names still opens its
+// exploration for reading: not revoked, and not a worker's link whose take
+// ended (a release leaves it working). It marks no job alive: a stream
+// open is not a worker at work. Any other answer refuses, as openRef would.
+func (s *AgentJobsService) linkStillOpens(ctx context.Context, token string) error {
+	l, err := s.explorations.LinkByToken(ctx, explorations.HashToken(token))
+	if err != nil {
+		return err
+	}
+	// A worker's ended take says why first (its end revoked its link too).
+	t, err := s.store.TakeOf(ctx, l.ID)
+	switch {
+	case err != nil && !errs.Is(err, errs.NotFound):
+		return err
+	case err == nil && t.Ended != "" && t.Ended != "released":
+		return agentjobs.EndedError(t.Ended)
+	case explorations.AccessByLink(l) < explorations.ReadAccess:
+		return explorations.NotFound()
+	}
+	return nil
 }
 
 // checkTo checks an agent's name a job is sent to ("" is anyone).

@@ -118,6 +118,8 @@ func (s *ExplorationService) RevokeLink(ctx context.Context, caller Caller, id, 
 	if err != nil {
 		return LinkView{}, err
 	}
+	// Live streams opened with the link, on any replica, look at it again.
+	s.changed(ctx, e.ID)
 	return LinkView{ID: l.ID, Scope: string(l.Scope), CreatedAt: l.CreatedAt, RevokedAt: l.RevokedAt}, nil
 }
 

@@ -198,6 +198,9 @@ func (s *Server) liveSignal(c echo.Context) error {
 	if err := v.w.event("ready", "", map[string]string{"exploration": exp}); err != nil {
 		return follow(nil)
 	}
-	_ = follow(v)
+	// The stream ends with its link: the refusal is its last event.
+	if e, ok := errs.As(follow(v)); ok {
+		_ = v.w.event("error", "", e.Detail())
+	}
 	return nil
 }
