@@ -109,10 +109,12 @@ func (s *ExplorationService) start(ctx context.Context, call Call, in startExplo
 		return nil, err
 	}
 	size := RowBytes + int64(len(in.Question)+len(in.Title))
-	if err := s.ownWrite(ctx, &call, call.Caller.Subject, size); err != nil {
-		return nil, err
-	}
-	return s.once(ctx, call, "start_exploration", func() (any, error) {
+	// The key is looked up before a session is opened: a caller without one
+	// is known by its address, and the same key twice opens one.
+	return s.once(ctx, &call, "start_exploration", func() (any, error) {
+		if err := s.ownWrite(ctx, &call, call.Caller.Subject, size); err != nil {
+			return nil, err
+		}
 		id, err := explorations.NewID(s.random, explorations.IDPrefix)
 		if err != nil {
 			return nil, err
@@ -287,10 +289,10 @@ func (s *ExplorationService) saveStep(ctx context.Context, call Call, in saveSte
 		}
 	}
 	size := RowBytes + int64(len(step.Spec)+len(step.Note))
-	if err := s.ownWrite(ctx, &call, e.Owner, size); err != nil {
-		return nil, err
-	}
-	return s.once(ctx, call, "save_step", func() (any, error) {
+	return s.once(ctx, &call, "save_step", func() (any, error) {
+		if err := s.ownWrite(ctx, &call, e.Owner, size); err != nil {
+			return nil, err
+		}
 		id, err := explorations.NewID(s.random, "stp_")
 		if err != nil {
 			return nil, err
@@ -320,10 +322,10 @@ func (s *ExplorationService) addNote(ctx context.Context, call Call, in addNoteI
 		return nil, err
 	}
 	size := RowBytes + int64(len(text))
-	if err := s.ownWrite(ctx, &call, e.Owner, size); err != nil {
-		return nil, err
-	}
-	return s.once(ctx, call, "add_note", func() (any, error) {
+	return s.once(ctx, &call, "add_note", func() (any, error) {
+		if err := s.ownWrite(ctx, &call, e.Owner, size); err != nil {
+			return nil, err
+		}
 		id, err := explorations.NewID(s.random, "not_")
 		if err != nil {
 			return nil, err

@@ -15,8 +15,11 @@ import (
 // once runs a create at most once per caller and Idempotency-Key: the same
 // key with the same input answers what the first request answered; with
 // another input it is a conflict. The input's fingerprint is the SHA-256 of
-// its canonical JSON, so the order of its fields does not matter.
-func (s *ExplorationService) once(ctx context.Context, call Call, tool string, create func() (any, error)) (any, error) {
+// its canonical JSON, so the order of its fields does not matter. The caller
+// is the one the request came as: create opens a session, if it needs one,
+// only after the key was looked up, so a caller without a session (a client
+// that keeps no cookies) is known by its address both times.
+func (s *ExplorationService) once(ctx context.Context, call *Call, tool string, create func() (any, error)) (any, error) {
 	key := call.IdempotencyKey
 	if key == "" {
 		return create()
@@ -70,6 +73,17 @@ func (s *ExplorationService) once(ctx context.Context, call Call, tool string, c
 	defer cancel()
 	if err := s.store.KeepIdempotentAnswer(wctx, who, key, b); err != nil {
 		return nil, err
+	}
+	// create opened a session: the answer is the session's too, so the
+	// same key sent with the cookie it was given answers it as well.
+	if opened := call.Caller.Subject; opened != "" && opened != who {
+		prior, err := s.store.ReserveIdempotency(wctx, opened, key, fingerprint, s.now())
+		if err == nil && prior == nil {
+			err = s.store.KeepIdempotentAnswer(wctx, opened, key, b)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	return json.RawMessage(b), nil
 }

@@ -173,6 +173,9 @@ func TestIdempotentCreates(t *testing.T) {
 	res, body := a.do(t, http.MethodPost, "/api/v1/explorations", `{"question":"q2"}`, key, "k-1")
 	assert.Equal(t, http.StatusConflict, res.StatusCode, body)
 	assert.Contains(t, body, "already used for a different request")
+	// Another caller, with a session of its own (without one, a caller is
+	// its address, which b shares with a).
+	b.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"b's own"}`)
 	other := b.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"q1","title":"t1"}`, key, "k-1")
 	assert.NotEqual(t, first["id"], other["id"], "another caller's key is theirs")
 	assert.Len(t, a.ok(t, http.MethodGet, "/api/v1/explorations", "")["explorations"], 1)
@@ -287,4 +290,28 @@ func TestExplorationListsPageAndLinksAreCapped(t *testing.T) {
 	}
 	owner.ok(t, http.MethodPost, "/api/v1/explorations/"+id+"/links/"+some+"/revoke", "")
 	owner.ok(t, http.MethodPost, "/api/v1/explorations/"+id+"/links", `{"scope":"read"}`)
+}
+
+// A client that keeps no cookies sending one Idempotency-Key and body twice
+// makes one exploration: without a session the key is the address's, looked
+// up before an anonymous session is opened (issue 33, item 11).
+func TestAnIdempotencyKeyWithoutACookieMakesOneExploration(t *testing.T) {
+	p := startPetal(t, nil)
+	send := func(body string) (*http.Response, map[string]any) {
+		res, raw := p.do(t, http.MethodPost, "/api/v1/explorations", body, "Idempotency-Key", "no-cookies-1")
+		require.Equal(t, http.StatusOK, res.StatusCode, raw)
+		return res, jsonOf(t, raw)
+	}
+	firstRes, first := send(`{"question":"who holds power here?"}`)
+	againRes, again := send(`{ "question": "who holds power here?" }`)
+	assert.Equal(t, first, again, "the second answers the first's exploration")
+	assert.NotEmpty(t, firstRes.Header.Values("Set-Cookie"), "the first opened a session")
+	assert.Empty(t, againRes.Header.Values("Set-Cookie"), "the second opened none")
+	var made, sessions int
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM explorations`).Scan(&made))
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM sessions`).Scan(&sessions))
+	assert.Equal(t, 1, made, "one exploration for one key")
+	assert.Equal(t, 1, sessions, "one anonymous session")
+	res, raw := p.do(t, http.MethodPost, "/api/v1/explorations", `{"question":"another"}`, "Idempotency-Key", "no-cookies-1")
+	assert.Equal(t, http.StatusConflict, res.StatusCode, raw)
 }
