@@ -124,6 +124,7 @@ func New(o Options) *Fetcher {
 		},
 	}
 	f.converter = htmltomarkdown.NewConverter(htmltomarkdown.WithPlugins(base.NewBasePlugin(), commonmark.NewCommonmarkPlugin()))
+	f.converter.Register.Renderer(stopWhenDone, htmltomarkdown.PriorityEarly-100)
 	m := ports.MetricsOrNone(o.Metrics)
 	f.fetches = m.Counter("petal_web_fetches_total", "Outbound web fetches (read_page, search) by kind and outcome (ok, cut: stopped at the size limit, refused, failed, timeout).", "kind", "outcome")
 	f.bytes = m.Counter("petal_web_fetched_bytes_total", "Body bytes read by outbound web fetches, by kind.", "kind")
@@ -294,9 +295,16 @@ func (f *Fetcher) fetch(ctx context.Context, rawURL string) (ports.WebPage, int6
 			return ports.WebPage{}, n, errs.New(errs.CannotRead, "the page's HTML could not be read").WithCause(err)
 		}
 		page.Title = title(doc)
+		if boundTree(doc, MaxTextBytes) {
+			page.Cut = true
+		}
 		md, err := f.converter.ConvertNode(doc, htmltomarkdown.WithContext(ctx), htmltomarkdown.WithDomain(final.Scheme+"://"+final.Host))
 		if err != nil {
 			return ports.WebPage{}, n, errs.New(errs.CannotRead, "the page's HTML could not be turned into text").WithCause(err)
+		}
+		if ctx.Err() != nil {
+			return ports.WebPage{}, n, errs.Newf(errs.SourceFailed, "the page could not be turned into text within %s", f.timeout).WithCause(context.DeadlineExceeded).
+				WithHint("try another page")
 		}
 		page.Text = string(md)
 	} else {
