@@ -50,6 +50,7 @@ type AgentService struct {
 	jobNotes  JobNotes    // the person's agents and jobs, for the system message; nil: none
 	quotes    ports.ChatQuotes
 	quoted    ports.Counter // quotes made, bound and refused
+	lastCalls ports.Counter // calls made without tools because the budget left paid for an answer only
 	pricing   chan struct{} // quotes priced at once (each builds nine requests)
 	clock     ports.Clock
 	tails     *tailCache
@@ -106,6 +107,8 @@ func NewAgentService(d AgentDeps) *AgentService {
 	a.pricing = make(chan struct{}, quotesPricedAtOnce)
 	a.quoted = ports.MetricsOrNone(d.Metrics).Counter("petal_chat_quotes_total",
 		"Chats' quotes: made, bound to a chat, or refused to one (used, expired, for other messages).", "outcome")
+	a.lastCalls = ports.MetricsOrNone(d.Metrics).Counter("petal_agent_budget_final_answers_total",
+		"Model calls offered no tools because what the chat had left paid for a final answer only (answered_without_tools).", "outcome")
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
 	a.own = a.ownTools()
 	return a
@@ -208,7 +211,7 @@ func (a *AgentService) gate(ctx context.Context, caller Caller, thread []runs.Me
 	}
 	// The chat's first call must fit in what its payer has left, on the
 	// model the conversation picked.
-	p, err := a.access.GateFor(ctx, caller, a.model.WorstCase(a.callRequest(ctx, runs.Run{Owner: caller.Subject, Settings: settings}, thread, a.modelTools())))
+	p, err := a.access.GateFor(ctx, caller, a.leastFirstCall(ctx, runs.Run{Owner: caller.Subject, Settings: settings}, thread))
 	if err != nil {
 		return nil, err
 	}

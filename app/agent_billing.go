@@ -46,11 +46,22 @@ func nameLine(title string) string {
 	return "This conversation is named " + string(quoted) + "; rename it with name_conversation only when its subject changes."
 }
 
-// FirstCallWorstCase is the model bill a new chat asking question holds for
-// its first call (before base fees and tip): what the ledger must have left
-// for the chat to start.
+// FirstCallWorstCase is the least model bill a new chat asking question
+// must be able to hold for its first call (before base fees and tip): what
+// the ledger must have left for the chat to start.
 func (a *AgentService) FirstCallWorstCase(question string) credit.Micros {
-	return a.model.WorstCase(modelRequest([]runs.Message{{Role: runs.RoleUser, Content: question}}, a.modelTools(), runs.Settings{}, ""))
+	req := modelRequest([]runs.Message{{Role: runs.RoleUser, Content: question}}, offered(a.modelTools(), nil), runs.Settings{}, "")
+	req.MaxTokens, req.NoFallback = minAnswerTokens, true
+	return a.worstCall(context.Background(), req).Bill
+}
+
+// leastFirstCall is the least a chat's first call on thread can be held at:
+// its first round's tools, the fewest answer tokens, no fallback. The gate
+// lets a chat start when that fits; the call is then fitted to what is left.
+func (a *AgentService) leastFirstCall(ctx context.Context, run runs.Run, thread []runs.Message) credit.Micros {
+	req := a.callRequest(ctx, run, thread, offered(a.modelTools(), nil))
+	req.MaxTokens, req.NoFallback = minAnswerTokens, true
+	return a.worstCall(ctx, req).Bill
 }
 
 // callRequest is the request one model call of run's chat on thread sends:
@@ -66,18 +77,30 @@ func (a *AgentService) callRequest(ctx context.Context, run runs.Run, thread []r
 	return req
 }
 
-// complete makes one model call and counts it.
-func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.ModelTool) (ports.ModelAnswer, error) {
-	req := a.callRequest(ctx, c.run, c.thread, tools)
+// complete makes one model call and counts it: planned (plan) to fit what
+// the chat has left, and offered no tools when that pays for an answer
+// only. It answers the tools the call was offered (nil: none).
+func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.ModelTool) (ports.ModelAnswer, []ports.ModelTool, error) {
+	planned, err := a.plan(ctx, c, tools)
+	if err != nil {
+		return ports.ModelAnswer{}, tools, err
+	}
+	req := planned.req
+	tools = req.Tools
+	if tools != nil && len(tools) == 0 {
+		tools = []ports.ModelTool{}
+	}
 	var hold credit.Hold
 	if c.payer != nil {
 		// Every model call is held on the ledger first, then settled; every
 		// other way out (an error, a stop, a timeout, a panic) releases it.
 		// Not cancelled by a stop half-way: a hold written but not seen would
 		// stay held until a restart.
-		h, err := a.ledger.ReserveCall(c.wctx, *c.payer, c.run.ID, string(a.process), a.model.WorstCase(req), c.toolsRun)
+		held := planned.call
+		req.Held = &held
+		h, err := a.ledger.ReserveCall(c.wctx, *c.payer, c.run.ID, string(a.process), planned.call.Bill, c.toolsRun)
 		if err != nil {
-			return ports.ModelAnswer{}, err
+			return ports.ModelAnswer{}, tools, err
 		}
 		hold = h
 		defer func() {
@@ -94,6 +117,7 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 	}
 	ans, err := a.model.Complete(ctx, req)
 	if err != nil {
+		a.took(ctx, c, ans.Cost, nil)
 		// A failed or cut call counts what it is known to have cost: a call
 		// cut after NEAR AI had it (a stop, the chat's time) bills its input
 		// at least, so it is charged that (ans.Cost), and reconciling with
@@ -110,9 +134,9 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 			c.cost += ans.Cost
 		}
 		if ctx.Err() != nil {
-			return ans, ctx.Err()
+			return ans, tools, ctx.Err()
 		}
-		return ans, err
+		return ans, tools, err
 	}
 	if c.payer != nil {
 		// SettleCall keeps the call's usage/v1 record on a person's credit (GET /api/v1/me/usage).
@@ -125,8 +149,9 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 		ends := len(ans.Message.ToolCalls) == 0 || tools == nil || a.endsTheTurn(ans.Message)
 		cc := credit.CallContext{Tools: c.toolsRun, EndsTurn: ends && !c.turnCharged}
 		if err := a.ledger.SettleCall(c.wctx, hold, ans.Cost, usage, cc); err != nil {
-			return ans, err
+			return ans, tools, err
 		}
+		a.took(ctx, c, ans.Cost, cc.Tools)
 		c.turnCharged = c.turnCharged || cc.EndsTurn
 		c.toolsRun = nil
 	}
@@ -139,5 +164,19 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 	c.fallback = c.fallback || ans.FallbackUsed
 	ans.Message.Role = runs.RoleAssistant
 	c.last = &ans
-	return ans, nil
+	return ans, tools, nil
+}
+
+// took counts what a call charged toward the chat's cap: its bill with
+// the most base fee and tip it can carry, so what is left is never
+// thought more than it is.
+func (a *AgentService) took(ctx context.Context, c *chat, bill credit.Micros, tools []string) {
+	if c.payer == nil || bill <= 0 {
+		return
+	}
+	h, err := a.ledger.HoldFor(ctx, *c.payer, bill, tools)
+	if err != nil {
+		h = credit.HoldParts{Bill: bill}
+	}
+	c.taken += h.Total()
 }

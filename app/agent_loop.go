@@ -54,6 +54,12 @@ type chat struct {
 	// goes back to the model); turnCharged: this chat's turn is charged.
 	failed      bool
 	turnCharged bool
+	// added are the tools more_tools added to this chat's rounds.
+	added map[string]bool
+	// taken is the most this chat has been charged so far (each call's
+	// bill with the base fee and tip it can carry): what is left of its cap
+	// is the cap less it.
+	taken credit.Micros
 }
 
 // execute runs one chat to its end, and ends the run with the events the way
@@ -173,9 +179,10 @@ func (a *AgentService) sign(ctx context.Context, ans *ports.ModelAnswer) *runs.S
 // loop is the chat: model, tools, model … until the model answers in words,
 // or the rounds run out.
 func (a *AgentService) loop(ctx context.Context, c *chat) error {
-	tools := a.modelTools()
+	all := a.modelTools()
 	speak := false
 	for round := 0; ; round++ {
+		tools := offered(all, c.added)
 		offer := tools
 		if c.refusedAny && runs.ApprovedIn(c.thread, c.run.Flower, c.run.Draft).Empty() {
 			// After a refusal the chat keeps the tools that only read.
@@ -191,7 +198,7 @@ func (a *AgentService) loop(ctx context.Context, c *chat) error {
 				return err
 			}
 		}
-		ans, err := a.complete(ctx, c, offer)
+		ans, offer, err := a.complete(ctx, c, offer)
 		if err != nil {
 			return err
 		}

@@ -71,7 +71,7 @@ func (t *ownTool) call(ctx context.Context, c *chat, input json.RawMessage) (any
 // ownTools are the agent's own tools, by name.
 func (a *AgentService) ownTools() map[string]*ownTool {
 	tools := map[string]*ownTool{}
-	for _, t := range []*ownTool{a.nameConversationTool(), a.annotateOwnTool()} {
+	for _, t := range []*ownTool{a.nameConversationTool(), a.annotateOwnTool(), a.moreToolsTool()} {
 		tools[t.tool.Name] = t
 	}
 	return tools

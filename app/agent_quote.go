@@ -96,7 +96,7 @@ type quotedRound struct {
 // tool (switch D). A chat's rounds: runs.MaxToolRounds with tools, then one
 // without.
 func (a *AgentService) chatWorstCase(ctx context.Context, payer *credit.Payer, c quotedChat) ([]quotedRound, error) {
-	tools := a.modelTools()
+	tools := offered(a.modelTools(), nil)
 	dearest := a.dearestTool(tools)
 	out := make([]quotedRound, 0, runs.MaxToolRounds+1)
 	t := slices.Clip(c.thread)
@@ -105,7 +105,7 @@ func (a *AgentService) chatWorstCase(ctx context.Context, payer *credit.Payer, c
 		if round == runs.MaxToolRounds {
 			offer = nil
 		}
-		call := a.model.WorstCall(a.callRequest(ctx, c.run, t, offer))
+		call := a.worstCall(ctx, a.callRequest(ctx, c.run, t, offer))
 		var used []string
 		if round > 0 && dearest != "" {
 			used = []string{dearest}
@@ -230,7 +230,7 @@ func (a *AgentService) Quote(ctx context.Context, caller Caller, req QuoteReques
 	}
 	var payer *credit.Payer
 	if !a.Recorded() {
-		p, err := a.access.GateFor(ctx, caller, a.model.WorstCase(a.callRequest(ctx, c.run, c.thread, a.modelTools())))
+		p, err := a.access.GateFor(ctx, caller, a.leastFirstCall(ctx, c.run, c.thread))
 		switch {
 		case err == nil:
 			payer = &p
@@ -279,8 +279,25 @@ func (a *AgentService) priceChat(ctx context.Context, payer *credit.Payer, c quo
 	}
 	view := QuoteView{LineItems: []QuoteLine{}, Fees: []QuoteFee{},
 		Limits: QuoteLimits{Rounds: runs.MaxToolRounds, Seconds: int(a.cfg.RunMax.Seconds())}}
-	var total, feeA, feeC, feeD, tip credit.Micros
+	// The most the chat may take: its cap and what its payer has left.
+	limit := credit.Micros(-1)
+	if payer != nil {
+		left, err := a.leftFor(ctx, *payer)
+		if err != nil {
+			return QuoteView{}, 0, err
+		}
+		limit = max0(left)
+		if payer.PerChat > 0 {
+			limit = min(limit, payer.PerChat)
+		}
+	}
+	var total, listed, feeA, feeC, feeD, tip credit.Micros
 	for i, r := range rounds {
+		total += r.hold.Total()
+		if i > 0 && limit >= 0 && listed+r.hold.Total() > limit {
+			continue // a round the caps can't pay for is not listed
+		}
+		listed += r.hold.Total()
 		what := fmt.Sprintf("model call %d of %d", i+1, len(rounds))
 		if i == 0 {
 			what += ": your messages, exactly"
@@ -292,7 +309,6 @@ func (a *AgentService) priceChat(ctx context.Context, payer *credit.Payer, c quo
 		}
 		view.LineItems = append(view.LineItems, QuoteLine{What: what, Model: r.call.Model, InputTokensMax: r.call.InputTokensMax,
 			OutputTokensMax: r.call.OutputTokensMax, USDPerMTokIn: r.call.InPerMTok.USD(), USDPerMTokOut: r.call.OutPerMTok.USD(), USD: r.hold.Bill.USD()})
-		total += r.hold.Total()
 		feeA, feeC, feeD, tip = feeA+r.hold.A, feeC+r.hold.C, feeD+r.hold.D, tip+r.hold.Tip
 	}
 	for _, f := range []QuoteFee{{"A", feeA.USD()}, {"C", feeC.USD()}, {"D", feeD.USD()}} {

@@ -60,6 +60,7 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 		return false, ctx.Err()
 	}
 	c.toolsRun = append(c.toolsRun, tc.Name)
+	c.reached(tc.Name)
 	ms := time.Since(start).Milliseconds()
 	var content []byte
 	result := runs.ToolResultData{ID: tc.ID, Name: tc.Name, MS: ms}
@@ -99,6 +100,9 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 	if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolResult, result)); err != nil {
 		return false, err
 	}
+	if result.OK && tc.Name == "render_flower" {
+		content = withoutSVG(content)
+	}
 	if len(content) > toolResultMax {
 		content, _ = json.Marshal(map[string]any{"summary": result.Summary, "note": "the full answer was too long to show here"})
 	}
@@ -122,4 +126,25 @@ func (a *AgentService) modelTools() []ports.ModelTool {
 		out = append(out, ports.ModelTool{Name: t.Name, Description: t.Description, Parameters: t.Input})
 	}
 	return append(out, a.ownModelTools()...)
+}
+
+// withoutSVG is render_flower's answer as the model reads it: the drawing
+// goes to the person (the flower event), not back into the thread, where it
+// would be 10 KB a round held at a token a byte and read by no one.
+func withoutSVG(content []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(content, &m) != nil {
+		return content
+	}
+	svg, ok := m["svg"]
+	if !ok {
+		return content
+	}
+	delete(m, "svg")
+	m["svg_shown"], _ = json.Marshal(fmt.Sprintf("drawn and shown to the person (%d bytes of SVG, not repeated here)", len(svg)))
+	out, err := json.Marshal(m)
+	if err != nil {
+		return content
+	}
+	return out
 }

@@ -52,7 +52,7 @@ func (a *AgentService) TakeUpReport(ctx context.Context, owner, runID, message s
 		if a.access == nil {
 			return false, nil
 		}
-		p, err := a.access.PersonPayer(ctx, owner, a.model.WorstCase(a.callRequest(ctx, run, thread, a.modelTools())))
+		p, err := a.access.PersonPayer(ctx, owner, a.leastFirstCall(ctx, run, thread))
 		if errs.Is(err, errs.PaymentRequired) {
 			return false, nil
 		}

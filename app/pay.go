@@ -29,6 +29,7 @@ type PayService struct {
 	near    ports.NearAccounts
 	price   ports.NearPrice
 	billing ports.ModelBilling // nil when the model provider sends no bills (the recorded model)
+	models  ports.ModelPrices  // nil when the model provider prices nothing (the recorded model)
 	prices  *NearPrices
 	claims  ports.BillingClaims
 	limiter ports.RateLimiter
@@ -40,9 +41,9 @@ type PayService struct {
 
 // NewPayService makes the pay service.
 func NewPayService(cfg config.Config, ledger ports.LedgerStore, people ports.PeopleStore, signIn *SignInService, near ports.NearAccounts,
-	price ports.NearPrice, prices *NearPrices, billing ports.ModelBilling, claims ports.BillingClaims, limiter ports.RateLimiter, log *slog.Logger) *PayService {
+	price ports.NearPrice, prices *NearPrices, billing ports.ModelBilling, models ports.ModelPrices, claims ports.BillingClaims, limiter ports.RateLimiter, log *slog.Logger) *PayService {
 	return &PayService{cfg: cfg, ledger: ledger, people: people, signIn: signIn, near: near, price: price, prices: prices, billing: billing,
-		claims: claims, limiter: limiter, log: log}
+		models: models, claims: claims, limiter: limiter, log: log}
 }
 
 // UsageCallsPerMinute bounds GET /api/v1/me/usage per person: each reads the
@@ -117,10 +118,24 @@ func (s *PayService) reconcileSpaced(ctx context.Context, personID string) error
 	return err
 }
 
-// PriceBody is GET /api/v1/price: the price and the SHA-256 of its canonical JSON.
+// PriceBody is GET /api/v1/price: the price and the SHA-256 of its
+// canonical JSON, and the models' list prices the bill is counted at, each
+// with where it came from and when (NEAR AI's model list, or the table
+// petal ships when the list can't be read).
 type PriceBody struct {
-	Price credit.PriceDoc `json:"price"`
-	Hash  string          `json:"hash"`
+	Price  credit.PriceDoc  `json:"price"`
+	Hash   string           `json:"hash"`
+	Models []ModelPriceView `json:"models"`
+}
+
+// ModelPriceView is one model's list prices, in dollars per million tokens.
+type ModelPriceView struct {
+	Model            string           `json:"model"`
+	USDPerMTokIn     credit.USDNumber `json:"usd_per_mtok_in"`
+	USDPerMTokCached credit.USDNumber `json:"usd_per_mtok_cached"`
+	USDPerMTokOut    credit.USDNumber `json:"usd_per_mtok_out"`
+	Source           string           `json:"source"`
+	ReadAt           *time.Time       `json:"read_at"`
 }
 
 // Price is what a person pays, to anyone.
@@ -134,7 +149,14 @@ func (s *PayService) Price() (PriceBody, error) {
 	if err != nil {
 		return PriceBody{}, err
 	}
-	return PriceBody{Price: doc, Hash: canon.Sum(c)}, nil
+	out := PriceBody{Price: doc, Hash: canon.Sum(c), Models: []ModelPriceView{}}
+	if s.models != nil {
+		for _, m := range s.models.ModelPrices() {
+			out.Models = append(out.Models, ModelPriceView{Model: m.Model, USDPerMTokIn: m.InputPerMTok.USD(), USDPerMTokCached: m.CachedPerMTok.USD(),
+				USDPerMTokOut: m.OutputPerMTok.USD(), Source: m.Source, ReadAt: m.ReadAt})
+		}
+	}
+	return out, nil
 }
 
 // TipBody is GET/PUT /api/v1/me/tip.

@@ -179,8 +179,7 @@ func (c *Client) models(req ports.ModelRequest) (Model, *Model) {
 
 // worstCall prices a call of in input tokens on primary and, through a
 // fallback, the failed attempt plus fin on it. The failed attempt is
-// charged at the fallback's input count (Complete), so it is held at the
-// larger of the two bounds.
+// charged at the fallback's input count, never past in (Complete).
 func (c *Client) worstCall(primary Model, fallback *Model, req ports.ModelRequest, in, fin int64, src string) ports.WorstCall {
 	out := int64(req.MaxTokens)
 	if out <= 0 {
@@ -190,7 +189,7 @@ func (c *Client) worstCall(primary Model, fallback *Model, req ports.ModelReques
 		OutPerMTok: primary.OutputPerMTok, Bill: primary.Cost(runs.Tokens{In: in, Out: out}), Source: src}
 	if fallback != nil {
 		w.FallbackInputTokensMax = fin
-		failed := primary.Cost(runs.Tokens{In: max(in, fin)})
+		failed := primary.Cost(runs.Tokens{In: in})
 		if via := failed + fallback.Cost(runs.Tokens{In: fin, Out: out}); via > w.Bill {
 			w.Bill, w.Fallback = via, fallback.ID
 		}

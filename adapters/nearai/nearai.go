@@ -231,15 +231,16 @@ func (c *Client) Complete(ctx context.Context, req ports.ModelRequest) (ports.Mo
 		// cost goes with the error. A cut fallback is billed, so the failed
 		// attempt before it counts at the same input, as when it answers.
 		if failed.Cost == 0 && ans.Cut {
-			failed.Cost = primary.Cost(runs.Tokens{In: ans.Tokens.In})
+			failed.Cost = primary.Cost(runs.Tokens{In: min(ans.Tokens.In, held.InputTokensMax)})
 		}
 		ans.Cost += failed.Cost
 		return ans, ferr
 	}
 	ans.FallbackUsed = true
 	// The failed attempt said nothing of its cost: it counts at the same
-	// input in full, on its own model (the contract's done.cost_usd).
-	ans.Cost += primary.Cost(runs.Tokens{In: ans.Tokens.In})
+	// input in full, on its own model (the contract's done.cost_usd), and
+	// never past the input it was held at (its own bound).
+	ans.Cost += primary.Cost(runs.Tokens{In: min(ans.Tokens.In, held.InputTokensMax)})
 	return ans, nil
 }
 

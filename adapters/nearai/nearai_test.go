@@ -97,7 +97,9 @@ func TestPaymentRequiredIsBudgetExhaustedAndNeverRetried(t *testing.T) {
 func TestFallbackAnswersWhenTheModelIsDown(t *testing.T) {
 	fake := nearaitest.New(t, nearaitest.Fail(http.StatusServiceUnavailable, "error_503.json"), nearaitest.Recorded("completion_text.json"))
 	c, _ := newClient(t, fake)
-	ans, err := c.Complete(t.Context(), request)
+	// Long enough that the recorded answer's 2,210 input tokens are within
+	// its bound: the failed attempt is charged no more than it was held at.
+	ans, err := c.Complete(t.Context(), longRequest("abc", 4_000))
 	require.NoError(t, err)
 	assert.True(t, ans.FallbackUsed)
 	reqs := fake.Completions()

@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/memory"
+	"github.com/petal-near/petal/adapters/nearai"
+	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/oneclick"
 	"github.com/petal-near/petal/adapters/postgres"
@@ -428,4 +430,42 @@ func TestTestnetNEARNeverBuysRealSpend(t *testing.T) {
 	cookie, _ = signInAlice(t, p)
 	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie, "Origin", siteOrigin)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
+}
+
+// TestThePriceSaysWhereTheModelsPricesCameFrom (issue 25): GET
+// /api/v1/price lists each catalogue model's prices as NEAR AI's model list
+// gives them, with the time they were read, and the shipped table's (no
+// time) for a model the list doesn't price or when it can't be read; holds
+// and charges use the same.
+func TestThePriceSaysWhereTheModelsPricesCameFrom(t *testing.T) {
+	fake := nearaitest.New(t)
+	fake.SetPrices(0, nearaitest.ModelPrice{ID: "deepseek-ai/DeepSeek-V3.1", InputAmount: 1_100, OutputAmount: 2_800, Scale: 9})
+	p := startPetal(t, modelEnv(fake))
+	res, body := p.do(t, http.MethodGet, "/api/v1/price", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var price struct {
+		Models []struct {
+			Model  string  `json:"model"`
+			In     float64 `json:"usd_per_mtok_in"`
+			Out    float64 `json:"usd_per_mtok_out"`
+			Source string  `json:"source"`
+			ReadAt *string `json:"read_at"`
+		} `json:"models"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &price))
+	require.Len(t, price.Models, len(nearai.Catalogue))
+	for _, m := range price.Models {
+		if m.Model == "deepseek-ai/DeepSeek-V3.1" {
+			assert.Equal(t, 1.1, m.In)
+			assert.Equal(t, 2.8, m.Out)
+			assert.Equal(t, nearai.PricesListed, m.Source)
+			assert.NotNil(t, m.ReadAt)
+			continue
+		}
+		assert.Equal(t, nearai.PricesShipped, m.Source, m.Model)
+		assert.Nil(t, m.ReadAt)
+	}
+	// The first call of a chat is held at the listed price.
+	q := askQuote(t, p, drawIt)
+	assert.Equal(t, 1.1, q.Quote.LineItems[0].USDPerMTokIn)
 }

@@ -79,6 +79,7 @@ var (
 		postgres.NewIntentTopUpRepository,
 		wire.Bind(new(ports.IntentTopUps), new(*postgres.IntentTopUpRepository)),
 		newModelBilling,
+		newModelPrices,
 		postgres.NewSnapshotRepository,
 		wire.Bind(new(ports.SnapshotStore), new(*postgres.SnapshotRepository)),
 		postgres.NewExplorationRepository,
@@ -318,6 +319,15 @@ func newSwaps(cfg config.Config, m ports.Metrics) *oneclick.Swaps {
 func newModelBilling(p ports.ModelProvider) ports.ModelBilling {
 	if b, ok := p.(ports.ModelBilling); ok {
 		return b
+	}
+	return nil
+}
+
+// newModelPrices is where the model provider's prices come from, when it
+// reads them from its own list (NEAR AI does; the recorded model costs nothing).
+func newModelPrices(p ports.ModelProvider) ports.ModelPrices {
+	if m, ok := p.(ports.ModelPrices); ok {
+		return m
 	}
 	return nil
 }

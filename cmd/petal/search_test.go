@@ -88,10 +88,9 @@ func TestTheAgentSearchesAndLooksUpWithTheirStages(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"thinking", "reading_map", "thinking", "fetching", "thinking"}, stages)
-	offered := map[string]bool{}
-	for _, tool := range model.Completions()[0].Body["tools"].([]any) {
-		offered[tool.(map[string]any)["function"].(map[string]any)["name"].(string)] = true
-	}
-	assert.True(t, offered["search_petals"] && offered["look_up"], "the agent is offered both")
+	// Reached for, each tool (and its stage's) is offered on the rounds after.
+	offered := offeredOn(model.Completions()[2])
+	assert.True(t, offered["search_petals"] && offered["brain_route"], "the map's stage, after search_petals: %v", offered)
+	assert.True(t, offeredOn(model.Completions()[0])["more_tools"], "the way to every tool, from the first round")
 	assert.Contains(t, fmt.Sprint(model.Completions()[2].Body["messages"]), "sputnik_dao", "look_up's answer reached the model")
 }

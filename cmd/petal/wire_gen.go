@@ -131,8 +131,9 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	nearPriceRepository := postgres.NewNearPriceRepository(db)
 	nearPrices := app.NewNearPrices(cfg, nearPrice, nearPriceRepository, clock, log)
 	modelBilling := newModelBilling(modelProvider)
+	modelPrices := newModelPrices(modelProvider)
 	billingClaimRepository := postgres.NewBillingClaimRepository(db)
-	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, nearPrices, modelBilling, billingClaimRepository, rateLimiter, log)
+	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, nearPrices, modelBilling, modelPrices, billingClaimRepository, rateLimiter, log)
 	chatQuoteRepository := postgres.NewChatQuoteRepository(db)
 	agentDeps := app.AgentDeps{
 		Config:       cfg,

@@ -1,0 +1,138 @@
+package app
+
+import (
+	"context"
+	"strings"
+
+	"github.com/petal-near/petal/domain/credit"
+	"github.com/petal-near/petal/domain/runs"
+	"github.com/petal-near/petal/ports"
+)
+
+// minAnswerTokens is the fewest output tokens a call is sent with: enough
+// for a few sentences. A chat whose budget can't pay a call at that ends
+// with budget_exhausted.
+const minAnswerTokens = 256
+
+// growthBytesBound is what a round is planned to add to the thread when
+// deciding whether a final answer will still fit after it: a tool call and
+// a result of the typical chat's size (1.0-1.3 KB a round, issue 25) with
+// room to spare. A larger result leaves the final call less: it is then
+// fitted down, or the chat ends with budget_exhausted if even that fails.
+const growthBytesBound = 4 << 10
+
+// lastCallLine tells the model its budget pays for this answer only.
+const lastCallLine = "What is left of this chat's budget pays for this one answer only, so no tools are offered: answer the person now, " +
+	"plainly, with what you have found (a flower already drawn is shown to them), and say what you would look at next."
+
+// worstCall is the most req can cost, with what the provider counted
+// before when it keeps counts (ports.ModelBounds), else at its plain bound.
+func (a *AgentService) worstCall(ctx context.Context, req ports.ModelRequest) ports.WorstCall {
+	if b, ok := a.model.(ports.ModelBounds); ok {
+		return b.WorstCallFor(ctx, req)
+	}
+	return a.model.WorstCall(req)
+}
+
+// chatLeft is what the chat may still take: the least its paying accounts
+// have left, and its own cap (or quote) less what it has taken.
+func (a *AgentService) chatLeft(ctx context.Context, c *chat) (credit.Micros, error) {
+	left, err := a.leftFor(ctx, *c.payer)
+	if err != nil {
+		return 0, err
+	}
+	if c.payer.PerChat > 0 {
+		left = min(left, c.payer.PerChat-c.taken)
+	}
+	return left, nil
+}
+
+// fitted is one call as it will be held: its request, worst case and hold.
+type fitted struct {
+	req  ports.ModelRequest
+	call ports.WorstCall
+	hold credit.HoldParts
+}
+
+// fit is req with max_tokens the most (at most maxAnswerTokens, at least
+// minAnswerTokens) whose hold fits in left, the fallback held only when a
+// call with it fits at minAnswerTokens; ok is false when not even that fits
+// (req is then at the floor, without a fallback).
+func (a *AgentService) fit(ctx context.Context, c *chat, req ports.ModelRequest, left credit.Micros) (fitted, bool, error) {
+	try := func(tokens int, noFallback bool) (fitted, error) {
+		r := req
+		r.MaxTokens, r.NoFallback = tokens, noFallback
+		w := a.worstCall(ctx, r)
+		h, err := a.ledger.HoldFor(ctx, *c.payer, w.Bill, c.toolsRun)
+		return fitted{req: r, call: w, hold: h}, err
+	}
+	for _, noFallback := range []bool{false, true} {
+		best, err := try(maxAnswerTokens, noFallback)
+		if err != nil || best.hold.Total() <= left {
+			return best, err == nil, err
+		}
+		floor, err := try(minAnswerTokens, noFallback)
+		if err != nil {
+			return floor, false, err
+		}
+		if floor.hold.Total() > left {
+			if noFallback {
+				return floor, false, nil
+			}
+			continue
+		}
+		// The most tokens that fit: the hold grows with them.
+		lo, hi := minAnswerTokens, maxAnswerTokens
+		best = floor
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			f, err := try(mid, noFallback)
+			if err != nil {
+				return f, false, err
+			}
+			if f.hold.Total() <= left {
+				lo, best = mid, f
+			} else {
+				hi = mid - 1
+			}
+		}
+		return best, true, nil
+	}
+	panic("unreachable")
+}
+
+// plan is the call of a round offering tools, fitted to what the chat has
+// left so that a final answer still fits after it; offered nil, it is the
+// final answer itself, told so. A chat that isn't paid for is sent as asked.
+func (a *AgentService) plan(ctx context.Context, c *chat, tools []ports.ModelTool) (fitted, error) {
+	req := a.callRequest(ctx, c.run, c.thread, tools)
+	if c.payer == nil {
+		return fitted{req: req, call: a.worstCall(ctx, req)}, nil
+	}
+	left, err := a.chatLeft(ctx, c)
+	if err != nil {
+		return fitted{}, err
+	}
+	if tools != nil {
+		// What the answer after this round will need: the thread grown by
+		// a round, no tools, the fewest tokens.
+		grown := append(c.thread[:len(c.thread):len(c.thread)], runs.Message{Role: runs.RoleTool, ToolCallID: "next", Name: "next",
+			Content: strings.Repeat("x", growthBytesBound)})
+		last := a.callRequest(ctx, c.run, grown, nil)
+		last.MaxTokens, last.NoFallback = minAnswerTokens, true
+		lastHold, err := a.ledger.HoldFor(ctx, *c.payer, a.worstCall(ctx, last).Bill, nil)
+		if err != nil {
+			return fitted{}, err
+		}
+		f, ok, err := a.fit(ctx, c, req, left-lastHold.Total())
+		if err != nil || ok {
+			return f, err
+		}
+		// Too little left for a tool round and an answer: answer now.
+		a.lastCalls.Add(1, "answered_without_tools")
+		req = a.callRequest(ctx, c.run, c.thread, nil)
+		req.Messages[0].Content += "\n" + lastCallLine
+	}
+	f, _, err := a.fit(ctx, c, req, left)
+	return f, err
+}
