@@ -32,7 +32,24 @@ func bodyDeadline(c echo.Context, d time.Duration) {
 		// Only a test's recorder can't; a real connection always can.
 		return
 	}
-	r.Body = &deadlineBody{rc: r.Body, ctl: ctl, limit: d, left: r.ContentLength}
+	body := &deadlineBody{rc: r.Body, ctl: ctl, limit: d, left: r.ContentLength}
+	r.Body = body
+	c.Set(bodyKey, body)
+}
+
+const bodyKey = "petal.body"
+
+// bodyUnread reports whether the request's body has not been read to its
+// end. An answer to such a request closes the connection: net/http would
+// otherwise read (up to 256 KiB of) the rest of the body before writing the
+// status, so a refusal given before the body is read reached a client
+// sending slowly only when its body or its deadline ran out (30 s).
+func bodyUnread(c echo.Context) bool {
+	if b, ok := c.Get(bodyKey).(*deadlineBody); ok {
+		return !b.lifted
+	}
+	r := c.Request()
+	return r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0
 }
 
 // deadlineBody lifts the read deadline once its body has been read (its

@@ -143,6 +143,9 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		if e.RetryAfterS > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(e.RetryAfterS))
 		}
+		if bodyUnread(c) {
+			c.Response().Header().Set(echo.HeaderConnection, "close")
+		}
 		if c.Request().Method == http.MethodHead {
 			_ = c.NoContent(status)
 			return

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Past the day's cap, a client announcing 1 MiB and sending 1 KiB, then
+// nothing, reads its 429 at once, on a connection that then closes: the
+// refusal does not wait for a body it will never read (it reached the client
+// only at the body's 30 s deadline).
+func TestARefusalBeforeTheBodyIsAnsweredAtOnce(t *testing.T) {
+	p := startPetal(t, map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "1"})
+	owner := p.browser(t)
+	id := owner.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"capped"}`)["id"].(string)
+	shaA, a := reading(t, 1)
+	owner.ok(t, http.MethodPut, "/api/v1/explorations/"+id+"/snapshots/"+shaA, string(a))
+	shaB, _ := reading(t, 2)
+	u, err := url.Parse(p.URL)
+	require.NoError(t, err)
+	var cookies []string
+	for _, c := range owner.client.Jar.Cookies(u) {
+		cookies = append(cookies, c.Name+"="+c.Value)
+	}
+
+	conn, err := net.Dial("tcp", u.Host)
+	require.NoError(t, err)
+	defer conn.Close()
+	started := time.Now()
+	_, err = fmt.Fprintf(conn, "PUT /api/v1/explorations/%s/snapshots/%s HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		id, shaB, u.Host, strings.Join(cookies, "; "), 1<<20, strings.Repeat(" ", 1<<10))
+	require.NoError(t, err)
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err, "no answer within 5 s")
+	took := time.Since(started)
+	defer res.Body.Close()
+	t.Logf("the 429 arrived after %s", took)
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode)
+	assert.True(t, res.Close, "Connection: close")
+	assert.Less(t, took, time.Second, "answered at once, not when the body's deadline ran out")
+}
