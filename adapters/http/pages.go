@@ -30,7 +30,7 @@ import (
 	"github.com/petal-near/petal/domain/specs"
 )
 
-//go:embed pages
+//go:embed pages/*.tmpl pages/static
 var pageFiles embed.FS
 
 // pageCSP lets a page load only what its own site serves: no inline script or
@@ -99,6 +99,8 @@ func (s *Server) pageRoutes() []Route {
 		page("/connect", "the page on bringing your own agent and getting access (an HTML page)", s.connectPage),
 		page("/map", "the map's gallery; ?id=<a map's id> opens one map (an HTML page)", s.mapGalleryPage),
 		page("/account", "what Petal knows of one account: ?id=<CAIP-10>, the groups on the map it is in (an HTML page)", s.accountPage),
+		page(people.SignInPath, "sign in with a NEAR wallet through the wallet connector; ?attach=1 attaches another wallet; a redirect wallet's callbackUrl (an HTML page)", s.signInPage),
+		page("/me", "a signed-in person's own page: credit, usage, tip, top-ups, view, profile, wallets (an HTML page)", s.mePage),
 		{Method: http.MethodGet, Path: "/", Access: AccessPlain, Handler: s.home, Head: true,
 			Summary: "the site's front door: 302 to /make"},
 		{Method: http.MethodGet, Path: "/pages/:file", Access: AccessPlain, Handler: s.pageAsset,
@@ -115,18 +117,37 @@ func (s *Server) home(c echo.Context) error {
 type pageShell struct {
 	Title  string
 	Nav    string // the nav entry that is this page
-	Signed bool   // the session is a signed-in person's
+	Signed bool   // the session is a signed-in person's (renderPage fills it)
+	Who    pageWho
 	Body   any
+	// CSP replaces pageCSP for this page ("" keeps it): only /signin, which
+	// runs the wallet connector, has a wider one.
+	CSP string
+}
+
+// pageWho is the header's "who is signed in": the wallet this session came
+// in with.
+type pageWho struct {
+	Account string
+	Network string
 }
 
 // renderPage writes a page with the security headers every page carries.
 func (s *Server) renderPage(c echo.Context, status int, name string, shell pageShell) error {
+	shell.Signed = s.signed(c)
+	if shell.Signed {
+		shell.Who = s.who(c)
+	}
 	var buf bytes.Buffer
 	if err := pageTemplates.ExecuteTemplate(&buf, name, shell); err != nil {
 		return errs.New(errs.Internal, "the page could not be drawn").WithCause(err)
 	}
 	h := c.Response().Header()
-	h.Set("Content-Security-Policy", pageCSP)
+	csp := pageCSP
+	if shell.CSP != "" {
+		csp = shell.CSP
+	}
+	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
@@ -170,6 +191,25 @@ func (s *Server) signed(c echo.Context) bool {
 	return ok && people.IsPerson(sess.Subject)
 }
 
+// who is the account and network the session signed in with, read as
+// GET /api/v1/me reads them; a failure shows no name (the page still works).
+func (s *Server) who(c echo.Context) pageWho {
+	sess, _ := s.session(c)
+	me, err := s.deps.SignIn.Me(c.Request().Context(), sess)
+	if err != nil {
+		s.deps.Log.WarnContext(c.Request().Context(), "reading who is signed in for a page", "err", err)
+		return pageWho{}
+	}
+	var w pageWho
+	if me.Account != nil {
+		w.Account = *me.Account
+	}
+	if me.Network != nil {
+		w.Network = *me.Network
+	}
+	return w
+}
+
 // makeBody is /make's: a run to follow, or none.
 type makeBody struct {
 	RunID    string
@@ -203,7 +243,7 @@ func (s *Server) makePage(c echo.Context) error {
 			title = run.Title
 		}
 	}
-	return s.renderPage(c, http.StatusOK, "make.tmpl", pageShell{Title: title, Nav: "make", Signed: s.signed(c), Body: body})
+	return s.renderPage(c, http.StatusOK, "make.tmpl", pageShell{Title: title, Nav: "make", Body: body})
 }
 
 // draftBody is /draft's: the drawn spec, its legend, what it shows and the
@@ -241,7 +281,7 @@ func (s *Server) draftPage(c echo.Context) error {
 	if err != nil {
 		if e, ok := errs.As(err); ok && e.Code == errs.InvalidSpec {
 			return s.renderPage(c, StatusOf(e.Code), "draft.tmpl", pageShell{Title: "A draft that cannot be drawn", Nav: "make",
-				Signed: s.signed(c), Body: draftBody{Spec: raw, Problems: e.Problems}})
+				Body: draftBody{Spec: raw, Problems: e.Problems}})
 		}
 		return s.errorPage(c, err, "make")
 	}
@@ -266,7 +306,7 @@ func (s *Server) draftPage(c echo.Context) error {
 	if title == "" {
 		title = "A draft"
 	}
-	return s.renderPage(c, http.StatusOK, "draft.tmpl", pageShell{Title: title, Nav: "make", Signed: s.signed(c), Body: body})
+	return s.renderPage(c, http.StatusOK, "draft.tmpl", pageShell{Title: title, Nav: "make", Body: body})
 }
 
 // pageBase is the site's address for the links a page shows: PETAL_API,
@@ -286,7 +326,7 @@ type connectBody struct {
 }
 
 func (s *Server) connectPage(c echo.Context) error {
-	return s.renderPage(c, http.StatusOK, "connect.tmpl", pageShell{Title: "Connect", Nav: "connect", Signed: s.signed(c),
+	return s.renderPage(c, http.StatusOK, "connect.tmpl", pageShell{Title: "Connect", Nav: "connect",
 		Body: connectBody{Base: s.pageBase(), Public: s.deps.Config.Public}})
 }
 
@@ -339,7 +379,7 @@ type mapBody struct {
 
 func (s *Server) mapGalleryPage(c echo.Context) error {
 	if s.deps.Maps == nil {
-		return s.renderPage(c, http.StatusOK, "map.tmpl", pageShell{Title: "The map", Nav: "map", Signed: s.signed(c), Body: mapBody{None: true}})
+		return s.renderPage(c, http.StatusOK, "map.tmpl", pageShell{Title: "The map", Nav: "map", Body: mapBody{None: true}})
 	}
 	p := app.MapPage{Cursor: c.QueryParam("cursor")}
 	if sess, ok := s.session(c); ok {
@@ -357,7 +397,7 @@ func (s *Server) mapGalleryPage(c echo.Context) error {
 		if err := json.Unmarshal(b, &one); err != nil {
 			return s.errorPage(c, errs.New(errs.Internal, "the map could not be read").WithCause(err), "map")
 		}
-		return s.renderPage(c, http.StatusOK, "map.tmpl", pageShell{Title: one.Map.Label(), Nav: "map", Signed: s.signed(c), Body: mapBody{One: &one.Map}})
+		return s.renderPage(c, http.StatusOK, "map.tmpl", pageShell{Title: one.Map.Label(), Nav: "map", Body: mapBody{One: &one.Map}})
 	}
 	b, err := s.deps.Maps.Maps(ctx, p)
 	if err != nil {
@@ -374,7 +414,7 @@ func (s *Server) mapGalleryPage(c echo.Context) error {
 	if list.NextCursor != nil {
 		body.Next = *list.NextCursor
 	}
-	return s.renderPage(c, http.StatusOK, "map.tmpl", pageShell{Title: "The map", Nav: "map", Signed: s.signed(c), Body: body})
+	return s.renderPage(c, http.StatusOK, "map.tmpl", pageShell{Title: "The map", Nav: "map", Body: body})
 }
 
 // noSuchPage reports whether err is Echo's "no route" for a browser's

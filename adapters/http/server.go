@@ -93,6 +93,8 @@ type Deps struct {
 	Maps *app.MapService
 	// Profiles keeps people's profiles and serves their pictures.
 	Profiles *app.ProfileService
+	// Wallets is where /signin's wallet connector finds its wallets.
+	Wallets WalletConnector
 	// Metrics receives the door's metrics (nil: none kept).
 	Metrics ports.Metrics
 }

@@ -5,8 +5,6 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -22,7 +20,6 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -30,7 +27,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
-	"github.com/petal-near/petal/domain/people"
+	"github.com/petal-near/petal/adapters/oneclick/oneclicktest"
 )
 
 // chromium is one headless chromium for a test; each page gets a tab that
@@ -38,6 +35,9 @@ import (
 type chromium struct {
 	ctx    context.Context
 	origin string
+	// declared are the other origins a tab may reach: the wallet
+	// connector's declared hosts, on /signin.
+	declared []string
 }
 
 func startBrowser(t *testing.T, origin string) *chromium {
@@ -104,7 +104,7 @@ func (b *chromium) tab(t *testing.T, allowed ...string) context.Context {
 		switch ev := ev.(type) {
 		case *network.EventRequestWillBeSent:
 			u := ev.Request.URL
-			if u != b.origin && !strings.HasPrefix(u, b.origin+"/") {
+			if !b.sameOrDeclared(u) {
 				away = append(away, u)
 			}
 		case *runtime.EventConsoleAPICalled:
@@ -141,6 +141,20 @@ func (b *chromium) tab(t *testing.T, allowed ...string) context.Context {
 	return tctx
 }
 
+// sameOrDeclared reports whether a tab may ask for u: the server's origin,
+// or one the wallet connector declares.
+func (b *chromium) sameOrDeclared(u string) bool {
+	if strings.HasPrefix(u, "data:") {
+		return true // a picture in the page itself (a wallet's icon): nothing is asked of anyone
+	}
+	for _, o := range append([]string{b.origin}, b.declared...) {
+		if u == o || strings.HasPrefix(u, o+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // screenshot keeps a small PNG of the page under docs/pages/ when
 // PETAL_PAGE_SCREENSHOTS=1.
 func screenshot(t *testing.T, ctx context.Context, name string) {
@@ -160,7 +174,10 @@ func waitFor(expr string) chromedp.Action {
 
 func TestPagesInABrowser(t *testing.T) {
 	fake := nearrpctest.New(t)
-	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "1000",
+	wallet := startFakeWallet(t)
+	t.Setenv("PETAL_WALLET_MANIFEST", wallet.URL+"/manifest.json")
+	t.Setenv("PETAL_WALLET_HOSTS", wallet.URL)
+	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "1000", "PETAL_ONECLICK_URL": oneclicktest.New(t).URL,
 		"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	// A drawing on the map whose name is markup.
 	const hostile = `<img src=x onerror="document.title='pwned'">`
@@ -170,6 +187,7 @@ func TestPagesInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := startBrowser(t, p.URL)
+	b.declared = []string{wallet.URL}
 
 	t.Run("a recorded chat on /make draws its flower", func(t *testing.T) {
 		ctx := b.tab(t)
@@ -178,7 +196,8 @@ func TestPagesInABrowser(t *testing.T) {
 			chromedp.Navigate(p.URL+"/"), // the front door leads to /make
 			chromedp.SendKeys("#ask", "draw the marketing DAO", chromedp.ByID),
 			chromedp.Click("#send", chromedp.ByID),
-			chromedp.WaitVisible(".flower svg", chromedp.ByQuery),
+			// The picture itself (the legend's swatches are small SVGs too).
+			chromedp.WaitVisible(`.flower svg[role="img"]`, chromedp.ByQuery),
 			chromedp.WaitVisible("li.ev-done", chromedp.ByQuery),
 			chromedp.Location(&location),
 		))
@@ -350,7 +369,7 @@ func TestPagesInABrowser(t *testing.T) {
 		var command, held string
 		require.NoError(t, chromedp.Run(ctx,
 			chromedp.Navigate(p.URL+"/connect"),
-			chromedp.WaitVisible("#wallet-steps", chromedp.ByID),
+			chromedp.WaitVisible(`main a[href="/signin"]`, chromedp.ByQuery),
 			chromedp.Value("#mcp-http", &command, chromedp.ByID),
 		))
 		assert.Equal(t, "claude mcp add --transport http petal "+p.URL+"/mcp", command)
@@ -365,53 +384,31 @@ func TestPagesInABrowser(t *testing.T) {
 	})
 
 	// Last: from here on the browser is signed in.
-	t.Run("a wallet in the browser signs in, and the person makes an agent link", func(t *testing.T) {
-		priv, account := goKey(t, fake, "erin.testnet", "full")
+	t.Run("the connector's wallet signs in; the person makes an agent link, sees it listed and revokes it", func(t *testing.T) {
+		key, erin := goKey(t, fake, "erin.testnet", "full")
+		wallet.use(key, erin)
 		ctx := b.tab(t)
-		// A wallet that injects itself, as browser wallets do; it signs in Go,
-		// through a binding, with a key the fake chain says is erin's.
-		chromedp.ListenTarget(ctx, func(ev any) {
-			call, ok := ev.(*runtime.EventBindingCalled)
-			if !ok || call.Name != "petalSign" {
-				return
-			}
-			var req struct{ Message, Recipient, Nonce string }
-			if err := json.Unmarshal([]byte(call.Payload), &req); err != nil {
-				t.Error(err)
-				return
-			}
-			nonce, err := base64.StdEncoding.DecodeString(req.Nonce)
-			if err != nil || len(nonce) != 32 {
-				t.Errorf("nonce %q: %v", req.Nonce, err)
-				return
-			}
-			h := people.Nep413Hash(people.Nep413Payload(req.Message, [32]byte(nonce), req.Recipient, nil))
-			signed, _ := json.Marshal(map[string]string{"accountId": account,
-				"publicKey": people.FormatPublicKey(priv.Public().(ed25519.PublicKey)),
-				"signature": base64.StdEncoding.EncodeToString(ed25519.Sign(priv, h[:]))})
-			go func() { _ = chromedp.Run(ctx, chromedp.Evaluate("window.__signed("+string(signed)+")", nil)) }()
-		})
+		signInWithTheConnector(t, ctx, p)
 		var link string
 		require.NoError(t, chromedp.Run(ctx,
-			runtime.AddBinding("petalSign"),
-			chromedp.ActionFunc(func(ctx context.Context) error {
-				_, err := page.AddScriptToEvaluateOnNewDocument(`window.near = { networkId: 'testnet', signMessage: (req) => new Promise((resolve) => {
-					window.__signed = resolve;
-					window.petalSign(JSON.stringify({ message: req.message, recipient: req.recipient, nonce: btoa(String.fromCharCode.apply(null, req.nonce)) }));
-				}) };`).Do(ctx)
-				return err
-			}),
 			chromedp.Navigate(p.URL+"/connect"),
-			chromedp.WaitVisible("#wallet-sign-in", chromedp.ByID),
-			chromedp.Click("#wallet-sign-in", chromedp.ByID),
-			chromedp.WaitVisible("#agent-link-form button", chromedp.ByQuery), // the page again, signed in
+			chromedp.WaitVisible("#agent-links-none", chromedp.ByID), // none yet
 			chromedp.Click("#agent-link-form button", chromedp.ByQuery),
 			waitFor(`document.getElementById('agent-link').textContent !== ''`),
 			chromedp.Text("#agent-link", &link, chromedp.ByID),
+			waitFor(`document.querySelectorAll('#agent-links li').length === 1`),
+			chromedp.WaitVisible("#signed-in", chromedp.ByID),
 		))
-		assert.Contains(t, link, "petal_agent_")
-		require.NoError(t, chromedp.Run(ctx, chromedp.WaitVisible("#signed-in", chromedp.ByID)))
+		token := link[strings.Index(link, "petal_agent_"):]
+		res, body := p.do(t, http.MethodPost, "/api/v1/agents/wait", `{"as":"claude","wait_s":1}`, "Authorization", "Bearer "+token)
+		require.Equal(t, http.StatusOK, res.StatusCode, "the new link waits: %s", body)
 		screenshot(t, ctx, "connect-signed-in")
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Click("#agent-links li button", chromedp.ByQuery),
+			waitFor(`document.querySelectorAll('#agent-links li').length === 0`),
+		))
+		res, body = p.do(t, http.MethodPost, "/api/v1/agents/wait", `{"as":"claude","wait_s":1}`, "Authorization", "Bearer "+token)
+		assert.Equal(t, http.StatusUnauthorized, res.StatusCode, "the revoked link's next wait: %s", body)
 	})
 }
 
@@ -449,7 +446,25 @@ func TestPagesCarryAStrictPolicy(t *testing.T) {
 		assert.NotContains(t, body, "<script>", "no inline script: %s", path)
 		assert.NotContains(t, body, "style=", "no inline style: %s", path)
 	}
-	res, body := p.do(t, http.MethodGet, "/make?run=nobody", "")
+	// /signin alone runs the wallet connector: its scripts by nonce, its
+	// wallets' hosts, and nothing inline besides styles.
+	res, body := p.do(t, http.MethodGet, "/signin", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	csp := res.Header.Get("Content-Security-Policy")
+	nonce := csp[strings.Index(csp, "'nonce-")+7:]
+	nonce = nonce[:strings.Index(nonce, "'")]
+	assert.Contains(t, body, `data-nonce="`+nonce+`"`)
+	assert.Contains(t, csp, "script-src 'self' 'nonce-"+nonce+"';", "no unsafe-inline script")
+	assert.Contains(t, csp, "connect-src 'self' https://raw.githubusercontent.com ", "the connector's manifest")
+	assert.Contains(t, csp, "frame-ancestors 'none'")
+	assert.NotContains(t, body, "<script>", "no inline script")
+	res2, _ := p.do(t, http.MethodGet, "/signin", "")
+	assert.NotEqual(t, csp, res2.Header.Get("Content-Security-Policy"), "a fresh nonce each time")
+	res, _ = p.do(t, http.MethodGet, "/me", "")
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, "/me is a signed-in person's")
+	assert.NotContains(t, res.Header.Get("Content-Security-Policy"), "unsafe-inline")
+
+	res, body = p.do(t, http.MethodGet, "/make?run=nobody", "")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)
 	assert.Contains(t, body, "Not found")
 

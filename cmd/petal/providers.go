@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -167,6 +168,7 @@ var (
 	)
 	httpSet = wire.NewSet(
 		wire.Struct(new(httpapi.Deps), "*"),
+		newWalletConnector,
 		httpapi.New,
 	)
 	serverSet = wire.NewSet(adapterSet, appSet, mcpSet, httpSet, newScheduler,
@@ -379,4 +381,22 @@ func newAgentJobsService(cfg config.Config, store ports.AgentJobs, exps ports.Ex
 	s := app.NewAgentJobsService(cfg, store, exps, runStore, signals, views, clock, random, process, m, log)
 	explorationService.Watch(s)
 	return s
+}
+
+// newWalletConnector is /signin's wallet list: PETAL_WALLET_MANIFEST (a URL;
+// the connector's own list by default) and PETAL_WALLET_HOSTS (origins its
+// wallets reach, comma-separated; with a manifest of one's own, only those).
+// docs/pages.md.
+func newWalletConnector() httpapi.WalletConnector {
+	manifest := strings.TrimSpace(os.Getenv("PETAL_WALLET_MANIFEST"))
+	hosts := httpapi.DefaultWalletHosts
+	if manifest != "" || os.Getenv("PETAL_WALLET_HOSTS") != "" {
+		hosts = nil
+		for _, h := range strings.Split(os.Getenv("PETAL_WALLET_HOSTS"), ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	return httpapi.WalletConnector{ManifestURL: manifest, Hosts: hosts}
 }

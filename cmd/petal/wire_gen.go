@@ -167,6 +167,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	topUpService := app.NewTopUpService(cfg, intentTopUpRepository, swaps, signInService, rateLimiter, clock, log, registry)
 	profileRepository := postgres.NewProfileRepository(db)
 	profileService := app.NewProfileService(profileRepository, dataBudget, rateLimiter, clock, log, registry)
+	walletConnector := newWalletConnector()
 	deps := httpapi.Deps{
 		Config:        cfg,
 		Log:           log,
@@ -191,6 +192,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		TopUps:        topUpService,
 		Maps:          mapService,
 		Profiles:      profileService,
+		Wallets:       walletConnector,
 		Metrics:       registry,
 	}
 	httpapiServer := httpapi.New(deps)
