@@ -7,7 +7,7 @@ package httpapi
 
 import (
 	"crypto/rand"
-	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -97,7 +97,7 @@ func (s *Server) signInPage(c echo.Context) error {
 	if _, err := rand.Read(raw[:]); err != nil {
 		return s.errorPage(c, errs.New(errs.Internal, "the page could not be drawn").WithCause(err), "signin")
 	}
-	nonce := base64.StdEncoding.EncodeToString(raw[:])
+	nonce := hex.EncodeToString(raw[:]) // hex: nothing in it for an attribute or the header to escape
 	attach := c.QueryParam("attach") == "1"
 	if attach && !s.signed(c) {
 		return s.errorPage(c, errs.New(errs.Unauthorised, "sign in first to attach another wallet", "sign in on /signin, then attach a wallet from /me"), "signin")

@@ -197,7 +197,7 @@ func TestPagesInABrowser(t *testing.T) {
 			chromedp.SendKeys("#ask", "draw the marketing DAO", chromedp.ByID),
 			chromedp.Click("#send", chromedp.ByID),
 			// The picture itself (the legend's swatches are small SVGs too).
-			chromedp.WaitVisible(`.flower svg[role="img"]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`.flower svg[aria-labelledby]`, chromedp.ByQuery),
 			chromedp.WaitVisible("li.ev-done", chromedp.ByQuery),
 			chromedp.Location(&location),
 		))
