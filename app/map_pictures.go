@@ -153,3 +153,23 @@ func ShippedMapRows() fs.FS {
 	}
 	return sub
 }
+
+// DraftSpec is the canonical JSON of a drawing on the map by its spec's
+// sha256, for /d/:hash: a flower synced from SocialDB or shipped with a
+// public site is on the map without ever being kept as a draft here, and its
+// view_url must still open. not_found for a hash the map doesn't hold.
+func (s *MapService) DraftSpec(ctx context.Context, sha string) ([]byte, error) {
+	st, err := s.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	spec, ok := st.specs[sha]
+	if !ok {
+		return nil, errs.New(errs.NotFound, "no drawing on the map has that hash")
+	}
+	name, canonical, err := specs.Name(spec)
+	if err != nil || name != sha {
+		return nil, errs.New(errs.Internal, "a drawing on the map does not match its name")
+	}
+	return canonical, nil
+}

@@ -68,6 +68,12 @@ func (s *Server) renderFlower(r Route) echo.HandlerFunc {
 // plain text.
 func (s *Server) draft(c echo.Context) error {
 	body, err := s.deps.Flowers.Draft(c.Request().Context(), c.Param("hash"))
+	if errs.Is(err, errs.NotFound) && s.deps.Maps != nil {
+		// A flower synced from SocialDB or shipped is on the map, not kept.
+		if spec, merr := s.deps.Maps.DraftSpec(c.Request().Context(), c.Param("hash")); merr == nil {
+			body, err = spec, nil
+		}
+	}
 	if err != nil {
 		if errs.Is(err, errs.NotFound) {
 			if wantsHTML(c.Request()) { // a person who followed a link reads a page
