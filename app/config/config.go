@@ -132,7 +132,7 @@ var Variables = []Variable{
 	{"PETAL_RETAIN_ANON_DAYS", "90", "days after which anonymous runs and explorations nobody changed or opened are deleted; 0 keeps them"},
 	{"PETAL_MAP_SYNC_MIN", "10", "minutes between reads of SocialDB for flowers published elsewhere (docs/map.md); 0 turns the sync off"},
 	{"PETAL_MAP_MARKS_MIN", "10", "minutes between runs of the map_marks job, which reads the marks (name, symbol, logo) of maps that have none or a stale one (docs/map.md); 0 turns it off"},
-	{"PETAL_RECORDED_PACE_MS", "0", "pause before each answer of the recorded model, in milliseconds (0: none)"},
+	{"PETAL_RECORDED_PACE_MS", "700", "pause before each answer of the recorded model, in milliseconds, so a person sees the demo unfold (0: none)"},
 	{"PETAL_SEARCH_API_KEY", "", "a Brave Search API key (X-Subscription-Token) for the search tool; empty: search answers 503 source_failed and Petals' agent is not offered it"},
 	{"PETAL_SEARCH_URL", "https://api.search.brave.com", "the Brave Search API's base URL (tests point it at a fake)"},
 	{"PETAL_READ_PAGE_LOOPBACK", "0", "1: read_page may read pages on this machine's loopback (tests only; refused when PETAL_API is an https:// site). Private networks stay refused"},

@@ -35,6 +35,9 @@ var offlineDefaults = map[string]string{
 	"PETAL_MAP_SYNC_MIN": "0",
 	// The same for the maps' marks (Svc.Marks.Run).
 	"PETAL_MAP_MARKS_MIN": "0",
+	// The recorded demo at full speed; a test that wants to see it unfold
+	// (stop it, reload into it) paces it itself.
+	"PETAL_RECORDED_PACE_MS": "0",
 }
 
 // startPetal serves petal for one test. env overrides the configuration.
