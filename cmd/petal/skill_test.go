@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"slices"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 )
 
 // skillTools is the tools /skill.md lists: its "## Tools" section's items.
@@ -77,4 +81,44 @@ func TestSkillListsExactlyTheRegistrysTools(t *testing.T) {
 		assert.Empty(t, body)
 		assert.Equal(t, etag, res.Header.Get("ETag"))
 	}
+}
+
+// The skill's worked exchange is true: each of its calls, sent as written
+// (the render with the spec step 3 answered), answers 200 with every plain
+// member its trimmed answer shows, on a site with no chain at hand but the
+// fake's DAO list for find_target.
+func TestTheSkillsWorkedExchangeIsTrue(t *testing.T) {
+	fake := nearrpctest.New(t)
+	const base = "https://petal.example"
+	p := startPetal(t, map[string]string{"PETAL_API": base, "PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
+	_, doc := p.do(t, http.MethodGet, "/skill.md", "")
+	_, section, ok := strings.Cut(doc, "\n## A worked exchange\n")
+	require.True(t, ok, "the skill has a worked exchange")
+	section, _, _ = strings.Cut(section, "\n## ")
+
+	call := regexp.MustCompile("(?m)^       (GET|POST) " + regexp.QuoteMeta(base) + `(\S+)\n(?:       (\{.*\})\n)?\n   ` + "```json\n((?s:.*?))\n   ```")
+	member := regexp.MustCompile(`"([a-z_0-9]+)": ("[^"\\…]*"|-?[0-9.]+|true|false)`)
+	calls := call.FindAllStringSubmatch(section, -1)
+	require.Len(t, calls, 4, "find, snapshot, propose, render")
+	var spec json.RawMessage
+	for _, c := range calls {
+		method, path, body, shown := c[1], c[2], c[3], c[4]
+		if strings.Contains(body, "…the spec above…") {
+			body = `{"spec":` + string(spec) + `}`
+		}
+		res, got := p.do(t, method, path, body)
+		require.Equal(t, http.StatusOK, res.StatusCode, "%s %s: %s", method, path, got)
+		var compact bytes.Buffer
+		require.NoError(t, json.Compact(&compact, []byte(got)))
+		for _, m := range member.FindAllStringSubmatch(shown, -1) {
+			assert.Contains(t, compact.String(), `"`+m[1]+`":`+m[2], "%s %s shows %s: %s", method, path, m[0], got)
+		}
+		var answer struct {
+			Spec json.RawMessage `json:"spec"`
+		}
+		if json.Unmarshal([]byte(got), &answer) == nil && answer.Spec != nil {
+			spec = answer.Spec
+		}
+	}
+	assert.Contains(t, section, "To try it offline")
 }
