@@ -51,6 +51,7 @@ type AgentService struct {
 	quotes    ports.ChatQuotes
 	quoted    ports.Counter // quotes made, bound and refused
 	lastCalls ports.Counter // calls made without tools because the budget left paid for an answer only
+	landing   *landing      // the writes that must land: a run's end, a hold's release
 	pricing   chan struct{} // quotes priced at once (each builds nine requests)
 	clock     ports.Clock
 	tails     *tailCache
@@ -109,6 +110,7 @@ func NewAgentService(d AgentDeps) *AgentService {
 		"Chats' quotes: made, bound to a chat, or refused to one (used, expired, for other messages).", "outcome")
 	a.lastCalls = ports.MetricsOrNone(d.Metrics).Counter("petal_agent_budget_final_answers_total",
 		"Model calls offered no tools because what the chat had left paid for a final answer only (answered_without_tools).", "outcome")
+	a.landing = newLanding(d.Metrics, d.Random, d.Log)
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
 	a.own = a.ownTools()
 	return a

@@ -104,7 +104,9 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 		}
 		hold = h
 		defer func() {
-			if err := a.ledger.Release(c.wctx, hold); err != nil {
+			// Tried again until it lands: a hold left held keeps the
+			// person's credit from them (a settled hold releases nothing).
+			if err := a.landing.land(c.wctx, "hold_release", func(ctx context.Context) error { return a.ledger.Release(ctx, hold) }); err != nil {
 				a.log.Error("agent: releasing a hold", "run", c.run.ID, "err", err)
 			}
 		}()

@@ -104,8 +104,7 @@ func (a *AgentService) finish(ctx context.Context, c *chat, err error) {
 		// then a peer's sweep ends the run instead.
 		wctx, cancel := context.WithTimeout(c.wctx, endTimeout)
 		defer cancel()
-		_, werr := a.store.End(wctx, c.run.ID, status, evs...)
-		a.logEnd(c, status, werr)
+		a.logEnd(c, status, a.endRun(wctx, c.run.ID, status, evs))
 		return
 	case errors.Is(cause, errStopped):
 		status = runs.Stopped
@@ -151,8 +150,15 @@ func (a *AgentService) finish(ctx context.Context, c *chat, err error) {
 		done.Signature = a.sign(c.wctx, c.last)
 	}
 	evs = append(evs, runs.Make(runs.KindDone, done))
-	_, werr := a.store.End(c.wctx, c.run.ID, status, evs...)
-	a.logEnd(c, status, werr)
+	a.logEnd(c, status, a.endRun(c.wctx, c.run.ID, status, evs))
+}
+
+// endRun writes a run's end, tried again until it lands or ctx ends.
+func (a *AgentService) endRun(ctx context.Context, id string, status runs.Status, evs []runs.NewEvent) error {
+	return a.landing.land(ctx, "run_end", func(ctx context.Context) error {
+		_, err := a.store.End(ctx, id, status, evs...)
+		return err
+	})
 }
 
 func (a *AgentService) logEnd(c *chat, status runs.Status, err error) {

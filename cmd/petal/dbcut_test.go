@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
@@ -78,4 +80,53 @@ func TestADatabaseThatDoesNotAnswerSignsNobodyOut(t *testing.T) {
 	var sessions int
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM sessions`).Scan(&sessions))
 	assert.Equal(t, 1, sessions, "no anonymous session was opened beside the person's")
+}
+
+// A chat whose model call is in flight while the database is away for 10 s
+// ends once it is back: its end and its hold's release are tried again
+// until they land, so within 10 s of the database's return the run has
+// ended and nothing is held (issue 33, item 4).
+func TestARunEndsAndReleasesItsHoldsWhenTheDatabaseReturns(t *testing.T) {
+	fake := nearaitest.New(t)
+	fake.Hold = make(chan struct{})
+	fake.Holding = make(chan struct{}, 1)
+	p, proxy := proxiedPetal(t, modelEnv(fake))
+	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
+	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
+	var started map[string]string
+	require.NoError(t, json.Unmarshal([]byte(body), &started))
+	id := started["run_id"]
+	select {
+	case <-fake.Holding:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the model call never arrived")
+	}
+	require.Positive(t, heldOnLedger(t, p), "the call in flight is held")
+
+	// The database goes away with the call in flight; the call answers
+	// meanwhile, so every write after it meets no database.
+	proxy.cut()
+	close(fake.Hold)
+	time.Sleep(10 * time.Second)
+	status := func() string {
+		var s string
+		require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT status FROM runs WHERE id = $1`, id).Scan(&s))
+		return s
+	}
+	require.Equal(t, "running", status(), "nothing could end it while the database was away")
+	proxy.restore()
+	back := time.Now()
+	var ended time.Duration
+	for {
+		if s, held := status(), heldOnLedger(t, p); s != "running" && held == 0 {
+			ended = time.Since(back)
+			t.Logf("run %s after the database's return, nothing held, %.2f s", s, ended.Seconds())
+			break
+		}
+		if time.Since(back) > 10*time.Second {
+			t.Fatalf("10 s after the database's return the run is %s and %d µ$ are held", status(), heldOnLedger(t, p))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	assert.Contains(t, []string{"done", "failed", "interrupted"}, status())
 }
