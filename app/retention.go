@@ -28,6 +28,10 @@ const (
 	UnshownPicturesKept = time.Hour
 	// QuotesKept is how long past its expiry a chat's quote is kept.
 	QuotesKept = 24 * time.Hour
+	// PromptCountsKept is how long NEAR AI's count of a prefix is kept
+	// unseen: a chat's next call reads its previous one's within minutes,
+	// a first call the head's; a week keeps what quiet days teach.
+	PromptCountsKept = 7 * 24 * time.Hour
 )
 
 // retentionBatch is how many rows one statement deletes; a run or an
@@ -45,6 +49,8 @@ var retentionBatch = map[ports.Retained]int{
 	ports.UnshownPictures:          100, // up to 2 MiB each
 	ports.ExpiredQuotes:            1000,
 	ports.EndedJobs:                1000,
+	ports.OldPromptCounts:          1000,
+	ports.OldPromptHeads:           1000,
 }
 
 // retentionPause is the breath between two batches, so other transactions
@@ -72,6 +78,8 @@ func RetentionJob(ret ports.Retention, cfg config.Config, m ports.Metrics) Job {
 		{ports.UnshownPictures, UnshownPicturesKept},
 		{ports.ExpiredQuotes, QuotesKept},
 		{ports.EndedJobs, JobsKept},
+		{ports.OldPromptCounts, PromptCountsKept},
+		{ports.OldPromptHeads, PromptCountsKept},
 	}
 	if cfg.RetainAnon > 0 {
 		rules = append(rules, rule{ports.UnopenedAnonRuns, cfg.RetainAnon}, rule{ports.UnopenedAnonExplorations, cfg.RetainAnon})

@@ -29,6 +29,8 @@ const (
 	UnpaidTopUps             Retained = "unpaid_top_ups"         // NEAR Intents top-ups never paid into (PENDING_DEPOSIT), their deadline olderThan ago
 	EndedJobs                Retained = "ended_jobs"             // a person's agents' jobs done, failed or stopped olderThan ago (their takes go with them)
 	UnshownPictures          Retained = "unshown_pictures"       // profile pictures no profile shows, kept olderThan ago (a profile's replacement deletes its own; this takes what two at once left)
+	OldPromptCounts          Retained = "prompt_counts"          // NEAR AI's prompt counts of prefixes not seen for olderThan
+	OldPromptHeads           Retained = "prompt_heads"           // what is known of tool-list heads not seen for olderThan
 )
 
 // Retention deletes what petal no longer needs, a batch at a time: each

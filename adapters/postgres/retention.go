@@ -67,8 +67,10 @@ var retentionSQL = map[ports.Retained]struct{ table, where string }{
 	ports.UnshownPictures: {"media", `created_at < now() - make_interval(secs => $1)
 		AND NOT EXISTS (SELECT 1 FROM profile_media u WHERE u.sha256 = media.sha256)
 		AND NOT EXISTS (SELECT 1 FROM map_marks k WHERE k.logo_sha256 = media.sha256)`},
-	ports.ExpiredQuotes: {"chat_quotes", `expires_at < now() - make_interval(secs => $1)`},
-	ports.EndedJobs:     {"agent_jobs", `status IN ('done', 'failed', 'stopped') AND updated_at < now() - make_interval(secs => $1)`},
+	ports.ExpiredQuotes:   {"chat_quotes", `expires_at < now() - make_interval(secs => $1)`},
+	ports.OldPromptCounts: {"model_prompt_prefixes", `seen_at < now() - make_interval(secs => $1)`},
+	ports.OldPromptHeads:  {"model_prompt_heads", `seen_at < now() - make_interval(secs => $1)`},
+	ports.EndedJobs:       {"agent_jobs", `status IN ('done', 'failed', 'stopped') AND updated_at < now() - make_interval(secs => $1)`},
 }
 
 // Delete implements ports.Retention.
