@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"regexp"
 	"runtime/debug"
 	"strconv"
@@ -80,7 +81,9 @@ func everyRequest(bodyTimeout time.Duration, log *slog.Logger, m requestMetrics)
 			start := time.Now()
 			m.inFlight.Add(1)
 			defer m.inFlight.Add(-1)
-			if err := callRecovering(c, log, next); err != nil {
+			if err := unreadableQuery(c); err != nil {
+				c.Error(err)
+			} else if err := callRecovering(c, log, next); err != nil {
 				// Answer now so the line below sees the real status.
 				c.Error(err)
 			}
@@ -88,6 +91,21 @@ func everyRequest(bodyTimeout time.Duration, log *slog.Logger, m requestMetrics)
 			return nil
 		}
 	}
+}
+
+// unreadableQuery refuses a query string that does not parse (cursor=%%%, a
+// stray semicolon): Echo's QueryParams drops what it can't read, so the route
+// would answer as if it had not been asked, page one for a broken cursor.
+func unreadableQuery(c echo.Context) error {
+	raw := c.Request().URL.RawQuery
+	if raw == "" {
+		return nil
+	}
+	if _, err := url.ParseQuery(raw); err != nil {
+		return errs.Newf(errs.BadInput, "the query string could not be read: %v", err).
+			WithHint("percent-encode each name and value (%%25 for %%), and separate them with &")
+	}
+	return nil
 }
 
 // requestMetrics are the door's own metrics: every request by route pattern,

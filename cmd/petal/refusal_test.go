@@ -49,3 +49,18 @@ func TestARefusalBeforeTheBodyIsAnsweredAtOnce(t *testing.T) {
 	assert.True(t, res.Close, "Connection: close")
 	assert.Less(t, took, time.Second, "answered at once, not when the body's deadline ran out")
 }
+
+// A query string that does not parse is 400 bad_input, not page one.
+func TestAnUnreadableQueryIsBadInput(t *testing.T) {
+	p := startPetal(t, nil)
+	b := p.browser(t)
+	b.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"one"}`)
+	for _, q := range []string{"cursor=%%%", "limit=5&cursor=%zz", "limit=5;cursor=x"} {
+		res, body := b.do(t, http.MethodGet, "/api/v1/conversations?"+q, "")
+		assert.Equal(t, http.StatusBadRequest, res.StatusCode, "%s: %s", q, body)
+		assert.Contains(t, body, `"code":"bad_input"`, q)
+		assert.Contains(t, body, "the query string could not be read", q)
+	}
+	res, body := b.do(t, http.MethodGet, "/api/v1/conversations?limit=5", "")
+	assert.Equal(t, http.StatusOK, res.StatusCode, body)
+}
