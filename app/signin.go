@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/base64"
 	"fmt"
 	"time"
@@ -99,51 +100,65 @@ func refused(message string) *errs.Error {
 	return errs.New(errs.Unauthorised, message, "ask for a new challenge and sign it with a full-access key")
 }
 
-// Verify signs in. old is the request's session (zero for none). It returns
-// the new session's token, shown once, and the answer.
-func (s *SignInService) Verify(ctx context.Context, old people.Session, in VerifyInput) (string, VerifyBody, error) {
+// checkProof checks a wallet's proof (network, message, recipient, nonce
+// unused and live, callback, signature, and the key with NEAR's RPC) and
+// returns its nonce, to be used up in the store's transaction.
+func (s *SignInService) checkProof(ctx context.Context, in VerifyInput) ([32]byte, error) {
 	if !people.ValidNetwork(in.Network) {
-		return "", VerifyBody{}, errs.New(errs.BadInput, "network must be mainnet or testnet")
+		return [32]byte{}, errs.New(errs.BadInput, "network must be mainnet or testnet")
 	}
 	p := in.Proof
 	if p.Type != "" && p.Type != "nep413" {
-		return "", VerifyBody{}, errs.New(errs.BadInput, "proof.type must be nep413")
+		return [32]byte{}, errs.New(errs.BadInput, "proof.type must be nep413")
 	}
 	if !people.ValidAccountID(p.AccountID) {
-		return "", VerifyBody{}, refused("proof.account_id is not a NEAR account id")
+		return [32]byte{}, refused("proof.account_id is not a NEAR account id")
 	}
 	key, err := people.ParsePublicKey(p.PublicKey)
 	if err != nil {
-		return "", VerifyBody{}, refused("proof.public_key is not an ed25519 key")
+		return [32]byte{}, refused("proof.public_key is not an ed25519 key")
 	}
 	rawNonce, err := base64.StdEncoding.DecodeString(p.Nonce)
 	if err != nil || len(rawNonce) != 32 {
-		return "", VerifyBody{}, refused("the nonce is not one this site issued")
+		return [32]byte{}, refused("the nonce is not one this site issued")
 	}
 	nonce := [32]byte(rawNonce)
 	now := s.clock.Now()
 	ch, err := s.store.Challenge(ctx, nonce)
 	if errs.Is(err, errs.NotFound) {
-		return "", VerifyBody{}, refused("the nonce is not one this site issued")
+		return [32]byte{}, refused("the nonce is not one this site issued")
 	}
 	if err != nil {
-		return "", VerifyBody{}, err
+		return [32]byte{}, err
 	}
 	switch {
 	case ch.UsedAt != nil:
-		return "", VerifyBody{}, refused("this nonce was already used")
+		return [32]byte{}, refused("this nonce was already used")
 	case !now.Before(ch.ExpiresAt):
-		return "", VerifyBody{}, refused("this nonce has expired")
+		return [32]byte{}, refused("this nonce has expired")
 	case p.Recipient != s.cfg.Recipient() || p.Recipient != ch.Recipient:
-		return "", VerifyBody{}, refused("the proof names another recipient than this site")
+		return [32]byte{}, refused("the proof names another recipient than this site")
 	case p.Message != ch.Message:
-		return "", VerifyBody{}, refused("the proof signs another message than the one issued")
-	case !people.VerifyNep413(key, p.Signature, p.Message, nonce, p.Recipient):
-		return "", VerifyBody{}, refused("the signature does not match")
+		return [32]byte{}, refused("the proof signs another message than the one issued")
+	}
+	if err := s.checkSignature(key, p, nonce); err != nil {
+		return [32]byte{}, err
 	}
 	if err := s.checkKey(ctx, "near:"+in.Network, p.AccountID, p.PublicKey, people.ImplicitAccountOf(key)); err != nil {
+		return [32]byte{}, err
+	}
+	return nonce, nil
+}
+
+// Verify signs in. old is the request's session (zero for none). It returns
+// the new session's token, shown once, and the answer.
+func (s *SignInService) Verify(ctx context.Context, old people.Session, in VerifyInput) (string, VerifyBody, error) {
+	nonce, err := s.checkProof(ctx, in)
+	if err != nil {
 		return "", VerifyBody{}, err
 	}
+	p := in.Proof
+	now := s.clock.Now()
 
 	wk, err := s.keys.Key()
 	if err != nil {
@@ -182,6 +197,21 @@ func (s *SignInService) Verify(ctx context.Context, old people.Session, in Verif
 	}
 	return token, VerifyBody{PersonID: done.PersonID, Network: in.Network, Wallets: wallets,
 		ClaimedRuns: done.ClaimedRuns, ClaimedExplorations: done.ClaimedExplorations}, nil
+}
+
+// checkSignature checks the proof's NEP-413 signature. A proof that names a
+// callback_url (a wallet that signs by redirect signed it too) is accepted
+// only when that is this site's own sign-in page; its signature may cover
+// the callback or not (a wallet that answers in the page signs none).
+func (s *SignInService) checkSignature(key ed25519.PublicKey, p people.Proof, nonce [32]byte) error {
+	if p.CallbackURL != nil && !people.CallbackIsSignInPage(*p.CallbackURL, s.cfg.SiteOrigin(), s.cfg.LocalSite()) {
+		return refused("the proof's callback_url is not this site's sign-in page")
+	}
+	if people.VerifyNep413(key, p.Signature, p.Message, nonce, p.Recipient) ||
+		p.CallbackURL != nil && people.VerifyNep413Callback(key, p.Signature, p.Message, nonce, p.Recipient, p.CallbackURL) {
+		return nil
+	}
+	return refused("the signature does not match")
 }
 
 // checkKey asks NEAR that publicKey is a full-access key of account. An
@@ -304,4 +334,51 @@ func (s *SignInService) Me(ctx context.Context, sess people.Session) (MeBody, er
 		return MeBody{}, err
 	}
 	return out, nil
+}
+
+// AttachBody is POST /api/v1/me/wallets' answer: the person's wallets now.
+type AttachBody struct {
+	PersonID string              `json:"person_id"`
+	Attached people.WalletView   `json:"attached"`
+	Already  bool                `json:"already"`
+	Wallets  []people.WalletView `json:"wallets"`
+}
+
+// Attach binds a second wallet to the signed-in person of sess (SYS-023),
+// checked as a sign-in is. Both wallets then sign in as that one person,
+// with one credit. A wallet bound to someone else is conflict and nothing
+// changes: people are never merged. The session stays as it is.
+func (s *SignInService) Attach(ctx context.Context, sess people.Session, in VerifyInput) (AttachBody, error) {
+	if !sess.Signed() {
+		return AttachBody{}, errs.New(errs.Unauthorised, "sign in first", "attach another wallet once signed in with one")
+	}
+	nonce, err := s.checkProof(ctx, in)
+	if err != nil {
+		return AttachBody{}, err
+	}
+	wk, err := s.keys.Key()
+	if err != nil {
+		return AttachBody{}, err
+	}
+	account := in.Proof.AccountID
+	sealed, err := wk.Seal(s.random, in.Network, account)
+	if err != nil {
+		return AttachBody{}, err
+	}
+	walletID, err := newID(s.random, "wal_")
+	if err != nil {
+		return AttachBody{}, err
+	}
+	now := s.clock.Now()
+	done, err := s.store.AttachWallet(ctx, ports.AttachWallet{Nonce: nonce, Now: now, PersonID: sess.Subject,
+		Wallet: ports.SealedWallet{ID: walletID, Network: in.Network, AddressHash: wk.AddressHash(in.Network, account), Sealed: sealed, ProvedAt: now}})
+	if err != nil {
+		return AttachBody{}, err
+	}
+	wallets, err := s.wallets(ctx, sess.Subject)
+	if err != nil {
+		return AttachBody{}, err
+	}
+	return AttachBody{PersonID: sess.Subject, Already: done.Already, Wallets: wallets,
+		Attached: people.Wallet{ID: done.WalletID, PersonID: sess.Subject, Network: in.Network, AccountID: account, ProvedAt: now}.View()}, nil
 }

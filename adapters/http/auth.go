@@ -19,6 +19,7 @@ func (s *Server) authRoutes() []Route {
 		{Method: http.MethodPost, Path: "/api/v1/auth/logout", Access: AccessSession, Summary: "ends this session and clears its cookie: { ok: true }", Handler: s.logout},
 		{Method: http.MethodPost, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "body { token }: holds the invite in this session, opening an anonymous one if needed: { invite }", Handler: s.redeemInvite},
 		{Method: http.MethodGet, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "the invite this session holds: { invite }, or { invite: null }", Handler: s.heldInvite},
+		{Method: http.MethodPost, Path: "/api/v1/me/wallets", Access: AccessSession, Summary: "signed in, same-origin, body { network, proof } as verify's: attaches another wallet to this person (SYS-023): { person_id, attached, already, wallets }; a wallet bound to another person is 409 conflict and nothing is merged", Handler: s.attachWallet},
 		{Method: http.MethodGet, Path: "/api/v1/me", Access: AccessSession, Summary: "the signed-in person: { person_id, network, account, wallets, credit }; 401 to anyone else", Handler: s.me},
 	}
 }
@@ -88,6 +89,28 @@ func (s *Server) verify(c echo.Context) error {
 	}
 	s.setSessionCookie(c, token, sess)
 	s.rememberSession(c, sess)
+	return writeJSON(c, http.StatusOK, out)
+}
+
+func (s *Server) attachWallet(c echo.Context) error {
+	if err := s.checkOrigin(c); err != nil {
+		return err
+	}
+	sess, ok := s.session(c)
+	if !ok || !sess.Signed() {
+		return errs.New(errs.Unauthorised, "sign in first", "attach another wallet once signed in with one: /signin?attach=1")
+	}
+	if err := s.deps.SignIn.Limit(c.Request().Context(), ClientAddress(c.Request(), s.deps.Config.Public, s.deps.Config.TrustedProxies)); err != nil {
+		return err
+	}
+	var in app.VerifyInput
+	if err := decodeBody(c, &in); err != nil {
+		return err
+	}
+	out, err := s.deps.SignIn.Attach(c.Request().Context(), sess, in)
+	if err != nil {
+		return err
+	}
 	return writeJSON(c, http.StatusOK, out)
 }
 
