@@ -32,7 +32,7 @@ func (s *MapService) namesHash(ctx context.Context, subject string) (string, err
 // only for the person whose set that is now, and never kept in the pictures'
 // cache. Anyone else gets the picture without names (still answered
 // private: the address is that person's).
-func (s *MapService) drawNamed(ctx context.Context, st *mapState, subject, snapshot, sha string, l maps.Look, names string) (MapPicture, error) {
+func (s *MapService) drawNamed(ctx context.Context, st *mapState, subject, snapshot, sha string, l maps.Look, names string, drawn specs.Look) (MapPicture, error) {
 	var mine map[string]string
 	if s.names != nil && subject != "" {
 		got, hash, err := s.names.NamedSet(ctx, subject)
@@ -52,6 +52,6 @@ func (s *MapService) drawNamed(ctx context.Context, st *mapState, subject, snaps
 		return MapPicture{}, errs.New(errs.CannotRead, "the drawing could not be laid out").WithCause(err)
 	}
 	specs.NamePetals(f, l.View, mine)
-	out := specs.Render(f, l.View)
+	out := specs.RenderLook(f, l.View, drawn)
 	return MapPicture{SVG: out.SVG, RenderSHA256: out.SHA256, SpecSHA256: sha, Personal: true}, nil
 }

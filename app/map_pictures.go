@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"embed"
+	"fmt"
 	"io/fs"
 
 	"github.com/petal-near/petal/domain/errs"
@@ -68,7 +69,10 @@ type MapPicture struct {
 	Personal bool
 }
 
-type svgKey struct{ spec, view string }
+type svgKey struct {
+	spec, view string
+	drawn      specs.Look
+}
 
 type renderedSVG struct {
 	svg []byte
@@ -88,6 +92,12 @@ func (s *MapService) Picture(ctx context.Context, sha, look, view, paint string)
 // PictureFor is Picture asked for by subject, with the names hash the
 // address carries ("" for none): see drawNamed.
 func (s *MapService) PictureFor(ctx context.Context, subject, sha, look, view, paint, names string) (MapPicture, error) {
+	return s.PictureDrawn(ctx, subject, sha, look, view, paint, names, specs.Look{})
+}
+
+// PictureDrawn is PictureFor in a form and scheme (a map card's tile, a dark
+// page's): the same drawing, drawn for where it is shown.
+func (s *MapService) PictureDrawn(ctx context.Context, subject, sha, look, view, paint, names string, drawn specs.Look) (MapPicture, error) {
 	st, err := s.current(ctx)
 	if err != nil {
 		return MapPicture{}, err
@@ -105,15 +115,15 @@ func (s *MapService) PictureFor(ctx context.Context, subject, sha, look, view, p
 			"use the picture address the map's lists give now (its look is "+l.Render+")")
 	}
 	if names != "" {
-		return s.drawNamed(ctx, st, subject, snapshot, sha, l, names)
+		return s.drawNamed(ctx, st, subject, snapshot, sha, l, names, drawn)
 	}
-	key := svgKey{spec: sha, view: l.ViewHash}
+	key := svgKey{spec: sha, view: l.ViewHash, drawn: drawn}
 	if r, ok := s.svgs.get(key); ok {
 		s.svgLookup.Add(1, "hit")
 		return MapPicture{SVG: r.svg, RenderSHA256: r.sha, SpecSHA256: sha}, nil
 	}
 	s.svgLookup.Add(1, "miss")
-	v, err, _ := s.rebuild.Do("svg "+sha+" "+l.ViewHash, func() (any, error) {
+	v, err, _ := s.rebuild.Do(fmt.Sprintf("svg %s %s %d %t", sha, l.ViewHash, drawn.Form, drawn.Dark), func() (any, error) {
 		// The drawing is shared by everyone asking for it now, so it doesn't
 		// end with the request that started it.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mapBuildTimeout)
@@ -126,7 +136,7 @@ func (s *MapService) PictureFor(ctx context.Context, subject, sha, look, view, p
 		if err != nil {
 			return nil, errs.New(errs.CannotRead, "the drawing could not be laid out").WithCause(err)
 		}
-		out := specs.Render(f, l.View)
+		out := specs.RenderLook(f, l.View, drawn)
 		r := renderedSVG{svg: out.SVG, sha: out.SHA256}
 		s.svgs.put(key, r)
 		return r, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/specs"
 )
 
 // mapRoutes are the shared map's (docs/map.md): lists answered from the
@@ -24,8 +25,8 @@ func (s *Server) mapRoutes() []Route {
 			Summary: "the map in one answer: { made, source, views, groups, pairs, next_cursor }, every view the oldest first (view: a view's hash to draw through; cursor, limit: paging)"},
 		{Method: http.MethodGet, Path: "/api/v1/map/views", Handler: s.mapList(s.deps.Maps.Views), Query: page,
 			Summary: "{ views, next_cursor }: the same views in the same order, each without its reading"},
-		{Method: http.MethodGet, Path: "/api/v1/map/:sha/svg", Handler: s.mapPicture, Query: []string{"look", "view", "paint"}, Head: true,
-			Summary: "a view's still picture by its spec's sha256, drawn through the view its address names; immutable with a look, ETag its render_sha256; no per-address limit"},
+		{Method: http.MethodGet, Path: "/api/v1/map/:sha/svg", Handler: s.mapPicture, Query: []string{"look", "view", "paint", "form", "scheme"}, Head: true,
+			Summary: "a view's still picture by its spec's sha256, drawn through the view its address names (form=tile: the flower alone in a square, for a card; scheme=dark: on a dark page's colours); immutable with a look, ETag its render_sha256; no per-address limit"},
 		{Method: http.MethodGet, Path: "/api/v1/maps", Handler: s.mapList(s.deps.Maps.Maps), Query: page,
 			Summary: "{ maps, next_cursor }: one card per map, the newest first by its newest drawing"},
 		{Method: http.MethodGet, Path: "/api/v1/maps/:id", Handler: s.oneMap, Query: []string{"view"},
@@ -124,7 +125,22 @@ func (s *Server) mapPicture(c echo.Context) error {
 	if names != "" && app.CheckSHA256("names", names) != nil {
 		return errs.New(errs.NotFound, "no drawing on the map has that address", "use a picture address as the map's lists give it")
 	}
-	p, err := s.deps.Maps.PictureFor(c.Request().Context(), s.caller(c).Subject, sha, q.Get("look"), q.Get("view"), q.Get("paint"), names)
+	var drawn specs.Look
+	switch q.Get("form") {
+	case "", "full":
+	case "tile":
+		drawn.Form = specs.FormTile
+	default:
+		return errs.New(errs.BadInput, "form must be full or tile", "leave form out for the full picture")
+	}
+	switch q.Get("scheme") {
+	case "", "light":
+	case "dark":
+		drawn.Dark = true
+	default:
+		return errs.New(errs.BadInput, "scheme must be light or dark", "leave scheme out for the light picture")
+	}
+	p, err := s.deps.Maps.PictureDrawn(c.Request().Context(), s.caller(c).Subject, sha, q.Get("look"), q.Get("view"), q.Get("paint"), names, drawn)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -63,4 +65,40 @@ func TestEveryMapLinkOpens(t *testing.T) {
 		require.NotEmpty(t, m.Views, "a public site ships its map")
 		opens(t, p, len(m.Views))
 	})
+}
+
+// A map card's tile is the flower alone, drawn for a light or a dark page:
+// the gallery's <picture> loads the dark one on a dark page.
+func TestTilesAreDrawnForTheirPage(t *testing.T) {
+	fake := nearrpctest.New(t)
+	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
+	record, id, _ := aFlower(t, "alice.near", "A tile", 5)
+	publishElsewhere(t, fake, "alice.near", id, record)
+	_, err := p.Svc.MapSync.Run(t.Context())
+	require.NoError(t, err)
+	picture := getMap(t, p, "/api/v1/map").Views[0].Picture
+	res, tile := p.do(t, http.MethodGet, picture+"&form=tile&scheme=dark", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, tile)
+	assert.Contains(t, tile, `viewBox="0 0 400 400"`)
+	assert.Contains(t, tile, `fill="#1E2026"`, "the dark page's ground")
+	assert.NotContains(t, tile, "<text", "no words to shrink: the card says them")
+	res, body := p.do(t, http.MethodGet, picture+"&form=poster", "")
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+
+	b := startBrowser(t, p.URL)
+	for _, scheme := range []string{"light", "dark"} {
+		ctx := b.tab(t)
+		var src string
+		require.NoError(t, chromedp.Run(ctx,
+			emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}),
+			chromedp.Navigate(p.URL+"/map"),
+			waitFor(`Array.from(document.querySelectorAll('.gallery img')).every(i => i.complete && i.naturalWidth > 0)`),
+			chromedp.Evaluate(`document.querySelector('.gallery img').currentSrc`, &src),
+		))
+		assert.Contains(t, src, "form=tile", scheme)
+		assert.Equal(t, scheme == "dark", strings.Contains(src, "scheme=dark"), scheme)
+		if scheme == "dark" {
+			screenshot(t, ctx, "map-dark")
+		}
+	}
 }
