@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/errs"
@@ -106,6 +108,22 @@ func unreadableQuery(c echo.Context) error {
 			WithHint("percent-encode each name and value (%%25 for %%), and separate them with &")
 	}
 	return nil
+}
+
+// nameSpanByRoute names the request's server span by its route pattern,
+// known only once Echo has routed it (the raw path would name a span per
+// id), and gives the span the route.
+func nameSpanByRoute(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		route := c.Path()
+		if route == "" {
+			route = "unmatched"
+		}
+		span := trace.SpanFromContext(c.Request().Context())
+		span.SetName(c.Request().Method + " " + route)
+		span.SetAttributes(attribute.String("http.route", route))
+		return next(c)
+	}
 }
 
 // requestMetrics are the door's own metrics: every request by route pattern,

@@ -97,14 +97,21 @@ type Deps struct {
 	Wallets WalletConnector
 	// Metrics receives the door's metrics (nil: none kept).
 	Metrics ports.Metrics
+	// Traced wraps the whole door in a server span per request (nil: no
+	// tracing, nothing wrapped); the span is named by the route once routed.
+	Traced HandlerWrap
 }
+
+// HandlerWrap wraps an http.Handler (tracing's, in cmd/petal).
+type HandlerWrap func(http.Handler) http.Handler
 
 // Server is the HTTP door.
 type Server struct {
-	deps   Deps
-	echo   *echo.Echo
-	routes []Route
-	doc    openapiDoc
+	deps    Deps
+	echo    *echo.Echo
+	handler http.Handler // echo, or echo in deps.Traced
+	routes  []Route
+	doc     openapiDoc
 	// streams counts the event streams open per address (PETAL_SSE_PER_ADDRESS).
 	streams streamCount
 	// streamsOpen counts the SSE streams open, by kind, for the metrics.
@@ -137,6 +144,11 @@ func New(deps Deps) *Server {
 			}
 		}
 		apiErrors(err, c)
+	}
+	s.handler = e
+	if deps.Traced != nil {
+		e.Use(nameSpanByRoute)
+		s.handler = deps.Traced(e)
 	}
 	e.Use(everyRequest(deps.Config.BodyTimeout, deps.Log, newRequestMetrics(deps.Metrics)))
 	for _, r := range s.routeTable() {
@@ -222,13 +234,13 @@ func (s *Server) add(r Route) {
 func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
 
 // Handler is the whole HTTP app.
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve answers on ln until ctx ends, then stops accepting and drains for up
 // to drain before closing what is left.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration) error {
 	srv := &http.Server{
-		Handler:           s.echo,
+		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.deps.Log.Handler(), slog.LevelWarn),

@@ -41,10 +41,13 @@ type PriceFeed struct {
 
 var _ ports.NearPrice = (*PriceFeed)(nil)
 
+// PriceTimeout bounds one read of the token list, the default client's.
+const PriceTimeout = 5 * time.Second
+
 // NewPriceFeed reads prices from baseURL (https://1click.chaindefuser.com).
 func NewPriceFeed(baseURL string, client *http.Client) *PriceFeed {
 	if client == nil {
-		client = &http.Client{Timeout: 5 * time.Second}
+		client = &http.Client{Timeout: PriceTimeout}
 	}
 	return &PriceFeed{baseURL: strings.TrimRight(baseURL, "/"), http: client, ttl: time.Minute, now: time.Now}
 }

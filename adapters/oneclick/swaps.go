@@ -30,7 +30,8 @@ const (
 	answerLimit   = 64 << 10
 	maxTokens     = 5000
 	tokensTimeout = 10 * time.Second
-	quoteTimeout  = 20 * time.Second
+	// QuoteTimeout bounds a quote, the longest call, and so the default client.
+	QuoteTimeout  = 20 * time.Second
 	statusTimeout = 10 * time.Second
 	tokensTTL     = time.Minute
 	// slippageBps is the slippage a top-up's quote allows on what the person
@@ -61,7 +62,7 @@ var _ ports.Swaps = (*Swaps)(nil)
 // bearer token), empty for none: 1Click then adds its own fee to each swap.
 func NewSwaps(baseURL, key string, client *http.Client, m ports.Metrics) *Swaps {
 	if client == nil {
-		client = &http.Client{Timeout: quoteTimeout}
+		client = &http.Client{Timeout: QuoteTimeout}
 	}
 	m = ports.MetricsOrNone(m)
 	return &Swaps{baseURL: strings.TrimRight(baseURL, "/"), key: key, http: client, now: time.Now,
@@ -244,7 +245,7 @@ func (s *Swaps) QuoteSwap(ctx context.Context, req ports.SwapQuoteRequest) (port
 		RefundTo: req.RefundTo, RefundType: "ORIGIN_CHAIN",
 		Recipient: req.Recipient, RecipientType: "INTENTS",
 		Deadline: req.Deadline.UTC().Format("2006-01-02T15:04:05.000Z"),
-	}, answerLimit, quoteTimeout)
+	}, answerLimit, QuoteTimeout)
 	if err != nil {
 		return ports.SwapQuote{}, err
 	}

@@ -40,6 +40,9 @@ type PoolOptions struct {
 	// transaction mode (DATABASE_DIRECT_URL); empty or the pool's own URL
 	// means the pool is direct.
 	DirectURL string
+	// Tracer traces the pool's queries (nil: none). The listeners' direct
+	// connections are not traced: one LISTEN waits for hours.
+	Tracer pgx.QueryTracer
 }
 
 // Connect opens a pool on url with pgx's defaults.
@@ -89,6 +92,9 @@ func ConnectWith(ctx context.Context, url string, opts PoolOptions) (*DB, error)
 			cfg.ConnConfig.RuntimeParams["statement_timeout"] = ms
 		}
 	}
+	if opts.Tracer != nil {
+		cfg.ConnConfig.Tracer = opts.Tracer
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open pool: %w", err)
@@ -118,7 +124,9 @@ func (db *DB) Pooled() bool { return db.pooled }
 func (db *DB) DirectConfig() *pgx.ConnConfig {
 	if db.direct == nil {
 		// A DB made around a pool of its own (tests).
-		return db.Pool.Config().ConnConfig.Copy()
+		c := db.Pool.Config().ConnConfig.Copy()
+		c.Tracer = nil
+		return c
 	}
 	return db.direct.Copy()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearai"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/recorded"
+	"github.com/petal-near/petal/adapters/tracing"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/ports"
@@ -150,12 +151,12 @@ func newRunStore(db *postgres.DB, bus *postgres.EventBus, m ports.Metrics) *post
 // without one (and always on a public site, which never loads the key).
 // NEAR AI's counts of what it was sent are kept in PostgreSQL, so every
 // replica holds a call at what any has seen counted.
-func newModelProvider(cfg config.Config, attest ports.Attestations, counts ports.PromptCounts, m ports.Metrics, log *slog.Logger) (ports.ModelProvider, error) {
+func newModelProvider(cfg config.Config, attest ports.Attestations, counts ports.PromptCounts, m ports.Metrics, log *slog.Logger, t *tracing.Tracing) (ports.ModelProvider, error) {
 	if cfg.ModelKey == "" {
 		return recorded.New(cfg.RecordedPace), nil
 	}
 	c, err := nearai.New(nearai.Options{BaseURL: cfg.ModelBaseURL, Key: cfg.ModelKey, Model: cfg.Model, Fallback: cfg.FallbackModel,
-		HTTP: &http.Client{Timeout: 120 * time.Second}, Metrics: m, Counts: counts, Log: log}, attest)
+		HTTP: &http.Client{Timeout: 120 * time.Second, Transport: t.Transport()}, Metrics: m, Counts: counts, Log: log}, attest)
 	if err != nil {
 		return nil, fmt.Errorf("NEAR_AI_MODEL / NEAR_AI_FALLBACK_MODEL: %w", err)
 	}

@@ -5,7 +5,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/tracing"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
 )
@@ -14,7 +17,7 @@ import (
 // mcp open one on the database they located (openPool's cleanup closes it),
 // and tests lend the pool they already hold (which they close themselves).
 type poolSource interface {
-	openPool(ctx context.Context, cfg config.Config) (db *postgres.DB, closePool func(), err error)
+	openPool(ctx context.Context, cfg config.Config, tracer pgx.QueryTracer) (db *postgres.DB, closePool func(), err error)
 }
 
 // locatedDatabase opens a pool of PETAL_DB_POOL_SIZE on a located database.
@@ -23,9 +26,9 @@ type locatedDatabase struct {
 	log *slog.Logger
 }
 
-func (l locatedDatabase) openPool(ctx context.Context, cfg config.Config) (*postgres.DB, func(), error) {
+func (l locatedDatabase) openPool(ctx context.Context, cfg config.Config, tracer pgx.QueryTracer) (*postgres.DB, func(), error) {
 	db, err := postgres.ConnectWith(ctx, l.URL, postgres.PoolOptions{MaxConns: cfg.DBPoolSize,
-		StatementTimeout: cfg.DBStatementTimeout, DirectURL: l.DirectURL})
+		StatementTimeout: cfg.DBStatementTimeout, DirectURL: l.DirectURL, Tracer: tracer})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -53,15 +56,15 @@ func directURL(located *postgres.Located, getenv func(string) string) string {
 // lentPool is a pool its holder keeps open and closes.
 type lentPool struct{ db *postgres.DB }
 
-func (l lentPool) openPool(context.Context, config.Config) (*postgres.DB, func(), error) {
+func (l lentPool) openPool(context.Context, config.Config, pgx.QueryTracer) (*postgres.DB, func(), error) {
 	return l.db, func() {}, nil
 }
 
-// newPool is the service's pool. Wire runs cleanups in the reverse of the
-// order it built things, so everything built over the pool (the leases) is
-// cleaned up before the pool closes.
-func newPool(ctx context.Context, cfg config.Config, src poolSource) (*postgres.DB, func(), error) {
-	return src.openPool(ctx, cfg)
+// newPool is the service's pool, its queries traced when tracing is on. Wire
+// runs cleanups in the reverse of the order it built things, so everything
+// built over the pool (the leases) is cleaned up before the pool closes.
+func newPool(ctx context.Context, cfg config.Config, src poolSource, t *tracing.Tracing) (*postgres.DB, func(), error) {
+	return src.openPool(ctx, cfg, t.QueryTracer())
 }
 
 // newLeases is the process leases; its cleanup gives this process's lease

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc"
 	"github.com/petal-near/petal/adapters/oneclick"
 	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/tracing"
 	"github.com/petal-near/petal/adapters/webpage"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
@@ -29,6 +31,7 @@ import (
 // Provider sets, one per layer, that wire.go composes.
 var (
 	adapterSet = wire.NewSet(
+		newTracing,
 		newClock,
 		newMetrics,
 		wire.Bind(new(ports.Metrics), new(*metrics.Registry)),
@@ -167,6 +170,7 @@ var (
 		mcpdoor.New,
 	)
 	httpSet = wire.NewSet(
+		newTracedDoor,
 		wire.Struct(new(httpapi.Deps), "*"),
 		newWalletConnector,
 		httpapi.New,
@@ -179,6 +183,32 @@ var (
 )
 
 func newClock() ports.Clock { return memory.SystemClock{} }
+
+// newTracing is OpenTelemetry's traces when the SDK's variables name an OTLP
+// endpoint (adapters/tracing), else off; its cleanup flushes the spans
+// batched.
+func newTracing(log *slog.Logger) (*tracing.Tracing, func(), error) {
+	t, err := tracing.Start(context.Background(), os.Getenv, app.BuildID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := t.Shutdown(ctx); err != nil {
+			log.Warn("tracing: flushing the last spans", "err", err)
+		}
+	}, nil
+}
+
+// newTracedDoor wraps the HTTP door in a server span per request, when
+// tracing is on.
+func newTracedDoor(t *tracing.Tracing) httpapi.HandlerWrap {
+	if !t.On() {
+		return nil
+	}
+	return t.Handler
+}
 
 // newMapSync is the map's SocialDB sync: over the chain, or on a public site
 // over the copies of SocialDB's answers that ship inside petal, so the map
@@ -269,11 +299,11 @@ func newSemaphore(cfg config.Config, db *postgres.DB, clock ports.Clock) ports.S
 }
 
 // newChain is the NEAR RPC client over the configured endpoints.
-func newChain(cfg config.Config, m ports.Metrics) *nearrpc.Client {
+func newChain(cfg config.Config, m ports.Metrics, t *tracing.Tracing) *nearrpc.Client {
 	return nearrpc.New(nearrpc.Options{URLs: map[string]string{
 		snapshots.Mainnet: cfg.NearRPCMainnet,
 		snapshots.Testnet: cfg.NearRPCTestnet,
-	}, PageSize: cfg.NearPageSize, Metrics: m})
+	}, PageSize: cfg.NearPageSize, Metrics: m, HTTPClient: &http.Client{Transport: t.Transport()}})
 }
 
 func newRandom() ports.Random { return rand.Reader }
@@ -303,17 +333,17 @@ func noWallets() app.WalletReader { return nil }
 
 // newNearPrice is the NEAR price: PETAL_NEAR_USD when set (LoadConfig has
 // checked it), else NEAR Intents' token list (null when it can't be read).
-func newNearPrice(cfg config.Config, log *slog.Logger) ports.NearPrice {
+func newNearPrice(cfg config.Config, log *slog.Logger, t *tracing.Tracing) ports.NearPrice {
 	if cfg.NearUSD != "" {
 		p, _ := credit.ParseUSD(cfg.NearUSD)
 		return memory.FixedNearPrice{Price: p}
 	}
-	return oneclick.NewPriceFeed(cfg.OneClickURL, nil).LoggingTo(log)
+	return oneclick.NewPriceFeed(cfg.OneClickURL, &http.Client{Timeout: oneclick.PriceTimeout, Transport: t.Transport()}).LoggingTo(log)
 }
 
 // newSwaps is NEAR Intents' 1Click swap API (top-ups from any token).
-func newSwaps(cfg config.Config, m ports.Metrics) *oneclick.Swaps {
-	return oneclick.NewSwaps(cfg.OneClickURL, cfg.OneClickKey, nil, m)
+func newSwaps(cfg config.Config, m ports.Metrics, t *tracing.Tracing) *oneclick.Swaps {
+	return oneclick.NewSwaps(cfg.OneClickURL, cfg.OneClickKey, &http.Client{Timeout: oneclick.QuoteTimeout, Transport: t.Transport()}, m)
 }
 
 // newModelBilling is the model provider's bills, when it sends them (NEAR AI

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/adapters/tracing"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
 )
@@ -26,11 +27,17 @@ func serve(ctx context.Context, stdout io.Writer) error {
 	// Every request writes a line: they go out together (logwriter.go).
 	out := newCoalescingWriter(stdout)
 	defer func() { _ = out.Close() }()
-	log := newLogger(out, format)
-	if format == "json" {
-		// The access lines in plain values skip slog's JSON handler (logfast.go).
-		log = slog.New(app.WithRequestIDs(newFastJSON(out)))
+	// The access lines in plain values skip slog's JSON handler (logfast.go).
+	var lines slog.Handler = newFastJSON(out)
+	if format == "text" {
+		lines = slog.NewTextHandler(out, nil)
 	}
+	if tracing.Enabled(os.Getenv) {
+		// Each line logged in a request carries its trace (newTracing).
+		lines = tracing.WithTraceIDs(lines)
+	}
+	// Outermost, so the HTTP door sees it is there and does not add it twice.
+	log := slog.New(app.WithRequestIDs(lines))
 	setMemoryLimitFromHost(log)
 	located, stopCluster, err := locateDatabase(ctx, cfg, log, cfg.Migrate)
 	if err != nil {
@@ -101,7 +108,7 @@ func openDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, migr
 	if err != nil {
 		return nil, nil, err
 	}
-	db, closePool, err := locatedDatabase{located, log}.openPool(ctx, cfg)
+	db, closePool, err := locatedDatabase{located, log}.openPool(ctx, cfg, nil)
 	if err != nil {
 		stopCluster()
 		return nil, nil, err

@@ -22,13 +22,18 @@ import (
 // adapters, on a pool from pool; its cleanup gives the process lease back,
 // then closes the pool.
 func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool poolSource) (*service, func(), error) {
-	db, cleanup, err := newPool(ctx, cfg, pool)
+	tracing, cleanup, err := newTracing(log)
 	if err != nil {
+		return nil, nil, err
+	}
+	db, cleanup2, err := newPool(ctx, cfg, pool, tracing)
+	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	clock := newClock()
 	registry := newMetrics(db)
-	rateLimiter, cleanup2 := newRateLimiter(cfg, db, clock, registry, log)
+	rateLimiter, cleanup3 := newRateLimiter(cfg, db, clock, registry, log)
 	agentJobs := postgres.NewAgentJobs(db)
 	explorationRepository := postgres.NewExplorationRepository(db)
 	eventBus := newEventBus(db, log, registry)
@@ -40,6 +45,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	random := newRandom()
 	processID, err := app.NewProcessID(random)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -52,7 +58,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, retention, log)
 	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
-	client := newChain(cfg, registry)
+	client := newChain(cfg, registry, tracing)
 	semaphore := newSemaphore(cfg, db, clock)
 	snapshotService := newSnapshotService(cfg, log, snapshotLibrary, daoDirectoryRepository, client, clock, semaphore, registry)
 	annotationRepository := postgres.NewAnnotationRepository(db)
@@ -60,6 +66,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	peopleRepository := postgres.NewPeopleRepository(db)
 	walletKeys, err := app.NewWalletKeys(cfg, random, log)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -77,6 +84,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	relationRepository := postgres.NewRelationRepository(db)
 	relationService, err := app.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -84,14 +92,16 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	mapMarks := postgres.NewMapMarks(db)
 	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarks)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService, relationService)
-	nearPrice := newNearPrice(cfg, log)
+	nearPrice := newNearPrice(cfg, log, tracing)
 	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, signInService, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -99,6 +109,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	searchRepository := postgres.NewSearchRepository(db)
 	searchService, err := app.NewSearchService(searchRepository, registry)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -111,15 +122,17 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	server := mcp.New(appRegistry, log)
 	siteClaims, err := newSiteClaims(mapService, annotationService)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	leases, cleanup3 := newLeases(db, processID, log)
+	leases, cleanup4 := newLeases(db, processID, log)
 	attestations := postgres.NewAttestations(db)
 	promptCountRepository := postgres.NewPromptCountRepository(db)
-	modelProvider, err := newModelProvider(cfg, attestations, promptCountRepository, registry, log)
+	modelProvider, err := newModelProvider(cfg, attestations, promptCountRepository, registry, log, tracing)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -163,11 +176,12 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	conversationService := app.NewConversationService(conversations)
 	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
 	intentTopUpRepository := postgres.NewIntentTopUpRepository(db)
-	swaps := newSwaps(cfg, registry)
+	swaps := newSwaps(cfg, registry, tracing)
 	topUpService := app.NewTopUpService(cfg, intentTopUpRepository, swaps, signInService, rateLimiter, clock, log, registry)
 	profileRepository := postgres.NewProfileRepository(db)
 	profileService := app.NewProfileService(profileRepository, dataBudget, rateLimiter, clock, log, registry)
 	walletConnector := newWalletConnector()
+	handlerWrap := newTracedDoor(tracing)
 	deps := httpapi.Deps{
 		Config:        cfg,
 		Log:           log,
@@ -194,12 +208,14 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		Profiles:      profileService,
 		Wallets:       walletConnector,
 		Metrics:       registry,
+		Traced:        handlerWrap,
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
 	jobPositions := postgres.NewJobPositions(db)
 	mapSync, err := newMapSync(cfg, client, publishedFlowers, jobPositions, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -207,6 +223,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	}
 	markReader, err := app.NewMarkReader(cfg, client, mapMarks, mapService, clock, log, registry)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -235,6 +252,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		Metrics:     registry,
 	}
 	return mainService, func() {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -243,13 +261,18 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 
 // buildMCP wires the MCP door alone, for `petal mcp` over stdio.
 func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poolSource) (*stdioMCP, func(), error) {
-	db, cleanup, err := newPool(ctx, cfg, pool)
+	tracing, cleanup, err := newTracing(log)
 	if err != nil {
+		return nil, nil, err
+	}
+	db, cleanup2, err := newPool(ctx, cfg, pool, tracing)
+	if err != nil {
+		cleanup()
 		return nil, nil, err
 	}
 	clock := newClock()
 	registry := newMetrics(db)
-	rateLimiter, cleanup2 := newRateLimiter(cfg, db, clock, registry, log)
+	rateLimiter, cleanup3 := newRateLimiter(cfg, db, clock, registry, log)
 	agentJobs := postgres.NewAgentJobs(db)
 	explorationRepository := postgres.NewExplorationRepository(db)
 	eventBus := newEventBus(db, log, registry)
@@ -261,6 +284,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	random := newRandom()
 	processID, err := app.NewProcessID(random)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -273,7 +297,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, clock, random, dataBudget, retention, log)
 	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
-	client := newChain(cfg, registry)
+	client := newChain(cfg, registry, tracing)
 	semaphore := newSemaphore(cfg, db, clock)
 	snapshotService := newSnapshotService(cfg, log, snapshotLibrary, daoDirectoryRepository, client, clock, semaphore, registry)
 	annotationRepository := postgres.NewAnnotationRepository(db)
@@ -290,6 +314,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	relationRepository := postgres.NewRelationRepository(db)
 	relationService, err := app.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -297,14 +322,16 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	mapMarks := postgres.NewMapMarks(db)
 	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarks)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService, relationService)
-	nearPrice := newNearPrice(cfg, log)
+	nearPrice := newNearPrice(cfg, log, tracing)
 	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, walletReader, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -312,6 +339,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	searchRepository := postgres.NewSearchRepository(db)
 	searchService, err := app.NewSearchService(searchRepository, registry)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -325,6 +353,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 		Snapshots: snapshotService,
 	}
 	return mainStdioMCP, func() {
+		cleanup3()
 		cleanup2()
 		cleanup()
 	}, nil

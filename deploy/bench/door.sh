@@ -16,6 +16,8 @@
 #	HONO=1 CORS=hono bash deploy/bench/door.sh     # Hono's own cors middleware (its slow path)
 #	PROFILE=1 LIMITS=memory bash deploy/bench/door.sh   # also a CPU profile of petal under load
 #	BEFORE=main bash deploy/bench/door.sh          # also petal built at another commit, in the same rounds
+#	TRACED=1 bash deploy/bench/door.sh             # also petal with OpenTelemetry on, exporting every
+#	                                               # request's spans over OTLP/HTTP to deploy/bench/otlpsink
 #
 # Needs wrk (apt-get install wrk), taskset, psql and a PostgreSQL that lets
 # the current user create a database (127.0.0.1:5432 unless DATABASE_URL
@@ -33,6 +35,7 @@ PETAL_PORT=${PETAL_PORT:-18787}
 BARE_PORT=${BARE_PORT:-18788}
 HONO_PORT=${HONO_PORT:-18789}
 METRICS_PORT=${METRICS_PORT:-18790}
+SINK_PORT=${SINK_PORT:-18791}
 PATH_UNDER_TEST=/api/v1/networks
 
 for tool in wrk taskset psql curl go; do
@@ -55,6 +58,12 @@ trap cleanup EXIT
 
 go build -o "$work/petal" ./cmd/petal
 go build -o "$work/bare" ./deploy/bench/bare
+if [ "${TRACED:-}" = 1 ]; then
+	go build -o "$work/otlpsink" ./deploy/bench/otlpsink
+	# The sink on the load core: its work is the collector's, not petal's.
+	taskset -c "$LOAD_CPU" "$work/otlpsink" -addr "127.0.0.1:$SINK_PORT" >"$work/otlpsink.log" 2>&1 &
+	pids+=($!)
+fi
 if [ -n "${BEFORE:-}" ]; then
 	mkdir -p "$work/before-src"
 	git archive "$BEFORE" | tar -x -C "$work/before-src"
@@ -153,6 +162,17 @@ for limits in $LIMITS; do
 		pids+=("$before_pid")
 		wait_up "http://127.0.0.1:$before_port/api/v1/health"
 	fi
+	traced_port=$((PETAL_PORT + 20))
+	if [ "${TRACED:-}" = 1 ]; then
+		# Every request sampled (the SDK's default), batched every 100 ms.
+		taskset -c "$SERVER_CPU" env GOMAXPROCS=1 DATABASE_URL="$DATABASE_URL" PETAL_ADDR="127.0.0.1:$traced_port" \
+			PETAL_LIMITS="$limits" PETAL_TOOL_CALLS_PER_MIN=1000000000 NEAR_AI_API_KEY= \
+			OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$SINK_PORT" OTEL_BSP_SCHEDULE_DELAY=100 \
+			"$work/petal" serve >"$work/petal-traced-$limits.log" 2>&1 &
+		traced_pid=$!
+		pids+=("$traced_pid")
+		wait_up "http://127.0.0.1:$traced_port/api/v1/health"
+	fi
 	curl -fs -D "$work/petal.head" -o "$work/petal.body" "http://127.0.0.1:$PETAL_PORT$PATH_UNDER_TEST"
 	ctype=$(grep -i '^content-type:' "$work/petal.head" | tr -d '\r' | cut -d' ' -f2-)
 	if [ -z "${bare_pid:-}" ]; then
@@ -164,11 +184,13 @@ for limits in $LIMITS; do
 	same_bytes bare "http://127.0.0.1:$BARE_PORT$PATH_UNDER_TEST"
 	[ "${HONO:-}" = 1 ] && start_hono
 	[ -n "${BEFORE:-}" ] && same_bytes before "http://127.0.0.1:$before_port$PATH_UNDER_TEST"
+	[ "${TRACED:-}" = 1 ] && same_bytes traced "http://127.0.0.1:$traced_port$PATH_UNDER_TEST"
 
 	# name url pid, for every server taken in turn; bare first.
 	servers=("bare http://127.0.0.1:$BARE_PORT$PATH_UNDER_TEST $bare_pid" "petal http://127.0.0.1:$PETAL_PORT$PATH_UNDER_TEST $petal_pid")
 	[ -n "${BEFORE:-}" ] && servers+=("petal@$BEFORE http://127.0.0.1:$before_port$PATH_UNDER_TEST $before_pid")
 	[ "${HONO:-}" = 1 ] && servers+=("hono http://127.0.0.1:$HONO_PORT$PATH_UNDER_TEST $hono_pid")
+	[ "${TRACED:-}" = 1 ] && servers+=("petal-traced http://127.0.0.1:$traced_port$PATH_UNDER_TEST $traced_pid")
 	for sv in "${servers[@]}"; do
 		read -r _ url pid <<<"$sv"
 		DURATION=1s reqs "$url" "$pid" >/dev/null # warm up
@@ -220,6 +242,11 @@ for limits in $LIMITS; do
 	if [ -n "${BEFORE:-}" ]; then
 		kill "$before_pid"
 		wait "$before_pid" 2>/dev/null || true
+	fi
+	if [ "${TRACED:-}" = 1 ]; then
+		{ grep -c '"trace_id"' "$work/petal-traced-$limits.log" || true; } | sed 's/^/    petal-traced log lines with a trace_id: /'
+		kill "$traced_pid"
+		wait "$traced_pid" 2>/dev/null || true
 	fi
 	echo "$line"
 	kill "$petal_pid"
