@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -106,6 +107,7 @@ const (
 	interruptedByShutdown = "the server stopped while this run was going, so it ended here"
 	interruptedByFence    = "the server running this run lost its lease on the database, so it ended here"
 	interruptedOrphan     = "the server running this run stopped while it was going, so it ended here"
+	interruptedStuck      = "the server running this run could not write its end, so it ended here"
 )
 
 // interrupted is the last event of a run its process could not finish.
@@ -121,7 +123,21 @@ func (a *AgentService) Recover(ctx context.Context) ([]string, error) {
 	if len(ids) > 0 {
 		a.log.Info("runs interrupted by a restart", "runs", len(ids))
 	}
-	return ids, err
+	// A live process that gave up writing a run's end (its database away
+	// past the chat's write time) leaves it running: once no chat could
+	// still be going, the sweep ends it.
+	stuck, serr := a.store.InterruptStuck(ctx, a.StuckAfter(), interrupted(interruptedStuck))
+	if len(stuck) > 0 {
+		a.log.Warn("runs interrupted whose end their process could not write", "runs", len(stuck))
+	}
+	return append(ids, stuck...), errors.Join(err, serr)
+}
+
+// StuckAfter is how long a running run may go unwritten before a sweep
+// ends it whatever its process: its chat's wall time, its writes' time
+// after it, and a lease's staleness on top (the clocks of two machines).
+func (a *AgentService) StuckAfter() time.Duration {
+	return a.cfg.RunMax + detachedWriteTimeout + LeaseStale
 }
 
 // Fence implements Fencer: every job of this process ends interrupted, and

@@ -46,6 +46,10 @@ type RunStore interface {
 	// interrupted (the app's interrupted error) as its last event. It returns
 	// their ids.
 	InterruptOrphans(ctx context.Context, staleAfter time.Duration, interrupted runs.NewEvent) ([]string, error)
+	// InterruptStuck ends as interrupted every running run, whatever its
+	// process, not written to for longer than quiet: past any chat's time,
+	// its process gave up writing its end. It returns their ids.
+	InterruptStuck(ctx context.Context, quiet time.Duration, interrupted runs.NewEvent) ([]string, error)
 }
 
 // EventBus carries "something happened" across processes: a run's log grew, or

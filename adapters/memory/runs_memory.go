@@ -215,19 +215,43 @@ func (s *RunStore) Events(_ context.Context, id string, from int64, limit int) (
 
 // InterruptOrphans implements ports.RunStore.
 func (s *RunStore) InterruptOrphans(_ context.Context, staleAfter time.Duration, interrupted runs.NewEvent) ([]string, error) {
+	// Called under s.mu: the leases' lock is taken after it, as everywhere.
+	return s.interrupt(func(r *runs.Run) bool {
+		s.leases.mu.Lock()
+		defer s.leases.mu.Unlock()
+		return !s.leases.alive(r.ProcessID, staleAfter)
+	}, interrupted)
+}
+
+// InterruptStuck implements ports.RunStore.
+func (s *RunStore) InterruptStuck(_ context.Context, quiet time.Duration, interrupted runs.NewEvent) ([]string, error) {
+	cut := s.clock.Now().Add(-quiet)
+	return s.interrupt(func(r *runs.Run) bool { return r.UpdatedAt.Before(cut) }, interrupted)
+}
+
+// Age makes a run's last write d older than it is, standing for time
+// passing without one.
+func (s *RunStore) Age(id string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.runs[id]; ok {
+		r.UpdatedAt = r.UpdatedAt.Add(-d)
+	}
+}
+
+// interrupt ends the running runs victim picks.
+func (s *RunStore) interrupt(victim func(*runs.Run) bool, interrupted runs.NewEvent) ([]string, error) {
 	s.mu.Lock()
 	var done []string
 	var lasts []int64
-	s.leases.mu.Lock()
 	for id, r := range s.runs {
-		if r.Status != runs.Running || s.leases.alive(r.ProcessID, staleAfter) {
+		if r.Status != runs.Running || !victim(r) {
 			continue
 		}
 		lasts = append(lasts, s.appendLocked(r, []runs.NewEvent{interrupted}))
 		r.Status = runs.Interrupted
 		done = append(done, id)
 	}
-	s.leases.mu.Unlock()
 	s.mu.Unlock()
 	for i, id := range done {
 		s.published(id, lasts[i], 1)

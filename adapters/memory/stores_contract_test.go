@@ -26,10 +26,12 @@ func TestSpecStoreContract(t *testing.T) {
 
 func memoryRuns(*testing.T) porttest.Runs {
 	leases := memory.NewLeases(memory.SystemClock{})
+	store := memory.NewRunStore(memory.SystemClock{}, leases, memory.NewEventHub())
 	return porttest.Runs{
-		Store:  memory.NewRunStore(memory.SystemClock{}, leases, memory.NewEventHub()),
+		Store:  store,
 		Leases: leases,
 		Age:    func(_ *testing.T, id string, d time.Duration) { leases.Age(id, d) },
+		AgeRun: func(_ *testing.T, id string, d time.Duration) { store.Age(id, d) },
 	}
 }
 

@@ -250,7 +250,19 @@ const interruptSQL = `WITH victims AS (
 	WHERE r.status = 'running' AND NOT EXISTS (
 		SELECT 1 FROM processes p WHERE p.id = r.process_id AND p.heartbeat_at > now() - make_interval(secs => $1))
 	ORDER BY r.id LIMIT $2 FOR UPDATE OF r SKIP LOCKED
-), s AS (
+), ` + interruptVictims
+
+// interruptStuckSQL is interruptSQL for runs not written to for $1 seconds,
+// whatever their process.
+const interruptStuckSQL = `WITH victims AS (
+	SELECT r.id FROM runs r
+	WHERE r.status = 'running' AND r.updated_at < now() - make_interval(secs => $1)
+	ORDER BY r.id LIMIT $2 FOR UPDATE OF r SKIP LOCKED
+), ` + interruptVictims
+
+// interruptVictims ends the victims: their interrupted event, their
+// status, and their viewers told.
+const interruptVictims = `s AS (
 	UPDATE runs SET next_seq = runs.next_seq + 1, status = 'interrupted', updated_at = now()
 	FROM victims v WHERE runs.id = v.id
 	RETURNING runs.id, runs.next_seq - 1 AS seq
@@ -262,9 +274,18 @@ SELECT s.id, pg_notify($5, 'e ' || s.id || ' ' || s.seq) FROM s`
 // InterruptOrphans implements ports.RunStore, in batches of interruptBatch
 // until none is left or ctx ends.
 func (s *RunStore) InterruptOrphans(ctx context.Context, staleAfter time.Duration, ev runs.NewEvent) ([]string, error) {
+	return s.interrupt(ctx, interruptSQL, staleAfter, ev)
+}
+
+// InterruptStuck implements ports.RunStore, in batches like InterruptOrphans.
+func (s *RunStore) InterruptStuck(ctx context.Context, quiet time.Duration, ev runs.NewEvent) ([]string, error) {
+	return s.interrupt(ctx, interruptStuckSQL, quiet, ev)
+}
+
+func (s *RunStore) interrupt(ctx context.Context, sql string, after time.Duration, ev runs.NewEvent) ([]string, error) {
 	var done []string
 	for {
-		rows, err := s.db.Pool.Query(ctx, interruptSQL, staleAfter.Seconds(), interruptBatch, string(ev.Kind), string(ev.Data), notifyChannel)
+		rows, err := s.db.Pool.Query(ctx, sql, after.Seconds(), interruptBatch, string(ev.Kind), string(ev.Data), notifyChannel)
 		if err != nil {
 			return done, fmt.Errorf("interrupt orphaned runs: %w", err)
 		}

@@ -25,6 +25,11 @@ func pgRuns(t *testing.T) porttest.Runs {
 				t.Fatal(err)
 			}
 		},
+		AgeRun: func(t *testing.T, id string, d time.Duration) {
+			if _, err := db.Pool.Exec(t.Context(), `UPDATE runs SET updated_at = updated_at - make_interval(secs => $2) WHERE id = $1`, id, d.Seconds()); err != nil {
+				t.Fatal(err)
+			}
+		},
 	}
 }
 

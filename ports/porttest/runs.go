@@ -23,6 +23,8 @@ type Runs struct {
 	// Age makes processID's last heartbeat d older than it is, standing for
 	// time passing without a heartbeat.
 	Age func(t *testing.T, processID string, d time.Duration)
+	// AgeRun makes a run's last write d older than it is.
+	AgeRun func(t *testing.T, runID string, d time.Duration)
 }
 
 func newRun(t *testing.T, s ports.RunStore, id, process string) runs.Run {
@@ -195,6 +197,40 @@ func RunStoreContract(t *testing.T, newRuns func(t *testing.T) Runs) {
 		}
 		if _, err := s.End(t.Context(), "run_c", runs.Running); err == nil {
 			t.Fatal("running is not an ending status")
+		}
+	})
+
+	t.Run("runs stuck past any chat's time are interrupted, whatever their process", func(t *testing.T) {
+		h := newRuns(t)
+		s := h.Store
+		ctx := t.Context()
+		must(t, h.Leases.Register(ctx, ports.Process{ID: "proc_live", Hostname: "h", PID: 1, BuildID: "dev"}))
+		newRun(t, s, "run_stuck", "proc_live")
+		newRun(t, s, "run_going", "proc_live")
+		h.AgeRun(t, "run_stuck", 10*time.Minute)
+		interrupted := runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted, Message: "its end was lost"})
+		if ids, err := s.InterruptOrphans(ctx, 30*time.Second, interrupted); err != nil || len(ids) != 0 {
+			t.Fatalf("a live process's runs are no orphans: %v %v", ids, err)
+		}
+		ids, err := s.InterruptStuck(ctx, 6*time.Minute, interrupted)
+		must(t, err)
+		if len(ids) != 1 || ids[0] != "run_stuck" {
+			t.Fatalf("interrupted %v, want run_stuck alone", ids)
+		}
+		for id, want := range map[string]runs.Status{"run_stuck": runs.Interrupted, "run_going": runs.Running} {
+			r, err := s.Get(ctx, id)
+			must(t, err)
+			if r.Status != want {
+				t.Fatalf("%s is %s, want %s", id, r.Status, want)
+			}
+		}
+		evs, err := s.Events(ctx, "run_stuck", 0, 100)
+		must(t, err)
+		if last := evs[len(evs)-1]; last.Kind != runs.KindError || !last.Terminal() {
+			t.Fatalf("interrupted is the stuck run's last event: %+v", last)
+		}
+		if again, err := s.InterruptStuck(ctx, 6*time.Minute, interrupted); err != nil || len(again) != 0 {
+			t.Fatalf("a second sweep finds nothing: %v %v", again, err)
 		}
 	})
 
