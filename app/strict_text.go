@@ -28,6 +28,28 @@ func CheckJSONText(raw []byte) error {
 	return err
 }
 
+// CheckJSONTextIn is CheckJSONText, also saying whether what it refused lies
+// inside the member at path (names from the top, as "params", "arguments"):
+// a door that hands that member to a checker of its own (MCP's tool
+// arguments, decoded by DecodeStrict) can let it answer in its own shape.
+func CheckJSONTextIn(raw []byte, path ...string) (err error, inside bool) {
+	c := textChecker{b: raw}
+	c.space()
+	err = c.value(0)
+	if err == errNotJSON || err == nil {
+		return nil, false
+	}
+	if len(c.path) <= len(path) {
+		return err, false
+	}
+	for i, name := range path {
+		if c.path[i].name == nil || unescapedName(c.path[i].name) != name {
+			return err, false
+		}
+	}
+	return err, true
+}
+
 // errNotJSON stops the walk at bytes that are not JSON: the decoder after
 // it says what is wrong.
 var errNotJSON = errors.New("not JSON")

@@ -49,8 +49,11 @@ func (s *Server) mcp(c echo.Context) error {
 			return errs.New(errs.BadInput, "/mcp takes one JSON-RPC call per POST, not a batch", "send each call in its own POST")
 		}
 		// A name given twice would be read as its last by the SDK: refused,
-		// as every other body is, before the SDK reads it.
-		if err := app.CheckJSONText(raw); err != nil {
+		// as every other body is, before the SDK reads it. What lies inside
+		// a tool's arguments (a NUL, a name twice) is the tool's to refuse:
+		// its arguments are decoded strictly, and the answer is a JSON-RPC
+		// tool result with isError and bad_input, as for any bad argument.
+		if err, inArguments := app.CheckJSONTextIn(raw, "params", "arguments"); err != nil && !inArguments {
 			return err
 		}
 		req.Body = io.NopCloser(bytes.NewReader(raw))

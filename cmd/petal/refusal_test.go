@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -63,4 +64,35 @@ func TestAnUnreadableQueryIsBadInput(t *testing.T) {
 	}
 	res, body := b.do(t, http.MethodGet, "/api/v1/conversations?limit=5", "")
 	assert.Equal(t, http.StatusOK, res.StatusCode, body)
+}
+
+// A NUL (or a name twice) inside a tool's arguments is answered as every bad
+// argument is: a JSON-RPC result with isError and bad_input, under the
+// call's id. In the envelope it is still the route's 400.
+func TestANULInMCPArgumentsIsAToolError(t *testing.T) {
+	p := startPetal(t, nil)
+	for _, args := range []string{`{"question":"who\u0000"}`, `{"question":"a","question":"b"}`} {
+		res, raw := p.do(t, http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"start_exploration","arguments":`+args+`}}`,
+			"Accept", "application/json, text/event-stream")
+		require.Equal(t, http.StatusOK, res.StatusCode, raw)
+		if _, data, ok := strings.Cut(raw, "data: "); ok {
+			raw = strings.TrimSpace(data)
+		}
+		var answer struct {
+			ID     int `json:"id"`
+			Result struct {
+				IsError bool `json:"isError"`
+				Content []struct{ Text string }
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(raw), &answer), raw)
+		assert.Equal(t, 7, answer.ID)
+		assert.True(t, answer.Result.IsError, raw)
+		require.NotEmpty(t, answer.Result.Content, raw)
+		assert.Contains(t, answer.Result.Content[0].Text, `"code":"bad_input"`)
+	}
+	res, raw := p.do(t, http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":7,"id":8,"method":"tools/call","params":{"name":"start_exploration","arguments":{}}}`,
+		"Accept", "application/json, text/event-stream")
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode, raw)
+	assert.Contains(t, raw, "given twice")
 }
