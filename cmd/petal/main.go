@@ -24,6 +24,9 @@ Usage:
                                    (claude mcp add petal -- go -C <clone> run ./cmd/petal mcp)
   petal invite mint <usd> [--days N] [--json] | revoke <id> | list
                                    manage invites
+  petal model distrusted | trust <model>
+                                   the models held at one token a byte since NEAR AI
+                                   counted past a learned bound; trust one again
   petal version                    print the build id
   petal health [URL]               exit 0 when a running petal's /api/v1/health is 200
                                    (default: the one at PETAL_ADDR); for container health checks
@@ -54,6 +57,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = healthCmd(ctx, args[1:], stdout)
 	case "invite":
 		err = inviteCmd(ctx, args[1:], stdout, stderr)
+	case "model":
+		err = modelCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, app.BuildID)
 	case "help", "--help", "-h":

@@ -276,6 +276,15 @@ func TestAProviderBillingPastTheBoundIsCaught(t *testing.T) {
 		assert.GreaterOrEqual(t, r.inputBound, r.promptTokens)
 	}
 	assert.Zero(t, heldOnLedger(t, tp.p))
+
+	// The operator looks, and trusts it again.
+	out, errOut, code := petalCLI(t, tp.p, "model", "distrusted")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "deepseek-ai/DeepSeek-V3.1")
+	_, errOut, code = petalCLI(t, tp.p, "model", "trust", "deepseek-ai/DeepSeek-V3.1")
+	require.Equal(t, 0, code, errOut)
+	out, _, _ = petalCLI(t, tp.p, "model", "distrusted")
+	assert.Contains(t, out, "none")
 }
 
 // TestEveryToolIsWithinTheAgentsReach (issue 25): each round offers its
