@@ -19,6 +19,7 @@ type Config struct {
 	Addr           string        // PETAL_ADDR
 	MetricsAddr    string        // PETAL_METRICS_ADDR: metrics and pprof listener; empty: none
 	DatabaseURL    string        // DATABASE_URL; empty means find or start a local PostgreSQL
+	DatabaseDirect string        // DATABASE_DIRECT_URL: PostgreSQL itself when DATABASE_URL is a pooler
 	DataDir        string        // PETAL_DATA_DIR: where a private PostgreSQL cluster lives
 	PublicURL      string        // PETAL_API: the site's public address; decides recipient, Origin and cookie
 	AgentAccess    string        // PETAL_AGENT_ACCESS: "gated" or "open"
@@ -84,6 +85,7 @@ var Variables = []Variable{
 	{"PETAL_ADDR", "localhost:8787", "listen address"},
 	{"PETAL_METRICS_ADDR", "", "listen address of the metrics listener (Prometheus /metrics and pprof under /debug/pprof/); empty: none. Never the public address"},
 	{"DATABASE_URL", "", "PostgreSQL URL; empty finds a local server or starts a private one"},
+	{"DATABASE_DIRECT_URL", "", "PostgreSQL itself when DATABASE_URL is a transaction pooler (PgBouncer): LISTEN and migrations use it, the pool sends no statement_timeout; empty: DATABASE_URL is direct"},
 	{"PETAL_DATA_DIR", ".petal", "folder for petal's private PostgreSQL cluster, when one is started"},
 	{"PETAL_API", "", "the site's public address (https://… makes the cookie __Host- and Secure)"},
 	{"PETAL_AGENT_ACCESS", "gated", "gated (an invite or credit is needed for the agent) or open"},
@@ -206,6 +208,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		Addr:           get("PETAL_ADDR"),
 		MetricsAddr:    get("PETAL_METRICS_ADDR"),
 		DatabaseURL:    get("DATABASE_URL"),
+		DatabaseDirect: get("DATABASE_DIRECT_URL"),
 		DataDir:        get("PETAL_DATA_DIR"),
 		PublicURL:      strings.TrimRight(get("PETAL_API"), "/"),
 		AgentAccess:    "gated",

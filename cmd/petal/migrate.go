@@ -26,7 +26,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	}
 	defer func() { err = errors.Join(err, located.Stop()) }()
 	// The migrations hold a session lock: never through a pooler.
-	located.DirectURL = directURL(located, os.Getenv)
+	located.DirectURL = directURL(located, cfg)
 	m, err := postgres.NewMigrator(located.Direct())
 	if err != nil {
 		return err

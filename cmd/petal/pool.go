@@ -44,13 +44,12 @@ func (l locatedDatabase) openPool(ctx context.Context, cfg config.Config, tracer
 
 // directURL is DATABASE_DIRECT_URL, PostgreSQL itself when DATABASE_URL is
 // a pooler, for a database found by DATABASE_URL (a local server or private
-// cluster petal finds is always direct). Read here, not in config.Config, while
-// app/ is being split (issue 29).
-func directURL(located *postgres.Located, getenv func(string) string) string {
+// cluster petal finds is always direct).
+func directURL(located *postgres.Located, cfg config.Config) string {
 	if located.How != "DATABASE_URL" {
 		return ""
 	}
-	return getenv("DATABASE_DIRECT_URL")
+	return cfg.DatabaseDirect
 }
 
 // lentPool is a pool its holder keeps open and closes.

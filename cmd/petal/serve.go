@@ -128,7 +128,7 @@ func locateDatabase(ctx context.Context, cfg config.Config, log *slog.Logger, mi
 	}
 	// Migrations hold a session lock, and LISTEN a session: both go to
 	// PostgreSQL itself when DATABASE_URL is a pooler.
-	located.DirectURL = directURL(located, os.Getenv)
+	located.DirectURL = directURL(located, cfg)
 	stopCluster = func() {
 		if err := located.Stop(); err != nil {
 			log.Error("stopping the private PostgreSQL cluster", "err", err)
