@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/domain/credit"
@@ -175,6 +176,24 @@ func (l *Ledger) ReleaseOrphanHolds(ctx context.Context) (int, error) {
 		if err != nil || done == 0 {
 			if n > 0 && l.log != nil {
 				l.log.Info("released the ledger holds of processes that are gone", "holds", n)
+			}
+			return n, err
+		}
+	}
+}
+
+// ReleaseStuckHolds gives back every hold held longer than heldFor, whatever
+// its process: a hold lasts one model call of one chat, so one older than
+// any chat's time is one its live process gave up releasing (its database
+// away past its retries). Nothing is charged, as for orphans.
+func (l *Ledger) ReleaseStuckHolds(ctx context.Context, heldFor time.Duration) (int, error) {
+	n := 0
+	for {
+		done, err := l.store.ReleaseStuck(ctx, heldFor, orphanBatch)
+		n += done
+		if err != nil || done == 0 {
+			if n > 0 && l.log != nil {
+				l.log.Warn("released ledger holds held past any chat's time", "holds", n)
 			}
 			return n, err
 		}

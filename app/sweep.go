@@ -33,7 +33,10 @@ func SweepJob(agent *AgentService, ledger *Ledger, m ports.Metrics) Job {
 			// The holds go back after the runs end, whatever the runs' sweep
 			// managed: a hold of a dead process is never settled by anyone.
 			holds, herr := ledger.ReleaseOrphanHolds(ctx)
+			// And the holds a live process gave up releasing, past any chat.
+			stuck, serr := ledger.ReleaseStuckHolds(ctx, agent.StuckAfter())
+			holds += stuck
 			released.Add(float64(holds))
-			return int64(len(runs) + holds), errors.Join(err, herr)
+			return int64(len(runs) + holds), errors.Join(err, herr, serr)
 		}}
 }

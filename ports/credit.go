@@ -38,6 +38,10 @@ type LedgerStore interface {
 	// a late Settle by that process still charges them, and returns how many.
 	// Reservations another transaction holds are left for the next call.
 	ReleaseOrphans(ctx context.Context, staleAfter time.Duration, limit int) (int, error)
+	// ReleaseStuck is ReleaseOrphans for reservations held longer than
+	// heldFor, whatever their process: past any chat's time, their process
+	// gave up releasing them.
+	ReleaseStuck(ctx context.Context, heldFor time.Duration, limit int) (int, error)
 	// Account reads one account, or errs.NotFound.
 	Account(ctx context.Context, id string) (credit.Account, error)
 	// Usage lists an account's usage records, newest first.

@@ -280,12 +280,23 @@ func (r *LedgerRepository) Release(ctx context.Context, reservationID string) (b
 // Settle. A reservation is released only whole: one whose lines were not all
 // locked here is left for the next call.
 func (r *LedgerRepository) ReleaseOrphans(ctx context.Context, staleAfter time.Duration, limit int) (int, error) {
+	return r.releaseSwept(ctx, `NOT EXISTS (
+    SELECT 1 FROM processes p WHERE p.id = h.process_id AND p.heartbeat_at > now() - make_interval(secs => $1))`, staleAfter, limit)
+}
+
+// ReleaseStuck implements ports.LedgerStore, as ReleaseOrphans does.
+func (r *LedgerRepository) ReleaseStuck(ctx context.Context, heldFor time.Duration, limit int) (int, error) {
+	return r.releaseSwept(ctx, `h.created_at < now() - make_interval(secs => $1)`, heldFor, limit)
+}
+
+// releaseSwept releases up to limit whole held reservations whose lines
+// meet victim (SQL over h, credit_holds, with $1 the seconds of after).
+func (r *LedgerRepository) releaseSwept(ctx context.Context, victim string, after time.Duration, limit int) (int, error) {
 	released := 0
 	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT h.reservation_id, h.account_id, h.slice, h.amount_micros FROM credit_holds h
-WHERE h.status = 'held' AND NOT EXISTS (
-    SELECT 1 FROM processes p WHERE p.id = h.process_id AND p.heartbeat_at > now() - make_interval(secs => $1))
-ORDER BY h.reservation_id, h.account_id LIMIT $2 FOR UPDATE OF h SKIP LOCKED`, staleAfter.Seconds(), limit)
+WHERE h.status = 'held' AND `+victim+`
+ORDER BY h.reservation_id, h.account_id LIMIT $2 FOR UPDATE OF h SKIP LOCKED`, after.Seconds(), limit)
 		if err != nil {
 			return fmt.Errorf("postgres: find orphan holds: %w", err)
 		}

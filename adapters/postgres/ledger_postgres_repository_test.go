@@ -274,6 +274,32 @@ func TestReleaseOrphanHolds(t *testing.T) {
 	assert.Zero(t, f.account(t, credit.InviteAccount(payer.InviteID)).Spent, "released holds are not counted as spent")
 }
 
+// A hold of a live process held past any chat's time (its process gave up
+// releasing it) goes back in a sweep; a fresh one of the same process stays.
+func TestReleaseStuckHolds(t *testing.T) {
+	f := newLedgerFixture(t)
+	ctx := t.Context()
+	payer := f.invitePayer(t, 1_000_000)
+	_, err := f.db.Pool.Exec(ctx, `INSERT INTO processes (id, hostname, pid, build_id, heartbeat_at) VALUES ('proc_live', 'h', 1, 'dev', now())`)
+	require.NoError(t, err)
+	stuck, err := f.ledger.Reserve(ctx, payer, "run_stuck", "proc_live", 2_000)
+	require.NoError(t, err)
+	_, err = f.ledger.Reserve(ctx, payer, "run_going", "proc_live", 1_000)
+	require.NoError(t, err)
+	_, err = f.db.Pool.Exec(ctx, `UPDATE credit_holds SET created_at = created_at - interval '10 minutes' WHERE reservation_id = $1`, stuck.ID)
+	require.NoError(t, err)
+	n, err := f.ledger.ReleaseOrphanHolds(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, n, "a live process's holds are no orphans")
+	n, err = f.ledger.ReleaseStuckHolds(ctx, 6*time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "the hold held for 10 minutes")
+	assert.EqualValues(t, 1_000, f.account(t, credit.InviteAccount(payer.InviteID)).Held, "the fresh hold stays")
+	n, err = f.ledger.ReleaseStuckHolds(ctx, 6*time.Minute)
+	require.NoError(t, err)
+	assert.Zero(t, n, "a second sweep finds nothing")
+}
+
 // A process whose lease lapsed while its model call went on finds its hold
 // released by a peer's sweep; its late settle still charges what the call
 // cost, once, and leaves nothing held.
