@@ -74,7 +74,7 @@ func (b *DataBudget) Spend(ctx context.Context, owner string, n int64) (refund f
 	if !ok {
 		b.refused.Add(1)
 		if b.log != nil {
-			b.log.Warn("data budget spent", "bytes", n, "limit", b.limit)
+			b.log.WarnContext(ctx, "data budget spent", "bytes", n, "limit", b.limit)
 		}
 		return none, Exhausted(day.Add(24 * time.Hour).Sub(now))
 	}
@@ -84,7 +84,7 @@ func (b *DataBudget) Spend(ctx context.Context, owner string, n int64) (refund f
 		// The write failed after spending: give the bytes back, whatever
 		// became of the request's context.
 		if err := b.store.Refund(context.WithoutCancel(ctx), day, n); err != nil && b.log != nil {
-			b.log.Error("refunding the data budget", "err", err, "bytes", n)
+			b.log.ErrorContext(ctx, "refunding the data budget", "err", err, "bytes", n)
 		}
 	}, nil
 }

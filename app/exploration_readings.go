@@ -93,7 +93,7 @@ func (s *ExplorationService) PostReading(ctx context.Context, caller Caller, ref
 	defer func() {
 		if !stored {
 			if err := s.store.ReleasePostedReading(context.WithoutCancel(ctx), e.ID, name); err != nil {
-				s.logError("releasing a posted reading's place", err)
+				s.logError(ctx, "releasing a posted reading's place", err)
 			}
 		}
 	}()

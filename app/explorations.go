@@ -70,10 +70,11 @@ func NewExplorationService(cfg config.Config, store ports.ExplorationStore, snap
 	return &ExplorationService{cfg: cfg, store: store, snapshots: snapshots, flowers: flowers, clock: clock, random: random, budget: budget, opens: opens, log: log}
 }
 
-// logError logs what went wrong after a request was answered.
-func (s *ExplorationService) logError(what string, err error) {
+// logError logs what went wrong after a request was answered, with the
+// request's id.
+func (s *ExplorationService) logError(ctx context.Context, what string, err error) {
 	if s.log != nil {
-		s.log.Error(what, "err", err)
+		s.log.ErrorContext(ctx, what, "err", err)
 	}
 }
 

@@ -59,7 +59,7 @@ func (s *MapService) withMarks(ctx context.Context, st *mapState) {
 	prev := s.state.Load()
 	marks, v, err := s.loadMarks(ctx, prev)
 	if err != nil {
-		s.log.Warn("map: the marks could not be read; the cards keep the ones they had", "err", err)
+		s.log.WarnContext(ctx, "map: the marks could not be read; the cards keep the ones they had", "err", err)
 		if prev != nil {
 			st.marks, st.marksVersion, st.marksLoaded = prev.marks, prev.marksVersion, prev.marksLoaded
 			st.index = st.index.WithMarks(prev.marks)
@@ -84,7 +84,7 @@ func (s *MapService) RefreshMarks(ctx context.Context) {
 	s.marksChecked.Store(time.Now().UnixNano())
 	marks, v, err := s.loadMarks(ctx, st)
 	if err != nil {
-		s.log.Warn("map: the marks could not be read", "err", err)
+		s.log.WarnContext(ctx, "map: the marks could not be read", "err", err)
 		return
 	}
 	if st.marksLoaded && v == st.marksVersion {

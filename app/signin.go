@@ -160,7 +160,7 @@ func (s *SignInService) Verify(ctx context.Context, old people.Session, in Verif
 	p := in.Proof
 	now := s.clock.Now()
 
-	wk, err := s.keys.Key()
+	wk, err := s.keys.Key(ctx)
 	if err != nil {
 		return "", VerifyBody{}, err
 	}
@@ -249,7 +249,7 @@ func (s *SignInService) wallets(ctx context.Context, personID string) ([]people.
 	if err != nil {
 		return nil, err
 	}
-	wk, err := s.keys.Key()
+	wk, err := s.keys.Key(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +270,7 @@ func (s *SignInService) WalletsOf(ctx context.Context, personID string) ([]peopl
 	if err != nil {
 		return nil, err
 	}
-	wk, err := s.keys.Key()
+	wk, err := s.keys.Key(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +356,7 @@ func (s *SignInService) Attach(ctx context.Context, sess people.Session, in Veri
 	if err != nil {
 		return AttachBody{}, err
 	}
-	wk, err := s.keys.Key()
+	wk, err := s.keys.Key(ctx)
 	if err != nil {
 		return AttachBody{}, err
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"sync"
@@ -43,8 +44,9 @@ func NewWalletKeys(cfg config.Config, random ports.Random, log *slog.Logger) (*W
 	return k, nil
 }
 
-// Key is the wallet key, making the throwaway one on first use.
-func (k *WalletKeys) Key() (people.WalletKey, error) {
+// Key is the wallet key, making the throwaway one on first use. ctx is the
+// request's that needed it: the warning then carries its request_id.
+func (k *WalletKeys) Key(ctx context.Context) (people.WalletKey, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.key != nil {
@@ -57,7 +59,7 @@ func (k *WalletKeys) Key() (people.WalletKey, error) {
 	key := people.NewWalletKey(secret)
 	k.key = &key
 	if k.log != nil {
-		k.log.Warn("PETAL_WALLET_KEY is not set: wallets are sealed under a throwaway key and can't be read after a restart")
+		k.log.WarnContext(ctx, "PETAL_WALLET_KEY is not set: wallets are sealed under a throwaway key and can't be read after a restart")
 	}
 	return key, nil
 }

@@ -21,7 +21,7 @@ func TestWalletKeyStartUpRules(t *testing.T) {
 	withKey.WalletKey = strings.Repeat("ab", 32)
 	k, err := NewWalletKeys(withKey, rand.Reader, nil)
 	require.NoError(t, err)
-	_, err = k.Key()
+	_, err = k.Key(t.Context())
 	assert.NoError(t, err)
 
 	bad := gatedWithModel
@@ -34,9 +34,9 @@ func TestWalletKeyStartUpRules(t *testing.T) {
 		k, err := NewWalletKeys(cfg, rand.Reader, slog.New(slog.NewTextHandler(&logs, nil)))
 		require.NoError(t, err, "%+v", cfg)
 		assert.Empty(t, logs.String(), "nothing said until the first sign-in")
-		k1, err := k.Key()
+		k1, err := k.Key(t.Context())
 		require.NoError(t, err)
-		k2, err := k.Key()
+		k2, err := k.Key(t.Context())
 		require.NoError(t, err)
 		assert.Equal(t, k1, k2, "one throwaway key for the process")
 		assert.Equal(t, 1, strings.Count(logs.String(), "PETAL_WALLET_KEY"), "one warning line")
