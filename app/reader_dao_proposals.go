@@ -13,7 +13,7 @@ import (
 
 var daoProposalsReader = Reader{
 	ID: "near-dao-proposals", Title: "Sputnik DAO proposals and votes", Chain: snapshots.Mainnet,
-	Reads:   "A Sputnik DAO's proposals and who voted how (get_last_proposal_id, paged get_proposals): accounts weighted by votes cast, each proposal kept in detail.",
+	Reads:   "A Sputnik DAO's proposals and who voted how (get_last_proposal_id, paged get_proposals, get_policy for the proposal period): accounts weighted by votes cast, each proposal kept in detail with when its vote closes.",
 	Params:  json.RawMessage(daoParamsSchema),
 	prepare: prepareDAO("near-dao-proposals", readDAOProposals),
 }
