@@ -6,7 +6,12 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -18,6 +23,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/oneclick/oneclicktest"
+	"github.com/petal-near/petal/domain/people"
 )
 
 // awaitPromise makes Evaluate wait for the promise the expression is.
@@ -44,6 +50,7 @@ func walletPetal(t *testing.T, env map[string]string) (*testPetal, *fakeWallet, 
 func signInWithTheConnector(t *testing.T, ctx context.Context, p *testPetal) {
 	t.Helper()
 	require.NoError(t, chromedp.Run(ctx,
+		network.ClearBrowserCookies(), // one browser: start each sign-in a visitor
 		chromedp.Navigate(p.URL+"/signin"),
 		chromedp.SetValue("#network", "testnet", chromedp.ByID),
 		chromedp.Click("#wallet-sign-in", chromedp.ByID),
@@ -127,7 +134,117 @@ func TestSignInThroughTheWalletConnector(t *testing.T) {
 		require.NoError(t, chromedp.Run(ctx, waitFor(`document.querySelector('#view-flower svg') !== null`)))
 		screenshot(t, ctx, "me")
 	})
+
+	t.Run("one's conversations on /make, newest first and paged, each opening at its run; New chat", func(t *testing.T) {
+		var person string
+		require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT person_id FROM wallets ORDER BY created_at LIMIT 1`).Scan(&person))
+		for i := range 12 {
+			_, err := p.DB.Pool.Exec(t.Context(), `INSERT INTO runs (id, owner, status, model, title, updated_at)
+VALUES ($1, $2, 'done', 'recorded', $3, now() - make_interval(mins => $4))`, fmt.Sprintf("run_%032x", i), person, fmt.Sprintf("Chat %02d", i), 100-i)
+			require.NoError(t, err)
+		}
+		ctx := b.tab(t)
+		signInWithTheConnector(t, ctx, p)
+		var titles []string
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(p.URL+"/make"),
+			waitFor(`document.querySelectorAll('#conversation-list li').length === 10`),
+			chromedp.Click("#conversations-more", chromedp.ByID),
+			waitFor(`document.querySelectorAll('#conversation-list li').length === 12`),
+			chromedp.Evaluate(`Array.from(document.querySelectorAll('#conversation-list li a')).map(a => a.textContent)`, &titles),
+		))
+		require.Len(t, titles, 12)
+		assert.Equal(t, "Chat 11", titles[0], "newest first")
+		assert.Equal(t, "Chat 00", titles[11])
+		var more bool
+		require.NoError(t, chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById('conversations-more').hidden`, &more)))
+		assert.True(t, more, "no third page")
+		screenshot(t, ctx, "make-conversations")
+		var h1, current string
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Click(`#conversation-list a[href="/make?run=run_00000000000000000000000000000005"]`, chromedp.ByQuery),
+			chromedp.WaitVisible("#new-chat", chromedp.ByID),
+			chromedp.Text("#run-title", &h1, chromedp.ByID),
+			waitFor(`document.querySelector('#conversation-list a[aria-current="page"]') !== null`),
+			chromedp.Text(`#conversation-list a[aria-current="page"]`, &current, chromedp.ByQuery),
+		))
+		assert.Equal(t, "Chat 05", h1)
+		assert.Equal(t, "Chat 05", current)
+		var location string
+		require.NoError(t, chromedp.Run(ctx, chromedp.Click("#new-chat", chromedp.ByID), chromedp.WaitVisible("#ask", chromedp.ByID), chromedp.Location(&location)))
+		assert.Equal(t, p.URL+"/make", location)
+	})
+
+	t.Run("a second wallet attached from /signin?attach=1; one bound to someone else refused, nothing merged", func(t *testing.T) {
+		frankKey, frank := goKey(t, rpc, "frank.testnet", "full")
+		gretaKey, greta := goKey(t, rpc, "greta.testnet", "full")
+		// greta is someone already.
+		res, body := p.do(t, http.MethodPost, "/api/v1/auth/verify", verifyBody("testnet", signChallengeFor(t, p, gretaKey, greta)))
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+		ctx := b.tab(t, "status of 409")
+		wallet.use(key, erin)
+		signInWithTheConnector(t, ctx, p)
+		attach := func(k ed25519.PrivateKey, account string) {
+			wallet.use(k, account)
+			require.NoError(t, chromedp.Run(ctx,
+				chromedp.Navigate(p.URL+"/signin?attach=1"),
+				chromedp.SetValue("#network", "testnet", chromedp.ByID),
+				chromedp.Click("#wallet-sign-in", chromedp.ByID),
+				chromedp.WaitVisible(`.connect-item[data-type="petal-test-wallet"]`, chromedp.ByQuery),
+				chromedp.Click(`.connect-item[data-type="petal-test-wallet"]`, chromedp.ByQuery),
+			))
+		}
+		attach(frankKey, frank)
+		var wallets []string
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.WaitVisible("#me", chromedp.ByID),
+			waitFor(`document.querySelectorAll('#wallets li').length === 2`),
+			chromedp.Evaluate(`Array.from(document.querySelectorAll('#wallets li strong')).map(s => s.textContent)`, &wallets),
+		))
+		assert.Equal(t, []string{"erin.testnet", "frank.testnet"}, wallets)
+		attach(gretaKey, greta)
+		var refusal string
+		require.NoError(t, chromedp.Run(ctx,
+			waitFor(`document.getElementById('wallet-status').className.includes('bad')`),
+			chromedp.Text("#wallet-status", &refusal, chromedp.ByID),
+		))
+		assert.Contains(t, refusal, "already bound to another person")
+		screenshot(t, ctx, "signin-attach-refused")
+		var n int
+		require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(DISTINCT person_id) FROM wallets`).Scan(&n))
+		assert.Equal(t, 2, n, "erin (with frank) and greta, still two people")
+	})
+
+	t.Run("a wallet that signs by redirect comes back to /signin and signs in", func(t *testing.T) {
+		ctx := b.tab(t)
+		var pending struct{ Message, Nonce, Recipient string }
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(p.URL+"/signin"),
+			chromedp.WaitVisible("#signin", chromedp.ByID),
+			// What the page keeps before it sends the person to such a wallet.
+			chromedp.Evaluate(`window.petalAPI.post('/api/v1/auth/challenge').then(ch => {
+				const pending = { mode: 'signin', network: 'testnet', message: ch.message, nonce: ch.nonce, recipient: ch.recipient, callback: null };
+				sessionStorage.setItem('petal.signin.pending', JSON.stringify(pending));
+				return pending;
+			})`, &pending, awaitPromise),
+		))
+		nonce, err := base64.StdEncoding.DecodeString(pending.Nonce)
+		require.NoError(t, err)
+		callback := p.URL + "/signin"
+		h := people.Nep413Hash(people.Nep413Payload(pending.Message, [32]byte(nonce), pending.Recipient, &callback))
+		back := url.Values{"accountId": {erin}, "publicKey": {people.FormatPublicKey(key.Public().(ed25519.PublicKey))},
+			"signature": {base64.StdEncoding.EncodeToString(ed25519.Sign(key, h[:]))}}
+		var who string
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Navigate(p.URL+"/make"),
+			chromedp.Navigate(callback+"#"+back.Encode()),
+			chromedp.WaitVisible("#me", chromedp.ByID),
+			chromedp.Text("#who", &who, chromedp.ByID),
+		))
+		assert.Equal(t, "erin.testnet testnet", who)
+	})
 }
+
 
 // browserSession is the tab's session cookie as a Cookie header ("" for none).
 func browserSession(t *testing.T, ctx context.Context) string {
@@ -144,4 +261,19 @@ func browserSession(t *testing.T, ctx context.Context) string {
 		}
 	}
 	return ""
+}
+
+// signChallengeFor is signChallenge on a site without PETAL_API (recipient
+// localhost), from no browser.
+func signChallengeFor(t *testing.T, p *testPetal, priv ed25519.PrivateKey, account string) map[string]string {
+	t.Helper()
+	res, body := p.do(t, http.MethodPost, "/api/v1/auth/challenge", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var ch struct{ Nonce, Message, Recipient string }
+	require.NoError(t, json.Unmarshal([]byte(body), &ch))
+	nonce, err := base64.StdEncoding.DecodeString(ch.Nonce)
+	require.NoError(t, err)
+	h := people.Nep413Hash(people.Nep413Payload(ch.Message, [32]byte(nonce), ch.Recipient, nil))
+	return map[string]string{"type": "nep413", "account_id": account, "public_key": people.FormatPublicKey(priv.Public().(ed25519.PublicKey)),
+		"signature": base64.StdEncoding.EncodeToString(ed25519.Sign(priv, h[:])), "message": ch.Message, "nonce": ch.Nonce, "recipient": ch.Recipient}
 }
