@@ -245,7 +245,6 @@ VALUES ($1, $2, 'done', 'recorded', $3, now() - make_interval(mins => $4))`, fmt
 	})
 }
 
-
 // browserSession is the tab's session cookie as a Cookie header ("" for none).
 func browserSession(t *testing.T, ctx context.Context) string {
 	t.Helper()
