@@ -37,3 +37,15 @@ func TestTheThrowawayKeysWarningCarriesItsRequest(t *testing.T) {
 	require.NotNil(t, warning, "the warning is logged:\n%s", p.logs.String())
 	assert.Equal(t, id, warning["request_id"], "the warning names the request that made the key")
 }
+
+// A process holds its pool and two listeners, each a session of its own, as
+// docs/operations.md sizes max_connections for (pool + 2).
+func TestAProcessHoldsItsPoolAndTwoListeners(t *testing.T) {
+	db := pgtest.New(t)
+	startProcess(t, db, map[string]string{"PETAL_DB_POOL_SIZE": "2", "PETAL_MAP_SYNC_MIN": "0", "PETAL_MAP_MARKS_MIN": "0",
+		"PETAL_NEAR_RPC_MAINNET": "http://127.0.0.1:1", "PETAL_NEAR_RPC_TESTNET": "http://127.0.0.1:1", "PETAL_ONECLICK_URL": "http://127.0.0.1:1"})
+	var listeners int
+	require.NoError(t, db.Pool.QueryRow(t.Context(),
+		`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'listen %'`).Scan(&listeners))
+	assert.Equal(t, 2, listeners, "the event bus's and the map's")
+}
