@@ -19,15 +19,16 @@ import (
 // across origins, since no credentials are allowed.
 func (s *Server) agentRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPost, Path: "/api/v1/agent/chat", Access: AccessOpen, BodyLimit: ChatBodyLimit, Handler: s.chat,
+		{Method: http.MethodPost, Path: "/api/v1/agent/chat", Access: AccessOpen, BodyLimit: ChatBodyLimit, Handler: s.chat, Body: app.ChatRequest{}, Fails: []int{http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden, http.StatusConflict},
+			Answers: []Answer{streamAnswer, {Status: http.StatusAccepted, JSON: app.ChatStarted{}, Says: "the run started (Accept: application/json)"}},
 			Summary: "Petals' agent: a chat is a run; SSE of its events, or 202 { run_id, status } with Accept: application/json alone"},
-		{Method: http.MethodPost, Path: "/api/v1/agent/quote", Access: AccessOpen, BodyLimit: ChatBodyLimit, Handler: s.quoteChat,
+		{Method: http.MethodPost, Path: "/api/v1/agent/quote", Access: AccessOpen, BodyLimit: ChatBodyLimit, Handler: s.quoteChat, Body: app.QuoteRequest{}, Answers: answersJSON(app.QuoteBody{}), Fails: []int{http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden},
 			Summary: "prices a chat before it starts, spending nothing: { quote: { id, expires_at, payer, max_usd, line_items, fees, tip_usd, limits, left_usd } }; quote_id on a chat binds it"},
-		{Method: http.MethodGet, Path: "/api/v1/agent/runs/:id", Access: AccessOpen, Handler: s.getRun,
+		{Method: http.MethodGet, Path: "/api/v1/agent/runs/:id", Access: AccessOpen, Handler: s.getRun, Query: []string{"from", "limit"}, Answers: []Answer{{JSON: runBody{}, Says: "the run and a page of its events"}, streamAnswer},
 			Summary: "a stored run; with Accept: text/event-stream, its events from the cursor (Last-Event-ID or ?from=), a live marker, then live events until it ends"},
-		{Method: http.MethodPost, Path: "/api/v1/agent/runs/:id/stop", Access: AccessOpen, Handler: s.stopRun,
+		{Method: http.MethodPost, Path: "/api/v1/agent/runs/:id/stop", Access: AccessOpen, Handler: s.stopRun, Answers: answersJSON(app.StopResult{}), Fails: []int{http.StatusUnauthorized},
 			Summary: "stops a run and answers once it has ended: { run_id, status, stopped, already_finished }"},
-		{Method: http.MethodGet, Path: "/api/v1/attestations/:sha256", Access: AccessOpen, Handler: s.attestation,
+		{Method: http.MethodGet, Path: "/api/v1/attestations/:sha256", Access: AccessOpen, Handler: s.attestation, Answers: []Answer{{Media: "application/json", Says: "the report, byte for byte as NEAR AI gave it"}, notModified},
 			Summary: "a NEAR AI attestation report Petal stored, byte for byte, by its SHA-256"},
 	}
 }

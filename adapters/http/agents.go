@@ -21,31 +21,51 @@ func (s *Server) agentsRoutes() []Route {
 	}
 	const base = "/api/v1/agents"
 	return []Route{
-		{Method: http.MethodPost, Path: base + "/link", Access: AccessSession, Handler: s.createAgentLink,
+		{Method: http.MethodPost, Path: base + "/link", Access: AccessSession, Handler: s.createAgentLink, Answers: answersJSON(app.AgentLinkMade{}),
 			Summary: "signed in, same-origin: { id, token, created_at }, the token (petal_agent_…) shown this once; older links keep working"},
-		{Method: http.MethodGet, Path: base + "/link", Access: AccessSession, Handler: s.listAgentLinks,
+		{Method: http.MethodGet, Path: base + "/link", Access: AccessSession, Handler: s.listAgentLinks, Answers: answersJSON(agentLinksBody{}),
 			Summary: "signed in: { links: [{ id, created_at }] }, the links that work"},
-		{Method: http.MethodPost, Path: base + "/link/revoke", Access: AccessSession, Handler: s.revokeAgentLinks,
+		{Method: http.MethodPost, Path: base + "/link/revoke", Access: AccessSession, Handler: s.revokeAgentLinks, Body: revokeLinksInput{}, Answers: answersJSON(revokedBody{}),
 			Summary: "signed in, same-origin, { id? }: revokes one link, or all: { revoked }"},
-		{Method: http.MethodPost, Path: base + "/wait", Handler: s.agentWait,
+		{Method: http.MethodPost, Path: base + "/wait", Handler: s.agentWait, Body: app.WaitInput{}, Answers: answersJSON(app.WaitAnswer{}), Takes: []Credential{AgentLink},
+			Fails: []int{http.StatusUnauthorized},
 			Summary: "Authorization: Bearer <agent link>, { as, worker?, wait_s?, can? }: waits up to wait_s (50, at most 90) for an open job " +
 				"sent to as or to anyone, and takes it: { job, project: { exploration, question }, view }, or { job: null }"},
-		{Method: http.MethodGet, Path: base, Access: AccessSession, Handler: s.agentPresence,
+		{Method: http.MethodGet, Path: base, Access: AccessSession, Handler: s.agentPresence, Answers: answersJSON(presenceBody{}),
 			Summary: "signed in: { agents: [{ name, n, worker, waiting, last_seen, can, job }] }, one entry per worker"},
 		{Method: http.MethodGet, Path: "/api/v1/explorations/:ref/jobs", Tool: "list_jobs", Access: AccessSession, PathAs: refIsExploration,
 			Handler: s.explorationTool("list_jobs", false)},
-		{Method: http.MethodGet, Path: "/api/v1/explorations/:ref/live", Access: AccessSession, Handler: s.liveSignal,
+		{Method: http.MethodGet, Path: "/api/v1/explorations/:ref/live", Access: AccessSession, Handler: s.liveSignal, Answers: []Answer{streamAnswer},
 			Summary: "any link or the owner: an event stream with ready, then changed { exploration } for each change to the conversation (a job's state, a report), from any replica; read it again then"},
 		{Method: http.MethodPost, Path: "/api/v1/jobs/take", Tool: "take_job"},
 		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/report", Tool: "report_job"},
-		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/stop", Access: AccessSession, Handler: s.superviseJob("stop"),
+		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/stop", Access: AccessSession, Handler: s.superviseJob("stop"), Body: superviseInput{}, Answers: answersJSON(app.JobState{}),
 			Summary: "signed in, same-origin: stops an open or taken job of theirs: { job }; its worker's next call is refused with error.ended stopped"},
-		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/retry", Access: AccessSession, Handler: s.superviseJob("retry"),
+		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/retry", Access: AccessSession, Handler: s.superviseJob("retry"), Body: superviseInput{}, Answers: answersJSON(app.JobState{}),
 			Summary: "signed in, same-origin: puts a taken, failed or stopped job back as open, for whoever takes it first: { job }; the old worker hears ended handed_over"},
-		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/hand-over", Access: AccessSession, Handler: s.superviseJob("hand-over"),
+		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/hand-over", Access: AccessSession, Handler: s.superviseJob("hand-over"), Body: superviseInput{}, Answers: answersJSON(app.JobState{}),
 			Summary: "signed in, same-origin, { to }: as retry, for the agent named: { job }"},
 	}
 }
+
+// The bodies the agents routes read and write.
+type (
+	superviseInput struct {
+		To string `json:"to,omitempty"`
+	}
+	agentLinksBody struct {
+		Links []app.AgentLinkView `json:"links"`
+	}
+	revokeLinksInput struct {
+		ID string `json:"id,omitempty"`
+	}
+	revokedBody struct {
+		Revoked int `json:"revoked"`
+	}
+	presenceBody struct {
+		Agents []app.PresenceEntry `json:"agents"`
+	}
+)
 
 // superviseJob is the person's stop, retry and hand-over of one of their jobs.
 func (s *Server) superviseJob(action string) echo.HandlerFunc {
@@ -53,9 +73,7 @@ func (s *Server) superviseJob(action string) echo.HandlerFunc {
 		if err := s.checkOrigin(c); err != nil {
 			return err
 		}
-		var in struct {
-			To string `json:"to,omitempty"`
-		}
+		var in superviseInput
 		raw, err := io.ReadAll(c.Request().Body)
 		if err != nil {
 			return decodeError(err)
@@ -95,9 +113,7 @@ func (s *Server) listAgentLinks(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, struct {
-		Links []app.AgentLinkView `json:"links"`
-	}{links})
+	return writeJSON(c, http.StatusOK, agentLinksBody{links})
 }
 
 func (s *Server) revokeAgentLinks(c echo.Context) error {
@@ -108,9 +124,7 @@ func (s *Server) revokeAgentLinks(c echo.Context) error {
 	if err != nil {
 		return decodeError(err)
 	}
-	var in struct {
-		ID string `json:"id,omitempty"`
-	}
+	var in revokeLinksInput
 	if len(bytes.TrimSpace(raw)) > 0 {
 		if err := app.DecodeInput(raw, &in); err != nil {
 			return err
@@ -120,9 +134,7 @@ func (s *Server) revokeAgentLinks(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, struct {
-		Revoked int `json:"revoked"`
-	}{n})
+	return writeJSON(c, http.StatusOK, revokedBody{n})
 }
 
 // bearer is the request's Bearer token, or "".
@@ -166,9 +178,7 @@ func (s *Server) agentPresence(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(c, http.StatusOK, struct {
-		Agents []app.PresenceEntry `json:"agents"`
-	}{agents})
+	return writeJSON(c, http.StatusOK, presenceBody{agents})
 }
 
 // liveViewer writes a conversation's live signal as SSE.

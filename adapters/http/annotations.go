@@ -30,10 +30,10 @@ func (s *Server) annotationRoutes() []Route {
 			Handler: s.explorationTool("list_layers", false)},
 		{Method: http.MethodPost, Path: base + "/:ref/datasets/fork", Tool: "fork_dataset", Access: AccessSession, PathAs: refIsExploration,
 			Handler: s.explorationTool("fork_dataset", true)},
-		{Method: http.MethodGet, Path: "/api/v1/me/annotations", Access: AccessSession, Handler: s.myAnnotations,
+		{Method: http.MethodGet, Path: "/api/v1/me/annotations", Access: AccessSession, Handler: s.myAnnotations, Query: []string{"verb", "about", "cursor", "limit"}, Answers: answersJSON(app.AnnotationList{}),
 			Summary: "signed in: everything the person and their agents keep about accounts, oldest first (?verb=named: the names drawn on their petals; ?about=, ?cursor=, ?limit=): " +
 				"{ annotations: [{ claim, exploration, added_at }], next_cursor }; 401 for a visitor"},
-		{Method: http.MethodPost, Path: "/api/v1/me/annotations", Access: AccessSession, Handler: s.addMyAnnotations,
+		{Method: http.MethodPost, Path: "/api/v1/me/annotations", Access: AccessSession, Handler: s.addMyAnnotations, Body: app.MeAnnotationsInput{}, Answers: answersJSON(app.MeAdded{}),
 			Summary: "signed in with a wallet, same-origin: { annotations: [claim/v2 without id and by], conversation? }, all or none, their account as by: " +
 				"{ exploration, added, existed, ids }; 404 for a conversation that isn't theirs"},
 	}
@@ -45,7 +45,7 @@ func (s *Server) siteClaimRoutes() []Route {
 	if s.deps.SiteClaims == nil {
 		return nil
 	}
-	return []Route{{Method: http.MethodGet, Path: "/api/v1/maps/:id/claims", Access: AccessOpen, Handler: s.mapClaims,
+	return []Route{{Method: http.MethodGet, Path: "/api/v1/maps/:id/claims", Access: AccessOpen, Handler: s.mapClaims, Answers: answersJSON(app.MapClaims{}),
 		Summary: "{ about, claims }: the site's own checked claims (claim/v3) whose subject is one of the map's accounts or its address, oldest first; " +
 			"the same for every viewer; not_found for a map that isn't on the map"}}
 }

@@ -14,13 +14,17 @@ import (
 // answers unauthorised.
 func (s *Server) authRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPost, Path: "/api/v1/auth/challenge", Access: AccessSession, Summary: "a NEP-413 sign-in challenge: { nonce, message, recipient, expires_at }; the nonce is good once, for 5 minutes", Handler: s.challenge},
-		{Method: http.MethodPost, Path: "/api/v1/auth/verify", Access: AccessSession, Summary: "body { network, proof }: signs in with a wallet's NEP-413 proof and sets the session: { person_id, network, wallets, claimed_runs, claimed_explorations }", Handler: s.verify},
-		{Method: http.MethodPost, Path: "/api/v1/auth/logout", Access: AccessSession, Summary: "ends this session and clears its cookie: { ok: true }", Handler: s.logout},
-		{Method: http.MethodPost, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "body { token }: holds the invite in this session, opening an anonymous one if needed: { invite }", Handler: s.redeemInvite},
-		{Method: http.MethodGet, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "the invite this session holds: { invite }, or { invite: null }", Handler: s.heldInvite},
-		{Method: http.MethodPost, Path: "/api/v1/me/wallets", Access: AccessSession, Summary: "signed in, same-origin, body { network, proof } as verify's: attaches another wallet to this person (SYS-023): { person_id, attached, already, wallets }; a wallet bound to another person is 409 conflict and nothing is merged", Handler: s.attachWallet},
-		{Method: http.MethodGet, Path: "/api/v1/me", Access: AccessSession, Summary: "the signed-in person: { person_id, network, account, wallets, credit }; 401 to anyone else", Handler: s.me},
+		{Method: http.MethodPost, Path: "/api/v1/auth/challenge", Access: AccessSession, Summary: "a NEP-413 sign-in challenge: { nonce, message, recipient, expires_at }; the nonce is good once, for 5 minutes", Handler: s.challenge,
+			Answers: answersJSON(app.ChallengeBody{}), Takes: []Credential{Anyone, Session}},
+		{Method: http.MethodPost, Path: "/api/v1/auth/verify", Access: AccessSession, Summary: "body { network, proof }: signs in with a wallet's NEP-413 proof and sets the session: { person_id, network, wallets, claimed_runs, claimed_explorations }", Handler: s.verify,
+			Body: app.VerifyInput{}, Answers: answersJSON(app.VerifyBody{}), Takes: []Credential{Anyone, Session}},
+		{Method: http.MethodPost, Path: "/api/v1/auth/logout", Access: AccessSession, Summary: "ends this session and clears its cookie: { ok: true }", Handler: s.logout, Answers: answersJSON(okBody{}), Takes: []Credential{Anyone, Session}},
+		{Method: http.MethodPost, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "body { token }: holds the invite in this session, opening an anonymous one if needed: { invite }", Handler: s.redeemInvite,
+			Body: redeemBody{}, Answers: answersJSON(app.InviteBody{}), Takes: []Credential{Anyone, Session}},
+		{Method: http.MethodGet, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "the invite this session holds: { invite }, or { invite: null }", Handler: s.heldInvite, Answers: answersJSON(app.InviteBody{}), Takes: []Credential{Anyone, Session}},
+		{Method: http.MethodPost, Path: "/api/v1/me/wallets", Access: AccessSession, Summary: "signed in, same-origin, body { network, proof } as verify's: attaches another wallet to this person (SYS-023): { person_id, attached, already, wallets }; a wallet bound to another person is 409 conflict and nothing is merged", Handler: s.attachWallet,
+			Body: app.VerifyInput{}, Answers: answersJSON(app.AttachBody{}), Fails: []int{http.StatusConflict}},
+		{Method: http.MethodGet, Path: "/api/v1/me", Access: AccessSession, Summary: "the signed-in person: { person_id, network, account, wallets, credit }; 401 to anyone else", Handler: s.me, Answers: answersJSON(app.MeBody{})},
 	}
 }
 

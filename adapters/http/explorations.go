@@ -29,20 +29,22 @@ func (s *Server) explorationRoutes() []Route {
 		{Method: http.MethodGet, Path: base + "/:ref", Tool: "get_exploration", Access: AccessSession, PathAs: refIsExploration, Handler: s.explorationTool("get_exploration", false)},
 		{Method: http.MethodPost, Path: base + "/:ref/steps", Tool: "save_step", Access: AccessSession, PathAs: refIsExploration, Handler: s.explorationTool("save_step", true)},
 		{Method: http.MethodPost, Path: base + "/:ref/notes", Tool: "add_note", Access: AccessSession, PathAs: refIsExploration, Handler: s.explorationTool("add_note", true)},
-		{Method: http.MethodPost, Path: base + "/:ref/claim", Access: AccessSession, Handler: s.claimExploration,
+		{Method: http.MethodPost, Path: base + "/:ref/claim", Access: AccessSession, Handler: s.claimExploration, Answers: answersJSON(app.Claimed{}), Takes: []Credential{Anyone, Session},
 			Summary: "a session takes an unowned exploration with its continue link: { exploration, claimed }"},
-		{Method: http.MethodGet, Path: base + "/:ref/links", Access: AccessSession, Handler: s.listLinks,
+		{Method: http.MethodGet, Path: base + "/:ref/links", Access: AccessSession, Handler: s.listLinks, Query: []string{"cursor", "limit"}, Answers: answersJSON(app.LinkPage{}), Takes: []Credential{Session},
 			Summary: "owner only, ?cursor=&limit= (1 to 200, 100 when not given): { links: [{ id, scope, created_at, revoked_at }], next_cursor }, " +
 				"the oldest first, with no tokens"},
-		{Method: http.MethodPost, Path: base + "/:ref/links", Access: AccessSession, Handler: s.createLink,
+		{Method: http.MethodPost, Path: base + "/:ref/links", Access: AccessSession, Handler: s.createLink, Body: createLinkInput{}, Answers: answersJSON(app.NewLink{}), Takes: []Credential{Session},
 			Summary: `owner only, body { scope: "read" | "continue" }: { id, scope, url, created_at }, its token shown this once; ` +
 				`409 conflict when the exploration already has 100 links not revoked`},
-		{Method: http.MethodPost, Path: base + "/:ref/links/:link/revoke", Access: AccessSession, Handler: s.revokeLink,
+		{Method: http.MethodPost, Path: base + "/:ref/links/:link/revoke", Access: AccessSession, Handler: s.revokeLink, Answers: answersJSON(app.LinkView{}), Takes: []Credential{Session},
 			Summary: "owner only: { id, scope, created_at, revoked_at }; the link stops working at once"},
-		{Method: http.MethodPut, Path: base + "/:ref/snapshots/:sha256", Access: AccessSession, Handler: s.postReading, BodyLimit: PostedReadingWireLimit,
+		{Method: http.MethodPut, Path: base + "/:ref/snapshots/:sha256", Access: AccessSession, Handler: s.postReading, BodyLimit: PostedReadingWireLimit, Answers: answersJSON(app.PostedReading{}),
+			Fails: []int{http.StatusRequestEntityTooLarge},
 			Summary: "a reading made on the person's own machine (owner or continue link): the snapshot JSON, Content-Encoding: gzip allowed, " +
 				"2 MiB on the wire and 32 MiB inflated, named by the SHA-256 of its canonical JSON: { exploration, sha256, stored, origin }"},
-		{Method: http.MethodGet, Path: "/s/:token", Access: AccessPlain, Handler: s.resumePacket,
+		{Method: http.MethodGet, Path: "/s/:token", Access: AccessPlain, Handler: s.resumePacket, Answers: append([]Answer{plainAnswer}, plainErrors(http.StatusBadRequest, http.StatusNotFound, http.StatusTooManyRequests, http.StatusServiceUnavailable)...),
+			Takes:   []Credential{LinkToken},
 			Summary: "a link's resume packet as markdown (text/plain, no-store), for an agent that can only fetch a URL; plain-text 404 for anything else"},
 	}
 }
@@ -125,13 +127,15 @@ func (s *Server) listLinks(c echo.Context) error {
 	return writeJSON(c, http.StatusOK, page)
 }
 
+type createLinkInput struct {
+	Scope string `json:"scope" jsonschema:"read or continue"`
+}
+
 func (s *Server) createLink(c echo.Context) error {
 	if err := s.checkOrigin(c); err != nil {
 		return err
 	}
-	var in struct {
-		Scope string `json:"scope"`
-	}
+	var in createLinkInput
 	if err := decodeBody(c, &in); err != nil {
 		return err
 	}

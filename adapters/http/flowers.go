@@ -12,7 +12,8 @@ import (
 
 func (s *Server) flowerRoutes() []Route {
 	render := Route{Method: http.MethodPost, Path: "/api/v1/render", Tool: app.ToolRenderFlower, Query: []string{"format"},
-		Summary: "format=svg answers the SVG alone as image/svg+xml (ETag: its render_sha256); json or nothing, the tool's JSON"}
+		Summary: "format=svg answers the SVG alone as image/svg+xml (ETag: its render_sha256); json or nothing, the tool's JSON",
+		Answers: []Answer{svgAnswer}}
 	render.Handler = s.renderFlower(render)
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/v1/figures", Tool: app.ToolComputeFigures},
@@ -20,6 +21,7 @@ func (s *Server) flowerRoutes() []Route {
 		{Method: http.MethodPost, Path: "/api/v1/specs/validate", Tool: app.ToolValidateSpec},
 		render,
 		{Method: http.MethodGet, Path: "/d/:hash", Access: AccessPlain, Handler: s.draft, Head: true,
+			Answers: []Answer{{Status: http.StatusFound, Says: "to /draft?spec=…"}, {Status: http.StatusNotFound, Media: "text/plain", Says: "no draft has that hash"}},
 			Summary: "a short draft link: 302 to /draft?spec=<the spec's canonical JSON>, hashed again on read; 404 in plain text for an unknown hash"},
 	}
 }

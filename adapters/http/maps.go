@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/specs"
 )
 
@@ -21,20 +23,49 @@ func (s *Server) mapRoutes() []Route {
 	}
 	page := []string{"view", "cursor", "limit"}
 	return []Route{
-		{Method: http.MethodGet, Path: "/api/v1/map", Handler: s.mapList(s.deps.Maps.Map), Query: page,
+		{Method: http.MethodGet, Path: "/api/v1/map", Handler: s.mapList(s.deps.Maps.Map), Query: page, Answers: answersJSON(mapAnswer{}),
 			Summary: "the map in one answer: { made, source, views, groups, pairs, next_cursor }, every view the oldest first (view: a view's hash to draw through; cursor, limit: paging)"},
-		{Method: http.MethodGet, Path: "/api/v1/map/views", Handler: s.mapList(s.deps.Maps.Views), Query: page,
+		{Method: http.MethodGet, Path: "/api/v1/map/views", Handler: s.mapList(s.deps.Maps.Views), Query: page, Answers: answersJSON(mapViewsAnswer{}),
 			Summary: "{ views, next_cursor }: the same views in the same order, each without its reading"},
-		{Method: http.MethodGet, Path: "/api/v1/map/:sha/svg", Handler: s.mapPicture, Query: []string{"look", "view", "paint", "form", "scheme"}, Head: true,
+		{Method: http.MethodGet, Path: "/api/v1/map/:sha/svg", Handler: s.mapPicture, Query: []string{"look", "view", "paint", "names", "form", "scheme"}, Head: true,
+			Answers: []Answer{svgAnswer, notModified},
 			Summary: "a view's still picture by its spec's sha256, drawn through the view its address names (form=tile: the flower alone in a square, for a card; scheme=dark: on a dark page's colours); immutable with a look, ETag its render_sha256; no per-address limit"},
-		{Method: http.MethodGet, Path: "/api/v1/maps", Handler: s.mapList(s.deps.Maps.Maps), Query: page,
+		{Method: http.MethodGet, Path: "/api/v1/maps", Handler: s.mapList(s.deps.Maps.Maps), Query: page, Answers: answersJSON(mapsAnswer{}),
 			Summary: "{ maps, next_cursor }: one card per map, the newest first by its newest drawing"},
-		{Method: http.MethodGet, Path: "/api/v1/maps/:id", Handler: s.oneMap, Query: []string{"view"},
+		{Method: http.MethodGet, Path: "/api/v1/maps/:id", Handler: s.oneMap, Query: []string{"view"}, Answers: answersJSON(oneMapAnswer{}),
 			Summary: "{ map }: one card by its id URL-encoded (an EVM address in any case), hidden maps too with hidden: { why, decided }; not_found for an address with nothing on the map"},
-		{Method: http.MethodGet, Path: "/api/v1/maps/:id/proposals", Handler: s.mapProposals,
+		{Method: http.MethodGet, Path: "/api/v1/maps/:id/proposals", Handler: s.mapProposals, Answers: answersJSON(proposalsAnswer{}),
 			Summary: "{ proposals }: the map's proposals/v2 from its newest near-dao-proposals reading; not_found when none was read"},
 	}
 }
+
+// The map's answers, which the app encodes once per index (MapService): the
+// same fields, for the document.
+type (
+	mapAnswer struct {
+		Made       string      `json:"made"`
+		Source     string      `json:"source"`
+		Views      []maps.View `json:"views"`
+		NextCursor *string     `json:"next_cursor"`
+		// Groups and pairs are relations_overview's first page.
+		Groups json.RawMessage `json:"groups"`
+		Pairs  json.RawMessage `json:"pairs"`
+	}
+	mapViewsAnswer struct {
+		Views      []maps.View `json:"views"`
+		NextCursor *string     `json:"next_cursor"`
+	}
+	mapsAnswer struct {
+		Maps       []maps.Card `json:"maps"`
+		NextCursor *string     `json:"next_cursor"`
+	}
+	oneMapAnswer struct {
+		Map maps.Card `json:"map"`
+	}
+	proposalsAnswer struct {
+		Proposals maps.Proposals `json:"proposals"`
+	}
+)
 
 func (s *Server) mapPage(c echo.Context) (app.MapPage, error) {
 	p := app.MapPage{View: c.QueryParam("view"), Cursor: c.QueryParam("cursor")}

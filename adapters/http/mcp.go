@@ -29,6 +29,10 @@ func (s *Server) mcpRoutes() []Route {
 		Method: MethodAll, Path: "/mcp", Access: AccessOpen, Sessionless: true, // the MCP door reads no cookie
 		Summary: "MCP, Streamable HTTP, stateless: the same tools as these routes, one JSON-RPC call per POST",
 		Handler: s.mcp,
+		Answers: []Answer{{Media: "application/json", Says: "the JSON-RPC answer"}, {Media: "text/event-stream", Says: "the JSON-RPC answer, after the progress notifications, as SSE"},
+			{Status: http.StatusAccepted, Says: "a notification, taken"}},
+		// GET and DELETE: a stateless server keeps no stream and no session.
+		Fails: []int{http.StatusMethodNotAllowed},
 	}}
 }
 

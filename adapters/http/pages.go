@@ -91,7 +91,8 @@ func percent(f snapshots.Fraction) string {
 
 func (s *Server) pageRoutes() []Route {
 	page := func(p, summary string, h echo.HandlerFunc) Route {
-		return Route{Method: http.MethodGet, Path: p, Access: AccessSession, Summary: summary, Handler: h}
+		return Route{Method: http.MethodGet, Path: p, Access: AccessSession, Summary: summary, Handler: h,
+			Answers: append([]Answer{pageAnswer}, pageErrors()...), Takes: []Credential{Anyone, Session}}
 	}
 	return []Route{
 		page("/make", "the page to chat with Petals' agent: ?run=<id> follows a run (an HTML page)", s.makePage),
@@ -101,9 +102,11 @@ func (s *Server) pageRoutes() []Route {
 		page("/account", "what Petal knows of one account: ?id=<CAIP-10>, the groups on the map it is in (an HTML page)", s.accountPage),
 		page(people.SignInPath, "sign in with a NEAR wallet through the wallet connector; ?attach=1 attaches another wallet; a redirect wallet's callbackUrl (an HTML page)", s.signInPage),
 		page("/me", "a signed-in person's own page: credit, usage, tip, top-ups, view, profile, wallets (an HTML page)", s.mePage),
-		{Method: http.MethodGet, Path: "/", Access: AccessPlain, Handler: s.home, Head: true,
+		{Method: http.MethodGet, Path: "/", Access: AccessPlain, Handler: s.home, Head: true, Answers: []Answer{{Status: http.StatusFound, Says: "to /make"}},
 			Summary: "the site's front door: 302 to /make"},
 		{Method: http.MethodGet, Path: "/pages/:file", Access: AccessPlain, Handler: s.pageAsset,
+			Answers: []Answer{{Media: "text/javascript", Says: "the script"}, {Media: "text/css", Says: "the style sheet"},
+				{Media: "image/svg+xml", Says: "a picture"}, notModified},
 			Summary: "the pages' own script and style sheet"},
 	}
 }

@@ -19,11 +19,13 @@ const ProfileBodyLimit = 2*(28+4*((profiles.MaxPictureBytes+2)/3)) + 1<<20
 // (docs/people.md).
 func (s *Server) profileRoutes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Path: "/api/v1/me/profile", Access: AccessSession, Handler: s.myProfile,
+		{Method: http.MethodGet, Path: "/api/v1/me/profile", Access: AccessSession, Handler: s.myProfile, Answers: answersJSON(app.ProfileAnswer{}),
 			Summary: "{ profile, updated_at, published }: the person's profile in NEAR Social's shape, null until they keep one; published stays null. 401 for a visitor"},
-		{Method: http.MethodPut, Path: "/api/v1/me/profile", Access: AccessSession, Handler: s.keepProfile, BodyLimit: ProfileBodyLimit,
+		{Method: http.MethodPut, Path: "/api/v1/me/profile", Access: AccessSession, Handler: s.keepProfile, BodyLimit: ProfileBodyLimit, Body: app.KeepProfileBody{}, Answers: answersJSON(app.ProfileAnswer{}),
+			Fails:   []int{http.StatusRequestEntityTooLarge},
 			Summary: "body { profile }, the whole of it: signed in, from the site's own pages. { name?, about?, avatar?, banner?, location?, links? }, each null to clear; avatar and banner a data:image/png, jpeg or webp base64 picture (at most 2 MiB, 4,096 px a side), this site's /api/v1/media/… address or a fastfs:// one. Anything else is 400 with the reason"},
 		{Method: http.MethodGet, Path: "/api/v1/media/:file", Access: AccessOpen, Handler: s.media, Head: true,
+			Answers: []Answer{{Media: "image/*", Says: "the picture: image/png, image/jpeg, image/webp or image/svg+xml"}, notModified},
 			Summary: "a profile's picture or a map's logo (its mark's logo.url) by its name, /api/v1/media/<sha256>.<png|jpg|webp|svg> (svg: a map's logo only), to anyone: immutable, nosniff, a CSP that runs nothing and loads nothing"},
 	}
 }

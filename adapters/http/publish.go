@@ -24,7 +24,8 @@ func (s *Server) publishRoutes() []Route {
 		publish,
 		{Method: http.MethodGet, Path: "/api/v1/flowers", Tool: app.ToolListFlowers},
 		{Method: http.MethodGet, Path: "/api/v1/flowers/:id", Tool: app.ToolGetFlower},
-		{Method: http.MethodGet, Path: "/api/v1/flowers/:id/svg", Access: AccessOpen, Handler: s.publishedFlowerSVG, Head: true,
+		{Method: http.MethodGet, Path: "/api/v1/flowers/:id/svg", Access: AccessOpen, Handler: s.publishedFlowerSVG, Head: true, Query: []string{"view"},
+			Answers: []Answer{svgAnswer, notModified},
 			Summary: "the published flower's SVG, drawn through the view its address names (?view=<whole hash>, none: the default; an unknown view is not_found); immutable, ETag its render_sha256"},
 	}
 }

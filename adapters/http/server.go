@@ -45,6 +45,18 @@ type Route struct {
 	// Sessionless routes never read the session, so they don't read it
 	// before their handler (and answer while the database doesn't).
 	Sessionless bool
+	// Answers is what a route with its own Handler answers on success, each
+	// described from the Go type the handler writes (openapi_answers.go).
+	// A tool route's answer is its tool's output.
+	Answers []Answer
+	// Body is a value of the Go type a route with its own Handler decodes
+	// its JSON body into, for the document (nil: no JSON body).
+	Body any
+	// Fails adds error statuses to the ones its class can answer (failsOf).
+	Fails []int
+	// Takes overrides the credentials the route takes (takesOf): any of
+	// Anyone, Session, AgentLink, LinkToken.
+	Takes []Credential
 }
 
 // Access is a route's CORS and caching class.
@@ -120,6 +132,9 @@ type Server struct {
 	props sync.Map
 	// skill is /skill.md, rendered once the routes are known.
 	skill app.Skill
+	// outer is the whole app as served: echo, or echo inside what Wrap put
+	// around it.
+	outer http.Handler
 }
 
 // New builds the Echo app with every route and middleware.
@@ -234,13 +249,22 @@ func (s *Server) add(r Route) {
 func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
 
 // Handler is the whole HTTP app.
-func (s *Server) Handler() http.Handler { return s.handler }
+func (s *Server) Handler() http.Handler {
+	if s.outer != nil {
+		return s.outer
+	}
+	return s.handler
+}
+
+// Wrap puts mw around the whole app, before it serves. The end-to-end tests
+// check every answer against the OpenAPI document this way.
+func (s *Server) Wrap(mw func(http.Handler) http.Handler) { s.outer = mw(s.Handler()) }
 
 // Serve answers on ln until ctx ends, then stops accepting and drains for up
 // to drain before closing what is left.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration) error {
 	srv := &http.Server{
-		Handler:           s.handler,
+		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.deps.Log.Handler(), slog.LevelWarn),

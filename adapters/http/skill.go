@@ -14,7 +14,7 @@ import (
 // so an agent in a browser can read it.
 func (s *Server) skillRoutes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Path: "/skill.md", Access: AccessOpen, Head: true, Sessionless: true, Handler: s.serveSkill,
+		{Method: http.MethodGet, Path: "/skill.md", Access: AccessOpen, Head: true, Sessionless: true, Handler: s.serveSkill, Answers: []Answer{markdownAnswer, notModified},
 			Summary: "the skill for a person's own agent, as Markdown: what Petal is, how to connect (MCP, the agent link and the wait loop), " +
 				"every tool with its purpose, the limits and what each refusal means; generated from the tool registry, ETag"},
 	}

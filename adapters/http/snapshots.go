@@ -28,6 +28,7 @@ func (s *Server) snapshotRoutes() []Route {
 		{Method: http.MethodGet, Path: "/api/v1/find", Tool: "find_target"},
 		{Method: http.MethodPost, Path: "/api/v1/snapshots", Tool: "get_snapshot"},
 		{Method: http.MethodGet, Path: "/api/v1/snapshots/:sha256", Handler: s.snapshotBody, Head: true,
+			Answers: []Answer{{Media: "application/json", Says: "the snapshot's canonical JSON (snapshot/v1)"}, notModified},
 			Summary: "a snapshot's canonical JSON, application/json, gzip-encoded when accepted (as stored, never recompressed); immutable cache headers and an ETag"},
 		{Method: http.MethodGet, Path: "/api/v1/snapshots/:sha256/describe", Tool: "describe_snapshot"},
 	}

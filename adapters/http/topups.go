@@ -12,11 +12,11 @@ import (
 func (s *Server) topUpRoutes() []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: "/api/v1/pay/tokens", Access: AccessOpen,
-			Summary: "what a person can pay from, as NEAR Intents' 1Click lists it: { tokens: [{ asset, chain, symbol, decimals, usd }] }", Handler: s.payTokens},
+			Summary: "what a person can pay from, as NEAR Intents' 1Click lists it: { tokens: [{ asset, chain, symbol, decimals, usd }] }", Handler: s.payTokens, Answers: answersJSON(app.TokensBody{})},
 		{Method: http.MethodPost, Path: "/api/v1/pay/intents", Access: AccessSession,
-			Summary: "body { usd, origin_asset, refund_to }: a 1Click quote for usd dollars of USDC onto the person's credit: { top_up }", Handler: s.createTopUp},
+			Summary: "body { usd, origin_asset, refund_to }: a 1Click quote for usd dollars of USDC onto the person's credit: { top_up }", Handler: s.createTopUp, Body: app.TopUpInput{}, Answers: answersJSON(app.TopUpBody{})},
 		{Method: http.MethodGet, Path: "/api/v1/pay/intents/:deposit_address", Access: AccessSession,
-			Summary: "where the person's top-up stands, credited once at SUCCESS: { top_up, credit }", Handler: s.checkTopUp},
+			Summary: "where the person's top-up stands, credited once at SUCCESS: { top_up, credit }", Handler: s.checkTopUp, Answers: answersJSON(app.TopUpStatusBody{})},
 	}
 }
 

@@ -13,11 +13,11 @@ import (
 // kept with their session, and any kept view by its hash, to anyone.
 func (s *Server) viewRoutes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Path: "/api/v1/me/view", Access: AccessSession, Handler: s.myView,
+		{Method: http.MethodGet, Path: "/api/v1/me/view", Access: AccessSession, Handler: s.myView, Answers: answersJSON(app.ViewAnswer{}), Takes: []Credential{Anyone, Session},
 			Summary: "{ view, hash }: the person's own view (view/v1), or the default for a visitor and anyone who hasn't kept one"},
-		{Method: http.MethodPut, Path: "/api/v1/me/view", Access: AccessSession, Handler: s.keepView,
+		{Method: http.MethodPut, Path: "/api/v1/me/view", Access: AccessSession, Handler: s.keepView, Body: app.KeepViewBody{}, Answers: answersJSON(app.ViewAnswer{}),
 			Summary: "body { view }: signed in, from the site's own pages; the view (view/v1) becomes the person's, kept by its hash: { view, hash }. 401 for a visitor"},
-		{Method: http.MethodGet, Path: "/api/v1/views/:hash", Access: AccessOpen, Handler: s.viewByHash,
+		{Method: http.MethodGet, Path: "/api/v1/views/:hash", Access: AccessOpen, Handler: s.viewByHash, Answers: answersJSON(app.ViewAnswer{}),
 			Summary: "{ view, hash }: any kept view by its hash, and the default's without anyone keeping it; not_found otherwise"},
 	}
 }

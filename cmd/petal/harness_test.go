@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -71,6 +72,7 @@ func startPetalOn(t *testing.T, env map[string]string, db *pgtest.DB, serving *p
 		cancel()
 		t.Fatalf("wire: %v", err)
 	}
+	checkEveryAnswer(t, svc)
 	stopJobs, err := svc.start(ctx)
 	if err != nil {
 		cancel()
@@ -90,6 +92,30 @@ func startPetalOn(t *testing.T, env map[string]string, db *pgtest.DB, serving *p
 		cleanup()
 	})
 	return &testPetal{URL: "http://" + ln.Addr().String(), DB: db, Cfg: cfg, Svc: svc}
+}
+
+// checkEveryAnswer holds every answer of svc to the OpenAPI document it
+// serves (openapi_check_test.go); the test fails at its end for each answer
+// its description does not say.
+func checkEveryAnswer(t *testing.T, svc *service) {
+	t.Helper()
+	doc, err := svc.Server.OpenAPI()
+	if err != nil {
+		t.Fatalf("the OpenAPI document: %v", err)
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := &answerProblems{}
+	svc.Server.Wrap(checkAnswers(checkerFor(t, b), problems.add))
+	// Registered before the server's own cleanup, so it runs after the
+	// server has stopped and every answer has been checked.
+	t.Cleanup(func() {
+		for _, p := range problems.all() {
+			t.Errorf("an answer the OpenAPI document does not describe: %s", p)
+		}
+	})
 }
 
 // do sends one request and returns the response with its body read.

@@ -76,8 +76,18 @@ func TestOpenAPIIsEveryRouteServed(t *testing.T) {
 	assert.Equal(t, "get_exploration", get["x-petal-tool"])
 	tool, ok := srv.Registry().Get("get_exploration")
 	require.True(t, ok)
-	out, _ := json.Marshal(get["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"])
-	assert.JSONEq(t, string(tool.Output), string(out))
+	b, _ := json.Marshal(get["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"])
+	want, _ := json.Marshal(httpapi.ToolOutputSchema(tool))
+	assert.JSONEq(t, string(want), string(b))
+	var answered, output struct {
+		Properties map[string]any `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal(b, &answered))
+	require.NoError(t, json.Unmarshal(tool.Output, &output))
+	for name := range output.Properties {
+		assert.Contains(t, answered.Properties, name, "the answer's schema keeps every property of the tool's output")
+	}
+	assert.Contains(t, answered.Properties, "tools_version", "every JSON answer carries tools_version")
 	post := doc.Paths["/api/v1/explorations/{ref}/steps"]["post"]
 	body, _ := json.Marshal(post["requestBody"])
 	assert.NotContains(t, string(body), `"exploration"`, "the path fills exploration, so the body has none")
