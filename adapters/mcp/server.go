@@ -41,7 +41,7 @@ func New(reg *app.Registry, log *slog.Logger) *Server {
 			Name:         t.Name,
 			Description:  t.Description,
 			InputSchema:  t.Input,
-			OutputSchema: t.Output,
+			OutputSchema: outputWithToolsVersion(t.Output),
 		}, s.handler(t.Name))
 	}
 	// A tool this site does not offer (public mode) is not listed; calling it by
@@ -90,6 +90,7 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		if err != nil {
 			return s.errorResult(ctx, errs.New(errs.Internal, "the answer could not be encoded").WithCause(err)), nil
 		}
+		b = withToolsVersion(b)
 		return &sdk.CallToolResult{
 			Content:           []sdk.Content{&sdk.TextContent{Text: string(b)}},
 			StructuredContent: json.RawMessage(b),
@@ -131,14 +132,16 @@ func (s *Server) errorResult(ctx context.Context, err error) *sdk.CallToolResult
 		s.log.ErrorContext(ctx, "mcp tool call failed", "err", err)
 	}
 	b, _ := json.Marshal(e.Body())
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(withToolsVersion(b))}}}
 }
 
 func (s *Server) refuseUnoffered(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method == "tools/call" {
 			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && !s.offers(p.Name) {
-				if _, known := s.reg.Get(p.Name); known {
+				// An agent-only tool (hand_job…) is no tool at all here: the
+				// SDK's own unknown-tool answer, as for any other name.
+				if t, known := s.reg.Get(p.Name); known && !t.AgentOnly {
 					return s.errorResult(ctx, app.NotOnThisSite(p.Name)), nil
 				}
 			}
@@ -154,6 +157,42 @@ func (s *Server) offers(name string) bool {
 		}
 	}
 	return false
+}
+
+var toolsVersionPrefix = []byte(`{"tools_version":"` + app.ToolsVersion + `"`)
+
+// withToolsVersion puts tools_version first in a JSON object's bytes, as the
+// HTTP door does in every JSON answer, so a client can tell which tool set
+// answered from the result alone.
+func withToolsVersion(b []byte) []byte {
+	if len(b) < 2 || b[0] != '{' {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(toolsVersionPrefix)+1)
+	out = append(out, toolsVersionPrefix...)
+	if len(b) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, b[1:]...)
+}
+
+// outputWithToolsVersion lists tools_version in an output schema that lists
+// its properties, since every result carries it.
+func outputWithToolsVersion(schema json.RawMessage) json.RawMessage {
+	var s map[string]any
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return schema
+	}
+	props, ok := s["properties"].(map[string]any)
+	if !ok {
+		return schema
+	}
+	props["tools_version"] = map[string]any{"type": "string", "description": "the tool set's version"}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return schema
+	}
+	return b
 }
 
 // minLevel drops records below min.

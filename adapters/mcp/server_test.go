@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -59,6 +60,10 @@ func (sampleTools) Tools() []app.Tool {
 			Run: func(context.Context, app.Call) (any, error) {
 				return nil, errs.New(errs.BadInput, "field x: expected a number", "send a number")
 			},
+		},
+		{
+			Name: "handing", Description: "Petals' agent's own", AgentOnly: true,
+			Run: func(context.Context, app.Call) (any, error) { return map[string]bool{"handed": true}, nil },
 		},
 		{
 			Name: "outside", Description: "reads the chain", OnTheirMachine: true,
@@ -128,8 +133,16 @@ func TestToolsListIsTheRegistry(t *testing.T) {
 				assert.Equal(t, offered[i].Description, tool.Description)
 				in, _ := json.Marshal(tool.InputSchema)
 				assert.JSONEq(t, string(offered[i].Input), string(in), tool.Name)
-				out, _ := json.Marshal(tool.OutputSchema)
-				assert.JSONEq(t, string(offered[i].Output), string(out), tool.Name)
+				// The tool's output schema, and tools_version, which every result carries.
+				var out map[string]any
+				b, _ := json.Marshal(tool.OutputSchema)
+				require.NoError(t, json.Unmarshal(b, &out))
+				if props, ok := out["properties"].(map[string]any); ok {
+					assert.Equal(t, map[string]any{"type": "string", "description": "the tool set's version"}, props["tools_version"], tool.Name)
+					delete(props, "tools_version")
+				}
+				b, _ = json.Marshal(out)
+				assert.JSONEq(t, string(offered[i].Output), string(b), tool.Name)
 			}
 			names := []string{}
 			for _, tool := range res.Tools {
@@ -160,7 +173,7 @@ func TestCallsGoThroughTheRegistry(t *testing.T) {
 			require.NoError(t, err)
 			require.False(t, res.IsError)
 			b, _ := json.Marshal(res.StructuredContent)
-			assert.JSONEq(t, `{"text":"hello"}`, string(b))
+			assert.JSONEq(t, `{"tools_version":"`+app.ToolsVersion+`","text":"hello"}`, string(b), "every result says which tool set answered")
 
 			res, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x", "extra": 1}})
 			require.NoError(t, err)
@@ -220,6 +233,27 @@ func TestPublicSiteRefusesToolsThatReachOutside(t *testing.T) {
 	e := errorOf(t, res)
 	assert.Equal(t, errs.NotOnThisSite, e.Code)
 	assert.Contains(t, e.Hint, "/connect")
+}
+
+// An agent-only tool is no tool at all over MCP: not listed, and called by
+// name it gets the SDK's unknown-tool answer, as a name nobody has does.
+func TestAgentOnlyToolsAreNoToolsOverMCP(t *testing.T) {
+	reg := newRegistry(t, false, 60)
+	cs := connect(t, mcp.New(reg, quietLog()), nil)
+	list, err := cs.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	for _, tool := range list.Tools {
+		assert.NotEqual(t, "handing", tool.Name)
+		if tool.Name == "echo" {
+			b, _ := json.Marshal(tool.OutputSchema)
+			assert.Contains(t, string(b), `"tools_version"`, "the output schema lists what every result carries")
+		}
+	}
+	_, agentOnly := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "handing", Arguments: map[string]any{}})
+	_, nobody := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
+	require.Error(t, agentOnly)
+	require.Error(t, nobody)
+	assert.Equal(t, strings.ReplaceAll(nobody.Error(), "no_such_tool", "handing"), agentOnly.Error())
 }
 
 func TestMCPCallsShareTheToolCallLimit(t *testing.T) {

@@ -161,6 +161,21 @@ func httpToolCall(t *testing.T, p *testPetal, r httpapi.Route, input map[string]
 	return res.StatusCode, v
 }
 
+// withoutToolsVersion is an output schema as MCP lists it, less the
+// tools_version every result carries: the tool's own schema.
+func withoutToolsVersion(t *testing.T, schema json.RawMessage) json.RawMessage {
+	t.Helper()
+	var s map[string]any
+	require.NoError(t, json.Unmarshal(schema, &s))
+	if props, ok := s["properties"].(map[string]any); ok {
+		require.Contains(t, props, "tools_version")
+		delete(props, "tools_version")
+	}
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	return b
+}
+
 // volatile are fields two calls can't share: what each call made anew.
 var volatile = map[string]bool{"id": true, "created_at": true, "updated_at": true, "seq": true}
 
@@ -291,7 +306,7 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 				assert.Equal(t, offered[i].Name, tool.Name)
 				assert.Equal(t, offered[i].Description, tool.Description)
 				assert.JSONEq(t, string(offered[i].Input), string(tool.InputSchema), "%s input schema", tool.Name)
-				assert.JSONEq(t, string(offered[i].Output), string(tool.OutputSchema), "%s output schema", tool.Name)
+				assert.JSONEq(t, string(offered[i].Output), string(withoutToolsVersion(t, tool.OutputSchema)), "%s output schema", tool.Name)
 			}
 
 			require.Len(t, got.Results, len(calls))
@@ -304,6 +319,8 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 				require.NotEmpty(t, res.Result.Content, tool.Name)
 				var text map[string]any
 				require.NoError(t, json.Unmarshal([]byte(res.Result.Content[0].Text), &text))
+				assert.Equal(t, app.ToolsVersion, text["tools_version"], "%s: every result says which tool set answered", tool.Name)
+				delete(text, "tools_version")
 				if status != http.StatusOK {
 					assert.True(t, res.Result.IsError, "%s: HTTP refused (%d), MCP must too", tool.Name, status)
 					assert.Equal(t, want, text, "%s: the same error through both doors", tool.Name)
@@ -312,6 +329,7 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 				require.False(t, res.Result.IsError, "%s: %s", tool.Name, res.Result.Content[0].Text)
 				var structured map[string]any
 				require.NoError(t, json.Unmarshal(res.Result.StructuredContent, &structured))
+				delete(structured, "tools_version")
 				assert.Equal(t, structured, text, "%s: text and structured content agree", tool.Name)
 				assert.Equal(t, masked(want, differs[tool.Name]...), masked(structured, differs[tool.Name]...),
 					"%s: MCP answers what HTTP answers", tool.Name)
