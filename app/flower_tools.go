@@ -78,6 +78,15 @@ func (figuresInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "snapshot").Type = "object"
 }
 
+// A spec and a view are JSON objects; a client that types its arguments by
+// the schema (the MCP Inspector's CLI) sends them as objects, not as text.
+func (validateInput) RefineSchema(s *jsonschema.Schema) { property(s, "spec").Type = "object" }
+
+func (renderInput) RefineSchema(s *jsonschema.Schema) {
+	property(s, "spec").Type = "object"
+	property(s, "view").Type = "object"
+}
+
 func (proposeInput) RefineSchema(s *jsonschema.Schema) {
 	property(s, "sha256").Pattern = sha256Pattern
 	property(s, "intent").MaxLength = jsonschema.Ptr(MaxIntent)

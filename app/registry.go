@@ -101,7 +101,10 @@ type Tool struct {
 	// AgentOnly tools are Petals' agent's own (hand_job…): offered to its
 	// model alone, and no tool at all through another door.
 	AgentOnly bool
-	Run       func(ctx context.Context, call Call) (any, error)
+	// Hints say what the tool does to the world (tool_hints.go); Register
+	// fills them from the table when the tool has none of its own.
+	Hints *ToolHints
+	Run   func(ctx context.Context, call Call) (any, error)
 }
 
 // ToolSet is a service that contributes tools to the registry.
@@ -150,6 +153,11 @@ func (r *Registry) Register(t Tool) {
 	v, err := compileInput(t.Name, t.Input)
 	if err != nil {
 		panic("app: " + err.Error())
+	}
+	if t.Hints == nil {
+		if h, ok := toolHints[t.Name]; ok {
+			t.Hints = &h
+		}
 	}
 	tool := t
 	r.inputs[t.Name] = v

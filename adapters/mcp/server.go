@@ -42,6 +42,7 @@ func New(reg *app.Registry, log *slog.Logger) *Server {
 			Description:  t.Description,
 			InputSchema:  t.Input,
 			OutputSchema: outputWithToolsVersion(t.Output),
+			Annotations:  annotations(t.Hints),
 		}, s.handler(t.Name))
 	}
 	// A tool this site does not offer (public mode) is not listed; calling it by
@@ -157,6 +158,22 @@ func (s *Server) offers(name string) bool {
 		}
 	}
 	return false
+}
+
+// annotations are a tool's hints as MCP says them. A read is idempotent
+// and destroys nothing; MCP's defaults (destructive, open world) are never
+// left to stand for a tool that has hints.
+func annotations(h *app.ToolHints) *sdk.ToolAnnotations {
+	if h == nil {
+		return nil
+	}
+	destructive, openWorld := h.Destructive && !h.ReadOnly, h.OpenWorld
+	return &sdk.ToolAnnotations{
+		ReadOnlyHint:    h.ReadOnly,
+		DestructiveHint: &destructive,
+		IdempotentHint:  h.Idempotent || h.ReadOnly,
+		OpenWorldHint:   &openWorld,
+	}
 }
 
 var toolsVersionPrefix = []byte(`{"tools_version":"` + app.ToolsVersion + `"`)

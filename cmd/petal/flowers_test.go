@@ -153,9 +153,12 @@ func TestProposeValidateRenderAndDraft(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.JSONEq(t, `{"tools_version":"1.0.0","valid":false,"problems":[{"path":"/snapshot","message":"no snapshot `+strings.Repeat("a", 64)+` is stored here"}]}`, body)
 
+	// A spec is an object by the input's schema, so anything else is refused
+	// before the tool runs, naming the field.
 	res, body = p.do(t, http.MethodPost, "/api/v1/specs/validate", `{"spec":[1]}`)
-	require.Equal(t, http.StatusOK, res.StatusCode, body)
-	assert.JSONEq(t, `{"tools_version":"1.0.0","valid":false,"problems":[{"path":"","message":"must be a JSON object"}]}`, body)
+	require.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+	assert.Contains(t, body, `"bad_input"`)
+	assert.Contains(t, body, "/spec")
 
 	// Render as JSON, twice: the same bytes.
 	res, body = p.do(t, http.MethodPost, "/api/v1/render", `{"spec":`+string(proposal.Spec)+`}`)
