@@ -21,7 +21,8 @@ func (s *Server) flowerRoutes() []Route {
 		{Method: http.MethodPost, Path: "/api/v1/specs/validate", Tool: app.ToolValidateSpec},
 		render,
 		{Method: http.MethodGet, Path: "/d/:hash", Access: AccessPlain, Handler: s.draft, Head: true,
-			Answers: []Answer{{Status: http.StatusFound, Says: "to /draft?spec=…"}, {Status: http.StatusNotFound, Media: "text/plain", Says: "no draft has that hash"}},
+			Answers: []Answer{{Status: http.StatusFound, Says: "to /draft?spec=…"}, {Status: http.StatusNotFound, Media: "text/plain", Says: "no draft has that hash"},
+				{Status: http.StatusNotFound, Media: "text/html", Says: "no draft has that hash, as a page for a browser"}},
 			Summary: "a short draft link: 302 to /draft?spec=<the spec's canonical JSON>, hashed again on read; 404 in plain text for an unknown hash"},
 	}
 }

@@ -294,6 +294,11 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 			"PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME"),
 		}},
 	}
+	// The stdio petal reads no real NEAR either, as startPetal's server: the
+	// refusals name the address they could not reach.
+	for k, v := range offlineDefaults {
+		plans["stdio"].Env[k] = v
+	}
 	names := []string{"streamable http", "stdio"}
 	sort.Strings(names)
 	for _, name := range names {
