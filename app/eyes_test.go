@@ -32,7 +32,7 @@ func eyes(t *testing.T, near string, search ports.WebSearch) *app.Registry {
 	t.Helper()
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
-	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: near, snapshots.Testnet: near}, Backoff: time.Millisecond, CallTimeout: 2 * time.Second})
+	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: near, snapshots.Testnet: near}, Backoff: time.Millisecond, CallTimeout: 10 * time.Second})
 	if search == nil {
 		search = brave.New("", "", nil)
 	}

@@ -56,7 +56,9 @@ func TestAPageOfDeepListsIsReadBoundedAndByItsDeadline(t *testing.T) {
 		assert.LessOrEqual(t, len(got.Text), MaxTextBytes)
 		assert.Contains(t, got.Text, "x\n")
 	}
-	assert.Less(t, took, 5*time.Second+time.Second, "answered by the read's deadline")
+	// Generous past the deadline: a loaded CI machine under -race is slow, and
+	// the bug this guards took 55-70 s.
+	assert.Less(t, took, 5*time.Second+10*time.Second, "answered by the read's deadline")
 }
 
 // Lists past MaxNesting are drawn as plain blocks, their text kept; the ones
