@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/petal-near/petal/app/internal/ids"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
@@ -95,7 +96,7 @@ func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest)
 			return ChatStarted{}, errs.New(errs.Internal, "a session could not be opened").WithCause(err)
 		}
 	}
-	id, err := randomHex(a.random, 16)
+	id, err := ids.RandomHex(a.random, 16)
 	if err != nil {
 		return ChatStarted{}, err
 	}

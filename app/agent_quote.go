@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/internal/ids"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
@@ -251,7 +252,7 @@ func (a *AgentService) Quote(ctx context.Context, caller Caller, req QuoteReques
 	if err != nil {
 		return QuoteBody{}, err
 	}
-	id, err := randomHex(a.random, 16)
+	id, err := ids.RandomHex(a.random, 16)
 	if err != nil {
 		return QuoteBody{}, err
 	}

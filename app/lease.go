@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/petal-near/petal/app/internal/ids"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
@@ -22,7 +23,7 @@ type ProcessID string
 
 // NewProcessID makes a fresh process id.
 func NewProcessID(random ports.Random) (ProcessID, error) {
-	h, err := randomHex(random, 12)
+	h, err := ids.RandomHex(random, 12)
 	return ProcessID("proc_" + h), err
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/internal/ids"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
@@ -91,7 +92,7 @@ func (l *Ledger) Reserve(ctx context.Context, payer credit.Payer, runID, process
 	if runID == "" || processID == "" {
 		return credit.Hold{}, errors.New("ledger: a hold needs a run and a process")
 	}
-	id, err := newID(l.random, "hold_")
+	id, err := ids.NewID(l.random, "hold_")
 	if err != nil {
 		return credit.Hold{}, err
 	}

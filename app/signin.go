@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/internal/ids"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -172,7 +173,7 @@ func (s *SignInService) Verify(ctx context.Context, old people.Session, in Verif
 	if err != nil {
 		return "", VerifyBody{}, err
 	}
-	walletID, err := newID(s.random, "wal_")
+	walletID, err := ids.NewID(s.random, "wal_")
 	if err != nil {
 		return "", VerifyBody{}, err
 	}
@@ -365,7 +366,7 @@ func (s *SignInService) Attach(ctx context.Context, sess people.Session, in Veri
 	if err != nil {
 		return AttachBody{}, err
 	}
-	walletID, err := newID(s.random, "wal_")
+	walletID, err := ids.NewID(s.random, "wal_")
 	if err != nil {
 		return AttachBody{}, err
 	}

@@ -1,4 +1,4 @@
-package app
+package ids
 
 import (
 	"encoding/hex"
@@ -7,7 +7,7 @@ import (
 )
 
 // newID is a fresh id: prefix and 16 random bytes in hex.
-func newID(random io.Reader, prefix string) (string, error) {
+func NewID(random io.Reader, prefix string) (string, error) {
 	var b [16]byte
 	if _, err := io.ReadFull(random, b[:]); err != nil {
 		return "", fmt.Errorf("random: %w", err)
@@ -16,7 +16,7 @@ func newID(random io.Reader, prefix string) (string, error) {
 }
 
 // randomHex is n random bytes in hex.
-func randomHex(random io.Reader, n int) (string, error) {
+func RandomHex(random io.Reader, n int) (string, error) {
 	b := make([]byte, n)
 	if _, err := io.ReadFull(random, b); err != nil {
 		return "", fmt.Errorf("random: %w", err)
