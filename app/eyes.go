@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/petal-near/petal/app/internal/bytecache"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
@@ -39,7 +40,7 @@ type EyesService struct {
 	search ports.WebSearch
 	clock  ports.Clock
 
-	pageCache *byteCache[string, cachedPage]
+	pageCache *bytecache.ByteCache[string, cachedPage]
 	pageSlots chan struct{}
 }
 
@@ -49,7 +50,7 @@ var _ ToolSet = (*EyesService)(nil)
 // page fetcher and the search provider (which may be unconfigured).
 func NewEyesService(views ports.NearViews, pages ports.WebPages, search ports.WebSearch, clock ports.Clock) *EyesService {
 	return &EyesService{views: views, pages: pages, search: search, clock: clock,
-		pageCache: newByteCache[string, cachedPage](pageCacheBytes, pageCacheItem, func(p cachedPage) int { return len(p.page.Text) + len(p.page.URL) + 256 }),
+		pageCache: bytecache.NewByteCache[string, cachedPage](pageCacheBytes, pageCacheItem, func(p cachedPage) int { return len(p.page.Text) + len(p.page.URL) + 256 }),
 		pageSlots: make(chan struct{}, pageReadsAtOnce)}
 }
 

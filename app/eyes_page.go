@@ -72,11 +72,11 @@ func (s *EyesService) readPage(ctx context.Context, _ Call, in readPageInput) (a
 // page is the page at raw, from what was read in the last few minutes or
 // read now (a few at a time per process: each may hold megabytes).
 func (s *EyesService) page(ctx context.Context, raw string) (cachedPage, error) {
-	if c, ok := s.pageCache.get(raw); ok {
+	if c, ok := s.pageCache.Get(raw); ok {
 		if s.clock.Now().Sub(c.at) < pageKeep {
 			return c, nil
 		}
-		s.pageCache.remove(raw)
+		s.pageCache.Remove(raw)
 	}
 	select {
 	case s.pageSlots <- struct{}{}:
@@ -89,7 +89,7 @@ func (s *EyesService) page(ctx context.Context, raw string) (cachedPage, error) 
 		return cachedPage{}, err
 	}
 	c := cachedPage{page: page, chars: utf8.RuneCountInString(page.Text), at: s.clock.Now()}
-	s.pageCache.put(raw, c)
+	s.pageCache.Put(raw, c)
 	return c, nil
 }
 

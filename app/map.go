@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/internal/bytecache"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/published"
@@ -67,10 +68,10 @@ type MapService struct {
 	mustHave atomic.Uint64
 	rebuild  singleflight.Group
 
-	keys     *byteCache[string, []specs.Key] // by spec sha256: a spec's colours never change under its name
-	readings *byteCache[string, maps.Reading]
-	svgs     *byteCache[svgKey, renderedSVG]
-	looks    *byteCache[string, maps.Look] // views named by hash: one never changes under its name
+	keys     *bytecache.ByteCache[string, []specs.Key] // by spec sha256: a spec's colours never change under its name
+	readings *bytecache.ByteCache[string, maps.Reading]
+	svgs     *bytecache.ByteCache[svgKey, renderedSVG]
+	looks    *bytecache.ByteCache[string, maps.Look] // views named by hash: one never changes under its name
 
 	builds     ports.Counter
 	buildTime  ports.Histogram
@@ -145,15 +146,15 @@ type mapState struct {
 	index *maps.Index
 	gen   uint64
 	specs map[string]specs.Spec // every drawing's spec, by its sha256
-	pages *byteCache[pageKey, []byte]
+	pages *bytecache.ByteCache[pageKey, []byte]
 	// marks are the cards' marks as read with the index (by map id).
 	marks        map[string]json.RawMessage
 	marksVersion ports.MarksVersion
 	marksLoaded  bool
 }
 
-func newMapPageCache() *byteCache[pageKey, []byte] {
-	return newByteCache[pageKey](mapPageCacheBytes, mapPageCacheBytes/4, func(b []byte) int { return len(b) + 96 })
+func newMapPageCache() *bytecache.ByteCache[pageKey, []byte] {
+	return bytecache.NewByteCache[pageKey](mapPageCacheBytes, mapPageCacheBytes/4, func(b []byte) int { return len(b) + 96 })
 }
 
 // Memory the map's caches may hold.
@@ -181,18 +182,18 @@ func NewMapService(cfg config.Config, library *SnapshotLibrary, store MapFlowerS
 	m = ports.MetricsOrNone(m)
 	s := &MapService{
 		library: library, store: store, walk: true, missingAt: map[string]time.Time{}, views: views, hidden: hidden, clock: clock, log: log, public: cfg.Public,
-		keys: newByteCache[string](mapKeysCacheBytes, 1<<20, func(k []specs.Key) int {
+		keys: bytecache.NewByteCache[string](mapKeysCacheBytes, 1<<20, func(k []specs.Key) int {
 			n := 64
 			for _, key := range k {
 				n += 48 + len(key.Label)
 			}
 			return n
 		}),
-		readings: newByteCache[string](mapReadingsBytes, 1<<20, func(r maps.Reading) int {
+		readings: bytecache.NewByteCache[string](mapReadingsBytes, 1<<20, func(r maps.Reading) int {
 			return 256 + len(r.Title) + len(r.About) + len(r.Params) + len(r.Network)
 		}),
-		looks:  newByteCache[string](1<<20, 1<<10, func(maps.Look) int { return 256 }),
-		svgs:   newByteCache[svgKey](mapSVGCacheBytes, 1<<20, func(r renderedSVG) int { return len(r.svg) + 128 }),
+		looks:  bytecache.NewByteCache[string](1<<20, 1<<10, func(maps.Look) int { return 256 }),
+		svgs:   bytecache.NewByteCache[svgKey](mapSVGCacheBytes, 1<<20, func(r renderedSVG) int { return len(r.svg) + 128 }),
 		builds: m.Counter("petal_map_builds_total", "Rebuilds of this process's map index, by outcome (ok, failed).", "outcome"),
 		buildTime: m.Histogram("petal_map_build_seconds", "How long a rebuild of the map index took (reading the published flowers, the snapshots new to it, and building).",
 			[]float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}),
@@ -202,11 +203,11 @@ func NewMapService(cfg config.Config, library *SnapshotLibrary, store MapFlowerS
 	m.Observe("petal_map_cache_bytes", "Bytes the map's caches hold, by cache (pages, svgs, keys, readings).", []string{"cache"},
 		func(_ context.Context, emit func(float64, ...string)) error {
 			if st := s.state.Load(); st != nil {
-				emit(float64(st.pages.bytesHeld()), "pages")
+				emit(float64(st.pages.BytesHeld()), "pages")
 			}
-			emit(float64(s.svgs.bytesHeld()), "svgs")
-			emit(float64(s.keys.bytesHeld()), "keys")
-			emit(float64(s.readings.bytesHeld()), "readings")
+			emit(float64(s.svgs.BytesHeld()), "svgs")
+			emit(float64(s.keys.BytesHeld()), "keys")
+			emit(float64(s.readings.BytesHeld()), "readings")
 			return nil
 		})
 	m.Observe("petal_map_items", "What this process's map index lists, by kind (maps, views).", []string{"kind"},

@@ -70,7 +70,7 @@ func (s *MapService) cached(ctx context.Context, kind string, p MapPage, make fu
 		return nil, err
 	}
 	key := pageKey{kind: kind, view: l.ViewHash, names: l.Names, cursor: p.Cursor, limit: limit}
-	if b, ok := st.pages.get(key); ok {
+	if b, ok := st.pages.Get(key); ok {
 		s.pageLookup.Add(1, "hit")
 		return b, nil
 	}
@@ -83,7 +83,7 @@ func (s *MapService) cached(ctx context.Context, kind string, p MapPage, make fu
 	if err != nil {
 		return nil, errs.New(errs.Internal, "the map could not be encoded").WithCause(err)
 	}
-	st.pages.put(key, b)
+	st.pages.Put(key, b)
 	return b, nil
 }
 

@@ -140,8 +140,8 @@ var errNotDrawable = errs.New(errs.CannotRead, "this flower doesn't fit its snap
 // snapshot before its keys are kept; nil keys in the cache mark one that
 // failed, so it is checked once.
 func (s *MapService) drawingFacts(ctx context.Context, f mapFlower) (maps.Reading, []specs.Key, error) {
-	r, haveReading := s.readings.get(f.Snapshot)
-	keys, haveKeys := s.keys.get(f.SpecSHA)
+	r, haveReading := s.readings.Get(f.Snapshot)
+	keys, haveKeys := s.keys.Get(f.SpecSHA)
 	if haveReading && haveKeys {
 		if keys == nil || r.Map != f.Map {
 			return maps.Reading{}, nil, errNotDrawable
@@ -155,7 +155,7 @@ func (s *MapService) drawingFacts(ctx context.Context, f mapFlower) (maps.Readin
 	snap := loaded.Snapshot
 	if !haveReading {
 		r = readingOf(f.Snapshot, snap)
-		s.readings.put(f.Snapshot, r)
+		s.readings.Put(f.Snapshot, r)
 	}
 	if !haveKeys {
 		keys = nil
@@ -169,7 +169,7 @@ func (s *MapService) drawingFacts(ctx context.Context, f mapFlower) (maps.Readin
 				keys = []specs.Key{}
 			}
 		}
-		s.keys.put(f.SpecSHA, keys)
+		s.keys.Put(f.SpecSHA, keys)
 	}
 	if keys == nil || r.Map != f.Map {
 		return maps.Reading{}, nil, errNotDrawable

@@ -36,7 +36,7 @@ func (s *MapService) resolveView(ctx context.Context, subject, hash string) (map
 	case hash == "", specs.NamesDefaultView(hash):
 		return maps.Look{Render: specs.RenderVersion, ViewHash: specs.DefaultViewName(), View: specs.DefaultView()}, nil
 	default:
-		if l, ok := s.looks.get(hash); ok {
+		if l, ok := s.looks.Get(hash); ok {
 			return l, nil
 		}
 		if s.views == nil {
@@ -53,7 +53,7 @@ func (s *MapService) resolveView(ctx context.Context, subject, hash string) (map
 	}
 	l := maps.Look{Render: specs.RenderVersion, ViewHash: name, View: v}
 	if hash != "" {
-		s.looks.put(hash, l)
+		s.looks.Put(hash, l)
 	}
 	return l, nil
 }
@@ -118,7 +118,7 @@ func (s *MapService) PictureDrawn(ctx context.Context, subject, sha, look, view,
 		return s.drawNamed(ctx, st, subject, snapshot, sha, l, names, drawn)
 	}
 	key := svgKey{spec: sha, view: l.ViewHash, drawn: drawn}
-	if r, ok := s.svgs.get(key); ok {
+	if r, ok := s.svgs.Get(key); ok {
 		s.svgLookup.Add(1, "hit")
 		return MapPicture{SVG: r.svg, RenderSHA256: r.sha, SpecSHA256: sha}, nil
 	}
@@ -138,7 +138,7 @@ func (s *MapService) PictureDrawn(ctx context.Context, subject, sha, look, view,
 		}
 		out := specs.RenderLook(f, l.View, drawn)
 		r := renderedSVG{svg: out.SVG, sha: out.SHA256}
-		s.svgs.put(key, r)
+		s.svgs.Put(key, r)
 		return r, nil
 	})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/petal-near/petal/app/internal/bytecache"
 	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -83,7 +84,7 @@ type PublishService struct {
 	refused  ports.Counter
 	// svgs are published flowers' pictures by (id, view name): both name
 	// content that never changes, so nothing expires.
-	svgs      *byteCache[flowerSVGKey, Rendered]
+	svgs      *bytecache.ByteCache[flowerSVGKey, Rendered]
 	svgLookup ports.Counter
 	// hidden are the maps in no list (app/hidden-maps.json): their flowers
 	// still open by id, but list_flowers leaves them out.
@@ -105,7 +106,7 @@ func NewPublishService(flowers *FlowerService, store ports.PublishedFlowers, soc
 		kept:    mm.Counter("petal_flowers_published_total", "Published flowers this site newly kept through publish_flower, by how they came (prepared here, or a record prepared elsewhere).", "came"),
 		refused: mm.Counter("petal_publish_refused_total", "publish_flower calls refused, by reason: unauthorised, not_found (nothing under the key yet), invalid (not the record prepared, or not a valid flower), chain (SocialDB could not be read).", "reason"),
 	}
-	s.svgs = newByteCache[flowerSVGKey](flowerSVGCacheBytes, flowerSVGCacheBytes/8, func(r Rendered) int { return len(r.SVG) + 256 })
+	s.svgs = bytecache.NewByteCache[flowerSVGKey](flowerSVGCacheBytes, flowerSVGCacheBytes/8, func(r Rendered) int { return len(r.SVG) + 256 })
 	s.svgLookup = mm.Counter("petal_flower_svg_cache_lookups_total", "Lookups of published flowers' pictures in this process's cache, by result (hit, miss).", "result")
 	for id := range hidden {
 		s.hidden = append(s.hidden, id)

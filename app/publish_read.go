@@ -274,7 +274,7 @@ func (s *PublishService) FlowerSVG(ctx context.Context, id, viewHash string) (Re
 		return Rendered{}, errs.New(errs.Internal, "the view could not be named").WithCause(err)
 	}
 	key := flowerSVGKey{id: id, view: viewName}
-	if r, ok := s.svgs.get(key); ok {
+	if r, ok := s.svgs.Get(key); ok {
 		s.svgLookup.Add(1, "hit")
 		return r, nil
 	}
@@ -294,7 +294,7 @@ func (s *PublishService) FlowerSVG(ctx context.Context, id, viewHash string) (Re
 	out := specs.Render(laid, view)
 	sha, _, _ := specs.Name(f.Spec)
 	r := Rendered{SVG: string(out.SVG), SpecSHA256: sha, RenderSHA256: out.SHA256, Legend: out.Legend}
-	s.svgs.put(key, r)
+	s.svgs.Put(key, r)
 	return r, nil
 }
 

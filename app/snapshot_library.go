@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/internal/bytecache"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -23,8 +24,8 @@ import (
 // ever stale.
 type SnapshotLibrary struct {
 	store   ports.SnapshotStore
-	bodies  *byteCache[string, Body]
-	decoded *byteCache[string, Loaded]
+	bodies  *bytecache.ByteCache[string, Body]
+	decoded *bytecache.ByteCache[string, Loaded]
 	flight  singleflight.Group
 	slots   chan struct{}
 
@@ -93,16 +94,16 @@ const (
 func NewSnapshotLibrary(cfg config.Config, store ports.SnapshotStore, m ports.Metrics) *SnapshotLibrary {
 	l := &SnapshotLibrary{
 		store:    store,
-		bodies:   newByteCache[string](bodyCacheBytes, bodyCacheBytes/4, func(b Body) int { return len(b.Gzipped) + 64 }),
-		decoded:  newByteCache[string](decodedCacheBytes, decodedCacheBytes/2, loadedFootprint),
+		bodies:   bytecache.NewByteCache[string](bodyCacheBytes, bodyCacheBytes/4, func(b Body) int { return len(b.Gzipped) + 64 }),
+		decoded:  bytecache.NewByteCache[string](decodedCacheBytes, decodedCacheBytes/2, loadedFootprint),
 		slots:    make(chan struct{}, max(cfg.LargeDecodes, 1)),
 		lookups:  m.Counter("petal_snapshot_cache_lookups_total", "Lookups in the snapshot caches, by cache (bodies, decoded) and result (hit, miss).", "cache", "result"),
 		decoding: m.Gauge("petal_snapshot_large_decodes", "Snapshot bodies over 1 MiB being decoded (running) or waiting for a turn (waiting), stored or posted.", "state"),
 	}
 	m.Observe("petal_snapshot_cache_bytes", "Bytes the snapshot caches hold, by cache (bodies, decoded; decoded ones estimated).", []string{"cache"},
 		func(_ context.Context, emit func(float64, ...string)) error {
-			emit(float64(l.bodies.bytesHeld()), "bodies")
-			emit(float64(l.decoded.bytesHeld()), "decoded")
+			emit(float64(l.bodies.BytesHeld()), "bodies")
+			emit(float64(l.decoded.BytesHeld()), "decoded")
 			return nil
 		})
 	return l
@@ -118,7 +119,7 @@ func (l *SnapshotLibrary) Load(ctx context.Context, sha string) (Loaded, error) 
 	if err := CheckSHA256("sha256", sha); err != nil {
 		return Loaded{}, err
 	}
-	if got, ok := l.decoded.get(sha); ok {
+	if got, ok := l.decoded.Get(sha); ok {
 		l.lookups.Add(1, "decoded", "hit")
 		return got, nil
 	}
@@ -128,7 +129,7 @@ func (l *SnapshotLibrary) Load(ctx context.Context, sha string) (Loaded, error) 
 		defer cancel()
 		got, err := l.decode(lctx, sha)
 		if err == nil {
-			l.decoded.put(sha, got)
+			l.decoded.Put(sha, got)
 		}
 		return got, err
 	})
@@ -171,7 +172,7 @@ func (l *SnapshotLibrary) Body(ctx context.Context, sha string) (Body, error) {
 	if err := CheckSHA256("sha256", sha); err != nil {
 		return Body{}, err
 	}
-	if b, ok := l.bodies.get(sha); ok {
+	if b, ok := l.bodies.Get(sha); ok {
 		l.lookups.Add(1, "bodies", "hit")
 		return b, nil
 	}
@@ -187,7 +188,7 @@ func (l *SnapshotLibrary) Body(ctx context.Context, sha string) (Body, error) {
 		return Body{}, err
 	}
 	b := Body{Gzipped: stored.Gzipped, Origin: stored.Origin}
-	l.bodies.put(sha, b)
+	l.bodies.Put(sha, b)
 	return b, nil
 }
 
@@ -196,8 +197,8 @@ func (l *SnapshotLibrary) Body(ctx context.Context, sha string) (Body, error) {
 // it again. Other processes keep theirs until it is evicted, which only ever
 // under-claims: an origin moves only up to this_site.
 func (l *SnapshotLibrary) Forget(sha string) {
-	l.bodies.remove(sha)
-	l.decoded.remove(sha)
+	l.bodies.Remove(sha)
+	l.decoded.Remove(sha)
 }
 
 // DecodeSlot waits for a turn to decode a body of size bytes (inflated) and

@@ -1,4 +1,4 @@
-package app
+package bytecache
 
 import (
 	"bytes"
@@ -8,51 +8,51 @@ import (
 )
 
 func TestBodyCacheEvictsTheLeastRecentlyUsed(t *testing.T) {
-	c := newByteCache[string, []byte](40, 40/4, func(b []byte) int { return len(b) })
-	c.put("a", bytes.Repeat([]byte{1}, 10))
-	c.put("b", bytes.Repeat([]byte{2}, 10))
-	c.put("c", bytes.Repeat([]byte{3}, 10))
-	c.put("d", bytes.Repeat([]byte{4}, 10))
-	if _, ok := c.get("a"); !ok { // a is now the most recent
+	c := NewByteCache[string, []byte](40, 40/4, func(b []byte) int { return len(b) })
+	c.Put("a", bytes.Repeat([]byte{1}, 10))
+	c.Put("b", bytes.Repeat([]byte{2}, 10))
+	c.Put("c", bytes.Repeat([]byte{3}, 10))
+	c.Put("d", bytes.Repeat([]byte{4}, 10))
+	if _, ok := c.Get("a"); !ok { // a is now the most recent
 		t.Fatal("a should be cached")
 	}
-	c.put("e", bytes.Repeat([]byte{5}, 10)) // over 40 bytes: b goes
-	if _, ok := c.get("b"); ok {
+	c.Put("e", bytes.Repeat([]byte{5}, 10)) // over 40 bytes: b goes
+	if _, ok := c.Get("b"); ok {
 		t.Fatal("b should have been evicted")
 	}
 	for _, k := range []string{"a", "c", "d", "e"} {
-		if _, ok := c.get(k); !ok {
+		if _, ok := c.Get(k); !ok {
 			t.Fatalf("%s should be cached", k)
 		}
 	}
-	c.put("huge", bytes.Repeat([]byte{6}, 11)) // more than a quarter: not kept
-	if _, ok := c.get("huge"); ok || c.bytesHeld() != 40 {
-		t.Fatalf("a huge body is not cached (size %d)", c.bytesHeld())
+	c.Put("huge", bytes.Repeat([]byte{6}, 11)) // more than a quarter: not kept
+	if _, ok := c.Get("huge"); ok || c.BytesHeld() != 40 {
+		t.Fatalf("a huge body is not cached (size %d)", c.BytesHeld())
 	}
 }
 
 func TestSnapshotCacheKeepsTheMostRecentWithinItsLimit(t *testing.T) {
 	of := func(n int) *snapshots.Snapshot { return &snapshots.Snapshot{Accounts: make([]snapshots.Account, n)} }
-	c := newByteCache[string, *snapshots.Snapshot](5, 5, func(s *snapshots.Snapshot) int { return len(s.Accounts) })
-	c.put("a", of(3))
-	c.put("b", of(2))
-	c.put("c", of(1)) // 6 > 5: a, the least recently used, goes
-	if _, ok := c.get("a"); ok {
+	c := NewByteCache[string, *snapshots.Snapshot](5, 5, func(s *snapshots.Snapshot) int { return len(s.Accounts) })
+	c.Put("a", of(3))
+	c.Put("b", of(2))
+	c.Put("c", of(1)) // 6 > 5: a, the least recently used, goes
+	if _, ok := c.Get("a"); ok {
 		t.Fatal("a should have been evicted")
 	}
-	if _, ok := c.get("b"); !ok { // b is now the most recent
+	if _, ok := c.Get("b"); !ok { // b is now the most recent
 		t.Fatal("b should be kept")
 	}
-	c.put("d", of(2)) // c, b, d: 5
-	c.put("e", of(3)) // 8: c goes, then b
+	c.Put("d", of(2)) // c, b, d: 5
+	c.Put("e", of(3)) // 8: c goes, then b
 	for name, want := range map[string]bool{"b": false, "c": false, "d": true, "e": true} {
-		if _, ok := c.get(name); ok != want {
+		if _, ok := c.Get(name); ok != want {
 			t.Fatalf("%s kept = %v, want %v", name, ok, want)
 		}
 	}
-	c.put("huge", of(6)) // larger than the whole cache: never kept
-	if _, ok := c.get("huge"); ok || c.bytesHeld() != 5 {
-		t.Fatalf("huge kept, or held %d", c.bytesHeld())
+	c.Put("huge", of(6)) // larger than the whole cache: never kept
+	if _, ok := c.Get("huge"); ok || c.BytesHeld() != 5 {
+		t.Fatalf("huge kept, or held %d", c.BytesHeld())
 	}
 }
 

@@ -1,4 +1,4 @@
-package app
+package bytecache
 
 import (
 	"container/list"
@@ -10,7 +10,7 @@ import (
 // snapshots), which can never be stale under its name, so nothing expires.
 // A value larger than maxItem is never kept: one huge value must not empty
 // the cache of everything else.
-type byteCache[K comparable, V any] struct {
+type ByteCache[K comparable, V any] struct {
 	mu      sync.Mutex
 	max     int
 	maxItem int
@@ -26,11 +26,11 @@ type cacheEntry[K comparable, V any] struct {
 	size int
 }
 
-func newByteCache[K comparable, V any](max, maxItem int, sizeOf func(V) int) *byteCache[K, V] {
-	return &byteCache[K, V]{max: max, maxItem: min(maxItem, max), sizeOf: sizeOf, order: list.New(), items: map[K]*list.Element{}}
+func NewByteCache[K comparable, V any](max, maxItem int, sizeOf func(V) int) *ByteCache[K, V] {
+	return &ByteCache[K, V]{max: max, maxItem: min(maxItem, max), sizeOf: sizeOf, order: list.New(), items: map[K]*list.Element{}}
 }
 
-func (c *byteCache[K, V]) get(k K) (V, bool) {
+func (c *ByteCache[K, V]) Get(k K) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.items[k]
@@ -42,7 +42,7 @@ func (c *byteCache[K, V]) get(k K) (V, bool) {
 	return e.Value.(*cacheEntry[K, V]).val, true
 }
 
-func (c *byteCache[K, V]) put(k K, v V) {
+func (c *ByteCache[K, V]) Put(k K, v V) {
 	size := c.sizeOf(v)
 	if size > c.maxItem {
 		return
@@ -63,7 +63,7 @@ func (c *byteCache[K, V]) put(k K, v V) {
 	}
 }
 
-func (c *byteCache[K, V]) remove(k K) {
+func (c *ByteCache[K, V]) Remove(k K) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[k]; ok {
@@ -74,7 +74,7 @@ func (c *byteCache[K, V]) remove(k K) {
 }
 
 // bytesHeld is what the cache holds now, by its values' sizes.
-func (c *byteCache[K, V]) bytesHeld() int {
+func (c *ByteCache[K, V]) BytesHeld() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.held
