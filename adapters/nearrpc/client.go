@@ -24,9 +24,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	neturl "net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -161,30 +163,75 @@ func (c *Client) callOnce(ctx context.Context, chain, method string, params, out
 		return errs.New(errs.Internal, "a chain request could not be encoded").WithCause(err)
 	}
 	var last error
-	wait := c.backoff
+	wait, asked := c.backoff, time.Duration(0)
 	for attempt := 1; attempt <= c.attempts; attempt++ {
 		if attempt > 1 {
+			// Jittered (half to all of the doubled wait), so the callers a
+			// busy node turned away don't come back at the same instant;
+			// a Retry-After the node gave wins, up to maxRetryAfter.
+			pause := wait/2 + rand.N(wait/2+1)
+			if asked > 0 {
+				pause = asked
+			}
 			select {
 			case <-ctx.Done():
 				return sourceFailed(ctx.Err(), "TIMEOUT", "the chain did not answer in time")
-			case <-time.After(wait):
+			case <-time.After(pause):
 			}
 			wait *= 2
 		}
-		raw, retry, err := c.post(ctx, chain, url, body, limit)
+		raw, retry, retryAfter, err := c.post(ctx, chain, url, body, limit)
 		if err == nil {
 			return decode(raw, out)
 		}
-		last = err
+		last, asked = err, retryAfter
 		if !retry || ctx.Err() != nil {
 			break
 		}
 	}
+	if busy, ok := last.(*busyError); ok {
+		return busy.err
+	}
 	return last
 }
 
+// maxRetryAfter bounds the wait a node's Retry-After asks for: longer, and
+// the call fails now rather than hold its caller.
+const maxRetryAfter = 10 * time.Second
+
+// retryAfterOf is a 429's Retry-After in seconds, 0 when absent or past the bound.
+func retryAfterOf(res *http.Response) time.Duration {
+	n, err := strconv.Atoi(strings.TrimSpace(res.Header.Get("Retry-After")))
+	if err != nil || n < 0 || time.Duration(n)*time.Second > maxRetryAfter {
+		return 0
+	}
+	return time.Duration(n) * time.Second
+}
+
 // post makes one attempt. retry says whether another attempt may help.
-func (c *Client) post(ctx context.Context, chain, url string, body []byte, limit int64) (json.RawMessage, bool, error) {
+func (c *Client) post(ctx context.Context, chain, url string, body []byte, limit int64) (json.RawMessage, bool, time.Duration, error) {
+	raw, retry, err := c.postOnce(ctx, chain, url, body, limit)
+	return raw, retry, c.lastRetryAfter(err), err
+}
+
+func (c *Client) lastRetryAfter(err error) time.Duration {
+	var busy *busyError
+	if errors.As(err, &busy) {
+		return busy.after
+	}
+	return 0
+}
+
+// busyError is a 429: retried, after its Retry-After when it gave one.
+type busyError struct {
+	err   *errs.Error
+	after time.Duration
+}
+
+func (b *busyError) Error() string { return b.err.Error() }
+func (b *busyError) Unwrap() error { return b.err }
+
+func (c *Client) postOnce(ctx context.Context, chain, url string, body []byte, limit int64) (json.RawMessage, bool, error) {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
@@ -215,6 +262,9 @@ func (c *Client) post(ctx context.Context, chain, url string, body []byte, limit
 	}
 	if res.StatusCode >= 500 {
 		return nil, true, sourceFailed(fmt.Errorf("HTTP %d", res.StatusCode), "HTTP_5XX", "the chain's RPC failed")
+	}
+	if res.StatusCode == http.StatusTooManyRequests {
+		return nil, true, &busyError{err: sourceFailed(errors.New("HTTP 429"), "HTTP_429", "the chain's RPC is busy"), after: retryAfterOf(res)}
 	}
 	if res.StatusCode != http.StatusOK || jsonErr != nil {
 		return nil, false, sourceFailed(fmt.Errorf("HTTP %d: %v", res.StatusCode, jsonErr), "BAD_ANSWER", "the chain's RPC gave an answer petal can't read")

@@ -228,3 +228,32 @@ func TestAnUnreachableChainSaysWhereAndWhy(t *testing.T) {
 		})
 	}
 }
+
+// A 429 is retried, after the Retry-After the node asked for.
+func TestA429IsRetriedAfterItsRetryAfter(t *testing.T) {
+	c, fake := newClient(t)
+	fake.Inject(nearrpctest.Fault{Method: "block", Times: 1, Status: http.StatusTooManyRequests, RetryAfter: "1"})
+	started := time.Now()
+	if _, err := c.FinalBlock(t.Context(), "near:mainnet"); err != nil {
+		t.Fatalf("the second attempt should succeed: %v", err)
+	}
+	if n := fake.CountCalls("block"); n != 2 {
+		t.Fatalf("%d calls, want 2", n)
+	}
+	if took := time.Since(started); took < time.Second {
+		t.Fatalf("retried after %s: the node asked for 1 s", took)
+	}
+}
+
+// A 429 without Retry-After is retried with the backoff, and bounded.
+func TestA429IsRetriedAndBounded(t *testing.T) {
+	c, fake := newClient(t)
+	fake.Inject(nearrpctest.Fault{Method: "block", Status: http.StatusTooManyRequests})
+	_, err := c.FinalBlock(t.Context(), "near:mainnet")
+	if !errs.Is(err, errs.SourceFailed) || chainCause(t, err) != "HTTP_429" {
+		t.Fatalf("want source_failed HTTP_429, got %v", err)
+	}
+	if n := fake.CountCalls("block"); n != 3 {
+		t.Fatalf("%d calls, want 3 attempts", n)
+	}
+}

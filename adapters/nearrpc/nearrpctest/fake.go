@@ -86,6 +86,9 @@ type Fault struct {
 	// Status answers with this HTTP status and a plain body (a 5xx from a
 	// proxy in front of the node, say).
 	Status int
+	// RetryAfter, with Status, is the Retry-After header's seconds (a 429
+	// from a rate-limited node).
+	RetryAfter string
 	// Hang holds the request until the caller gives up (its timeout).
 	Hang bool
 	// Hold keeps the request until the channel is closed, then answers it
@@ -243,6 +246,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			case <-time.After(time.Minute):
 			}
 			return
+		}
+		if fault.RetryAfter != "" {
+			w.Header().Set("Retry-After", fault.RetryAfter)
 		}
 		http.Error(w, http.StatusText(fault.Status), fault.Status)
 		return
