@@ -1,3 +1,3 @@
-DROP TABLE model_bound_distrust;
-DROP TABLE model_prompt_heads;
-DROP TABLE model_prompt_prefixes;
+DROP TABLE IF EXISTS model_bound_distrust;
+DROP TABLE IF EXISTS model_prompt_heads;
+DROP TABLE IF EXISTS model_prompt_prefixes;
