@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/invites"
@@ -40,7 +41,7 @@ func NewAccess(cfg config.Config, sessions ports.SessionStore, invites ports.Inv
 
 // Gate says who pays for the caller's chat, or why nobody may: GateFor with
 // a first call that needs something left.
-func (a *Access) Gate(ctx context.Context, caller Caller) (credit.Payer, error) {
+func (a *Access) Gate(ctx context.Context, caller toolkit.Caller) (credit.Payer, error) {
 	return a.GateFor(ctx, caller, 1)
 }
 
@@ -49,7 +50,7 @@ func (a *Access) Gate(ctx context.Context, caller Caller) (credit.Payer, error) 
 // call fits in what it has left and in its per-chat cap, so a chat that could
 // never make its first call is refused at the door, before a run is stored
 // (the ledger checks each call again when it holds it).
-func (a *Access) GateFor(ctx context.Context, caller Caller, firstCall credit.Micros) (credit.Payer, error) {
+func (a *Access) GateFor(ctx context.Context, caller toolkit.Caller, firstCall credit.Micros) (credit.Payer, error) {
 	now := a.clock.Now()
 	firstCall = max(firstCall, 1)
 	var sess people.Session

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
@@ -35,7 +36,7 @@ type AgentService struct {
 	leases    ports.Leases
 	model     ports.ModelProvider
 	attest    ports.Attestations
-	registry  *Registry
+	registry  *toolkit.Registry
 	flowers   FlowerDrawer
 	access    *Access
 	ledger    *Ledger
@@ -81,7 +82,7 @@ type AgentDeps struct {
 	Leases       ports.Leases
 	Model        ports.ModelProvider
 	Attestations ports.Attestations
-	Registry     *Registry
+	Registry     *toolkit.Registry
 	Flowers      FlowerDrawer // the flower event; nil: none
 	Access       *Access
 	Ledger       *Ledger
@@ -146,7 +147,7 @@ func (a *AgentService) Recorded() bool { return a.model.Name() == runs.RecordedM
 
 // Run reads a run as caller may see it: a run owned by someone else answers
 // exactly as one that never existed.
-func (a *AgentService) Run(ctx context.Context, caller Caller, id string) (runs.Run, error) {
+func (a *AgentService) Run(ctx context.Context, caller toolkit.Caller, id string) (runs.Run, error) {
 	run, err := a.store.Get(ctx, id)
 	if err != nil {
 		if errs.Is(err, errs.NotFound) {
@@ -169,7 +170,7 @@ func (a *AgentService) Run(ctx context.Context, caller Caller, id string) (runs.
 func noRun(id string) *errs.Error { return errs.Newf(errs.NotFound, "no run %s", id) }
 
 // start runs the chat's job in the background, under the process's life.
-func (a *AgentService) start(run runs.Run, caller Caller, payer *credit.Payer) {
+func (a *AgentService) start(run runs.Run, caller toolkit.Caller, payer *credit.Payer) {
 	ctx, cancel := context.WithCancelCause(a.life)
 	j := &job{cancel: cancel, done: make(chan struct{})}
 	a.mu.Lock()
@@ -207,7 +208,7 @@ func forChat(payer *credit.Payer, runID string, firstSeq int64) *credit.Payer {
 
 // gate says who pays for a chat on a real model, before any model call
 // (nil: nobody needs to, the recorded model spends nothing).
-func (a *AgentService) gate(ctx context.Context, caller Caller, thread []runs.Message, settings runs.Settings) (*credit.Payer, error) {
+func (a *AgentService) gate(ctx context.Context, caller toolkit.Caller, thread []runs.Message, settings runs.Settings) (*credit.Payer, error) {
 	if a.Recorded() || a.access == nil || a.ledger == nil {
 		return nil, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/claims"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
@@ -26,19 +27,19 @@ type annotateInput struct {
 }
 
 func (annotateInput) RefineSchema(s *jsonschema.Schema) {
-	a := property(s, "annotations")
+	a := toolkit.Property(s, "annotations")
 	a.MinItems, a.MaxItems = jsonschema.Ptr(1), jsonschema.Ptr(maxAnnotateClaims)
 	refineClaimInput(a.Items)
 }
 
 // annotateTool is the agent's annotate, outside the registry: no other door
 // has a conversation to keep it in.
-var annotateTool = WithInput(Tool{
+var annotateTool = toolkit.WithInput(toolkit.Tool{
 	Name: ToolAnnotate,
 	Description: "Keep what the person tells you about accounts (named: their name for an account; noted: a note), or what you found, " +
 		"privately in this conversation's project, once per conversation. Their petals then carry the names they gave. " +
 		"Call it in the same message as your answer.",
-}, func(context.Context, Call, annotateInput) (any, error) { return nil, nil })
+}, func(context.Context, toolkit.Call, annotateInput) (any, error) { return nil, nil })
 
 // annotated reports whether the run has kept an annotate call already (read
 // back from its thread, so it holds across chats and restarts).
@@ -65,7 +66,7 @@ func (a *AgentService) keepAnnotations(ctx context.Context, c *chat, args json.R
 			"say what you would have kept in words instead")
 	}
 	var in annotateInput
-	if err := DecodeInput(args, &in); err != nil {
+	if err := toolkit.DecodeInput(args, &in); err != nil {
 		return nil, err
 	}
 	if n := len(in.Annotations); n == 0 || n > maxAnnotateClaims {
@@ -79,9 +80,9 @@ func (a *AgentService) keepAnnotations(ctx context.Context, c *chat, args json.R
 	if err != nil {
 		return nil, err
 	}
-	caller := Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.run.Owner}
+	caller := toolkit.Caller{Door: toolkit.DoorAgent, Address: c.caller.Address, Subject: c.run.Owner}
 	if c.run.Owner == c.caller.Subject {
 		caller.Session = c.caller.Session // the person's wallet answers for what they said
 	}
-	return a.registry.Call(c.wctx, "add_annotation", Call{Input: body, Caller: caller})
+	return a.registry.Call(c.wctx, "add_annotation", toolkit.Call{Input: body, Caller: caller})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/internal/ids"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
@@ -43,9 +44,9 @@ type ChatStarted struct {
 
 // Chat starts a chat: a new run, or the next chat of a stored one. The job
 // goes on in this process whoever watches it.
-func (a *AgentService) Chat(ctx context.Context, caller Caller, req ChatRequest) (ChatStarted, error) {
+func (a *AgentService) Chat(ctx context.Context, caller toolkit.Caller, req ChatRequest) (ChatStarted, error) {
 	if a.cfg.Public {
-		return ChatStarted{}, NotOnThisSite("Petals' agent")
+		return ChatStarted{}, toolkit.NotOnThisSite("Petals' agent")
 	}
 	last, err := checkMessages(req.Messages)
 	if err != nil {
@@ -143,7 +144,7 @@ func threadOf(messages []ChatMessage) []runs.Message {
 	return thread
 }
 
-func (a *AgentService) continueRun(ctx context.Context, caller Caller, req ChatRequest, last ChatMessage) (ChatStarted, error) {
+func (a *AgentService) continueRun(ctx context.Context, caller toolkit.Caller, req ChatRequest, last ChatMessage) (ChatStarted, error) {
 	run, err := a.Run(ctx, caller, req.RunID)
 	if err != nil {
 		return ChatStarted{}, err
@@ -214,7 +215,7 @@ func (a *AgentService) limit(ctx context.Context, prefix, address string, n int,
 		return errs.New(errs.Internal, "the rate limiter failed").WithCause(err)
 	}
 	if !ok {
-		return RateLimited(fmt.Sprintf("more than %d %s an hour from this address", n, what), wait)
+		return toolkit.RateLimited(fmt.Sprintf("more than %d %s an hour from this address", n, what), wait)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/domain/runs"
@@ -16,7 +17,7 @@ import (
 // nothing: it is logged.
 func (a *AgentService) keepFlower(c *chat) {
 	ctx := c.wctx
-	caller := Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.run.Owner}
+	caller := toolkit.Caller{Door: toolkit.DoorAgent, Address: c.caller.Address, Subject: c.run.Owner}
 	if _, err := a.runExploration(c); err != nil {
 		a.log.Warn("agent: the run's exploration could not be made", "run", c.run.ID, "err", err)
 		return
@@ -27,7 +28,7 @@ func (a *AgentService) keepFlower(c *chat) {
 	}
 	_ = json.Unmarshal(c.flower, &f)
 	in, _ := json.Marshal(map[string]any{"exploration": c.run.Exploration, "spec": f.Spec, "note": f.Interpretation})
-	if _, err := a.registry.Call(ctx, "save_step", Call{Input: in, Caller: caller}); err != nil {
+	if _, err := a.registry.Call(ctx, "save_step", toolkit.Call{Input: in, Caller: caller}); err != nil {
 		a.log.Warn("agent: the flower could not be saved as a step", "run", c.run.ID, "err", err)
 	}
 }
@@ -50,7 +51,7 @@ func (a *AgentService) runExploration(c *chat) (string, error) {
 		question = string(r[:279]) + "…"
 	}
 	in, _ := json.Marshal(map[string]string{"question": question})
-	out, err := a.registry.Call(ctx, "start_exploration", Call{Input: in, Caller: Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.run.Owner}})
+	out, err := a.registry.Call(ctx, "start_exploration", toolkit.Call{Input: in, Caller: toolkit.Caller{Door: toolkit.DoorAgent, Address: c.caller.Address, Subject: c.run.Owner}})
 	if err != nil {
 		return "", err
 	}
@@ -73,7 +74,7 @@ func (a *AgentService) runExploration(c *chat) (string, error) {
 // For a signed-in person it also carries prepare, what prepare_publish
 // answers for the spec (the record and the SocialDB set their own wallet
 // would sign): offered, never sent.
-func (a *AgentService) flowerEvent(ctx context.Context, caller Caller, args json.RawMessage) json.RawMessage {
+func (a *AgentService) flowerEvent(ctx context.Context, caller toolkit.Caller, args json.RawMessage) json.RawMessage {
 	subject := caller.Subject
 	var in struct {
 		Spec json.RawMessage `json:"spec"`
@@ -105,13 +106,13 @@ func (a *AgentService) flowerEvent(ctx context.Context, caller Caller, args json
 // preparePublish is prepare_publish for the flower's spec, called as the
 // person through the agent's door; nil when it can't be prepared (no wallet,
 // a public site), which leaves the flower as it was.
-func (a *AgentService) preparePublish(ctx context.Context, caller Caller, spec any) json.RawMessage {
+func (a *AgentService) preparePublish(ctx context.Context, caller toolkit.Caller, spec any) json.RawMessage {
 	in, err := json.Marshal(map[string]any{"spec": spec})
 	if err != nil {
 		return nil
 	}
-	out, err := a.registry.Call(ctx, ToolPreparePublish, Call{Input: in,
-		Caller: Caller{Door: DoorAgent, Address: caller.Address, Subject: caller.Subject, Session: caller.Session}})
+	out, err := a.registry.Call(ctx, ToolPreparePublish, toolkit.Call{Input: in,
+		Caller: toolkit.Caller{Door: toolkit.DoorAgent, Address: caller.Address, Subject: caller.Subject, Session: caller.Session}})
 	if err != nil {
 		a.log.Debug("agent: the flower could not be prepared for publishing", "err", err)
 		return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
 )
@@ -77,7 +78,7 @@ func followService(tb testing.TB) (*app.AgentService, ports.RunStore) {
 	require.NoError(tb, err)
 	limiter := memory.NewRateLimiter(memory.SystemClock{})
 	agent := app.NewAgentService(app.AgentDeps{Config: cfg, Runs: store, Bus: hub.Bus(), Leases: leases,
-		Registry: app.NewRegistry(cfg, limiter, nil), Limiter: limiter, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Registry: toolkit.NewRegistry(cfg, limiter, nil), Limiter: limiter, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Process: process, Random: rand.Reader})
 	return agent, store
 }

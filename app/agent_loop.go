@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
@@ -28,7 +29,7 @@ var systemMessage = strings.TrimSpace(systemPrompt)
 // chat is one chat's state while its job runs.
 type chat struct {
 	run      runs.Run
-	caller   Caller
+	caller   toolkit.Caller
 	thread   []runs.Message
 	turns    int
 	tokens   runs.Tokens
@@ -64,12 +65,12 @@ type chat struct {
 
 // execute runs one chat to its end, and ends the run with the events the way
 // it ended calls for.
-func (a *AgentService) execute(ctx context.Context, run runs.Run, caller Caller, payer *credit.Payer) {
+func (a *AgentService) execute(ctx context.Context, run runs.Run, caller toolkit.Caller, payer *credit.Payer) {
 	ctx, cancel := context.WithTimeoutCause(ctx, a.cfg.RunMax, errTimeout)
 	defer cancel()
 	// The chat's writes outlive a stop or the wall time by detachedWriteTimeout
 	// at most: enough to end the run and settle, not forever.
-	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.RunMax+detachedWriteTimeout)
+	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.RunMax+toolkit.DetachedWriteTimeout)
 	defer wcancel()
 	c := &chat{run: run, caller: caller, thread: run.Thread, model: run.Model, payer: payer, refused: map[string]bool{}, wctx: wctx}
 	defer func() {

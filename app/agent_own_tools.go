@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/conversations"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
@@ -20,8 +21,8 @@ import (
 // input is declared as a struct, as a registry tool's is, and checked the
 // same way.
 type ownTool struct {
-	tool  Tool // name, description and input schema
-	input *inputValidator
+	tool  toolkit.Tool // name, description and input schema
+	input *toolkit.InputValidator
 	// endsTurn: a round whose only calls are tools that end the turn, with
 	// words beside them, ends the chat once they all succeed, at no model
 	// call of their own (the contract's name_conversation).
@@ -30,19 +31,19 @@ type ownTool struct {
 }
 
 // newOwnTool is t taking In, run with the chat.
-func newOwnTool[In any](t Tool, endsTurn bool, run func(ctx context.Context, c *chat, in In) (any, error)) *ownTool {
-	schema, err := InputSchema[In]()
+func newOwnTool[In any](t toolkit.Tool, endsTurn bool, run func(ctx context.Context, c *chat, in In) (any, error)) *ownTool {
+	schema, err := toolkit.InputSchema[In]()
 	if err != nil {
 		panic(fmt.Sprintf("app: agent tool %s: %v", t.Name, err)) // a programming error, found at start-up
 	}
 	t.Input = schema
-	v, err := compileInput(t.Name, schema)
+	v, err := toolkit.CompileInput(t.Name, schema)
 	if err != nil {
 		panic("app: agent " + err.Error())
 	}
 	return &ownTool{tool: t, input: v, endsTurn: endsTurn, run: func(ctx context.Context, c *chat, raw json.RawMessage) (any, error) {
 		var in In
-		if err := DecodeInput(raw, &in); err != nil {
+		if err := toolkit.DecodeInput(raw, &in); err != nil {
 			return nil, err
 		}
 		return run(ctx, c, in)
@@ -51,8 +52,8 @@ func newOwnTool[In any](t Tool, endsTurn bool, run func(ctx context.Context, c *
 
 // rawOwnTool is t (made with WithInput, for its schema) run with the chat on
 // its raw input, which run decodes itself.
-func rawOwnTool(t Tool, endsTurn bool, run func(ctx context.Context, c *chat, input json.RawMessage) (any, error)) *ownTool {
-	v, err := compileInput(t.Name, t.Input)
+func rawOwnTool(t toolkit.Tool, endsTurn bool, run func(ctx context.Context, c *chat, input json.RawMessage) (any, error)) *ownTool {
+	v, err := toolkit.CompileInput(t.Name, t.Input)
 	if err != nil {
 		panic("app: agent " + err.Error())
 	}
@@ -62,7 +63,7 @@ func rawOwnTool(t Tool, endsTurn bool, run func(ctx context.Context, c *chat, in
 
 // call checks the input against the tool's schema, then runs it.
 func (t *ownTool) call(ctx context.Context, c *chat, input json.RawMessage) (any, error) {
-	if err := t.input.check(input); err != nil {
+	if err := t.input.Check(input); err != nil {
 		return nil, err
 	}
 	return t.run(ctx, c, input)
@@ -108,14 +109,14 @@ type nameConversationInput struct {
 }
 
 func (nameConversationInput) RefineSchema(s *jsonschema.Schema) {
-	title := property(s, "title")
+	title := toolkit.Property(s, "title")
 	title.MinLength, title.MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(conversations.MaxTitle)
 }
 
 // nameConversationTool names or renames the conversation: kept on the run,
 // told in the title event, and listed by GET /api/v1/conversations.
 func (a *AgentService) nameConversationTool() *ownTool {
-	return newOwnTool(Tool{
+	return newOwnTool(toolkit.Tool{
 		Name: "name_conversation",
 		Description: fmt.Sprintf("Name this conversation, or rename it when its subject changes: a few plain words, at most %d characters. "+
 			"Call it in the same message as your answer; naming costs no model call of its own.", conversations.MaxTitle),
@@ -137,8 +138,8 @@ func (a *AgentService) nameConversationTool() *ownTool {
 
 // OwnTools is the agent's own tools as declared (name, description, input),
 // by name: what its model is offered beside the registry's.
-func (a *AgentService) OwnTools() []Tool {
-	out := make([]Tool, 0, len(a.own))
+func (a *AgentService) OwnTools() []toolkit.Tool {
+	out := make([]toolkit.Tool, 0, len(a.own))
 	for _, name := range slices.Sorted(maps.Keys(a.own)) {
 		out = append(out, a.own[name].tool)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/internal/ids"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
@@ -170,7 +171,7 @@ type quotedChat struct {
 // quoteChatOf is the chat a quote prices, as Chat would run it: the
 // messages, or a stored run's thread and the last message; the settings
 // asked, or the run's.
-func (a *AgentService) quoteChatOf(ctx context.Context, caller Caller, req QuoteRequest) (quotedChat, error) {
+func (a *AgentService) quoteChatOf(ctx context.Context, caller toolkit.Caller, req QuoteRequest) (quotedChat, error) {
 	last, err := checkMessages(req.Messages)
 	if err != nil {
 		return quotedChat{}, err
@@ -215,9 +216,9 @@ func chatSHA256(thread []runs.Message, settings runs.Settings) string {
 // is kept for credit.QuoteTTL, for these messages, for one chat; a stranger's
 // quote counts against the data budget and each address may ask
 // QuotesPerHour an hour. No session is needed, and none is opened.
-func (a *AgentService) Quote(ctx context.Context, caller Caller, req QuoteRequest) (QuoteBody, error) {
+func (a *AgentService) Quote(ctx context.Context, caller toolkit.Caller, req QuoteRequest) (QuoteBody, error) {
 	if a.cfg.Public {
-		return QuoteBody{}, NotOnThisSite("Petals' agent")
+		return QuoteBody{}, toolkit.NotOnThisSite("Petals' agent")
 	}
 	c, err := a.quoteChatOf(ctx, caller, req)
 	if err != nil {

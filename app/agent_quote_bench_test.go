@@ -7,6 +7,7 @@ import (
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/nearai"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/runs"
 )
 
@@ -24,7 +25,7 @@ func BenchmarkQuotePricing(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a := &AgentService{cfg: cfg, model: model, registry: NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil)}
+	a := &AgentService{cfg: cfg, model: model, registry: toolkit.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil)}
 	thread := []runs.Message{{Role: runs.RoleUser, Content: "draw the marketing DAO"}}
 	ctx := context.Background()
 	b.Run("floor-first-call", func(b *testing.B) {

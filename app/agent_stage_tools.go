@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
@@ -96,14 +97,14 @@ type moreToolsInput struct {
 }
 
 func (moreToolsInput) RefineSchema(s *jsonschema.Schema) {
-	add := property(s, "add")
+	add := toolkit.Property(s, "add")
 	add.MaxItems = jsonschema.Ptr(16)
 }
 
 // moreToolsTool lists every tool the agent may call, one line each, and
 // adds those asked for to the chat's next rounds.
 func (a *AgentService) moreToolsTool() *ownTool {
-	return newOwnTool(Tool{
+	return newOwnTool(toolkit.Tool{
 		Name: ToolMoreTools,
 		Description: "List every tool you may call beyond the ones offered now, a line each, and add the ones you name (with their stage's) to your next rounds: " +
 			"reading the map and Petal's brain, the chain and the web, relations between accounts, explorations, notes and layers, jobs for the person's own agents.",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/runs"
 )
 
@@ -22,7 +23,7 @@ const stopWait = 30 * time.Second
 
 // Stop ends a running run as stopped and answers once it has ended, saying
 // what it witnessed.
-func (a *AgentService) Stop(ctx context.Context, caller Caller, id string) (StopResult, error) {
+func (a *AgentService) Stop(ctx context.Context, caller toolkit.Caller, id string) (StopResult, error) {
 	run, err := a.Run(ctx, caller, id)
 	if err != nil {
 		return StopResult{}, err
@@ -137,7 +138,7 @@ func (a *AgentService) Recover(ctx context.Context) ([]string, error) {
 // ends it whatever its process: its chat's wall time, its writes' time
 // after it, and a lease's staleness on top (the clocks of two machines).
 func (a *AgentService) StuckAfter() time.Duration {
-	return a.cfg.RunMax + detachedWriteTimeout + LeaseStale
+	return a.cfg.RunMax + toolkit.DetachedWriteTimeout + LeaseStale
 }
 
 // Fence implements Fencer: every job of this process ends interrupted, and

@@ -16,14 +16,15 @@ import (
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/runs"
 )
 
 // panicky brings one tool that panics, as a bug in a tool would.
 type panicky struct{}
 
-func (panicky) Tools() []app.Tool {
-	return []app.Tool{{Name: "explode", Description: "panics", Run: func(context.Context, app.Call) (any, error) { panic("boom") }}}
+func (panicky) Tools() []toolkit.Tool {
+	return []toolkit.Tool{{Name: "explode", Description: "panics", Run: func(context.Context, toolkit.Call) (any, error) { panic("boom") }}}
 }
 
 // collect is a viewer that keeps every event.
@@ -46,14 +47,14 @@ func TestAPanickingToolEndsTheRunNotTheProcess(t *testing.T) {
 	leases := memory.NewLeases(memory.SystemClock{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	registry := app.NewRegistry(cfg, limiter, []app.ToolSet{panicky{}})
+	registry := toolkit.NewRegistry(cfg, limiter, []toolkit.ToolSet{panicky{}})
 	process, err := app.NewProcessID(rand.Reader)
 	require.NoError(t, err)
 	agent := app.NewAgentService(app.AgentDeps{Config: cfg, Runs: memory.NewRunStore(memory.SystemClock{}, leases, hub), Bus: hub.Bus(), Leases: leases,
 		Model: model, Attestations: attest, Registry: registry, Limiter: limiter, Log: log, Process: process, Random: rand.Reader})
 	agent.Start()
 
-	started, err := agent.Chat(ctx, app.Caller{Door: app.DoorHTTP, Address: "127.0.0.1", Subject: "anon_x"},
+	started, err := agent.Chat(ctx, toolkit.Caller{Door: toolkit.DoorHTTP, Address: "127.0.0.1", Subject: "anon_x"},
 		app.ChatRequest{Messages: []app.ChatMessage{{Role: "user", Content: "go"}}})
 	require.NoError(t, err)
 	v := &collect{}
@@ -65,7 +66,7 @@ func TestAPanickingToolEndsTheRunNotTheProcess(t *testing.T) {
 	assert.Equal(t, runs.KindError, v.evs[n-2].Kind)
 	assert.Contains(t, string(v.evs[n-2].Data), `"internal"`)
 	assert.Equal(t, runs.KindDone, v.evs[n-1].Kind)
-	run, err := agent.Run(ctx, app.Caller{Subject: "anon_x"}, started.RunID)
+	run, err := agent.Run(ctx, toolkit.Caller{Subject: "anon_x"}, started.RunID)
 	require.NoError(t, err)
 	assert.Equal(t, runs.Failed, run.Status)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
@@ -45,8 +46,8 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 		return true, a.store.SaveThread(c.wctx, c.run.ID, c.thread)
 	}
 	start := time.Now()
-	call := Call{Input: args, Caller: Caller{Door: DoorAgent, Address: c.caller.Address, Subject: c.caller.Subject, Session: c.caller.Session, Run: c.run.ID},
-		Progress: func(p Progress) {
+	call := toolkit.Call{Input: args, Caller: toolkit.Caller{Door: toolkit.DoorAgent, Address: c.caller.Address, Subject: c.caller.Subject, Session: c.caller.Session, Run: c.run.ID},
+		Progress: func(p toolkit.Progress) {
 			_, _ = a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindProgress, runs.ProgressData{Stage: p.Stage, Message: p.Message, Done: p.Done, Total: p.Total}))
 		}}
 	var out any

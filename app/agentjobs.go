@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
@@ -82,7 +83,7 @@ func jobsTopic(owner string) string { return "jobs " + owner }
 func LiveTopic(exploration string) string { return "live " + exploration }
 
 // person is the signed-in person calling, or unauthorised.
-func person(caller Caller) (string, error) {
+func person(caller toolkit.Caller) (string, error) {
 	if !people.IsPerson(caller.Subject) {
 		return "", errs.New(errs.Unauthorised, "sign in first", "your agents work for you once you are signed in")
 	}
@@ -103,7 +104,7 @@ type AgentLinkView struct {
 }
 
 // CreateLink makes an agent link for the signed-in person; older ones keep working.
-func (s *AgentJobsService) CreateLink(ctx context.Context, caller Caller) (AgentLinkMade, error) {
+func (s *AgentJobsService) CreateLink(ctx context.Context, caller toolkit.Caller) (AgentLinkMade, error) {
 	owner, err := person(caller)
 	if err != nil {
 		return AgentLinkMade{}, err
@@ -129,7 +130,7 @@ func (s *AgentJobsService) CreateLink(ctx context.Context, caller Caller) (Agent
 }
 
 // Links lists the person's links that work, without tokens.
-func (s *AgentJobsService) Links(ctx context.Context, caller Caller) ([]AgentLinkView, error) {
+func (s *AgentJobsService) Links(ctx context.Context, caller toolkit.Caller) ([]AgentLinkView, error) {
 	owner, err := person(caller)
 	if err != nil {
 		return nil, err
@@ -147,7 +148,7 @@ func (s *AgentJobsService) Links(ctx context.Context, caller Caller) ([]AgentLin
 
 // RevokeLinks revokes one of the person's links, or all with id "". Another's
 // id is the same 404 as none.
-func (s *AgentJobsService) RevokeLinks(ctx context.Context, caller Caller, id string) (int, error) {
+func (s *AgentJobsService) RevokeLinks(ctx context.Context, caller toolkit.Caller, id string) (int, error) {
 	owner, err := person(caller)
 	if err != nil {
 		return 0, err
@@ -203,7 +204,7 @@ type PresenceJob struct {
 }
 
 // Presence is GET /api/v1/agents: every worker of the person's agents.
-func (s *AgentJobsService) Presence(ctx context.Context, caller Caller) ([]PresenceEntry, error) {
+func (s *AgentJobsService) Presence(ctx context.Context, caller toolkit.Caller) ([]PresenceEntry, error) {
 	owner, err := person(caller)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
@@ -35,7 +36,7 @@ func linkToken(ref string) string {
 // exploration door does: anyone with less than need gets the one not-found.
 // A worker's own link marks its job alive; once the job was stopped, sent
 // again or reported, that link answers unauthorised with error.ended.
-func (s *AgentJobsService) openRef(ctx context.Context, caller Caller, ref string, need explorations.Access) (explorations.Exploration, reach, error) {
+func (s *AgentJobsService) openRef(ctx context.Context, caller toolkit.Caller, ref string, need explorations.Access) (explorations.Exploration, reach, error) {
 	var e explorations.Exploration
 	var r reach
 	ref = linkToken(ref)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
@@ -13,7 +14,7 @@ import (
 
 // reachOf is who a take_job or report_job call is: an agent link, or a
 // continue link of the project (or of the job's own conversation).
-func (s *AgentJobsService) reachOf(ctx context.Context, caller Caller, agentKey, ref string) (reach, error) {
+func (s *AgentJobsService) reachOf(ctx context.Context, caller toolkit.Caller, agentKey, ref string) (reach, error) {
 	switch {
 	case agentKey != "":
 		return s.byAgentKey(ctx, agentKey)
@@ -25,7 +26,7 @@ func (s *AgentJobsService) reachOf(ctx context.Context, caller Caller, agentKey,
 		"send the agent link you were given (agent_key), or the continue link of the job's project (exploration)")
 }
 
-func (s *AgentJobsService) takeJob(ctx context.Context, call Call, in takeJobInput) (any, error) {
+func (s *AgentJobsService) takeJob(ctx context.Context, call toolkit.Call, in takeJobInput) (any, error) {
 	r, err := s.reachOf(ctx, call.Caller, in.AgentKey, in.Exploration)
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ type ReportAnswer struct {
 // reports); list_jobs has the whole of it.
 const maxReportNote = explorations.MaxNote - 200
 
-func (s *AgentJobsService) reportJob(ctx context.Context, call Call, in reportJobInput) (any, error) {
+func (s *AgentJobsService) reportJob(ctx context.Context, call toolkit.Call, in reportJobInput) (any, error) {
 	r, err := s.reachOf(ctx, call.Caller, in.AgentKey, in.Exploration)
 	if err != nil {
 		return nil, err

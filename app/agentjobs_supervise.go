@@ -5,13 +5,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
 )
 
 // ownJob is a job of the agent's own conversation, or the one 404.
-func (s *AgentJobsService) ownJob(ctx context.Context, call Call, id string) (string, error) {
+func (s *AgentJobsService) ownJob(ctx context.Context, call toolkit.Call, id string) (string, error) {
 	run, owner, err := s.agentRun(ctx, call)
 	if err != nil {
 		return "", err
@@ -23,7 +24,7 @@ func (s *AgentJobsService) ownJob(ctx context.Context, call Call, id string) (st
 	return owner, err
 }
 
-func (s *AgentJobsService) retryJob(ctx context.Context, call Call, in retryJobInput) (any, error) {
+func (s *AgentJobsService) retryJob(ctx context.Context, call toolkit.Call, in retryJobInput) (any, error) {
 	owner, err := s.ownJob(ctx, call, in.Job)
 	if err != nil {
 		return nil, err
@@ -31,7 +32,7 @@ func (s *AgentJobsService) retryJob(ctx context.Context, call Call, in retryJobI
 	return s.reopen(ctx, owner, in.Job, in.To)
 }
 
-func (s *AgentJobsService) stopJob(ctx context.Context, call Call, in stopJobInput) (any, error) {
+func (s *AgentJobsService) stopJob(ctx context.Context, call toolkit.Call, in stopJobInput) (any, error) {
 	owner, err := s.ownJob(ctx, call, in.Job)
 	if err != nil {
 		return nil, err
@@ -67,7 +68,7 @@ func (s *AgentJobsService) stop(ctx context.Context, owner, id string) (JobState
 
 // Supervise is POST /api/v1/jobs/:job/stop|retry|hand-over, for the signed-in
 // person: another's job is the same 404 as none.
-func (s *AgentJobsService) Supervise(ctx context.Context, caller Caller, id, action, to string) (JobState, error) {
+func (s *AgentJobsService) Supervise(ctx context.Context, caller toolkit.Caller, id, action, to string) (JobState, error) {
 	owner, err := person(caller)
 	if err != nil {
 		return JobState{}, err
@@ -106,7 +107,7 @@ type LiveViewer interface {
 // with a link ends with it: the link is looked at again at each change and
 // each beat, and once it is revoked (or its worker's job was stopped, sent
 // again or reported) follow returns that refusal.
-func (s *AgentJobsService) Live(ctx context.Context, caller Caller, ref string) (exploration string, follow func(LiveViewer) error, err error) {
+func (s *AgentJobsService) Live(ctx context.Context, caller toolkit.Caller, ref string) (exploration string, follow func(LiveViewer) error, err error) {
 	_, r, err := s.openRef(ctx, caller, ref, explorations.ReadAccess)
 	if err != nil {
 		return "", nil, err

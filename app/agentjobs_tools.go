@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
@@ -127,49 +128,49 @@ type (
 )
 
 func (handJobInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "title").MaxLength = jsonschema.Ptr(agentjobs.MaxTitle)
-	property(s, "brief").MaxLength = jsonschema.Ptr(agentjobs.MaxBrief)
-	parts := property(s, "parts")
+	toolkit.Property(s, "title").MaxLength = jsonschema.Ptr(agentjobs.MaxTitle)
+	toolkit.Property(s, "brief").MaxLength = jsonschema.Ptr(agentjobs.MaxBrief)
+	parts := toolkit.Property(s, "parts")
 	parts.MinItems, parts.MaxItems = jsonschema.Ptr(agentjobs.MinParts), jsonschema.Ptr(agentjobs.MaxParts)
 }
 
 func (listJobsInput) RefineSchema(s *jsonschema.Schema) {
-	limit := property(s, "limit")
+	limit := toolkit.Property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(100.0)
 }
 
 func (reportJobInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "status").Enum = []any{"done", "failed"}
-	property(s, "summary").MaxLength = jsonschema.Ptr(agentjobs.MaxReport)
+	toolkit.Property(s, "status").Enum = []any{"done", "failed"}
+	toolkit.Property(s, "summary").MaxLength = jsonschema.Ptr(agentjobs.MaxReport)
 }
 
 // Tools implements ToolSet.
-func (s *AgentJobsService) Tools() []Tool {
-	return []Tool{
-		WithInput(Tool{Name: "hand_job", AgentOnly: true,
+func (s *AgentJobsService) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{Name: "hand_job", AgentOnly: true,
 			Description: "Hand a job to the person's own agent (Claude Code, Codex…), which does it on their machine: one job, for the agent named in to or anyone, " +
 				"or parts (two or more) for different agents. Each job gets its own conversation; its report comes back to this one.",
 			Output: json.RawMessage(`{"type":"object","properties":{"jobs":{"type":"array","items":` + jobViewSchema + `}},"required":["jobs"]}`),
 		}, s.handJob),
-		WithInput(Tool{Name: "list_jobs",
+		toolkit.WithInput(toolkit.Tool{Name: "list_jobs",
 			Description: "The jobs handed out from a conversation, or worked in it: each one's status, who took it, when it was last seen and its report.",
 			Output: json.RawMessage(`{"type":"object","properties":{"jobs":{"type":"array","items":` + jobViewSchema + `},` +
 				`"next_cursor":{"type":["string","null"]}},"required":["jobs","next_cursor"]}`),
 		}, s.listJobs),
-		WithInput(Tool{Name: "retry_job", AgentOnly: true,
+		toolkit.WithInput(toolkit.Tool{Name: "retry_job", AgentOnly: true,
 			Description: "Send a taken, failed or stopped job of this conversation again, to the agent named in to or to anyone; its old worker is told to stop.",
 			Output:      json.RawMessage(`{"type":"object","properties":{"job":` + jobViewSchema + `},"required":["job"]}`),
 		}, s.retryJob),
-		WithInput(Tool{Name: "stop_job", AgentOnly: true,
+		toolkit.WithInput(toolkit.Tool{Name: "stop_job", AgentOnly: true,
 			Description: "Stop an open or taken job of this conversation; its worker is told to stop at its next call.",
 			Output:      json.RawMessage(`{"type":"object","properties":{"job":` + jobViewSchema + `},"required":["job"]}`),
 		}, s.stopJob),
-		WithInput(Tool{Name: "take_job", HiddenFromAgent: true, // the person's own agent's
+		toolkit.WithInput(toolkit.Tool{Name: "take_job", HiddenFromAgent: true, // the person's own agent's
 			Description: "Take an open job of the person's, now, without waiting: with agent_key (their agent link) any of theirs, with a project's continue link one of that project's. " +
 				"Answers the job and a continue link to work through, or { job: null }.",
 			Output: json.RawMessage(takeAnswerSchema),
 		}, s.takeJob),
-		WithInput(Tool{Name: "report_job", HiddenFromAgent: true,
+		toolkit.WithInput(toolkit.Tool{Name: "report_job", HiddenFromAgent: true,
 			Description: "Report a job you took: done with what you found, or failed with why. It lands as a note in the job's conversation and the one that handed it out.",
 			Output:      json.RawMessage(`{"type":"object","properties":{"job":` + jobViewSchema + `,"taken_up":{"type":"boolean"}},"required":["job","taken_up"]}`),
 		}, s.reportJob),
@@ -177,7 +178,7 @@ func (s *AgentJobsService) Tools() []Tool {
 }
 
 // agentRun is the run of Petals' agent calling, owned by a person.
-func (s *AgentJobsService) agentRun(ctx context.Context, call Call) (runs.Run, string, error) {
+func (s *AgentJobsService) agentRun(ctx context.Context, call toolkit.Call) (runs.Run, string, error) {
 	owner, err := person(call.Caller)
 	if err != nil {
 		return runs.Run{}, "", errs.New(errs.Unauthorised, "jobs go to the person's own agents, and this person isn't signed in",
@@ -197,7 +198,7 @@ func cutRunes(s string, n int) string {
 	return strings.TrimSpace(s)
 }
 
-func (s *AgentJobsService) handJob(ctx context.Context, call Call, in handJobInput) (any, error) {
+func (s *AgentJobsService) handJob(ctx context.Context, call toolkit.Call, in handJobInput) (any, error) {
 	run, owner, err := s.agentRun(ctx, call)
 	if err != nil {
 		return nil, err
@@ -289,7 +290,7 @@ func (s *AgentJobsService) handJob(ctx context.Context, call Call, in handJobInp
 	}{out}, nil
 }
 
-func (s *AgentJobsService) listJobs(ctx context.Context, call Call, in listJobsInput) (any, error) {
+func (s *AgentJobsService) listJobs(ctx context.Context, call toolkit.Call, in listJobsInput) (any, error) {
 	limit := in.Limit
 	if limit == 0 {
 		limit = 50
@@ -297,7 +298,7 @@ func (s *AgentJobsService) listJobs(ctx context.Context, call Call, in listJobsI
 	var exp string
 	var owner string
 	if in.Exploration == "" {
-		if call.Caller.Door != DoorAgent || call.Caller.Run == "" {
+		if call.Caller.Door != toolkit.DoorAgent || call.Caller.Run == "" {
 			return nil, errs.New(errs.BadInput, "exploration is required", "name the conversation's exploration, by id or link")
 		}
 		run, o, err := s.agentRun(ctx, call)

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
@@ -68,6 +69,6 @@ func (a *AgentService) TakeUpReport(ctx context.Context, owner, runID, message s
 	if err != nil {
 		return false, err
 	}
-	a.start(resumed, Caller{Door: DoorAgent, Address: "agent-report", Subject: owner}, payer)
+	a.start(resumed, toolkit.Caller{Door: toolkit.DoorAgent, Address: "agent-report", Subject: owner}, payer)
 	return true, nil
 }

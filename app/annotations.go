@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/claims"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
@@ -97,25 +98,25 @@ type (
 )
 
 func (addAnnotationInput) RefineSchema(s *jsonschema.Schema) {
-	a := property(s, "annotations")
+	a := toolkit.Property(s, "annotations")
 	a.MinItems, a.MaxItems = jsonschema.Ptr(1), jsonschema.Ptr(claims.MaxPerRequest)
 	refineClaimInput(a.Items)
-	property(s, "as").Pattern = `^[a-z0-9][-a-z0-9_]{0,31}$`
+	toolkit.Property(s, "as").Pattern = `^[a-z0-9][-a-z0-9_]{0,31}$`
 }
 
 // refineClaimInput narrows the generated schema of a claims.Input.
 func refineClaimInput(item *jsonschema.Schema) {
-	property(item, "subject").MaxLength = jsonschema.Ptr(200)
-	property(item, "verb").Pattern = `^[a-z][a-z0-9_]{0,31}$`
-	property(item, "kind").Enum = []any{claims.Stated, claims.Observed, claims.Inferred}
-	property(item, "object").Type = "object"
-	property(item, "evidence").Types = []string{"array", "null"}
+	toolkit.Property(item, "subject").MaxLength = jsonschema.Ptr(200)
+	toolkit.Property(item, "verb").Pattern = `^[a-z][a-z0-9_]{0,31}$`
+	toolkit.Property(item, "kind").Enum = []any{claims.Stated, claims.Observed, claims.Inferred}
+	toolkit.Property(item, "object").Type = "object"
+	toolkit.Property(item, "evidence").Types = []string{"array", "null"}
 }
 
 func (listAnnotationsInput) RefineSchema(s *jsonschema.Schema) {
-	limit := property(s, "limit")
+	limit := toolkit.Property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(annotationPageMax))
-	property(s, "about").MaxLength = jsonschema.Ptr(200)
+	toolkit.Property(s, "about").MaxLength = jsonschema.Ptr(200)
 }
 
 const annotationSchema = `{"type":"object","required":["claim","exploration","added_at"],"properties":{` +
@@ -123,9 +124,9 @@ const annotationSchema = `{"type":"object","required":["claim","exploration","ad
 	`"exploration":{"type":["string","null"]},"added_at":{"type":"string","format":"date-time"}}}`
 
 // Tools implements ToolSet.
-func (s *AnnotationService) Tools() []Tool {
-	return []Tool{
-		WithInput(Tool{
+func (s *AnnotationService) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:            "add_annotation",
 			HiddenFromAgent: true, // Petals' agent has its own annotate
 			Description: "Keep claims about accounts (claim/v2: subject CAIP-10, verb, object, kind stated | observed | inferred, evidence) privately under the project's owner, " +
@@ -133,7 +134,7 @@ func (s *AnnotationService) Tools() []Tool {
 				"named { value } is the name the owner's petals carry for that account.",
 			Output: json.RawMessage(`{"type":"object","required":["added","existed","ids"],"properties":{"added":{"type":"integer"},"existed":{"type":"integer"},"ids":{"type":"array","items":{"type":"string"}}}}`),
 		}, s.add),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        "list_annotations",
 			Description: "An exploration's annotations, oldest first and in the order sent; with about, everything its owner keeps about that account, from any of their projects.",
 			Output:      json.RawMessage(`{"type":"object","required":["annotations","next_cursor"],"properties":{"annotations":{"type":"array","items":` + annotationSchema + `},"next_cursor":{"type":["string","null"]}}}`),
@@ -141,7 +142,7 @@ func (s *AnnotationService) Tools() []Tool {
 	}
 }
 
-func (s *AnnotationService) add(ctx context.Context, call Call, in addAnnotationInput) (any, error) {
+func (s *AnnotationService) add(ctx context.Context, call toolkit.Call, in addAnnotationInput) (any, error) {
 	if in.As != "" && !claims.ValidAs(in.As) {
 		return nil, errs.New(errs.BadInput, "as must be 1 to 32 lower-case letters, digits, - or _")
 	}
@@ -164,20 +165,20 @@ func (s *AnnotationService) add(ctx context.Context, call Call, in addAnnotation
 // answerer is who answers for claims sent to an exploration: the signed-in
 // owner's account (via Petals' agent when it writes), or on a link or an
 // unowned exploration the agent named by as.
-func (s *AnnotationService) answerer(ctx context.Context, caller Caller, access explorations.Access, as string) (by, via string, err error) {
+func (s *AnnotationService) answerer(ctx context.Context, caller toolkit.Caller, access explorations.Access, as string) (by, via string, err error) {
 	if access == explorations.OwnerAccess && people.IsPerson(caller.Subject) {
 		account, err := s.account(ctx, caller)
 		if err != nil {
 			return "", "", err
 		}
 		if account != "" {
-			if caller.Door == DoorAgent {
+			if caller.Door == toolkit.DoorAgent {
 				via = AgentVia
 			}
 			return account, via, nil
 		}
 	}
-	if caller.Door == DoorAgent {
+	if caller.Door == toolkit.DoorAgent {
 		return AgentVia, "", nil
 	}
 	if as == "" {
@@ -188,7 +189,7 @@ func (s *AnnotationService) answerer(ctx context.Context, caller Caller, access 
 
 // account is the CAIP-10 account of the wallet the caller's session signed in
 // with, "" for a session without one.
-func (s *AnnotationService) account(ctx context.Context, caller Caller) (string, error) {
+func (s *AnnotationService) account(ctx context.Context, caller toolkit.Caller) (string, error) {
 	if caller.Session == "" || !people.IsPerson(caller.Subject) || s.wallets == nil {
 		return "", nil
 	}
@@ -268,7 +269,7 @@ func (s *AnnotationService) keep(ctx context.Context, owner string, scope ports.
 	return out, nil
 }
 
-func (s *AnnotationService) list(ctx context.Context, call Call, in listAnnotationsInput) (any, error) {
+func (s *AnnotationService) list(ctx context.Context, call toolkit.Call, in listAnnotationsInput) (any, error) {
 	after, limit, err := annotationPage(in.Cursor, in.Limit)
 	if err != nil {
 		return nil, err
@@ -358,8 +359,8 @@ func (s *AnnotationService) NamedSet(ctx context.Context, subject string) (map[s
 // accounts (their named claims, the newest for each), for render_flower
 // through the HTTP door, whose answer is then private. Anyone else, and any
 // other door, gets none.
-func (s *AnnotationService) PetalNames(ctx context.Context, caller Caller) (map[string]string, error) {
-	if caller.Door != DoorHTTP {
+func (s *AnnotationService) PetalNames(ctx context.Context, caller toolkit.Caller) (map[string]string, error) {
+	if caller.Door != toolkit.DoorHTTP {
 		return nil, nil
 	}
 	names, _, err := s.NamedSet(ctx, caller.Subject)

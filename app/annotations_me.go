@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/claims"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
@@ -21,7 +22,7 @@ type MeAnnotationsQuery struct {
 // Mine is everything a signed-in person and their agents keep about
 // accounts, from all their projects and none, oldest first; verb named gives
 // the names their page draws on petals. A visitor is unauthorised.
-func (s *AnnotationService) Mine(ctx context.Context, caller Caller, q MeAnnotationsQuery) (AnnotationList, error) {
+func (s *AnnotationService) Mine(ctx context.Context, caller toolkit.Caller, q MeAnnotationsQuery) (AnnotationList, error) {
 	if !people.IsPerson(caller.Subject) {
 		return AnnotationList{}, errs.New(errs.Unauthorised, "sign in first")
 	}
@@ -59,7 +60,7 @@ type MeAdded struct {
 // AddMine keeps what a person adds from the page, with their account as by:
 // in a conversation's project, or theirs in no project. A conversation that
 // isn't theirs is not_found.
-func (s *AnnotationService) AddMine(ctx context.Context, caller Caller, in MeAnnotationsInput) (MeAdded, error) {
+func (s *AnnotationService) AddMine(ctx context.Context, caller toolkit.Caller, in MeAnnotationsInput) (MeAdded, error) {
 	if !people.IsPerson(caller.Subject) {
 		return MeAdded{}, errs.New(errs.Unauthorised, "sign in first")
 	}
@@ -96,7 +97,7 @@ func (s *AnnotationService) AddMine(ctx context.Context, caller Caller, in MeAnn
 // conversation is the project of a conversation of the caller's: an
 // exploration of theirs, or a run of theirs (whose exploration is made now
 // if it has none). Anything else is the one not-found answer.
-func (s *AnnotationService) conversation(ctx context.Context, caller Caller, ref string) (string, error) {
+func (s *AnnotationService) conversation(ctx context.Context, caller toolkit.Caller, ref string) (string, error) {
 	if explorations.ValidID(ref) {
 		e, err := s.explorations.owned(ctx, caller, ref)
 		if err != nil {
@@ -129,7 +130,7 @@ func (s *AnnotationService) conversation(ctx context.Context, caller Caller, ref
 		question = string(r[:279]) + "…"
 	}
 	in, _ := json.Marshal(map[string]string{"question": question})
-	made, err := s.explorations.start(ctx, Call{Input: in, Caller: Caller{Door: DoorAgent, Subject: caller.Subject}}, startExplorationInput{Question: question})
+	made, err := s.explorations.start(ctx, toolkit.Call{Input: in, Caller: toolkit.Caller{Door: toolkit.DoorAgent, Subject: caller.Subject}}, startExplorationInput{Question: question})
 	if err != nil {
 		return "", err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/textmatch"
 )
@@ -78,7 +79,7 @@ type BrainService struct {
 	text  *textmatch.Index
 }
 
-var _ ToolSet = (*BrainService)(nil)
+var _ toolkit.ToolSet = (*BrainService)(nil)
 
 // NewBrainService reads the embedded brain. A file without a sound header is
 // a programming error, found at start-up (and by TestBrainFilesAreSound).
@@ -195,23 +196,25 @@ func containsString(list []string, s string) bool {
 
 // Tools implements ToolSet. The brain reads nothing outside the binary, so a
 // public site keeps it.
-func (s *BrainService) Tools() []Tool {
-	return []Tool{
-		WithInput(Tool{
+func (s *BrainService) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolBrainIndex,
 			Description: "Petal's brain: every file's header (id, kind, title, answers), doctrine first, then chapters, then recipes, with the brain's commit. Read the doctrine before anything else.",
 			Output:      json.RawMessage(`{"type":"object","required":["commit","files"],"properties":{"commit":{"type":"string"},"files":{"type":"array","items":` + brainHeaderSchema + `}}}`),
-		}, func(context.Context, Call, struct{}) (any, error) { return s.Index(), nil }),
-		WithInput(Tool{
+		}, func(context.Context, toolkit.Call, struct{}) (any, error) { return s.Index(), nil }),
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolBrainRoute,
 			Description: "The brain's best three files for a question (q, in plain words), for the calls a contract answers (answers: contract methods, petal's tools or refusal codes, comma-separated, like get_policy,ft_balance_of), or both. Then read one whole with brain_file.",
 			Output:      json.RawMessage(`{"type":"object","required":["commit","files"],"properties":{"commit":{"type":"string"},"q":{"type":"string"},"answers":{"type":"array","items":{"type":"string"}},"files":{"type":"array","items":{"type":"object"}}}}`),
-		}, func(_ context.Context, _ Call, in brainRouteInput) (any, error) { return s.Route(in.Q, in.Answers) }),
-		WithInput(Tool{
+		}, func(_ context.Context, _ toolkit.Call, in brainRouteInput) (any, error) {
+			return s.Route(in.Q, in.Answers)
+		}),
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolBrainFile,
 			Description: "One brain file, whole, by its id (from brain_index or brain_route): its header and its Markdown. The doctrine is read first.",
 			Output:      json.RawMessage(`{"type":"object","required":["id","kind","title","answers","commit","markdown"],"properties":{"id":{"type":"string"},"kind":{"type":"string"},"title":{"type":"string"},"answers":{"type":"array","items":{"type":"string"}},"commit":{"type":"string"},"markdown":{"type":"string"}}}`),
-		}, func(_ context.Context, _ Call, in brainFileInput) (any, error) { return s.File(in.ID) }),
+		}, func(_ context.Context, _ toolkit.Call, in brainFileInput) (any, error) { return s.File(in.ID) }),
 	}
 }
 
@@ -228,18 +231,18 @@ type (
 )
 
 func (brainRouteInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "q").MaxLength = jsonschema.Ptr(500)
-	property(s, "answers").MaxLength = jsonschema.Ptr(500)
+	toolkit.Property(s, "q").MaxLength = jsonschema.Ptr(500)
+	toolkit.Property(s, "answers").MaxLength = jsonschema.Ptr(500)
 }
 
 func (brainFileInput) RefineSchema(s *jsonschema.Schema) {
-	id := property(s, "id")
+	id := toolkit.Property(s, "id")
 	id.Pattern, id.MaxLength = `^[a-z0-9-]+$`, jsonschema.Ptr(64)
 }
 
 // Index is every file's header, doctrine first.
 func (s *BrainService) Index() BrainIndex {
-	out := BrainIndex{Commit: BuildID, Files: make([]BrainHeader, 0, len(s.files))}
+	out := BrainIndex{Commit: toolkit.BuildID, Files: make([]BrainHeader, 0, len(s.files))}
 	for _, f := range s.files {
 		out.Files = append(out.Files, f.BrainHeader)
 	}
@@ -253,7 +256,7 @@ func (s *BrainService) File(id string) (BrainFile, error) {
 		return BrainFile{}, errs.Newf(errs.NotFound, "the brain has no file %q", id).WithHint("brain_index lists every file's id")
 	}
 	f := s.files[i]
-	f.Commit = BuildID
+	f.Commit = toolkit.BuildID
 	return f, nil
 }
 
@@ -301,7 +304,7 @@ func (s *BrainService) Route(q, answers string) (BrainRoute, error) {
 			m.Matched = h.Matched
 		}
 	}
-	out := BrainRoute{Commit: BuildID, Query: q, Answers: calls, Files: []BrainMatch{}}
+	out := BrainRoute{Commit: toolkit.BuildID, Query: q, Answers: calls, Files: []BrainMatch{}}
 	for _, m := range scores {
 		out.Files = append(out.Files, *m)
 	}

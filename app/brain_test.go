@@ -8,12 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
 func TestBrainIndexDoctrineFirst(t *testing.T) {
 	idx := app.NewBrainService().Index()
-	assert.Equal(t, app.BuildID, idx.Commit, "the brain's commit is the build id")
+	assert.Equal(t, toolkit.BuildID, idx.Commit, "the brain's commit is the build id")
 	require.GreaterOrEqual(t, len(idx.Files), 8)
 	assert.Equal(t, "doctrine", idx.Files[0].Kind)
 	kinds := map[string]int{"doctrine": 0, "chapter": 1, "recipe": 2}

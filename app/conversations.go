@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/conversations"
 	"github.com/petal-near/petal/ports"
 )
@@ -44,7 +45,7 @@ type ConversationPage struct {
 // (a person's, or an anonymous session's), never anyone else's. A caller
 // without a session has none. limit 0 is the default; cursor "" the first
 // page.
-func (s *ConversationService) List(ctx context.Context, caller Caller, limit int, cursor string) (ConversationPage, error) {
+func (s *ConversationService) List(ctx context.Context, caller toolkit.Caller, limit int, cursor string) (ConversationPage, error) {
 	page := ConversationPage{Conversations: []ConversationEntry{}}
 	n, err := conversations.PageLimit(limit)
 	if err != nil {

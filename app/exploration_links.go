@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
 )
@@ -27,7 +28,7 @@ type NewLink struct {
 
 // owned is an exploration its owner names by id; links are never managed
 // through a link.
-func (s *ExplorationService) owned(ctx context.Context, caller Caller, id string) (explorations.Exploration, error) {
+func (s *ExplorationService) owned(ctx context.Context, caller toolkit.Caller, id string) (explorations.Exploration, error) {
 	if !explorations.ValidID(id) || caller.Subject == "" {
 		return explorations.Exploration{}, explorations.NotFound()
 	}
@@ -41,7 +42,7 @@ func (s *ExplorationService) owned(ctx context.Context, caller Caller, id string
 // CreateLink makes a read or continue link for the owner; base is the site's
 // configured address, which the link's url starts with, or "" for a url
 // relative to the site.
-func (s *ExplorationService) CreateLink(ctx context.Context, caller Caller, id, scope, base string) (NewLink, error) {
+func (s *ExplorationService) CreateLink(ctx context.Context, caller toolkit.Caller, id, scope, base string) (NewLink, error) {
 	e, err := s.owned(ctx, caller, id)
 	if err != nil {
 		return NewLink{}, err
@@ -79,7 +80,7 @@ type LinkPage struct {
 
 // Links lists a page of the owner's links of an exploration, the oldest
 // first, without tokens: at most limit (explorations.LinkPage) after cursor.
-func (s *ExplorationService) Links(ctx context.Context, caller Caller, id, cursor string, limit int) (LinkPage, error) {
+func (s *ExplorationService) Links(ctx context.Context, caller toolkit.Caller, id, cursor string, limit int) (LinkPage, error) {
 	after, err := explorations.ParseListCursor(cursor)
 	if err != nil {
 		return LinkPage{}, err
@@ -109,7 +110,7 @@ func (s *ExplorationService) Links(ctx context.Context, caller Caller, id, curso
 }
 
 // RevokeLink ends one of the owner's links at once.
-func (s *ExplorationService) RevokeLink(ctx context.Context, caller Caller, id, linkID string) (LinkView, error) {
+func (s *ExplorationService) RevokeLink(ctx context.Context, caller toolkit.Caller, id, linkID string) (LinkView, error) {
 	e, err := s.owned(ctx, caller, id)
 	if err != nil {
 		return LinkView{}, err
@@ -132,7 +133,7 @@ type Claimed struct {
 // Claim makes the caller's session the owner of an unowned exploration,
 // reached with its continue link (or its id, which opens an unowned one).
 // One that already has an owner stays theirs: claimed is false.
-func (s *ExplorationService) Claim(ctx context.Context, caller Caller, ref string) (Claimed, error) {
+func (s *ExplorationService) Claim(ctx context.Context, caller toolkit.Caller, ref string) (Claimed, error) {
 	// Access first: a ref that opens nothing leaves nothing behind, not even
 	// a session.
 	e, _, err := s.resolve(ctx, ref, caller, explorations.ContinueAccess)
@@ -162,7 +163,7 @@ func (s *ExplorationService) ResumePacket(ctx context.Context, token, base, curs
 	if !explorations.ValidToken(token) {
 		return "", explorations.NotFound()
 	}
-	e, access, err := s.resolve(ctx, token, Caller{}, explorations.ReadAccess)
+	e, access, err := s.resolve(ctx, token, toolkit.Caller{}, explorations.ReadAccess)
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -39,7 +40,7 @@ type PostedReading struct {
 // past a limit is refused there, and one already held whose bytes hash to
 // its name is answered at once, never parsed. Only then is it decoded, in
 // one of the library's decode slots when it is large.
-func (s *ExplorationService) PostReading(ctx context.Context, caller Caller, ref, name string, body PostedBody) (PostedReading, error) {
+func (s *ExplorationService) PostReading(ctx context.Context, caller toolkit.Caller, ref, name string, body PostedBody) (PostedReading, error) {
 	e, _, err := s.resolve(ctx, ref, caller, explorations.ContinueAccess)
 	if err != nil {
 		return PostedReading{}, err
@@ -83,11 +84,11 @@ func (s *ExplorationService) PostReading(ctx context.Context, caller Caller, ref
 	wait := midnight.Add(24 * time.Hour).Sub(now)
 	switch refused {
 	case "site":
-		return PostedReading{}, RateLimited("this site took all the new readings it takes today", wait)
+		return PostedReading{}, toolkit.RateLimited("this site took all the new readings it takes today", wait)
 	case "address":
-		return PostedReading{}, RateLimited(fmt.Sprintf("this address posted the %d new readings one address may post today", s.cfg.PostedCaps().PerAddress), wait)
+		return PostedReading{}, toolkit.RateLimited(fmt.Sprintf("this address posted the %d new readings one address may post today", s.cfg.PostedCaps().PerAddress), wait)
 	case "owner":
-		return PostedReading{}, RateLimited(fmt.Sprintf("this exploration's owner has the %d new readings one owner may post today", s.cfg.PostedCaps().PerOwner), wait)
+		return PostedReading{}, toolkit.RateLimited(fmt.Sprintf("this exploration's owner has the %d new readings one owner may post today", s.cfg.PostedCaps().PerOwner), wait)
 	}
 	stored := false
 	defer func() {
@@ -144,7 +145,7 @@ type PostedBody interface {
 func scanPosted(body PostedBody) (sha string, size int64, accounts int, err error) {
 	rc, err := body.Open()
 	if err != nil {
-		return "", 0, 0, decodeError(err)
+		return "", 0, 0, toolkit.DecodeError(err)
 	}
 	defer func() { _ = rc.Close() }()
 	h := sha256.New()
@@ -154,7 +155,7 @@ func scanPosted(body PostedBody) (sha string, size int64, accounts int, err erro
 		err = shape.Close()
 	}
 	if err != nil {
-		return "", 0, 0, decodeError(err)
+		return "", 0, 0, toolkit.DecodeError(err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), size, shape.Accounts(), nil
 }
@@ -169,12 +170,12 @@ func parsePosted(ctx context.Context, library *SnapshotLibrary, body PostedBody,
 	defer release()
 	rc, err := body.Open()
 	if err != nil {
-		return snapshots.Snapshot{}, nil, decodeError(err)
+		return snapshots.Snapshot{}, nil, toolkit.DecodeError(err)
 	}
 	defer func() { _ = rc.Close() }()
 	raw := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
 	if _, err := raw.ReadFrom(rc); err != nil {
-		return snapshots.Snapshot{}, nil, decodeError(err)
+		return snapshots.Snapshot{}, nil, toolkit.DecodeError(err)
 	}
 	snap, sha, canonical, err := snapshots.ParseShapedCounted(raw.Bytes(), accounts)
 	if err != nil {

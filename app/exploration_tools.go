@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/domain/specs"
@@ -25,20 +26,20 @@ var (
 )
 
 // Tools implements ToolSet.
-func (s *ExplorationService) Tools() []Tool {
-	return []Tool{
-		WithInput(Tool{
+func (s *ExplorationService) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        "start_exploration",
 			Description: "Start an exploration: a project that keeps the steps and notes of an investigation into one question, shareable with links.",
 			Output:      json.RawMessage(`{"type":"object","properties":{` + explorationViewSchema + `},"required":[` + explorationViewRequired + `]}`),
 		}, s.start),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        "list_explorations",
 			Description: "The caller's own explorations, the newest first, a page at a time (pass next_cursor back as cursor for the next page).",
 			Output: json.RawMessage(`{"type":"object","properties":{"explorations":{"type":"array","items":{"type":"object","properties":{` +
 				explorationViewSchema + `},"required":[` + explorationViewRequired + `]}},` + nextCursorSchema + `},"required":["explorations","next_cursor"]}`),
 		}, s.list),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        "get_exploration",
 			Description: "One exploration: its question, and its steps and notes a page at a time (pass next_cursor back as cursor for the next page). By id, or by a link's token.",
 			Output: json.RawMessage(`{"type":"object","properties":{` + explorationViewSchema +
@@ -47,12 +48,12 @@ func (s *ExplorationService) Tools() []Tool {
 				`"presence":{"type":"object","description":"the person's agent working here on a job: { client, n, worker, job, last_seen }"}},` +
 				`"required":[` + explorationViewRequired + `,"steps","notes","next_cursor"]}`),
 		}, s.get),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        "save_step",
 			Description: "Save a step of an exploration: a flower spec, inline or by its sha256, with an optional note.",
 			Output:      json.RawMessage(stepSchema),
 		}, s.saveStep),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        "add_note",
 			Description: "Add a note to an exploration.",
 			Output:      json.RawMessage(noteSchema),
@@ -89,21 +90,21 @@ type (
 )
 
 func (listExplorationsInput) RefineSchema(s *jsonschema.Schema) {
-	limit := property(s, "limit")
+	limit := toolkit.Property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(100.0)
 }
 
 func (getExplorationInput) RefineSchema(s *jsonschema.Schema) {
-	limit := property(s, "limit")
+	limit := toolkit.Property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(explorations.MaxPageItems))
 }
 
 func (saveStepInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "spec").Type = "object"
-	property(s, "spec_sha256").Pattern = sha256Pattern
+	toolkit.Property(s, "spec").Type = "object"
+	toolkit.Property(s, "spec_sha256").Pattern = toolkit.Sha256Pattern
 }
 
-func (s *ExplorationService) start(ctx context.Context, call Call, in startExplorationInput) (any, error) {
+func (s *ExplorationService) start(ctx context.Context, call toolkit.Call, in startExplorationInput) (any, error) {
 	in.Question, in.Title = strings.TrimSpace(in.Question), strings.TrimSpace(in.Title)
 	if err := explorations.CheckQuestion(in.Question, in.Title); err != nil {
 		return nil, err
@@ -138,7 +139,7 @@ func (s *ExplorationService) start(ctx context.Context, call Call, in startExplo
 // Registry.Call), the input's, access, and whether the write's size fits
 // what is left of the data budget (owner is who it counts against). A
 // refused write opens nothing.
-func (s *ExplorationService) ownWrite(ctx context.Context, call *Call, owner string, size int64) error {
+func (s *ExplorationService) ownWrite(ctx context.Context, call *toolkit.Call, owner string, size int64) error {
 	if err := s.budget.Fits(ctx, owner, size); err != nil {
 		return err
 	}
@@ -150,7 +151,7 @@ func (s *ExplorationService) ownWrite(ctx context.Context, call *Call, owner str
 	return nil
 }
 
-func (s *ExplorationService) list(ctx context.Context, call Call, in listExplorationsInput) (any, error) {
+func (s *ExplorationService) list(ctx context.Context, call toolkit.Call, in listExplorationsInput) (any, error) {
 	limit, err := explorations.ListLimit(in.Limit)
 	if err != nil {
 		return nil, err
@@ -182,7 +183,7 @@ func (s *ExplorationService) list(ctx context.Context, call Call, in listExplora
 	return out, nil
 }
 
-func (s *ExplorationService) get(ctx context.Context, call Call, in getExplorationInput) (any, error) {
+func (s *ExplorationService) get(ctx context.Context, call toolkit.Call, in getExplorationInput) (any, error) {
 	cursor, err := explorations.ParseCursor(in.Cursor)
 	if err != nil {
 		return nil, err
@@ -258,7 +259,7 @@ func (s *ExplorationService) page(ctx context.Context, id string, cursor explora
 	return steps, notes, next.String(), nil
 }
 
-func (s *ExplorationService) saveStep(ctx context.Context, call Call, in saveStepInput) (any, error) {
+func (s *ExplorationService) saveStep(ctx context.Context, call toolkit.Call, in saveStepInput) (any, error) {
 	step := explorations.Step{Note: strings.TrimSpace(in.Note)}
 	if err := explorations.CheckNote("note", step.Note, false); err != nil {
 		return nil, err
@@ -312,7 +313,7 @@ func (s *ExplorationService) saveStep(ctx context.Context, call Call, in saveSte
 	})
 }
 
-func (s *ExplorationService) addNote(ctx context.Context, call Call, in addNoteInput) (any, error) {
+func (s *ExplorationService) addNote(ctx context.Context, call toolkit.Call, in addNoteInput) (any, error) {
 	text := strings.TrimSpace(in.Text)
 	if err := explorations.CheckNote("text", text, true); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/ports"
 )
@@ -135,7 +136,7 @@ func (s *ExplorationService) now() time.Time { return s.clock.Now().UTC().Trunca
 
 // resolve finds the exploration ref names and what caller may do with it.
 // Anyone with less than need gets the one not-found answer.
-func (s *ExplorationService) resolve(ctx context.Context, ref string, caller Caller, need explorations.Access) (explorations.Exploration, explorations.Access, error) {
+func (s *ExplorationService) resolve(ctx context.Context, ref string, caller toolkit.Caller, need explorations.Access) (explorations.Exploration, explorations.Access, error) {
 	var e explorations.Exploration
 	var access explorations.Access
 	switch {

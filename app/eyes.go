@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/petal-near/petal/app/internal/bytecache"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
@@ -44,7 +45,7 @@ type EyesService struct {
 	pageSlots chan struct{}
 }
 
-var _ ToolSet = (*EyesService)(nil)
+var _ toolkit.ToolSet = (*EyesService)(nil)
 
 // NewEyesService makes the reading tools over the chain's view calls, the
 // page fetcher and the search provider (which may be unconfigured).
@@ -55,21 +56,21 @@ func NewEyesService(views ports.NearViews, pages ports.WebPages, search ports.We
 }
 
 // Tools implements ToolSet.
-func (s *EyesService) Tools() []Tool {
-	return []Tool{
-		WithInput(Tool{
+func (s *EyesService) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:           ToolReadChain,
 			Description:    "Call any NEAR contract's view method at the final block, as the chain answers it: the answer decoded as JSON where it is JSON (encoding: json), else its bytes in base64 (encoding: base64), at most 1 MiB, with the block it was read at and the contract's logs. A contract that panics answers cannot_read with its own words. Use it for what no reader reads (a contract's config, one balance, one proposal); the brain's recipes name the usual methods.",
 			Output:         json.RawMessage(readChainOutputSchema),
 			OnTheirMachine: true,
 		}, s.readChain),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:           ToolReadPage,
 			Description:    "Read a public web page (http or https) as text: HTML becomes Markdown with its links, plain text stays as it is. About 20,000 characters a page: start is where to begin, in characters, and next is the start of the page after (null at the end). Never this machine or a private network; at most 5 MiB of the page is read, in at most 15 s.",
 			Output:         json.RawMessage(readPageOutputSchema),
 			OnTheirMachine: true,
 		}, s.readPage),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:            ToolSearch,
 			Description:     "Search the web: up to 10 answers, each with its title, address and a snippet. Read one with read_page. Answers source_failed where this site has no search provider set up.",
 			Output:          json.RawMessage(searchOutputSchema),
@@ -96,23 +97,23 @@ type (
 )
 
 func (readChainInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "network").Enum = []any{"near:mainnet", "near:testnet", "mainnet", "testnet"}
-	c := property(s, "contract")
+	toolkit.Property(s, "network").Enum = []any{"near:mainnet", "near:testnet", "mainnet", "testnet"}
+	c := toolkit.Property(s, "contract")
 	c.MinLength, c.MaxLength = jsonschema.Ptr(2), jsonschema.Ptr(64)
-	m := property(s, "method")
+	m := toolkit.Property(s, "method")
 	m.Pattern, m.MaxLength = `^[A-Za-z_][A-Za-z0-9_]*$`, jsonschema.Ptr(256)
-	property(s, "args").Type = "object"
+	toolkit.Property(s, "args").Type = "object"
 }
 
 func (readPageInput) RefineSchema(s *jsonschema.Schema) {
-	u := property(s, "url")
+	u := toolkit.Property(s, "url")
 	u.MinLength, u.MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxPageURL)
-	st := property(s, "start")
+	st := toolkit.Property(s, "start")
 	st.Minimum, st.Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(6<<20))
 }
 
 func (searchInput) RefineSchema(s *jsonschema.Schema) {
-	q := property(s, "query")
+	q := toolkit.Property(s, "query")
 	q.MinLength, q.MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxSearchQuery)
 }
 
@@ -122,7 +123,7 @@ type SearchAnswer struct {
 	Results []ports.WebResult `json:"results"`
 }
 
-func (s *EyesService) webSearch(ctx context.Context, _ Call, in searchInput) (any, error) {
+func (s *EyesService) webSearch(ctx context.Context, _ toolkit.Call, in searchInput) (any, error) {
 	if s.search == nil || !s.search.Configured() {
 		return nil, errs.New(errs.SourceFailed, "web search is not set up on this site",
 			"the site's operator turns it on with PETAL_SEARCH_API_KEY (a Brave Search API key); read_page still reads a page you name")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -46,7 +47,7 @@ func networkOf(network string) (string, error) {
 	return "", errs.Newf(errs.BadInput, "network must be near:mainnet or near:testnet, not %q", network)
 }
 
-func (s *EyesService) readChain(ctx context.Context, _ Call, in readChainInput) (any, error) {
+func (s *EyesService) readChain(ctx context.Context, _ toolkit.Call, in readChainInput) (any, error) {
 	chain, err := networkOf(in.Network)
 	if err != nil {
 		return nil, err

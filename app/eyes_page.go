@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
@@ -50,7 +51,7 @@ type cachedPage struct {
 	at    time.Time
 }
 
-func (s *EyesService) readPage(ctx context.Context, _ Call, in readPageInput) (any, error) {
+func (s *EyesService) readPage(ctx context.Context, _ toolkit.Call, in readPageInput) (any, error) {
 	raw := strings.TrimSpace(in.URL)
 	p, err := s.page(ctx, raw)
 	if err != nil {

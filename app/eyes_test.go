@@ -21,6 +21,7 @@ import (
 	"github.com/petal-near/petal/adapters/webpage"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -28,7 +29,7 @@ import (
 
 // eyes is the reading tools over the real adapters, pointed at fakes at the
 // network edge, called through a registry as every door calls them.
-func eyes(t *testing.T, near string, search ports.WebSearch) *app.Registry {
+func eyes(t *testing.T, near string, search ports.WebSearch) *toolkit.Registry {
 	t.Helper()
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
@@ -37,12 +38,12 @@ func eyes(t *testing.T, near string, search ports.WebSearch) *app.Registry {
 		search = brave.New("", "", nil)
 	}
 	svc := app.NewEyesService(chain, webpage.New(webpage.Options{AllowLoopback: true}), search, memory.SystemClock{})
-	return app.NewRegistry(cfg, nil, []app.ToolSet{svc, app.NewBrainService()})
+	return toolkit.NewRegistry(cfg, nil, []toolkit.ToolSet{svc, app.NewBrainService()})
 }
 
-func call(t *testing.T, reg *app.Registry, tool, input string) (any, error) {
+func call(t *testing.T, reg *toolkit.Registry, tool, input string) (any, error) {
 	t.Helper()
-	return reg.Call(t.Context(), tool, app.Call{Input: json.RawMessage(input), Caller: app.Caller{Door: app.DoorHTTP, Address: "test"}})
+	return reg.Call(t.Context(), tool, toolkit.Call{Input: json.RawMessage(input), Caller: toolkit.Caller{Door: toolkit.DoorHTTP, Address: "test"}})
 }
 
 func TestReadChainAgainstTheFakeNode(t *testing.T) {

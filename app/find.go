@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 )
@@ -64,7 +65,7 @@ var (
 // ambiguityMargin: candidates scoring within it of the best fit about equally.
 const ambiguityMargin = 0.15
 
-func (s *SnapshotService) findTarget(ctx context.Context, call Call, in findTargetInput) (any, error) {
+func (s *SnapshotService) findTarget(ctx context.Context, call toolkit.Call, in findTargetInput) (any, error) {
 	q := strings.TrimSpace(in.Query)
 	if q == "" || len(q) > 200 {
 		return nil, errs.New(errs.BadInput, "query is required: words naming a DAO or a staking pool, up to 200 characters")

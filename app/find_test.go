@@ -15,6 +15,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -44,14 +45,14 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: time.Second})
 	svc := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		app.NewSnapshotLibrary(cfg, snaps, ports.NoMetrics{}), directory, chain, clock, memory.NewSemaphore(clock))
-	var find app.Tool
+	var find toolkit.Tool
 	for _, tool := range svc.Tools() {
 		if tool.Name == "find_target" {
 			find = tool
 		}
 	}
 	ask := func() (app.FindAnswer, error) {
-		out, err := find.Run(t.Context(), app.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(app.Progress) {}})
+		out, err := find.Run(t.Context(), toolkit.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(toolkit.Progress) {}})
 		if err != nil {
 			return app.FindAnswer{}, err
 		}
@@ -86,7 +87,7 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 		app.NewSnapshotLibrary(cfg, snaps, ports.NoMetrics{}), memory.NewDAODirectory(), chain, clock, memory.NewSemaphore(clock))
 	for _, tool := range empty.Tools() {
 		if tool.Name == "find_target" {
-			_, err := tool.Run(t.Context(), app.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(app.Progress) {}})
+			_, err := tool.Run(t.Context(), toolkit.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(toolkit.Progress) {}})
 			if !errs.Is(err, errs.SourceFailed) {
 				t.Fatalf("no list, no factory: %v", err)
 			}
@@ -107,7 +108,7 @@ func TestOneRefreshOfTheDAOListServesEveryoneAsking(t *testing.T) {
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: 30 * time.Second})
 	svc := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		app.NewSnapshotLibrary(cfg, snaps, ports.NoMetrics{}), directory, chain, clock, memory.NewSemaphore(clock))
-	var find app.Tool
+	var find toolkit.Tool
 	for _, tool := range svc.Tools() {
 		if tool.Name == "find_target" {
 			find = tool
@@ -119,7 +120,7 @@ func TestOneRefreshOfTheDAOListServesEveryoneAsking(t *testing.T) {
 	answers := make(chan error, askers)
 	for range askers {
 		go func() {
-			out, err := find.Run(t.Context(), app.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(app.Progress) {}})
+			out, err := find.Run(t.Context(), toolkit.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(toolkit.Progress) {}})
 			if err == nil && len(out.(app.FindAnswer).Candidates) == 0 {
 				err = errors.New("no candidates")
 			}

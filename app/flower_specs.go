@@ -5,9 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/specs"
@@ -100,7 +99,7 @@ func (s *FlowerService) keep(ctx context.Context, owner, name, snapshot string, 
 // again on read: a body that no longer matches its name is never served.
 func (s *FlowerService) Draft(ctx context.Context, hash string) ([]byte, error) {
 	if !sha256Hex.MatchString(hash) {
-		return nil, errs.Newf(errs.NotFound, "no draft %s", cutForMessage(hash))
+		return nil, errs.Newf(errs.NotFound, "no draft %s", toolkit.CutForMessage(hash))
 	}
 	body, err := s.specs.Get(ctx, hash)
 	if errs.Is(err, errs.NotFound) {
@@ -114,11 +113,4 @@ func (s *FlowerService) Draft(ctx context.Context, hash string) ([]byte, error) 
 			WithCause(fmt.Errorf("spec %s hashes to %s", hash, got))
 	}
 	return body, nil
-}
-
-func cutForMessage(s string) string {
-	if utf8.RuneCountInString(s) > 80 {
-		return string([]rune(s)[:80]) + "…"
-	}
-	return strings.ToValidUTF8(s, "\uFFFD")
 }

@@ -6,41 +6,42 @@ import (
 	"encoding/json"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/specs"
 )
 
 // Tools implements ToolSet.
-func (s *FlowerService) Tools() []Tool {
-	return []Tool{
-		WithInput(Tool{
+func (s *FlowerService) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolComputeFigures,
 			Description: "Concentration figures of a snapshot, exact from its decimal weights: count, total weight, the shares of the top account, the top 10 and the top 1% (rounded up to whole accounts), the Gini coefficient (population form), the Nakamoto coefficient (the fewest accounts holding more than half) and the Herfindahl–Hirschman index, for the whole snapshot and each group. Fractions are rounded half to even to six decimals; a share of nothing is null.",
 			Output:      json.RawMessage(figuresOutputSchema),
-		}, func(ctx context.Context, _ Call, in figuresInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in figuresInput) (any, error) {
 			if string(bytes.TrimSpace(in.Snapshot)) == "null" {
 				in.Snapshot = nil
 			}
 			return s.ComputeFigures(ctx, in.SHA256, in.Snapshot, in.Group)
 		}),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolProposeSpec,
 			Description: "Propose a flower spec (flower-spec/v1) for a stored snapshot: enough petals to show its shape, the tail folded into one \"others\" petal, colours that tell its groups apart, with a sentence saying what the flower shows. intent, in plain words, can ask for \"top 20\", \"equal sizes\", \"square root\", \"colour by band\", \"no labels\", \"by name\", \"hide others\" or \"only <group>\". The spec is kept, so /d/<spec_sha256> opens it.",
 			Output:      json.RawMessage(`{"type":"object","required":["spec","spec_sha256","interpretation"],"properties":{"spec":` + specs.SpecJSONSchema + `,"spec_sha256":{"type":"string"},"interpretation":{"type":"string"},"demo":{"type":"boolean"}}}`),
-		}, func(ctx context.Context, call Call, in proposeInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in proposeInput) (any, error) {
 			return s.Propose(ctx, call.Caller.Subject, in.SHA256, in.Intent)
 		}),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolValidateSpec,
 			Description: "Check a flower spec against flower-spec/v1 and against its snapshot (stored here, groups it names exist, at most 60 petals). Answers { valid, problems: [{ path, message }] } with JSON Pointer paths; a valid spec is kept, so /d/<spec_sha256> opens it.",
 			Output:      json.RawMessage(validationSchema),
-		}, func(ctx context.Context, call Call, in validateInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in validateInput) (any, error) {
 			return s.Validate(ctx, call.Caller.Subject, in.Spec)
 		}),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolRenderFlower,
 			Description: "Draw a flower spec as SVG: petals around a centre, each petal's area proportional to its size, colour-blind-safe colours, a title and description for screen readers, every name escaped. The same spec, snapshot and view give the same bytes and render_sha256. view (view/v1) changes only how it is drawn: palette and labels; without it, the signed-in person's own view (GET /api/v1/me/view), or the default view. An invalid spec is invalid_spec with the problems validate_spec gives.",
 			Output:      json.RawMessage(renderOutputSchema),
-		}, func(ctx context.Context, call Call, in renderInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in renderInput) (any, error) {
 			view, err := s.ViewFor(ctx, call.Caller.Subject, in.View)
 			if err != nil {
 				return nil, err
@@ -74,22 +75,22 @@ type (
 )
 
 func (figuresInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "sha256").Pattern = sha256Pattern
-	property(s, "snapshot").Type = "object"
+	toolkit.Property(s, "sha256").Pattern = toolkit.Sha256Pattern
+	toolkit.Property(s, "snapshot").Type = "object"
 }
 
 // A spec and a view are JSON objects; a client that types its arguments by
 // the schema (the MCP Inspector's CLI) sends them as objects, not as text.
-func (validateInput) RefineSchema(s *jsonschema.Schema) { property(s, "spec").Type = "object" }
+func (validateInput) RefineSchema(s *jsonschema.Schema) { toolkit.Property(s, "spec").Type = "object" }
 
 func (renderInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "spec").Type = "object"
-	property(s, "view").Type = "object"
+	toolkit.Property(s, "spec").Type = "object"
+	toolkit.Property(s, "view").Type = "object"
 }
 
 func (proposeInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "sha256").Pattern = sha256Pattern
-	property(s, "intent").MaxLength = jsonschema.Ptr(MaxIntent)
+	toolkit.Property(s, "sha256").Pattern = toolkit.Sha256Pattern
+	toolkit.Property(s, "intent").MaxLength = jsonschema.Ptr(MaxIntent)
 }
 
 const figureProperties = `

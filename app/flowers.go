@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"unicode/utf8"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/domain/specs"
@@ -37,14 +38,14 @@ type FlowerService struct {
 // PetalNamer gives the names a caller gives accounts (account id → name), to
 // draw on their own petals; nil for a caller who gives none or may see none.
 type PetalNamer interface {
-	PetalNames(ctx context.Context, caller Caller) (map[string]string, error)
+	PetalNames(ctx context.Context, caller toolkit.Caller) (map[string]string, error)
 }
 
 // DrawNamesFrom has render_flower draw a signed-in person's own names on the
 // petals they name (the annotation service, once it is made).
 func (s *FlowerService) DrawNamesFrom(n PetalNamer) { s.names = n }
 
-var _ ToolSet = (*FlowerService)(nil)
+var _ toolkit.ToolSet = (*FlowerService)(nil)
 
 // NewFlowerService makes the flower service over the snapshot library, the
 // spec store, people's views and the data budget (every spec kept for
@@ -254,7 +255,7 @@ func (s *FlowerService) Flower(ctx context.Context, owner string, rawSpec, rawVi
 
 // RenderFor is render_flower for a caller: a signed-in person's picture also
 // carries their own names on the petals they name (Personal).
-func (s *FlowerService) RenderFor(ctx context.Context, caller Caller, rawSpec, rawView json.RawMessage) (Rendered, error) {
+func (s *FlowerService) RenderFor(ctx context.Context, caller toolkit.Caller, rawSpec, rawView json.RawMessage) (Rendered, error) {
 	var names map[string]string
 	if s.names != nil {
 		var err error

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
 )
@@ -73,7 +74,7 @@ func (h *HealthService) Check(ctx context.Context) Health {
 		LLM:         h.cfg.LLM(),
 		AgentAccess: h.cfg.AgentAccessReported(),
 		Public:      h.cfg.Public,
-		BuildID:     BuildID,
+		BuildID:     toolkit.BuildID,
 	}
 	if h.cfg.Public {
 		out.Map = MapHeld

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
@@ -19,7 +20,7 @@ import (
 // is the one the request came as: create opens a session, if it needs one,
 // only after the key was looked up, so a caller without a session (a client
 // that keeps no cookies) is known by its address both times.
-func (s *ExplorationService) once(ctx context.Context, call *Call, tool string, create func() (any, error)) (any, error) {
+func (s *ExplorationService) once(ctx context.Context, call *toolkit.Call, tool string, create func() (any, error)) (any, error) {
 	key := call.IdempotencyKey
 	if key == "" {
 		return create()
@@ -58,7 +59,7 @@ func (s *ExplorationService) once(ctx context.Context, call *Call, tool string, 
 	}
 	out, err := create()
 	if err != nil {
-		wctx, cancel := detached(ctx)
+		wctx, cancel := toolkit.Detached(ctx)
 		defer cancel()
 		if rerr := s.store.ReleaseIdempotency(wctx, who, key); rerr != nil {
 			return nil, errs.New(errs.Internal, "the request failed and its Idempotency-Key could not be freed").WithCause(rerr)
@@ -69,7 +70,7 @@ func (s *ExplorationService) once(ctx context.Context, call *Call, tool string, 
 	if err != nil {
 		return nil, err
 	}
-	wctx, cancel := detached(ctx)
+	wctx, cancel := toolkit.Detached(ctx)
 	defer cancel()
 	if err := s.store.KeepIdempotentAnswer(wctx, who, key, b); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/claims"
 	"github.com/petal-near/petal/domain/datasets"
 	"github.com/petal-near/petal/domain/errs"
@@ -84,26 +85,26 @@ type (
 )
 
 func (keepLayerInput) RefineSchema(s *jsonschema.Schema) {
-	a := property(s, "annotations")
+	a := toolkit.Property(s, "annotations")
 	a.MinItems, a.MaxItems = jsonschema.Ptr(1), jsonschema.Ptr(claims.MaxPerRequest)
 	refineClaimInput(a.Items)
-	property(s, "snapshot").Pattern = sha256Pattern
-	property(s, "about").MaxLength = jsonschema.Ptr(200)
-	property(s, "title").MaxLength = jsonschema.Ptr(datasets.MaxTitleChars)
-	property(s, "as").Pattern = `^[a-z0-9][-a-z0-9_]{0,31}$`
+	toolkit.Property(s, "snapshot").Pattern = toolkit.Sha256Pattern
+	toolkit.Property(s, "about").MaxLength = jsonschema.Ptr(200)
+	toolkit.Property(s, "title").MaxLength = jsonschema.Ptr(datasets.MaxTitleChars)
+	toolkit.Property(s, "as").Pattern = `^[a-z0-9][-a-z0-9_]{0,31}$`
 }
 
 func (listLayersInput) RefineSchema(s *jsonschema.Schema) {
-	limit := property(s, "limit")
+	limit := toolkit.Property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(100.0)
-	property(s, "hash").Pattern = sha256Pattern
-	property(s, "about").MaxLength = jsonschema.Ptr(200)
+	toolkit.Property(s, "hash").Pattern = toolkit.Sha256Pattern
+	toolkit.Property(s, "about").MaxLength = jsonschema.Ptr(200)
 }
 
 func (forkDatasetInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "version").Pattern = sha256Pattern
+	toolkit.Property(s, "version").Pattern = toolkit.Sha256Pattern
 	for _, name := range []string{"add", "drop"} {
-		p := property(s, name)
+		p := toolkit.Property(s, name)
 		p.MaxItems = jsonschema.Ptr(datasets.MaxChange)
 		p.Items.MaxLength = jsonschema.Ptr(200)
 	}
@@ -115,22 +116,22 @@ const (
 )
 
 // Tools implements ToolSet.
-func (s *LayerService) Tools() []Tool {
-	return []Tool{
-		WithInput(Tool{
+func (s *LayerService) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name: "keep_layer",
 			Description: "Keep a layer (layer/v1): annotations about accounts read against one stored snapshot, privately under the project's owner, " +
 				"and the dataset version (dataset/v1) it makes: the snapshot's accounts with those the claims speak of added. Both named by the SHA-256 of their canonical JSON.",
 			Output: json.RawMessage(`{"type":"object","required":["layer","version","added","existed"],"properties":{"layer":` + layerViewSchema +
 				`,"version":` + versionViewSchema + `,"added":{"type":"integer"},"existed":{"type":"integer"}}}`),
 		}, s.keep),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        "list_layers",
 			Description: "The owner's layers and dataset versions about an address (about), or this project's; or one layer or version whole (hash).",
 			Output: json.RawMessage(`{"type":"object","properties":{"layers":{"type":"array","items":` + layerViewSchema + `},"versions":{"type":"array","items":` + versionViewSchema +
 				`},"next_cursor":{"type":["string","null"]},"layer":` + layerViewSchema + `,"version":` + versionViewSchema + `}}`),
 		}, s.list),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        "fork_dataset",
 			Description: "A new dataset version from one of the owner's, with accounts added or dropped, naming it as parent; content-addressed, so the same fork twice is one version.",
 			Output:      json.RawMessage(`{"type":"object","required":["version","existed"],"properties":{"version":` + versionViewSchema + `,"existed":{"type":"boolean"}}}`),
@@ -138,7 +139,7 @@ func (s *LayerService) Tools() []Tool {
 	}
 }
 
-func (s *LayerService) keep(ctx context.Context, call Call, in keepLayerInput) (any, error) {
+func (s *LayerService) keep(ctx context.Context, call toolkit.Call, in keepLayerInput) (any, error) {
 	if in.As != "" && !claims.ValidAs(in.As) {
 		return nil, errs.New(errs.BadInput, "as must be 1 to 32 lower-case letters, digits, - or _")
 	}
@@ -239,7 +240,7 @@ func owners(e explorations.Exploration) ports.LayerQuery {
 	return ports.LayerQuery{Owner: e.Owner, Exploration: e.ID}
 }
 
-func (s *LayerService) fork(ctx context.Context, call Call, in forkDatasetInput) (any, error) {
+func (s *LayerService) fork(ctx context.Context, call toolkit.Call, in forkDatasetInput) (any, error) {
 	e, _, err := s.annotations.explorations.resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
 	if err != nil {
 		return nil, err
@@ -293,7 +294,7 @@ func (s *LayerService) fork(ctx context.Context, call Call, in forkDatasetInput)
 	}{versionView(kv), existed}, nil
 }
 
-func (s *LayerService) list(ctx context.Context, call Call, in listLayersInput) (any, error) {
+func (s *LayerService) list(ctx context.Context, call toolkit.Call, in listLayersInput) (any, error) {
 	if in.About != "" && !claims.ValidCAIP10(in.About) {
 		return nil, errs.New(errs.BadInput, "about must be an account id (CAIP-10)")
 	}

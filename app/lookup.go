@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -45,9 +46,9 @@ type LookUpInput struct {
 }
 
 func (LookUpInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "query").MinLength = jsonschema.Ptr(1)
-	property(s, "query").MaxLength = jsonschema.Ptr(200)
-	property(s, "chain").Enum = []any{snapshots.Mainnet, snapshots.Testnet}
+	toolkit.Property(s, "query").MinLength = jsonschema.Ptr(1)
+	toolkit.Property(s, "query").MaxLength = jsonschema.Ptr(200)
+	toolkit.Property(s, "chain").Enum = []any{snapshots.Mainnet, snapshots.Testnet}
 }
 
 // LookUpAnswer is look_up's answer.
@@ -89,15 +90,15 @@ const lookUpAnswerSchema = `{"type":"object","required":["query","chain","accoun
 
 // Tools implements ToolSet: look_up reads the chain, so a public site
 // refuses it.
-func (s *LookUpService) Tools() []Tool {
-	return []Tool{
-		WithInput(Tool{
+func (s *LookUpService) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name: ToolLookUp,
 			Description: "One answer for a NEAR account id or a name: what this site's map holds about it (maps and flowers naming it, the groups it is in), " +
 				"what the chain says (whether it exists, its balance, whether it is a Sputnik DAO, a staking pool or a fungible token) and the next tool to call.",
 			Output:         json.RawMessage(lookUpAnswerSchema),
 			OnTheirMachine: true,
-		}, func(ctx context.Context, call Call, in LookUpInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in LookUpInput) (any, error) {
 			return s.LookUp(ctx, call.Caller, in)
 		}),
 	}
@@ -112,7 +113,7 @@ var lookUpProbes = []struct{ kind, method string }{
 }
 
 // LookUp answers one query.
-func (s *LookUpService) LookUp(ctx context.Context, caller Caller, in LookUpInput) (LookUpAnswer, error) {
+func (s *LookUpService) LookUp(ctx context.Context, caller toolkit.Caller, in LookUpInput) (LookUpAnswer, error) {
 	q := strings.TrimSpace(in.Query)
 	if q == "" || len(in.Query) > 200 {
 		return LookUpAnswer{}, errs.New(errs.BadInput, "query is required: an account id or words, up to 200 characters")
@@ -128,7 +129,7 @@ func (s *LookUpService) LookUp(ctx context.Context, caller Caller, in LookUpInpu
 	isAccount := snapshots.ValidNearAccount(account) && (strings.Contains(account, ".") || len(account) == 64)
 
 	// What the map holds: its own search, the words whole (no prefix).
-	found, err := s.search.Search(ctx, Caller{}, SearchPetalsInput{Q: q + " ", Kinds: "map,flower", Limit: SearchMaxLimit})
+	found, err := s.search.Search(ctx, toolkit.Caller{}, SearchPetalsInput{Q: q + " ", Kinds: "map,flower", Limit: SearchMaxLimit})
 	if err != nil && !errs.Is(err, errs.BadInput) {
 		return LookUpAnswer{}, err
 	}

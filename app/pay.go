@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
@@ -235,7 +236,7 @@ func (s *PayService) Usage(ctx context.Context, personID string) (UsageBody, err
 			return UsageBody{}, errs.New(errs.Internal, "the rate limiter failed").WithCause(err)
 		}
 		if !ok {
-			return UsageBody{}, RateLimited(fmt.Sprintf("more than %d usage reads a minute", UsageCallsPerMinute), wait)
+			return UsageBody{}, toolkit.RateLimited(fmt.Sprintf("more than %d usage reads a minute", UsageCallsPerMinute), wait)
 		}
 	}
 	if err := s.reconcileSpaced(ctx, personID); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/domain/profiles"
@@ -95,7 +96,7 @@ func (s *ProfileService) Limit(ctx context.Context, person string) error {
 		return errs.New(errs.Internal, "the rate limiter failed").WithCause(err)
 	}
 	if !ok {
-		return RateLimited(fmt.Sprintf("more than %d profile changes an hour", ProfileWritesPerHour), wait)
+		return toolkit.RateLimited(fmt.Sprintf("more than %d profile changes an hour", ProfileWritesPerHour), wait)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/petal-near/petal/app/internal/bytecache"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -91,7 +92,7 @@ type PublishService struct {
 	hidden []string
 }
 
-var _ ToolSet = (*PublishService)(nil)
+var _ toolkit.ToolSet = (*PublishService)(nil)
 
 // NewPublishService makes the publishing service.
 func NewPublishService(flowers *FlowerService, store ports.PublishedFlowers, social ports.SocialDB, sessions ports.SessionStore,
@@ -153,7 +154,7 @@ type publishRequest struct {
 func publishNetwork(network string) (chain, short string, err error) {
 	short = strings.TrimPrefix(network, "near:")
 	if !people.ValidNetwork(short) {
-		return "", "", errs.Newf(errs.BadInput, "network must be mainnet or testnet, not %q", cutForMessage(network))
+		return "", "", errs.Newf(errs.BadInput, "network must be mainnet or testnet, not %q", toolkit.CutForMessage(network))
 	}
 	return "near:" + short, short, nil
 }
@@ -244,7 +245,7 @@ func aboutOf(snap *snapshots.Snapshot) string {
 // it names one (the session's own wallet if it is there), else the
 // session's. A caller who isn't signed in, or has no wallet there, is
 // unauthorised.
-func (s *PublishService) wallet(ctx context.Context, caller Caller, network string) (people.Wallet, error) {
+func (s *PublishService) wallet(ctx context.Context, caller toolkit.Caller, network string) (people.Wallet, error) {
 	if !people.IsPerson(caller.Subject) || s.wallets == nil {
 		return people.Wallet{}, errs.New(errs.Unauthorised, "sign in with your NEAR wallet first", "sign in with your NEAR wallet: ask for a challenge, then verify it signed (NEP-413)")
 	}
@@ -276,7 +277,7 @@ func (s *PublishService) wallet(ctx context.Context, caller Caller, network stri
 // Prepare is prepare_publish: the record for the signed-in person's wallet,
 // and the SocialDB set their wallet signs and sends. The record is kept
 // until PreparedFor, so publish_flower can compare it byte for byte.
-func (s *PublishService) Prepare(ctx context.Context, caller Caller, in publishRequest) (PreparedAnswer, error) {
+func (s *PublishService) Prepare(ctx context.Context, caller toolkit.Caller, in publishRequest) (PreparedAnswer, error) {
 	short := ""
 	if in.Network != "" {
 		_, sh, err := publishNetwork(in.Network)

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -84,7 +85,7 @@ func (s *PublishService) quote(ctx context.Context, chain, key string, canonical
 // Quote is quote_payment: what publishing a flower costs, asked dry.
 // Nothing is kept or reserved; without a signed-in wallet the record is
 // priced for the longest account id.
-func (s *PublishService) Quote(ctx context.Context, caller Caller, in publishRequest) (QuoteAnswer, error) {
+func (s *PublishService) Quote(ctx context.Context, caller toolkit.Caller, in publishRequest) (QuoteAnswer, error) {
 	account := placeholderAccount
 	network := in.Network
 	if people.IsPerson(caller.Subject) {

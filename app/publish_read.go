@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/domain/published"
@@ -70,7 +71,7 @@ type publishInput struct {
 // against what was prepared here, or for a record prepared elsewhere checks
 // it as a flower/v1 of that account whose snapshot is stored here, and keeps
 // it. The same id again is the same answer. A refusal changes nothing.
-func (s *PublishService) Publish(ctx context.Context, caller Caller, in publishInput) (PublishedFlower, error) {
+func (s *PublishService) Publish(ctx context.Context, caller toolkit.Caller, in publishInput) (PublishedFlower, error) {
 	chain, short, err := publishNetwork(in.Network)
 	if err != nil {
 		return PublishedFlower{}, err
@@ -194,7 +195,7 @@ func mustJSON(v any) []byte {
 // Get is get_flower.
 func (s *PublishService) Get(ctx context.Context, id string) (PublishedFlower, error) {
 	if !published.ValidID(id) {
-		return PublishedFlower{}, errs.Newf(errs.NotFound, "no published flower %s", cutForMessage(id))
+		return PublishedFlower{}, errs.Newf(errs.NotFound, "no published flower %s", toolkit.CutForMessage(id))
 	}
 	k, err := s.store.Get(ctx, id)
 	if err != nil {
@@ -255,7 +256,7 @@ func (s *PublishService) List(ctx context.Context, in FlowerFilter) (FlowerList,
 func (s *PublishService) FlowerSVG(ctx context.Context, id, viewHash string) (Rendered, error) {
 	k, err := s.store.Get(ctx, id)
 	if err != nil || !published.ValidID(id) {
-		return Rendered{}, errs.Newf(errs.NotFound, "no published flower %s", cutForMessage(id))
+		return Rendered{}, errs.Newf(errs.NotFound, "no published flower %s", toolkit.CutForMessage(id))
 	}
 	if k.Status != published.StatusOK {
 		return Rendered{}, errs.New(errs.NotFound, "this flower's snapshot isn't stored here, so it is drawn nowhere")
@@ -263,7 +264,7 @@ func (s *PublishService) FlowerSVG(ctx context.Context, id, viewHash string) (Re
 	view := specs.DefaultView()
 	if viewHash != "" {
 		if s.views == nil {
-			return Rendered{}, errs.Newf(errs.NotFound, "no view %s", cutForMessage(viewHash))
+			return Rendered{}, errs.Newf(errs.NotFound, "no view %s", toolkit.CutForMessage(viewHash))
 		}
 		if view, err = s.views.ResolveView(ctx, viewHash); err != nil {
 			return Rendered{}, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/published"
 )
 
@@ -13,9 +14,9 @@ import (
 // publish_flower, refused on a public site, and not offered to Petals'
 // agent's model, whose flower event carries prepare instead) and the
 // published flowers (list_flowers, get_flower).
-func (s *PublishService) Tools() []Tool {
-	return []Tool{
-		WithInput(Tool{
+func (s *PublishService) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:           ToolQuotePayment,
 			Description:    "What publishing a flower to NEAR costs, asked dry: the storage deposit SocialDB charges for the record's bytes and its key (10^19 yoctoNEAR a byte) and the gas, with line items, in dollars at NEAR's price now (null when it can't be read). Nothing is kept or reserved by asking; a quote holds 10 minutes.",
 			Output:         json.RawMessage(`{"type":"object","required":["quote"],"properties":{"quote":` + quoteSchema + `}}`),
@@ -23,10 +24,10 @@ func (s *PublishService) Tools() []Tool {
 			// The agent offers publishing in its flower event (prepare);
 			// its model has no use for these, and they would cost every call.
 			HiddenFromAgent: true,
-		}, func(ctx context.Context, call Call, in quoteInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in quoteInput) (any, error) {
 			return s.Quote(ctx, call.Caller, publishRequest(in))
 		}),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:           ToolPreparePublish,
 			Description:    "Prepare a flower for publishing to NEAR from the signed-in person's own wallet: the flower/v1 record (docs/schemas/flower-v1.schema.json) and the SocialDB set transaction their wallet signs and sends, writing it at <account>/petal/flower/<id>, with its quote. The spec must be valid against a snapshot stored here. The server holds no key: nothing is sent until the wallet sends it; then publish_flower.",
 			Output:         json.RawMessage(`{"type":"object","required":["flower","id","transaction","quote"],"properties":{"flower":{"type":"object"},"id":{"type":"string"},"transaction":{"type":"object","required":["receiver_id","actions"]},"quote":` + quoteSchema + `}}`),
@@ -34,10 +35,10 @@ func (s *PublishService) Tools() []Tool {
 			// The agent offers publishing in its flower event (prepare);
 			// its model has no use for these, and they would cost every call.
 			HiddenFromAgent: true,
-		}, func(ctx context.Context, call Call, in prepareInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in prepareInput) (any, error) {
 			return s.Prepare(ctx, call.Caller, publishRequest(in))
 		}),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:           ToolPublishFlower,
 			Description:    "Publish a flower once the person's wallet has sent the prepared transaction: the record is read back from SocialDB at finality final under their account, checked byte for byte against what was prepared (or, prepared elsewhere, as a flower/v1 whose snapshot is stored here) and kept. The same id again is the same answer. 404 while nothing is under the key yet (the wallet may not have sent it).",
 			Output:         json.RawMessage(publishedFlowerSchema),
@@ -45,21 +46,21 @@ func (s *PublishService) Tools() []Tool {
 			// The agent offers publishing in its flower event (prepare);
 			// its model has no use for these, and they would cost every call.
 			HiddenFromAgent: true,
-		}, func(ctx context.Context, call Call, in publishFlowerInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in publishFlowerInput) (any, error) {
 			return s.Publish(ctx, call.Caller, publishInput(in))
 		}),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolListFlowers,
 			Description: "Flowers published to NEAR, newest first, cursor-paged: each with its flower/v1 record, network, maker, map, status (ok, or snapshot_missing: not drawn here), where it opens (view_url) and its picture.",
 			Output:      json.RawMessage(`{"type":"object","required":["flowers","next_cursor"],"properties":{"flowers":{"type":"array","items":` + publishedFlowerSchema + `},"next_cursor":{"type":["string","null"]}}}`),
-		}, func(ctx context.Context, _ Call, in listFlowersInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in listFlowersInput) (any, error) {
 			return s.List(ctx, FlowerFilter(in))
 		}),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolGetFlower,
 			Description: "One flower published to NEAR, by its id: its flower/v1 record as published, network, maker, map, status, view_url and picture.",
 			Output:      json.RawMessage(publishedFlowerSchema),
-		}, func(ctx context.Context, _ Call, in getFlowerInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in getFlowerInput) (any, error) {
 			return s.Get(ctx, in.ID)
 		}),
 	}
@@ -93,33 +94,33 @@ type (
 )
 
 func refinePublishRequest(s *jsonschema.Schema) {
-	property(s, "spec").Type = "object"
-	property(s, "spec_sha256").Pattern = sha256Pattern
-	property(s, "name").MaxLength = jsonschema.Ptr(published.MaxName)
-	property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
+	toolkit.Property(s, "spec").Type = "object"
+	toolkit.Property(s, "spec_sha256").Pattern = toolkit.Sha256Pattern
+	toolkit.Property(s, "name").MaxLength = jsonschema.Ptr(published.MaxName)
+	toolkit.Property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
 }
 
 func (quoteInput) RefineSchema(s *jsonschema.Schema)   { refinePublishRequest(s) }
 func (prepareInput) RefineSchema(s *jsonschema.Schema) { refinePublishRequest(s) }
 
 func (publishFlowerInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
-	property(s, "account_id").MaxLength = jsonschema.Ptr(64)
-	property(s, "id").Pattern = sha256Pattern
-	property(s, "tx_hash").MaxLength = jsonschema.Ptr(64)
+	toolkit.Property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
+	toolkit.Property(s, "account_id").MaxLength = jsonschema.Ptr(64)
+	toolkit.Property(s, "id").Pattern = toolkit.Sha256Pattern
+	toolkit.Property(s, "tx_hash").MaxLength = jsonschema.Ptr(64)
 }
 
 func (listFlowersInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
-	property(s, "maker").MaxLength = jsonschema.Ptr(64)
-	property(s, "map").MaxLength = jsonschema.Ptr(200)
-	limit := property(s, "limit")
+	toolkit.Property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
+	toolkit.Property(s, "maker").MaxLength = jsonschema.Ptr(64)
+	toolkit.Property(s, "map").MaxLength = jsonschema.Ptr(200)
+	limit := toolkit.Property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(published.MaxPage))
-	property(s, "cursor").MaxLength = jsonschema.Ptr(400)
+	toolkit.Property(s, "cursor").MaxLength = jsonschema.Ptr(400)
 }
 
 func (getFlowerInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "id").MaxLength = jsonschema.Ptr(64)
+	toolkit.Property(s, "id").MaxLength = jsonschema.Ptr(64)
 }
 
 const quoteSchema = `{

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/domain/published"
@@ -15,7 +16,7 @@ import (
 // id only: what is kept is still what SocialDB holds at that key. account
 // is the wallet that sent it (account_id, else the person's wallet on the
 // network); id, when given too, must be one the transaction wrote.
-func (s *PublishService) flowerOfTransaction(ctx context.Context, caller Caller, chain, short string, in publishInput) (id, account string, err error) {
+func (s *PublishService) flowerOfTransaction(ctx context.Context, caller toolkit.Caller, chain, short string, in publishInput) (id, account string, err error) {
 	if b, err := people.Base58Decode(in.TxHash); !txHashPattern.MatchString(in.TxHash) || err != nil || len(b) != 32 {
 		return "", "", errs.New(errs.BadInput, "tx_hash must be a NEAR transaction hash (base58)")
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -38,11 +39,11 @@ type target struct {
 type readContext struct {
 	near     ports.NearReading
 	network  string // the chain id, near:mainnet
-	progress func(Progress)
+	progress func(toolkit.Progress)
 }
 
 func (rc *readContext) say(stage, message string, done, total *int) {
-	rc.progress(Progress{Stage: stage, Message: message, Done: done, Total: total})
+	rc.progress(toolkit.Progress{Stage: stage, Message: message, Done: done, Total: total})
 }
 
 func intp(n int) *int { return &n }
@@ -94,7 +95,7 @@ func decodeParams(raw json.RawMessage, into any) error {
 	if t := strings.TrimSpace(string(raw)); t == "" || t == "null" {
 		raw = json.RawMessage(`{}`)
 	}
-	if err := DecodeInput(raw, into); err != nil {
+	if err := toolkit.DecodeInput(raw, into); err != nil {
 		if e, ok := errs.As(err); ok {
 			msg := e.Message
 			for _, prefix := range []string{"unknown field ", "field "} {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/published"
@@ -265,14 +266,14 @@ func (s *RelationService) groupID(ctx context.Context, field, raw string) (ports
 	}
 	g, err := s.store.Group(ctx, id)
 	if errs.Is(err, errs.NotFound) || (err == nil && s.hiddenOK[id]) {
-		return ports.RelationGroup{}, errs.Newf(errs.NotFound, "%s: no group %s on the map", field, cutForMessage(id)).
+		return ports.RelationGroup{}, errs.Newf(errs.NotFound, "%s: no group %s on the map", field, toolkit.CutForMessage(id)).
 			WithHint("list_flowers lists the maps with published flowers; look_up finds a DAO, pool or token to read")
 	}
 	return g, err
 }
 
 func unknownAccount(field, account string) error {
-	return errs.Newf(errs.NotFound, "%s: the account %s is in no group on the map", field, cutForMessage(account)).
+	return errs.Newf(errs.NotFound, "%s: the account %s is in no group on the map", field, toolkit.CutForMessage(account)).
 		WithHint("look_up finds an account; list_flowers lists the maps whose readings hold accounts")
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/claims"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/relations"
@@ -56,17 +57,17 @@ type (
 )
 
 func refinePage(s *jsonschema.Schema) {
-	limit := property(s, "limit")
+	limit := toolkit.Property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(RelationsMaxLimit))
-	property(s, "cursor").MaxLength = jsonschema.Ptr(600)
+	toolkit.Property(s, "cursor").MaxLength = jsonschema.Ptr(600)
 }
 
 func refineAccount(s *jsonschema.Schema, name string) {
-	property(s, name).MaxLength = jsonschema.Ptr(300)
+	toolkit.Property(s, name).MaxLength = jsonschema.Ptr(300)
 }
 
 func refineGroup(s *jsonschema.Schema, name string) {
-	property(s, name).MaxLength = jsonschema.Ptr(200)
+	toolkit.Property(s, name).MaxLength = jsonschema.Ptr(200)
 }
 
 func (accountGroupsInput) RefineSchema(s *jsonschema.Schema) {
@@ -82,63 +83,63 @@ func (sharedAccountsInput) RefineSchema(s *jsonschema.Schema) {
 
 func (relatedGroupsInput) RefineSchema(s *jsonschema.Schema) {
 	refineGroup(s, "group")
-	property(s, "by").Enum = []any{"count", "jaccard", "weight"}
+	toolkit.Property(s, "by").Enum = []any{"count", "jaccard", "weight"}
 	refinePage(s)
 }
 
 func (relationsOverviewInput) RefineSchema(s *jsonschema.Schema) {
-	ms := property(s, "min_shared")
+	ms := toolkit.Property(s, "min_shared")
 	ms.Minimum, ms.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(1_000_000.0)
-	property(s, "kind").Enum = []any{relations.KindDAO, relations.KindPool, relations.KindToken}
+	toolkit.Property(s, "kind").Enum = []any{relations.KindDAO, relations.KindPool, relations.KindToken}
 	refinePage(s)
 }
 
 func (powerPathInput) RefineSchema(s *jsonschema.Schema) {
 	refineAccount(s, "account_a")
 	refineAccount(s, "account_b")
-	d := property(s, "max_depth")
+	d := toolkit.Property(s, "max_depth")
 	d.Minimum, d.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(PathMaxDepth))
-	b := property(s, "budget")
+	b := toolkit.Property(s, "budget")
 	b.Minimum, b.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(PathMaxBudget))
 }
 
 // Tools implements ToolSet: the relations tools, all kept on a public site
 // (they read only this site's index).
-func (s *RelationService) Tools() []Tool {
-	return []Tool{
-		WithInput(Tool{
+func (s *RelationService) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolAccountGroups,
 			Description: "The groups (maps on this site: DAOs, staking pools, tokens) an account is in, by its share of each, largest first: its weight as read, its share of the group's total weight (exact decimal text, rounded once to 12 places) and its rank in the group. Cursor-paged.",
 			Output:      json.RawMessage(accountGroupsSchema),
-		}, func(ctx context.Context, _ Call, in accountGroupsInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in accountGroupsInput) (any, error) {
 			return s.AccountGroups(ctx, in)
 		}),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolSharedAccounts,
 			Description: "The accounts two groups share: how many, and a page of them by the smaller of their two shares, largest first, each with its weight and share in both.",
 			Output:      json.RawMessage(sharedAccountsSchema),
-		}, func(ctx context.Context, _ Call, in sharedAccountsInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in sharedAccountsInput) (any, error) {
 			return s.SharedAccounts(ctx, in)
 		}),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolRelatedGroups,
 			Description: "The groups sharing accounts with a group, by how many they share (count), their Jaccard index (shared over the union), or the share of the related group those shared accounts hold (weight). Cursor-paged.",
 			Output:      json.RawMessage(relatedGroupsSchema),
-		}, func(ctx context.Context, _ Call, in relatedGroupsInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in relatedGroupsInput) (any, error) {
 			return s.RelatedGroups(ctx, in)
 		}),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolRelationsOverview,
 			Description: "How the map's groups connect: pairs of groups sharing at least min_shared accounts (2 without it), the most shared first, with their Jaccard index, and the groups those pairs name with their sizes. kind keeps DAO members (dao), pool delegators (pool) or token holders (token). Cursor-paged by pair.",
 			Output:      json.RawMessage(relationsOverviewSchema),
-		}, func(ctx context.Context, _ Call, in relationsOverviewInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in relationsOverviewInput) (any, error) {
 			return s.Overview(ctx, in)
 		}),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolPowerPath,
 			Description: "How two accounts connect through shared group membership: the shortest paths (at most 5, each through at most max_depth groups), found by a bidirectional breadth-first search that stops at its budget of memberships and says so (exhausted: true) rather than running long. include_inferred also walks the site's same_owner claims.",
 			Output:      json.RawMessage(powerPathSchema),
-		}, func(ctx context.Context, _ Call, in powerPathInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in powerPathInput) (any, error) {
 			return s.PowerPath(ctx, in)
 		}),
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
@@ -61,12 +62,12 @@ type SearchPetalsInput struct {
 }
 
 func (SearchPetalsInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "q").MinLength = jsonschema.Ptr(1)
-	property(s, "q").MaxLength = jsonschema.Ptr(SearchMaxQuery)
-	property(s, "kinds").MaxLength = jsonschema.Ptr(100)
-	limit := property(s, "limit")
+	toolkit.Property(s, "q").MinLength = jsonschema.Ptr(1)
+	toolkit.Property(s, "q").MaxLength = jsonschema.Ptr(SearchMaxQuery)
+	toolkit.Property(s, "kinds").MaxLength = jsonschema.Ptr(100)
+	limit := toolkit.Property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(SearchMaxLimit))
-	property(s, "cursor").MaxLength = jsonschema.Ptr(600)
+	toolkit.Property(s, "cursor").MaxLength = jsonschema.Ptr(600)
 }
 
 // PetalSearchResult is one thing found.
@@ -100,21 +101,21 @@ const searchAnswerSchema = `{"type":"object","required":["query","results","next
 
 // Tools implements ToolSet: search_petals, kept on a public site (it reads
 // only this site's own index).
-func (s *SearchService) Tools() []Tool {
-	return []Tool{
-		WithInput(Tool{
+func (s *SearchService) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name: ToolSearchPetals,
 			Description: "Full-text search of this site: the map (maps and published flowers: titles, names, about, account ids) for anyone, " +
 				"and your own explorations, notes and annotations for you alone. Ranked, best first, each with a snippet (matches in **). Cursor-paged.",
 			Output: json.RawMessage(searchAnswerSchema),
-		}, func(ctx context.Context, call Call, in SearchPetalsInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in SearchPetalsInput) (any, error) {
 			return s.Search(ctx, call.Caller, in)
 		}),
 	}
 }
 
 // Search answers one page.
-func (s *SearchService) Search(ctx context.Context, caller Caller, in SearchPetalsInput) (PetalSearchAnswer, error) {
+func (s *SearchService) Search(ctx context.Context, caller toolkit.Caller, in SearchPetalsInput) (PetalSearchAnswer, error) {
 	q := strings.TrimSpace(in.Q)
 	if q == "" || utf8.RuneCountInString(in.Q) > SearchMaxQuery || !utf8.ValidString(q) {
 		return PetalSearchAnswer{}, errs.New(errs.BadInput, "q must be 1 to 300 characters of words to find")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/internal/ids"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -57,7 +58,7 @@ func (s *SignInService) Limit(ctx context.Context, address string) error {
 		return errs.New(errs.Internal, "the rate limiter failed").WithCause(err)
 	}
 	if !ok {
-		return RateLimited(fmt.Sprintf("more than %d sign-in calls a minute from this address", AuthCallsPerMinute), wait)
+		return toolkit.RateLimited(fmt.Sprintf("more than %d sign-in calls a minute from this address", AuthCallsPerMinute), wait)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"sort"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/claims"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
@@ -62,7 +63,7 @@ type MapClaims struct {
 // its own address, oldest first.
 func (s *SiteClaims) ForMap(ctx context.Context, id string) (MapClaims, error) {
 	id = maps.NormaliseID(id)
-	notFound := errs.Newf(errs.NotFound, "no map %s", cutForMessage(id)).WithHint("the maps list names every map on this site")
+	notFound := errs.Newf(errs.NotFound, "no map %s", toolkit.CutForMessage(id)).WithHint("the maps list names every map on this site")
 	if _, _, ok := maps.SplitID(id); !ok || len(id) > 300 {
 		return MapClaims{}, notFound
 	}

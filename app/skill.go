@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
@@ -69,7 +70,7 @@ func RefusalMeaning(code errs.Code) (string, bool) {
 // RenderSkill renders the skill for this site: every tool of its doors, in
 // name order, with its one-line purpose (its description's first sentence)
 // and its route.
-func RenderSkill(cfg config.Config, reg *Registry, door SkillDoor) (Skill, error) {
+func RenderSkill(cfg config.Config, reg *toolkit.Registry, door SkillDoor) (Skill, error) {
 	type tool struct {
 		Name, Purpose, Route string
 		OnTheirMachine       bool
@@ -93,7 +94,7 @@ func RenderSkill(cfg config.Config, reg *Registry, door SkillDoor) (Skill, error
 	}
 	base := strings.TrimRight(cfg.PublicURL, "/")
 	data := map[string]any{
-		"Site": base, "Base": base, "Public": cfg.Public, "ToolsVersion": ToolsVersion,
+		"Site": base, "Base": base, "Public": cfg.Public, "ToolsVersion": toolkit.ToolsVersion,
 		"Tools": tools, "Refusals": refusals,
 		"TokenPrefix": agentjobs.TokenPrefix, "DefaultWaitS": agentjobs.DefaultWaitS, "MaxWaitS": agentjobs.MaxWaitS,
 		"MaxWorkers": agentjobs.MaxWorkersPerAgent, "MaxOpenJobs": agentjobs.MaxOpenPerPerson,
@@ -174,11 +175,11 @@ func sortedCodes(m map[errs.Code]int) []errs.Code {
 // registered is the tools of reg's doors, wherever they run (a public site
 // refuses some: the person's machine runs them): never Petals' agent's own
 // (AgentOnly), which no door has. None without a registry.
-func registered(reg *Registry) []*Tool {
+func registered(reg *toolkit.Registry) []*toolkit.Tool {
 	if reg == nil {
 		return nil
 	}
-	var out []*Tool
+	var out []*toolkit.Tool
 	for _, t := range reg.All() {
 		if !t.AgentOnly {
 			out = append(out, t)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -44,7 +45,7 @@ func answerOf(sha, key string, snap snapshots.Snapshot, storedOnly bool, origin 
 // freshRetryAfter is what a fresh read past its turn is told to wait.
 const freshRetryAfter = 5 * time.Second
 
-func (s *SnapshotService) getSnapshot(ctx context.Context, call Call, in getSnapshotInput) (any, error) {
+func (s *SnapshotService) getSnapshot(ctx context.Context, call toolkit.Call, in getSnapshotInput) (any, error) {
 	if in.Network == "" {
 		return nil, errs.New(errs.BadInput, "network is required: a network id such as near-dao-members", "see list_networks")
 	}
@@ -108,22 +109,22 @@ const freshLeaseSlack = 30 * time.Second
 // cfg.FreshReadsAtOnce at a time on the site (every process sharing the
 // database, with PETAL_LIMITS=postgres) and one at a time per address, so one
 // address can't hold every slot.
-func (s *SnapshotService) readFresh(ctx context.Context, address string, t *target, key string, progress func(Progress)) (SnapshotAnswer, error) {
+func (s *SnapshotService) readFresh(ctx context.Context, address string, t *target, key string, progress func(toolkit.Progress)) (SnapshotAnswer, error) {
 	release, err := s.slots.Acquire(ctx, FreshReadSlots, address, max(s.cfg.FreshReadsAtOnce, 1), s.cfg.FreshReadTimeout+freshLeaseSlack)
 	switch {
 	case errors.Is(err, ports.ErrKeyBusy):
 		s.freshReads.Observe(0, "address_busy")
-		return SnapshotAnswer{}, RateLimited("a fresh read from this address is running already: one at a time", freshRetryAfter)
+		return SnapshotAnswer{}, toolkit.RateLimited("a fresh read from this address is running already: one at a time", freshRetryAfter)
 	case errors.Is(err, ports.ErrSlotsTaken):
 		s.freshReads.Observe(0, "no_slot")
-		return SnapshotAnswer{}, RateLimited(fmt.Sprintf("%d fresh reads are running already; this one waits its turn", max(s.cfg.FreshReadsAtOnce, 1)), freshRetryAfter)
+		return SnapshotAnswer{}, toolkit.RateLimited(fmt.Sprintf("%d fresh reads are running already; this one waits its turn", max(s.cfg.FreshReadsAtOnce, 1)), freshRetryAfter)
 	case err != nil:
 		return SnapshotAnswer{}, errs.New(errs.Internal, "the fresh-read slots could not be read").WithCause(err)
 	}
 	defer func() {
 		// The slot goes back even when the caller has gone; if this fails,
 		// the lease frees it.
-		rctx, cancel := detached(ctx)
+		rctx, cancel := toolkit.Detached(ctx)
 		defer cancel()
 		if err := release(rctx); err != nil {
 			s.log.WarnContext(ctx, "giving a fresh-read slot back", "err", err)
@@ -154,9 +155,9 @@ func (s *SnapshotService) readFresh(ctx context.Context, address string, t *targ
 		}
 		return SnapshotAnswer{}, errs.New(errs.SourceFailed, "the chain could not be read").WithCause(err)
 	}
-	progress(Progress{Stage: "storing", Message: fmt.Sprintf("keeping the snapshot of %d accounts", len(snap.Accounts))})
+	progress(toolkit.Progress{Stage: "storing", Message: fmt.Sprintf("keeping the snapshot of %d accounts", len(snap.Accounts))})
 	// A finished reading is kept even if the caller has gone meanwhile.
-	wctx, cancel := detached(ctx)
+	wctx, cancel := toolkit.Detached(ctx)
 	defer cancel()
 	sha, _, err := StoreSnapshot(wctx, s.store, snap, OriginThisSite)
 	if err != nil {
@@ -167,9 +168,9 @@ func (s *SnapshotService) readFresh(ctx context.Context, address string, t *targ
 }
 
 // read runs a target's reader against the chain, pinned to the final block.
-func (s *SnapshotService) read(ctx context.Context, t *target, progress func(Progress)) (snapshots.Snapshot, error) {
+func (s *SnapshotService) read(ctx context.Context, t *target, progress func(toolkit.Progress)) (snapshots.Snapshot, error) {
 	if progress == nil {
-		progress = func(Progress) {}
+		progress = func(toolkit.Progress) {}
 	}
 	rc := &readContext{network: t.chain, progress: progress}
 	rc.say("block", "reading the newest final block of "+t.chain, nil, nil)
@@ -190,7 +191,7 @@ func (s *SnapshotService) read(ctx context.Context, t *target, progress func(Pro
 
 // Read runs a network's reader now, without storing: for tests and tools
 // that make a reading on a person's own machine.
-func (s *SnapshotService) Read(ctx context.Context, network string, params json.RawMessage, progress func(Progress)) (snapshots.Snapshot, error) {
+func (s *SnapshotService) Read(ctx context.Context, network string, params json.RawMessage, progress func(toolkit.Progress)) (snapshots.Snapshot, error) {
 	r, ok := ReaderByID(network)
 	if !ok {
 		return snapshots.Snapshot{}, errs.Newf(errs.BadInput, "network: no network %q", network)

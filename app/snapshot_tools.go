@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -72,20 +73,20 @@ func (s *SnapshotService) StoreShipped(ctx context.Context) {
 }
 
 // Tools implements ToolSet.
-func (s *SnapshotService) Tools() []Tool {
-	return []Tool{
-		WithInput(Tool{
+func (s *SnapshotService) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        "list_networks",
 			Description: "The networks petal can read (its readers): each with its id, title, chain, what it reads and the JSON Schema of its params. query filters by words.",
 			Output:      json.RawMessage(`{"type":"object","properties":{"networks":{"type":"array","items":` + networkSchema + `}},"required":["networks"]}`),
 		}, s.listNetworks),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        "get_network",
 			Description: "One network (reader) by id. Given its params too, it also checks them and says the target they make and the newest snapshot stored for it.",
 			Output: json.RawMessage(`{"type":"object","properties":{"network":` + networkSchema + `,"target":{"type":["object","null"],"properties":{` +
 				`"params":{"type":"object"},"target_key":{"type":"string"},"latest":{"type":["object","null"]}}}},"required":["network"]}`),
 		}, s.getNetwork),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name: "find_target",
 			Description: "Turn words (\"the marketing DAO\", \"astro stakers\") into candidate targets to read: Sputnik DAOs from the factory's list and known staking pools, " +
 				"each with its network and params. ambiguous is true when more than one fits about equally: ask which.",
@@ -94,7 +95,7 @@ func (s *SnapshotService) Tools() []Tool {
 				`"required":["network","params","title","target_key","score"]}}},"required":["query","ambiguous","candidates"]}`),
 			OnTheirMachine: true,
 		}, s.findTarget),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name: "get_snapshot",
 			Description: "A snapshot of a network's target: the newest stored one (or the one at names), marked stored_only, unless fresh is asked or none is stored; " +
 				"then it reads the chain now. Answers a summary, never the whole body (GET /api/v1/snapshots/:sha256 has it).",
@@ -102,7 +103,7 @@ func (s *SnapshotService) Tools() []Tool {
 			OnTheirMachine: true,
 			Long:           true,
 		}, s.getSnapshot),
-		WithInput(Tool{
+		toolkit.WithInput(toolkit.Tool{
 			Name:        "describe_snapshot",
 			Description: "What a stored snapshot holds: its count, total weight, top accounts and groups, with shares as fractions from 0 to 1.",
 			Output: json.RawMessage(`{"type":"object","properties":{"sha256":{"type":"string"},"title":{"type":"string"},"about":{"type":"string"},"count":{"type":"integer"},` +
@@ -149,21 +150,21 @@ type (
 )
 
 func (findTargetInput) RefineSchema(s *jsonschema.Schema) {
-	q := property(s, "query")
+	q := toolkit.Property(s, "query")
 	q.MinLength, q.MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(200)
-	property(s, "chain").Enum = []any{"near:mainnet", "near:testnet"}
-	limit := property(s, "limit")
+	toolkit.Property(s, "chain").Enum = []any{"near:mainnet", "near:testnet"}
+	limit := toolkit.Property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(20.0)
 }
 
 func (getSnapshotInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "params").Type = "object"
-	property(s, "at").Pattern = sha256Pattern
+	toolkit.Property(s, "params").Type = "object"
+	toolkit.Property(s, "at").Pattern = toolkit.Sha256Pattern
 }
 
 func (describeSnapshotInput) RefineSchema(s *jsonschema.Schema) {
-	property(s, "sha256").Pattern = sha256Pattern
-	top := property(s, "top")
+	toolkit.Property(s, "sha256").Pattern = toolkit.Sha256Pattern
+	top := toolkit.Property(s, "top")
 	top.Minimum, top.Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(snapshots.MaxTop))
 }
 
@@ -190,7 +191,7 @@ var allNetworks = sync.OnceValue(func() json.RawMessage {
 	return b
 })
 
-func (s *SnapshotService) listNetworks(_ context.Context, call Call, in listNetworksInput) (any, error) {
+func (s *SnapshotService) listNetworks(_ context.Context, call toolkit.Call, in listNetworksInput) (any, error) {
 	words := strings.Fields(strings.ToLower(in.Query))
 	if len(words) == 0 {
 		return allNetworks(), nil
@@ -239,7 +240,7 @@ type StoredSummary struct {
 	Origin   string `json:"origin"` // always this_site: only this site's own readings are a target's
 }
 
-func (s *SnapshotService) getNetwork(ctx context.Context, call Call, in getNetworkInput) (any, error) {
+func (s *SnapshotService) getNetwork(ctx context.Context, call toolkit.Call, in getNetworkInput) (any, error) {
 	if in.ID == "" {
 		return nil, errs.New(errs.BadInput, "id is required: a network id such as near-dao-members", "see list_networks")
 	}
@@ -250,7 +251,7 @@ func (s *SnapshotService) getNetwork(ctx context.Context, call Call, in getNetwo
 	out := NetworkAnswer{Network: r}
 	// The reader reads its params as they were sent: every field but id.
 	var given map[string]json.RawMessage
-	if err := DecodeInput(call.Input, &given); err != nil {
+	if err := toolkit.DecodeInput(call.Input, &given); err != nil {
 		return nil, err
 	}
 	delete(given, "id")
@@ -278,7 +279,7 @@ func (s *SnapshotService) getNetwork(ctx context.Context, call Call, in getNetwo
 	return out, nil
 }
 
-func (s *SnapshotService) describe(ctx context.Context, call Call, in describeSnapshotInput) (any, error) {
+func (s *SnapshotService) describe(ctx context.Context, call toolkit.Call, in describeSnapshotInput) (any, error) {
 	if err := CheckSHA256("sha256", in.SHA256); err != nil {
 		return nil, err
 	}

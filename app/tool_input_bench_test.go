@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"fmt"
+	"github.com/petal-near/petal/app/toolkit"
 	"strings"
 	"testing"
 )
@@ -27,8 +28,8 @@ func BenchmarkToolInputCheck(b *testing.B) {
 		input      []byte
 		decode     func([]byte) error
 	}{
-		{"propose_spec", ToolProposeSpec, small, func(raw []byte) error { var in proposeInput; return DecodeInput(raw, &in) }},
-		{"compute_figures_inline_100k", ToolComputeFigures, big, func(raw []byte) error { var in figuresInput; return DecodeInput(raw, &in) }},
+		{"propose_spec", ToolProposeSpec, small, func(raw []byte) error { var in proposeInput; return toolkit.DecodeInput(raw, &in) }},
+		{"compute_figures_inline_100k", ToolComputeFigures, big, func(raw []byte) error { var in figuresInput; return toolkit.DecodeInput(raw, &in) }},
 	} {
 		var schema []byte
 		for _, t := range (&FlowerService{}).Tools() {
@@ -36,14 +37,14 @@ func BenchmarkToolInputCheck(b *testing.B) {
 				schema = t.Input
 			}
 		}
-		v, err := compileInput(c.tool, schema)
+		v, err := toolkit.CompileInput(c.tool, schema)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(c.name+"/check", func(b *testing.B) {
 			b.SetBytes(int64(len(c.input)))
 			for b.Loop() {
-				if err := v.check(c.input); err != nil {
+				if err := v.Check(c.input); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -12,13 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
 // everyTool is every tool petal registers, from services that are never run.
-func everyTool() []Tool {
-	var out []Tool
-	for _, set := range []ToolSet{&SnapshotService{}, &FlowerService{}, &ExplorationService{}} {
+func everyTool() []toolkit.Tool {
+	var out []toolkit.Tool
+	for _, set := range []toolkit.ToolSet{&SnapshotService{}, &FlowerService{}, &ExplorationService{}} {
 		out = append(out, set.Tools()...)
 	}
 	return out
@@ -147,10 +148,10 @@ func TestToolInputSchemasAgreeWithTheirStructs(t *testing.T) {
 // reaches the tool decoded; the schema is generated from the same struct.
 func TestEveryToolSchemaCompilesAndIsGenerated(t *testing.T) {
 	for _, tool := range everyTool() {
-		_, err := compileInput(tool.Name, tool.Input)
+		_, err := toolkit.CompileInput(tool.Name, tool.Input)
 		require.NoError(t, err, tool.Name)
 	}
-	regenerated, err := InputSchema[proposeInput]()
+	regenerated, err := toolkit.InputSchema[proposeInput]()
 	require.NoError(t, err)
 	for _, tool := range everyTool() {
 		if tool.Name == ToolProposeSpec {
@@ -174,13 +175,13 @@ type sampleInput struct {
 // and every door gets the same refusal: bad_input naming the JSON Pointer.
 func TestRegistryRefusesInputOutsideTheSchemaBeforeTheToolRuns(t *testing.T) {
 	ran := 0
-	tool := WithInput(Tool{Name: "sample"}, func(_ context.Context, _ Call, in sampleInput) (any, error) {
+	tool := toolkit.WithInput(toolkit.Tool{Name: "sample"}, func(_ context.Context, _ toolkit.Call, in sampleInput) (any, error) {
 		ran++
 		return in, nil
 	})
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
-	reg := NewRegistry(cfg, nil, nil)
+	reg := toolkit.NewRegistry(cfg, nil, nil)
 	reg.Register(tool)
 
 	cases := []struct {
@@ -200,8 +201,8 @@ func TestRegistryRefusesInputOutsideTheSchemaBeforeTheToolRuns(t *testing.T) {
 		{`{"name":"a"`, "the body's JSON ends too soon"},
 	}
 	for _, c := range cases {
-		for _, door := range []string{DoorHTTP, DoorMCP, DoorAgent} {
-			_, err := reg.Call(context.Background(), "sample", Call{Input: json.RawMessage(c.input), Caller: Caller{Door: door}})
+		for _, door := range []string{toolkit.DoorHTTP, toolkit.DoorMCP, toolkit.DoorAgent} {
+			_, err := reg.Call(context.Background(), "sample", toolkit.Call{Input: json.RawMessage(c.input), Caller: toolkit.Caller{Door: door}})
 			e, ok := errs.As(err)
 			require.True(t, ok, "%s through %s: %v", c.input, door, err)
 			assert.Equal(t, errs.BadInput, e.Code, c.input)
@@ -211,11 +212,11 @@ func TestRegistryRefusesInputOutsideTheSchemaBeforeTheToolRuns(t *testing.T) {
 	assert.Zero(t, ran, "no refused input reached the tool")
 
 	// What fits reaches the tool, decoded; a raw field's inside is the tool's.
-	out, err := reg.Call(context.Background(), "sample", Call{Input: json.RawMessage(`{"name":"a","count":2,"tags":["x"],"inner":{"flag":true},"blob":{"deep":[1,{"x":null}]}}`)})
+	out, err := reg.Call(context.Background(), "sample", toolkit.Call{Input: json.RawMessage(`{"name":"a","count":2,"tags":["x"],"inner":{"flag":true},"blob":{"deep":[1,{"x":null}]}}`)})
 	require.NoError(t, err)
 	assert.Equal(t, 1, ran)
 	assert.JSONEq(t, `{"deep":[1,{"x":null}]}`, string(out.(sampleInput).Blob))
-	_, err = reg.Call(context.Background(), "sample", Call{})
+	_, err = reg.Call(context.Background(), "sample", toolkit.Call{})
 	e, _ := errs.As(err)
 	require.NotNil(t, e)
 	assert.Equal(t, "field /name is required", e.Message, "empty input reads as {}")
@@ -225,7 +226,7 @@ func TestRegistryRefusesInputOutsideTheSchemaBeforeTheToolRuns(t *testing.T) {
 func TestRefinedSchemasAreEnforced(t *testing.T) {
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
-	reg := NewRegistry(cfg, nil, []ToolSet{&FlowerService{}, &SnapshotService{}, &ExplorationService{}})
+	reg := toolkit.NewRegistry(cfg, nil, []toolkit.ToolSet{&FlowerService{}, &SnapshotService{}, &ExplorationService{}})
 	cases := []struct {
 		tool, input, message string
 	}{
@@ -238,7 +239,7 @@ func TestRefinedSchemasAreEnforced(t *testing.T) {
 		{ToolComputeFigures, `{"snapshot":"x"}`, "field /snapshot: expected an object, got string"},
 	}
 	for _, c := range cases {
-		_, err := reg.Call(context.Background(), c.tool, Call{Input: json.RawMessage(c.input)})
+		_, err := reg.Call(context.Background(), c.tool, toolkit.Call{Input: json.RawMessage(c.input)})
 		e, ok := errs.As(err)
 		require.True(t, ok, "%s %s: %v", c.tool, c.input, err)
 		assert.Equal(t, errs.BadInput, e.Code)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -301,7 +302,7 @@ func (s *TopUpService) limit(ctx context.Context, key string, n int, per time.Du
 		return errs.New(errs.Internal, "the rate limiter failed").WithCause(err)
 	}
 	if !ok {
-		return RateLimited(fmt.Sprintf("more than %d %s", n, what), wait)
+		return toolkit.RateLimited(fmt.Sprintf("more than %d %s", n, what), wait)
 	}
 	return nil
 }

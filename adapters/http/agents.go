@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -79,7 +80,7 @@ func (s *Server) superviseJob(action string) echo.HandlerFunc {
 			return decodeError(err)
 		}
 		if len(bytes.TrimSpace(raw)) > 0 {
-			if err := app.DecodeInput(raw, &in); err != nil {
+			if err := toolkit.DecodeInput(raw, &in); err != nil {
 				return err
 			}
 		}
@@ -126,7 +127,7 @@ func (s *Server) revokeAgentLinks(c echo.Context) error {
 	}
 	var in revokeLinksInput
 	if len(bytes.TrimSpace(raw)) > 0 {
-		if err := app.DecodeInput(raw, &in); err != nil {
+		if err := toolkit.DecodeInput(raw, &in); err != nil {
 			return err
 		}
 	}

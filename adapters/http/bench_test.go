@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/memory"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -40,7 +40,7 @@ func infoServers(tb testing.TB) (petalURL, bareURL string, body []byte) {
 	// measure is petal's work, not the terminal's.
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	// Metrics on client_golang, as served: the measure includes counting.
-	s := New(Deps{Config: cfg, Log: log, Registry: app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil), Metrics: newPromMetrics()})
+	s := New(Deps{Config: cfg, Log: log, Registry: toolkit.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil), Metrics: newPromMetrics()})
 
 	// The bytes petal answers, which the bare handler answers too.
 	ps := serveOnLoopback(tb, s.Handler())
@@ -197,7 +197,7 @@ func BenchmarkInfoHandler(b *testing.B) {
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(b, err)
 	serverWith := func(m ports.Metrics) http.Handler {
-		return New(Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), Registry: app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil), Metrics: m}).Handler()
+		return New(Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), Registry: toolkit.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil), Metrics: m}).Handler()
 	}
 	body := []byte(`{"tools_version":"1.0.0","build_id":"dev","server_implementation":"petal"}`)
 	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -109,7 +109,7 @@ func (s *Server) openStream(address string) (done func(), err error) {
 		sc.open = map[string]int{}
 	}
 	if sc.open[address] >= limit {
-		return nil, app.RateLimited(fmt.Sprintf("%d event streams are open from this address already; close one, or ask with Accept: application/json", limit), streamRetryAfter)
+		return nil, toolkit.RateLimited(fmt.Sprintf("%d event streams are open from this address already; close one, or ask with Accept: application/json", limit), streamRetryAfter)
 	}
 	sc.open[address]++
 	var once sync.Once

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
 )
@@ -87,7 +88,7 @@ func (s *Server) explorationTool(tool string, write bool) echo.HandlerFunc {
 		if write {
 			caller = s.sessionOpener(c, caller)
 		}
-		call := app.Call{Input: raw, Caller: caller, IdempotencyKey: c.Request().Header.Get("Idempotency-Key")}
+		call := toolkit.Call{Input: raw, Caller: caller, IdempotencyKey: c.Request().Header.Get("Idempotency-Key")}
 		out, err := s.deps.Registry.Call(c.Request().Context(), tool, call)
 		if err != nil {
 			return err
@@ -252,7 +253,7 @@ func (s *Server) emptyBody(c echo.Context) error {
 		return nil
 	}
 	var none struct{}
-	return app.DecodeInput(raw, &none)
+	return toolkit.DecodeInput(raw, &none)
 }
 
 // siteBase is the site's address for links and packets: PETAL_API, else ""

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -42,7 +43,7 @@ func (s *Server) renderFlower(r Route) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		out, err := s.deps.Registry.Call(c.Request().Context(), r.Tool, app.Call{Input: input, Caller: s.caller(c)})
+		out, err := s.deps.Registry.Call(c.Request().Context(), r.Tool, toolkit.Call{Input: input, Caller: s.caller(c)})
 		if err != nil {
 			return err
 		}

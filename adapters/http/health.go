@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 func (s *Server) healthRoutes() []Route {
@@ -37,7 +38,7 @@ type infoBody struct {
 // probe is asked often (by monitors, by the middleware benchmark), so it is
 // encoded once.
 var infoJSON = sync.OnceValue(func() []byte {
-	b, _ := json.Marshal(infoBody{BuildID: app.BuildID, ServerImplementation: "petal"})
+	b, _ := json.Marshal(infoBody{BuildID: toolkit.BuildID, ServerImplementation: "petal"})
 	return b
 })
 

@@ -16,18 +16,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/memory"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 type longFailTools struct{}
 
-func (longFailTools) Tools() []app.Tool {
-	return []app.Tool{{
+func (longFailTools) Tools() []toolkit.Tool {
+	return []toolkit.Tool{{
 		Name: "long_fail", Long: true,
 		Input: json.RawMessage(`{"type":"object"}`),
-		Run: func(_ context.Context, call app.Call) (any, error) {
-			call.Progress(app.Progress{Stage: "reading"})
+		Run: func(_ context.Context, call toolkit.Call) (any, error) {
+			call.Progress(toolkit.Progress{Stage: "reading"})
 			return nil, errors.New("pq: connection to 10.0.0.7 refused")
 		},
 	}}
@@ -54,7 +54,7 @@ func TestErrorsPastTheStatusLineAreLogged(t *testing.T) {
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	buf := &syncBuffer{}
-	reg := app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), []app.ToolSet{longFailTools{}})
+	reg := toolkit.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), []toolkit.ToolSet{longFailTools{}})
 	s := New(Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(buf, nil)), Registry: reg})
 	s.add(Route{Method: http.MethodPost, Path: "/test/long", Tool: "long_fail"})
 	s.add(Route{Method: http.MethodGet, Path: "/test/half", Access: AccessPlain, Handler: func(c echo.Context) error {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -57,12 +57,12 @@ func (s *Server) mcp(c echo.Context) error {
 		// a tool's arguments (a NUL, a name twice) is the tool's to refuse:
 		// its arguments are decoded strictly, and the answer is a JSON-RPC
 		// tool result with isError and bad_input, as for any bad argument.
-		if err, inArguments := app.CheckJSONTextIn(raw, "params", "arguments"); err != nil && !inArguments {
+		if err, inArguments := toolkit.CheckJSONTextIn(raw, "params", "arguments"); err != nil && !inArguments {
 			return err
 		}
 		req.Body = io.NopCloser(bytes.NewReader(raw))
 	}
-	ctx := app.WithCaller(req.Context(), app.Caller{Door: app.DoorMCP, Address: ClientAddress(req, s.deps.Config.Public, s.deps.Config.TrustedProxies)})
+	ctx := toolkit.WithCaller(req.Context(), toolkit.Caller{Door: toolkit.DoorMCP, Address: ClientAddress(req, s.deps.Config.Public, s.deps.Config.TrustedProxies)})
 	w := &mcpErrorWriter{ResponseWriter: c.Response().Writer}
 	s.deps.MCP.ServeHTTP(w, req.WithContext(ctx))
 	if w.refused != 0 {

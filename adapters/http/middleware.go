@@ -22,7 +22,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
@@ -67,7 +67,7 @@ func assignRequestID(c echo.Context) {
 	}
 	c.Response().Header().Set(echo.HeaderXRequestID, id)
 	// Every log line written with the request's context carries the id.
-	c.SetRequest(c.Request().WithContext(app.WithRequestID(c.Request().Context(), id)))
+	c.SetRequest(c.Request().WithContext(toolkit.WithRequestID(c.Request().Context(), id)))
 }
 
 // everyRequest is the rules every request meets, in order: its body's
@@ -301,7 +301,7 @@ func decodeBody(c echo.Context, v any) error {
 	}
 	// UTF-8 is checked as the body streams in: a bad one stops at its first
 	// bad byte, not at the cap.
-	return app.DecodeStrict(&utf8Reader{r: c.Request().Body}, v)
+	return toolkit.DecodeStrict(&utf8Reader{r: c.Request().Body}, v)
 }
 
 // ClientAddress is the rate-limit key for a request. cf-connecting-ip is

@@ -11,7 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -83,7 +83,7 @@ type OpenAPISite struct {
 // writes (Route.Answers), the errors each can answer, what credential each
 // takes and its capability's tag. An error names a route that is not
 // described; the document is never served half-described.
-func OpenAPI(routes []Route, reg *app.Registry, site OpenAPISite) (map[string]any, error) {
+func OpenAPI(routes []Route, reg *toolkit.Registry, site OpenAPISite) (map[string]any, error) {
 	paths := map[string]map[string]any{}
 	var problems []string
 	usedTags := map[string]bool{}
@@ -120,7 +120,7 @@ func OpenAPI(routes []Route, reg *app.Registry, site OpenAPISite) (map[string]an
 		"openapi": "3.1.0",
 		"info": map[string]any{
 			"title":       "petal",
-			"version":     app.ToolsVersion,
+			"version":     toolkit.ToolsVersion,
 			"description": "Who holds power on NEAR, as a flower. Every tool route's body and answer are its tool's input and output; the same tools are served over MCP at /mcp. Every JSON object answered carries tools_version.",
 			"license":     map[string]any{"name": "All rights reserved", "identifier": "LicenseRef-petal"},
 		},
@@ -146,7 +146,7 @@ const errorSchema = `{"type":"object","required":["error"],"properties":{"tools_
 	`"message":{"type":"string"},"hint":{"type":"string"},"retry_after_s":{"type":"integer"},` +
 	`"problems":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"message":{"type":"string"}}}}}}}}`
 
-func operation(r Route, reg *app.Registry) (map[string]any, error) {
+func operation(r Route, reg *toolkit.Registry) (map[string]any, error) {
 	op := map[string]any{
 		"x-petal-access": [...]string{"open", "session", "plain"}[r.Access],
 	}
@@ -159,7 +159,7 @@ func operation(r Route, reg *app.Registry) (map[string]any, error) {
 		inPath[m[1]] = true
 		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
 	}
-	tool, isTool := (*app.Tool)(nil), false
+	tool, isTool := (*toolkit.Tool)(nil), false
 	if r.Tool != "" && reg != nil {
 		tool, isTool = reg.Get(r.Tool)
 	}
@@ -287,7 +287,7 @@ func operation(r Route, reg *app.Registry) (map[string]any, error) {
 // the tool's schema, made plain for generators (nameEveryField), with
 // tools_version, which every JSON object answered carries (writeJSON), when
 // it lists its properties.
-func ToolOutputSchema(tool *app.Tool) map[string]any {
+func ToolOutputSchema(tool *toolkit.Tool) map[string]any {
 	var s map[string]any
 	if err := json.Unmarshal(tool.Output, &s); err != nil {
 		return map[string]any{"description": "the tool's output"}
@@ -342,7 +342,7 @@ func (s *Server) Served() []ServedRoute {
 type ServedRoute struct{ Method, Path string }
 
 // Registry is the tool registry the routes call.
-func (s *Server) Registry() *app.Registry { return s.deps.Registry }
+func (s *Server) Registry() *toolkit.Registry { return s.deps.Registry }
 
 // nameEveryField rewrites a schema into an equal one that generators read
 // the same way: an array without items gets items {} (any value, as before),

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -35,7 +36,7 @@ func (s *Server) accountPage(c echo.Context) error {
 		return s.errorPage(c, err, "map")
 	}
 	body := accountBody{Account: id, Name: id[strings.LastIndexByte(id, ':')+1:]}
-	out, err := s.deps.Registry.Call(c.Request().Context(), app.ToolAccountGroups, app.Call{Input: input, Caller: s.caller(c)})
+	out, err := s.deps.Registry.Call(c.Request().Context(), app.ToolAccountGroups, toolkit.Call{Input: input, Caller: s.caller(c)})
 	switch {
 	case errs.Is(err, errs.NotFound):
 		body.Unknown = "Petal knows this account from the drawing only: it is in no group on this site's map yet."

@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -46,7 +46,7 @@ const jsonContentType = "application/json; charset=UTF-8"
 
 var jsonContentTypeValue = []string{jsonContentType}
 
-var toolsVersionPrefix = []byte(`{"tools_version":"` + app.ToolsVersion + `"`)
+var toolsVersionPrefix = []byte(`{"tools_version":"` + toolkit.ToolsVersion + `"`)
 
 // withToolsVersion splices tools_version into a JSON object's bytes, so every
 // JSON answer carries it without each handler remembering to.

@@ -22,8 +22,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/memory"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -43,15 +43,15 @@ type echoInput struct {
 	} `json:"inner"`
 }
 
-func (testTools) Tools() []app.Tool {
-	return []app.Tool{
+func (testTools) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
 		{
 			Name:        "echo",
 			Description: "answers its input",
 			Input:       json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"},"tags":{"type":"array"},"inner":{"type":"object"}},"additionalProperties":false}`),
-			Run: func(_ context.Context, call app.Call) (any, error) {
+			Run: func(_ context.Context, call toolkit.Call) (any, error) {
 				var in echoInput
-				if err := app.DecodeInput(call.Input, &in); err != nil {
+				if err := toolkit.DecodeInput(call.Input, &in); err != nil {
 					return nil, err
 				}
 				return map[string]any{"text": in.Text, "n": in.N, "tags": in.Tags, "address": call.Caller.Address}, nil
@@ -60,11 +60,11 @@ func (testTools) Tools() []app.Tool {
 		{
 			Name:  "fail",
 			Input: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string"}}}`),
-			Run: func(_ context.Context, call app.Call) (any, error) {
+			Run: func(_ context.Context, call toolkit.Call) (any, error) {
 				var in struct {
 					Code string `json:"code"`
 				}
-				if err := app.DecodeInput(call.Input, &in); err != nil {
+				if err := toolkit.DecodeInput(call.Input, &in); err != nil {
 					return nil, err
 				}
 				if in.Code == "" {
@@ -76,7 +76,7 @@ func (testTools) Tools() []app.Tool {
 		},
 		{
 			Name: "boom",
-			Run: func(context.Context, app.Call) (any, error) {
+			Run: func(context.Context, toolkit.Call) (any, error) {
 				panic("secret panic detail: password=hunter2")
 			},
 		},
@@ -131,7 +131,7 @@ func newRulesServer(t *testing.T, env map[string]string) *rulesServer {
 		inflated: make(chan int64, 1),
 	}
 	log := slog.New(slog.NewJSONHandler(rs.log, nil))
-	reg := app.NewRegistry(cfg, memory.NewRateLimiter(rs.clock), []app.ToolSet{testTools{}})
+	reg := toolkit.NewRegistry(cfg, memory.NewRateLimiter(rs.clock), []toolkit.ToolSet{testTools{}})
 	s := New(Deps{Config: cfg, Log: log, Registry: reg})
 	for _, r := range []Route{
 		{Method: http.MethodPost, Path: "/test/echo", Tool: "echo"},
@@ -154,7 +154,7 @@ func newRulesServer(t *testing.T, env map[string]string) *rulesServer {
 			defer body.Close()
 			counted := &countingReader{r: body}
 			var reading map[string]any
-			err = app.DecodeStrict(counted, &reading)
+			err = toolkit.DecodeStrict(counted, &reading)
 			rs.inflated <- counted.n
 			if err != nil {
 				return err
@@ -192,7 +192,7 @@ func (r response) errorBody(t *testing.T) errorBody {
 	dec := json.NewDecoder(bytes.NewReader(r.Body))
 	dec.DisallowUnknownFields()
 	require.NoError(t, dec.Decode(&e), "error body in the contract's shape: %s", r.Body)
-	assert.Equal(t, app.ToolsVersion, e.ToolsVersion, "tools_version in every JSON answer")
+	assert.Equal(t, toolkit.ToolsVersion, e.ToolsVersion, "tools_version in every JSON answer")
 	assert.NotEmpty(t, e.Error.Code)
 	assert.NotEmpty(t, e.Error.Message)
 	return e
@@ -218,7 +218,7 @@ func (rs *rulesServer) do(t *testing.T, method, path string, body io.Reader, hea
 			ToolsVersion string `json:"tools_version"`
 		}
 		require.NoError(t, json.Unmarshal(b, &withVersion), "%s", b)
-		assert.Equal(t, app.ToolsVersion, withVersion.ToolsVersion, "tools_version in every JSON answer: %s %s → %s", method, path, b)
+		assert.Equal(t, toolkit.ToolsVersion, withVersion.ToolsVersion, "tools_version in every JSON answer: %s %s → %s", method, path, b)
 		assert.Equal(t, "application/json; charset=UTF-8", res.Header.Get("Content-Type"))
 	}
 	assert.NotEmpty(t, res.Header.Get("X-Request-Id"), "X-Request-Id on every answer")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
@@ -73,7 +74,7 @@ const (
 type Deps struct {
 	Config   config.Config
 	Log      *slog.Logger
-	Registry *app.Registry
+	Registry *toolkit.Registry
 	Health   *app.HealthService
 	Sessions *app.SessionService
 	Flowers  *app.FlowerService
@@ -141,7 +142,7 @@ type Server struct {
 func New(deps Deps) *Server {
 	deps.Metrics = ports.MetricsOrNone(deps.Metrics)
 	// Lines logged with a request's context carry its request_id.
-	deps.Log = slog.New(app.WithRequestIDs(deps.Log.Handler()))
+	deps.Log = slog.New(toolkit.WithRequestIDs(deps.Log.Handler()))
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true

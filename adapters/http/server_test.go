@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/memory"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 // slowServer serves one route, /slow, that answers only when released.
@@ -35,7 +35,7 @@ func startSlowServer(t *testing.T, drain time.Duration) *slowServer {
 	require.NoError(t, err)
 	ss := &slowServer{entered: make(chan struct{}, 1), release: make(chan struct{}), served: make(chan error, 1), log: &syncBuffer{}}
 	log := slog.New(slog.NewJSONHandler(ss.log, nil))
-	s := New(Deps{Config: cfg, Log: log, Registry: app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil)})
+	s := New(Deps{Config: cfg, Log: log, Registry: toolkit.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), nil)})
 	s.add(Route{Method: http.MethodGet, Path: "/slow", Access: AccessPlain, Handler: func(c echo.Context) error {
 		ss.entered <- struct{}{}
 		select {

@@ -25,8 +25,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
 )
@@ -113,7 +113,7 @@ func (s *Server) ensureSession(c echo.Context) (people.Session, error) {
 // sessionOpener lets the app open a session for caller when its request has
 // passed every check that can refuse it (app.Caller.Own): a refused request
 // leaves no session behind.
-func (s *Server) sessionOpener(c echo.Context, caller app.Caller) app.Caller {
+func (s *Server) sessionOpener(c echo.Context, caller toolkit.Caller) toolkit.Caller {
 	if caller.Subject != "" || s.deps.Sessions == nil {
 		return caller
 	}

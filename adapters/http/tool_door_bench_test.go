@@ -12,6 +12,7 @@ import (
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 // The tool door's cost on a cheap tool: GET /api/v1/networks (list_networks,
@@ -31,7 +32,7 @@ func BenchmarkToolDoor(b *testing.B) {
 	})
 	require.NoError(b, err)
 	snapshots := &app.SnapshotService{} // list_networks reads nothing of its own
-	registry := app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), []app.ToolSet{snapshots})
+	registry := toolkit.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), []toolkit.ToolSet{snapshots})
 	petal := New(Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), Registry: registry, Snapshots: snapshots,
 		Metrics: newPromMetrics()}).Handler()
 

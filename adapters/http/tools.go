@@ -14,14 +14,14 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
 // caller is who is calling through HTTP. Subject and Session are filled when
 // the request carries a valid session cookie (see session.go).
-func (s *Server) caller(c echo.Context) app.Caller {
-	caller := app.Caller{Door: app.DoorHTTP, Address: ClientAddress(c.Request(), s.deps.Config.Public, s.deps.Config.TrustedProxies)}
+func (s *Server) caller(c echo.Context) toolkit.Caller {
+	caller := toolkit.Caller{Door: toolkit.DoorHTTP, Address: ClientAddress(c.Request(), s.deps.Config.Public, s.deps.Config.TrustedProxies)}
 	if sess, ok := s.session(c); ok {
 		caller.Subject, caller.Session = sess.Subject, sess.ID
 	}
@@ -41,7 +41,7 @@ func (s *Server) toolHandler(r Route) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		call := app.Call{Input: input, Caller: s.caller(c)}
+		call := toolkit.Call{Input: input, Caller: s.caller(c)}
 		if tool.Long && acceptsEventStream(c.Request()) {
 			return s.streamTool(c, tool.Name, call)
 		}
@@ -57,7 +57,7 @@ func (s *Server) toolHandler(r Route) echo.HandlerFunc {
 var noInput = json.RawMessage(`{}`)
 
 // toolInput assembles a tool's input object from the request.
-func (s *Server) toolInput(c echo.Context, tool *app.Tool, r Route) (json.RawMessage, error) {
+func (s *Server) toolInput(c echo.Context, tool *toolkit.Tool, r Route) (json.RawMessage, error) {
 	req := c.Request()
 	if (req.Method == http.MethodGet || req.Method == http.MethodHead) && len(c.ParamNames()) == 0 && req.URL.RawQuery == "" {
 		return noInput, nil
@@ -118,7 +118,7 @@ func decodeError(err error) error {
 }
 
 // queryTypes is schemaProperties of tool's input, read once per tool.
-func (s *Server) queryTypes(tool *app.Tool) map[string]string {
+func (s *Server) queryTypes(tool *toolkit.Tool) map[string]string {
 	if props, ok := s.props.Load(tool.Name); ok {
 		return props.(map[string]string)
 	}
@@ -199,7 +199,7 @@ func acceptsEventStream(r *http.Request) bool {
 
 // streamTool runs a long tool with its progress as SSE events, then one
 // result event, or an error event in the contract's error shape.
-func (s *Server) streamTool(c echo.Context, name string, call app.Call) error {
+func (s *Server) streamTool(c echo.Context, name string, call toolkit.Call) error {
 	done, err := s.openStream(call.Caller.Address)
 	if err != nil {
 		return err
@@ -208,7 +208,7 @@ func (s *Server) streamTool(c echo.Context, name string, call app.Call) error {
 	defer s.streaming("tool")()
 	sse := newSSE(c)
 	var mu sync.Mutex
-	call.Progress = func(p app.Progress) {
+	call.Progress = func(p toolkit.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		_ = sse.event("progress", "", p)

@@ -14,7 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -23,18 +23,18 @@ const StdioAddress = "stdio"
 
 // Server is the MCP door over one registry.
 type Server struct {
-	reg  *app.Registry
+	reg  *toolkit.Registry
 	log  *slog.Logger
 	sdk  *sdk.Server
 	http http.Handler
 }
 
 // New builds the MCP server: one SDK tool per tool this site offers.
-func New(reg *app.Registry, log *slog.Logger) *Server {
+func New(reg *toolkit.Registry, log *slog.Logger) *Server {
 	s := &Server{reg: reg, log: log}
 	// The SDK narrates every session at info; petal keeps its warnings only.
 	sdkLog := slog.New(minLevel{Handler: log.Handler(), min: slog.LevelWarn})
-	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "petal", Title: "petal", Version: app.ToolsVersion},
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "petal", Title: "petal", Version: toolkit.ToolsVersion},
 		&sdk.ServerOptions{Logger: sdkLog})
 	for _, t := range reg.Offered() {
 		s.sdk.AddTool(&sdk.Tool{
@@ -74,12 +74,12 @@ func (s *Server) Serve(ctx context.Context, t sdk.Transport) error { return s.sd
 
 func (s *Server) handler(name string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		caller, ok := app.CallerFrom(ctx)
+		caller, ok := toolkit.CallerFrom(ctx)
 		if !ok {
-			caller = app.Caller{Address: StdioAddress}
+			caller = toolkit.Caller{Address: StdioAddress}
 		}
-		caller.Door = app.DoorMCP
-		call := app.Call{Input: req.Params.Arguments, Caller: caller}
+		caller.Door = toolkit.DoorMCP
+		call := toolkit.Call{Input: req.Params.Arguments, Caller: caller}
 		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 			call.Progress = progressSender(ctx, req.Session, tok)
 		}
@@ -102,10 +102,10 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 // progressSender forwards a long tool's progress as notifications/progress.
 // progress must grow with every notification, so a step without its own
 // count is numbered.
-func progressSender(ctx context.Context, ss *sdk.ServerSession, token any) func(app.Progress) {
+func progressSender(ctx context.Context, ss *sdk.ServerSession, token any) func(toolkit.Progress) {
 	var mu sync.Mutex
 	var n float64
-	return func(p app.Progress) {
+	return func(p toolkit.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		n++
@@ -143,7 +143,7 @@ func (s *Server) refuseUnoffered(next sdk.MethodHandler) sdk.MethodHandler {
 				// An agent-only tool (hand_job…) is no tool at all here: the
 				// SDK's own unknown-tool answer, as for any other name.
 				if t, known := s.reg.Get(p.Name); known && !t.AgentOnly {
-					return s.errorResult(ctx, app.NotOnThisSite(p.Name)), nil
+					return s.errorResult(ctx, toolkit.NotOnThisSite(p.Name)), nil
 				}
 			}
 		}
@@ -163,7 +163,7 @@ func (s *Server) offers(name string) bool {
 // annotations are a tool's hints as MCP says them. A read is idempotent
 // and destroys nothing; MCP's defaults (destructive, open world) are never
 // left to stand for a tool that has hints.
-func annotations(h *app.ToolHints) *sdk.ToolAnnotations {
+func annotations(h *toolkit.ToolHints) *sdk.ToolAnnotations {
 	if h == nil {
 		return nil
 	}
@@ -176,7 +176,7 @@ func annotations(h *app.ToolHints) *sdk.ToolAnnotations {
 	}
 }
 
-var toolsVersionPrefix = []byte(`{"tools_version":"` + app.ToolsVersion + `"`)
+var toolsVersionPrefix = []byte(`{"tools_version":"` + toolkit.ToolsVersion + `"`)
 
 // withToolsVersion puts tools_version first in a JSON object's bytes, as the
 // HTTP door does in every JSON answer, so a client can tell which tool set

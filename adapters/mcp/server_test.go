@@ -18,8 +18,8 @@ import (
 
 	"github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/memory"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -28,17 +28,17 @@ import (
 // person's own machine.
 type sampleTools struct{}
 
-func (sampleTools) Tools() []app.Tool {
-	return []app.Tool{
+func (sampleTools) Tools() []toolkit.Tool {
+	return []toolkit.Tool{
 		{
 			Name: "echo", Description: "says back what it is given",
 			Input:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`),
 			Output: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
-			Run: func(_ context.Context, call app.Call) (any, error) {
+			Run: func(_ context.Context, call toolkit.Call) (any, error) {
 				var in struct {
 					Text string `json:"text"`
 				}
-				if err := app.DecodeInput(call.Input, &in); err != nil {
+				if err := toolkit.DecodeInput(call.Input, &in); err != nil {
 					return nil, err
 				}
 				return map[string]string{"text": in.Text}, nil
@@ -47,38 +47,38 @@ func (sampleTools) Tools() []app.Tool {
 		{
 			Name: "count", Description: "counts to three, saying each step", Long: true,
 			Output: json.RawMessage(`{"type":"object","properties":{"counted":{"type":"integer"}}}`),
-			Run: func(_ context.Context, call app.Call) (any, error) {
+			Run: func(_ context.Context, call toolkit.Call) (any, error) {
 				total := 3
 				for i := 1; i <= total; i++ {
-					call.Progress(app.Progress{Stage: "counting", Message: "step", Done: &i, Total: &total})
+					call.Progress(toolkit.Progress{Stage: "counting", Message: "step", Done: &i, Total: &total})
 				}
 				return map[string]int{"counted": total}, nil
 			},
 		},
 		{
 			Name: "fails", Description: "always refuses its input",
-			Run: func(context.Context, app.Call) (any, error) {
+			Run: func(context.Context, toolkit.Call) (any, error) {
 				return nil, errs.New(errs.BadInput, "field x: expected a number", "send a number")
 			},
 		},
 		{
 			Name: "handing", Description: "Petals' agent's own", AgentOnly: true,
-			Run: func(context.Context, app.Call) (any, error) { return map[string]bool{"handed": true}, nil },
+			Run: func(context.Context, toolkit.Call) (any, error) { return map[string]bool{"handed": true}, nil },
 		},
 		{
 			Name: "outside", Description: "reads the chain", OnTheirMachine: true,
-			Run: func(context.Context, app.Call) (any, error) { return map[string]bool{"read": true}, nil },
+			Run: func(context.Context, toolkit.Call) (any, error) { return map[string]bool{"read": true}, nil },
 		},
 	}
 }
 
-func newRegistry(t testing.TB, public bool, perMin int) *app.Registry {
+func newRegistry(t testing.TB, public bool, perMin int) *toolkit.Registry {
 	t.Helper()
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	cfg.Public = public
 	cfg.ToolCallsPerMinute = perMin
-	return app.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), []app.ToolSet{sampleTools{}})
+	return toolkit.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), []toolkit.ToolSet{sampleTools{}})
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -173,7 +173,7 @@ func TestCallsGoThroughTheRegistry(t *testing.T) {
 			require.NoError(t, err)
 			require.False(t, res.IsError)
 			b, _ := json.Marshal(res.StructuredContent)
-			assert.JSONEq(t, `{"tools_version":"`+app.ToolsVersion+`","text":"hello"}`, string(b), "every result says which tool set answered")
+			assert.JSONEq(t, `{"tools_version":"`+toolkit.ToolsVersion+`","text":"hello"}`, string(b), "every result says which tool set answered")
 
 			res, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x", "extra": 1}})
 			require.NoError(t, err)
@@ -278,7 +278,7 @@ func TestHTTPCallerAddressReachesTheRegistry(t *testing.T) {
 	door := mcp.New(reg, quietLog())
 	call := func(addr string) *sdk.CallToolResult {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			door.ServeHTTP(w, r.WithContext(app.WithCaller(r.Context(), app.Caller{Address: addr})))
+			door.ServeHTTP(w, r.WithContext(toolkit.WithCaller(r.Context(), toolkit.Caller{Address: addr})))
 		}))
 		defer srv.Close()
 		cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).

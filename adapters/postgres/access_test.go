@@ -12,6 +12,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -25,7 +26,7 @@ func TestGateFollowsWhoPays(t *testing.T) {
 	gate := func(cfg config.Config) *app.Access {
 		return app.NewAccess(cfg, sessions, postgres.NewInviteRepository(f.db.DB), f.store, memory.SystemClock{})
 	}
-	open := func(subject, inviteID string) app.Caller {
+	open := func(subject, inviteID string) toolkit.Caller {
 		if people.IsPerson(subject) {
 			_, err := f.db.Pool.Exec(ctx, `INSERT INTO people (id) VALUES ($1) ON CONFLICT DO NOTHING`, subject)
 			require.NoError(t, err)
@@ -34,7 +35,7 @@ func TestGateFollowsWhoPays(t *testing.T) {
 		require.NoError(t, err)
 		s.InviteID = inviteID
 		require.NoError(t, sessions.CreateSession(ctx, s))
-		return app.Caller{Door: app.DoorHTTP, Subject: subject, Session: s.ID}
+		return toolkit.Caller{Door: toolkit.DoorHTTP, Subject: subject, Session: s.ID}
 	}
 	anon := func() string { s, _ := people.NewAnonymousHandle(rand.Reader); return s }
 	person := func() string { s, _ := people.NewPersonID(rand.Reader); return s }
@@ -50,7 +51,7 @@ func TestGateFollowsWhoPays(t *testing.T) {
 	}
 
 	t.Run("no session, gated: invite_required with /connect", func(t *testing.T) {
-		_, err := gate(cfg).Gate(ctx, app.Caller{})
+		_, err := gate(cfg).Gate(ctx, toolkit.Caller{})
 		require.Equal(t, errs.InviteRequired, code(err))
 		e, _ := errs.As(err)
 		assert.Equal(t, "/connect", e.Hint)
@@ -125,11 +126,11 @@ func TestGateFollowsWhoPays(t *testing.T) {
 	t.Run("open: no invite asked, the daily cap alone", func(t *testing.T) {
 		c := cfg
 		c.AgentAccess = "open"
-		payer, err := gate(c).Gate(ctx, app.Caller{})
+		payer, err := gate(c).Gate(ctx, toolkit.Caller{})
 		require.NoError(t, err)
 		assert.Equal(t, credit.PayOpen, payer.Kind)
 		c.LLMDailyCap = 0
-		_, err = gate(c).Gate(ctx, app.Caller{})
+		_, err = gate(c).Gate(ctx, toolkit.Caller{})
 		assert.Equal(t, errs.BudgetExhausted, code(err))
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 // searchBenchSQL generates the benchmark's map and notes from a vocabulary
@@ -65,7 +66,7 @@ func BenchmarkSearchPetals(b *testing.B) {
 			var took []time.Duration
 			for b.Loop() {
 				t0 := time.Now()
-				if _, err := f.svc.Search(ctx, app.Caller{Subject: c.subject}, c.in); err != nil {
+				if _, err := f.svc.Search(ctx, toolkit.Caller{Subject: c.subject}, c.in); err != nil {
 					b.Fatal(err)
 				}
 				took = append(took, time.Since(t0))

@@ -12,6 +12,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
@@ -78,7 +79,7 @@ func (f *searchFixture) annotation(exploration, owner, id, subject, value string
 
 func (f *searchFixture) search(subject string, in app.SearchPetalsInput) app.PetalSearchAnswer {
 	f.t.Helper()
-	ans, err := f.svc.Search(context.Background(), app.Caller{Subject: subject}, in)
+	ans, err := f.svc.Search(context.Background(), toolkit.Caller{Subject: subject}, in)
 	if err != nil {
 		f.t.Fatalf("search %+v: %v", in, err)
 	}
@@ -210,7 +211,7 @@ func TestSearchRefusesBadInput(t *testing.T) {
 		{Q: ""}, {Q: "   "}, {Q: "-- ..."}, {Q: "a", Kinds: "map,person"}, {Q: "a", Limit: 51}, {Q: "a", Cursor: "!!"},
 		{Q: string(make([]rune, 301))},
 	} {
-		_, err := f.svc.Search(context.Background(), app.Caller{}, in)
+		_, err := f.svc.Search(context.Background(), toolkit.Caller{}, in)
 		if !errs.Is(err, errs.BadInput) {
 			t.Errorf("%+v: %v, want bad_input", in, err)
 		}

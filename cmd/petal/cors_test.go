@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	httpapi "github.com/petal-near/petal/adapters/http"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 // sessionPaths are the contract's routes that send no CORS headers at all:
@@ -64,7 +64,7 @@ func TestEveryRouteFollowsTheGeneralRules(t *testing.T) {
 			}
 			if assert.NoError(t, json.Unmarshal([]byte(got), &answer), "%s %s: %s", r.Method, r.Path, got) {
 				if res.StatusCode >= 400 || !documents[r.Path] {
-					assert.Equal(t, app.ToolsVersion, answer.ToolsVersion, "%s %s: tools_version in every JSON answer", r.Method, r.Path)
+					assert.Equal(t, toolkit.ToolsVersion, answer.ToolsVersion, "%s %s: tools_version in every JSON answer", r.Method, r.Path)
 				}
 				if res.StatusCode >= 400 && assert.NotNil(t, answer.Error, "%s %s: %d in the error shape: %s", r.Method, r.Path, res.StatusCode, got) {
 					for _, k := range []string{"code", "message", "hint"} {
@@ -117,7 +117,7 @@ func TestWiredToolCallLimit(t *testing.T) {
 	assert.LessOrEqual(t, e.Error.RetryAfterS, 60)
 	assert.Equal(t, res.Header.Get("Retry-After"), strconv.Itoa(e.Error.RetryAfterS))
 	assert.NotEmpty(t, e.Error.Hint)
-	assert.Equal(t, app.ToolsVersion, e.ToolsVersion)
+	assert.Equal(t, toolkit.ToolsVersion, e.ToolsVersion)
 
 	res, body = call("Cf-Connecting-Ip", "198.51.100.2")
 	assert.NotEqual(t, http.StatusTooManyRequests, res.StatusCode, "another address: %s", body)

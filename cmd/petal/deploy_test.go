@@ -345,7 +345,7 @@ func TestDockerfile(t *testing.T) {
 	df := string(b)
 	froms := regexp.MustCompile(`(?m)^FROM `).FindAllStringIndex(df, -1)
 	assert.GreaterOrEqual(t, len(froms), 2, "multi-stage")
-	assert.Regexp(t, `(?m)^RUN CGO_ENABLED=0 go build .*-X github.com/petal-near/petal/app.BuildID=\$\{BUILD_ID\}.* ./cmd/petal$`, df,
+	assert.Regexp(t, `(?m)^RUN CGO_ENABLED=0 go build .*-X github.com/petal-near/petal/app/toolkit.BuildID=\$\{BUILD_ID\}.* ./cmd/petal$`, df,
 		"a static binary with its build id stamped (the line .ci/run builds with)")
 	user := regexp.MustCompile(`(?m)^USER (\S+)`).FindStringSubmatch(df)
 	require.NotNil(t, user, "a USER line")

@@ -16,7 +16,7 @@ import (
 	"github.com/petal-near/petal/adapters/brave/bravetest"
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 // refused checks an error answer's status and code, and returns its hint.
@@ -90,7 +90,7 @@ func TestEyesThroughTheDoors(t *testing.T) {
 	assert.Equal(t, 1.0, metricValue(t, scraped, "petal_web_fetch_refusals_total", `reason="link_local"`))
 
 	idx := b.ok(t, http.MethodGet, "/api/v1/brain", "")
-	assert.Equal(t, app.BuildID, idx["commit"])
+	assert.Equal(t, toolkit.BuildID, idx["commit"])
 	assert.Equal(t, "doctrine", idx["files"].([]any)[0].(map[string]any)["kind"])
 	route := b.ok(t, http.MethodGet, "/api/v1/brain/route?q="+url.QueryEscape("what does the gini coefficient mean"), "")
 	assert.Equal(t, "figures", route["files"].([]any)[0].(map[string]any)["id"])

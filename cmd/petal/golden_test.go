@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	httpapi "github.com/petal-near/petal/adapters/http"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 // update rewrites the golden files instead of comparing with them.
@@ -73,7 +73,7 @@ func TestToolSchemasAndRoutesAreGolden(t *testing.T) {
 	compareGolden(t, "routes.golden.json", routes)
 }
 
-func goldenOf(tl app.Tool, own bool) goldenTool {
+func goldenOf(tl toolkit.Tool, own bool) goldenTool {
 	return goldenTool{Name: tl.Name, OnTheirMachine: tl.OnTheirMachine, HiddenFromAgent: tl.HiddenFromAgent, Long: tl.Long,
 		AgentOnly: tl.AgentOnly, AgentOwn: own, Input: canonical(tl.Input), Output: canonical(tl.Output)}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/petal-near/petal/adapters/tracing"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -26,7 +27,7 @@ import (
 // of runs whose process is gone and the scheduled jobs (one replica at a time).
 type service struct {
 	Server    *httpapi.Server
-	Registry  *app.Registry // every tool; tests hold the doors to it
+	Registry  *toolkit.Registry // every tool; tests hold the doors to it
 	Agent     *app.AgentService
 	Snapshots *app.SnapshotService
 	Bus       *postgres.EventBus
@@ -61,7 +62,7 @@ type service struct {
 func (s *service) start(ctx context.Context) (stop func(), err error) {
 	s.Snapshots.StoreShipped(ctx)
 	host, _ := os.Hostname()
-	p := ports.Process{ID: string(s.Process), Hostname: host, PID: os.Getpid(), BuildID: app.BuildID}
+	p := ports.Process{ID: string(s.Process), Hostname: host, PID: os.Getpid(), BuildID: toolkit.BuildID}
 	if err := s.Leases.Register(ctx, p); err != nil {
 		return nil, fmt.Errorf("taking the process lease: %w", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 const usage = `petal: who holds power on NEAR, as a flower.
@@ -60,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "model":
 		err = modelCmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, app.BuildID)
+		fmt.Fprintln(stdout, toolkit.BuildID)
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 	default:
@@ -91,7 +91,7 @@ func newLogger(w io.Writer, format string) *slog.Logger {
 	}
 	// Lines logged with a request's context carry its request_id.
 	if format == "text" {
-		return slog.New(app.WithRequestIDs(slog.NewTextHandler(w, nil)))
+		return slog.New(toolkit.WithRequestIDs(slog.NewTextHandler(w, nil)))
 	}
-	return slog.New(app.WithRequestIDs(slog.NewJSONHandler(w, nil)))
+	return slog.New(toolkit.WithRequestIDs(slog.NewJSONHandler(w, nil)))
 }

@@ -8,6 +8,7 @@ import (
 	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 // mcpStdio serves petal's tools over MCP on stdin and stdout for one local
@@ -35,7 +36,7 @@ func mcpStdio(ctx context.Context, stderr io.Writer) error {
 	}
 	defer cleanup()
 	svc.Snapshots.StoreShipped(ctx)
-	log.Info("petal mcp: serving on stdio", "build_id", app.BuildID, "database", located.How, "public", cfg.Public)
+	log.Info("petal mcp: serving on stdio", "build_id", toolkit.BuildID, "database", located.How, "public", cfg.Public)
 	return svc.Door.ServeStdio(ctx)
 }
 

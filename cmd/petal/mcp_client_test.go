@@ -19,6 +19,7 @@ import (
 
 	httpapi "github.com/petal-near/petal/adapters/http"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 // TestMain lets this test binary stand in for petal itself: the stdio MCP
@@ -324,7 +325,7 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 				require.NotEmpty(t, res.Result.Content, tool.Name)
 				var text map[string]any
 				require.NoError(t, json.Unmarshal([]byte(res.Result.Content[0].Text), &text))
-				assert.Equal(t, app.ToolsVersion, text["tools_version"], "%s: every result says which tool set answered", tool.Name)
+				assert.Equal(t, toolkit.ToolsVersion, text["tools_version"], "%s: every result says which tool set answered", tool.Name)
 				delete(text, "tools_version")
 				if status != http.StatusOK {
 					assert.True(t, res.Result.IsError, "%s: HTTP refused (%d), MCP must too", tool.Name, status)

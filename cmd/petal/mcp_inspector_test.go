@@ -16,6 +16,7 @@ import (
 
 	httpapi "github.com/petal-near/petal/adapters/http"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 // inspector runs the MCP Inspector's CLI (npm @modelcontextprotocol/inspector,
@@ -171,7 +172,7 @@ func TestMCPInspectorCallsEveryReadOnlyTool(t *testing.T) {
 				require.NotEmpty(t, res.Content, name)
 				var text map[string]any
 				require.NoError(t, json.Unmarshal([]byte(res.Content[0].Text), &text), name)
-				assert.Equal(t, app.ToolsVersion, text["tools_version"], "%s: the result says which tool set answered", name)
+				assert.Equal(t, toolkit.ToolsVersion, text["tools_version"], "%s: the result says which tool set answered", name)
 				delete(text, "tools_version")
 
 				// The same input over HTTP, as a person would give it there.
@@ -218,7 +219,7 @@ func routeFor(t *testing.T, p *testPetal, tool string) httpapi.Route {
 
 // typedArgs are the CLI's key=value arguments typed by the tool's input
 // schema, as a person writes them in a query or a JSON body.
-func typedArgs(t *testing.T, reg *app.Registry, name string, kv []string) map[string]any {
+func typedArgs(t *testing.T, reg *toolkit.Registry, name string, kv []string) map[string]any {
 	t.Helper()
 	tool, ok := reg.Get(name)
 	require.True(t, ok, name)
@@ -251,7 +252,7 @@ func TestEveryToolHasItsHints(t *testing.T) {
 			assert.False(t, tool.Hints.Destructive, "%s reads only, so destroys nothing", tool.Name)
 		}
 	}
-	for _, name := range app.HintedTools() {
+	for _, name := range toolkit.HintedTools() {
 		assert.True(t, registered[name], "toolHints names %s, which no tool is", name)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 )
 
@@ -202,7 +203,7 @@ func TestPriceTipAndUsage(t *testing.T) {
 	access := app.NewAccess(p.Cfg, postgres.NewSessionRepository(p.DB.DB), postgres.NewInviteRepository(p.DB.DB), store, memory.SystemClock{})
 	var sessionID string
 	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT id FROM sessions WHERE subject = $1`, person).Scan(&sessionID))
-	payer, err := access.Gate(ctx, app.Caller{Subject: person, Session: sessionID})
+	payer, err := access.Gate(ctx, toolkit.Caller{Subject: person, Session: sessionID})
 	require.NoError(t, err)
 	require.Equal(t, credit.PayPerson, payer.Kind, "her own credit pays first")
 	for i, cost := range []credit.Micros{20_000, 30_000} {

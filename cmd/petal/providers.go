@@ -23,6 +23,7 @@ import (
 	"github.com/petal-near/petal/adapters/webpage"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -141,7 +142,7 @@ var (
 		app.NewBrainService,
 		app.NewPublishService,
 		toolSets,
-		app.NewRegistry,
+		toolkit.NewRegistry,
 	)
 	appSet = wire.NewSet(
 		app.NewHealthService,
@@ -188,7 +189,7 @@ func newClock() ports.Clock { return memory.SystemClock{} }
 // endpoint (adapters/tracing), else off; its cleanup flushes the spans
 // batched.
 func newTracing(log *slog.Logger) (*tracing.Tracing, func(), error) {
-	t, err := tracing.Start(context.Background(), os.Getenv, app.BuildID)
+	t, err := tracing.Start(context.Background(), os.Getenv, toolkit.BuildID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -275,7 +276,7 @@ func newMetrics(db *postgres.DB) *metrics.Registry {
 // them at shutdown (its cleanup, before the pool closes).
 func newRateLimiter(cfg config.Config, db *postgres.DB, clock ports.Clock, m ports.Metrics, log *slog.Logger) (ports.RateLimiter, func()) {
 	if cfg.Limits == config.LimitsMemory {
-		return app.CountedRateLimiter(memory.NewRateLimiter(clock), m), func() {}
+		return toolkit.CountedRateLimiter(memory.NewRateLimiter(clock), m), func() {}
 	}
 	opts := postgres.DefaultLimiterOptions
 	opts.Metrics = m
@@ -283,7 +284,7 @@ func newRateLimiter(cfg config.Config, db *postgres.DB, clock ports.Clock, m por
 	stop := shared.GiveBackIdle(100*time.Millisecond, func(err error) {
 		log.Warn("giving back held rate-limit calls failed; they return when their window ends", "err", err)
 	})
-	return app.CountedRateLimiter(shared, m), func() {
+	return toolkit.CountedRateLimiter(shared, m), func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		stop(ctx)
@@ -311,8 +312,8 @@ func newRandom() ports.Random { return rand.Reader }
 // toolSets lists every service that brings tools to the registry.
 func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService,
 	annotations *app.AnnotationService, layers *app.LayerService, eyes *app.EyesService, brain *app.BrainService, publish *app.PublishService,
-	relations *app.RelationService, search *app.SearchService, lookUp *app.LookUpService) []app.ToolSet {
-	return []app.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}
+	relations *app.RelationService, search *app.SearchService, lookUp *app.LookUpService) []toolkit.ToolSet {
+	return []toolkit.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}
 }
 
 // newWebPages is read_page's fetcher: public pages only (loopback too with

@@ -19,6 +19,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/relations"
 	"github.com/petal-near/petal/ports"
 )
@@ -75,10 +76,10 @@ func BenchmarkRelations(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	reg := app.NewRegistry(config.Config{}, nil, []app.ToolSet{rel})
+	reg := toolkit.NewRegistry(config.Config{}, nil, []toolkit.ToolSet{rel})
 	call := func(tool string, in map[string]any) {
 		raw, _ := json.Marshal(in)
-		out, err := reg.Call(ctx, tool, app.Call{Input: raw, Caller: app.Caller{Door: app.DoorHTTP}})
+		out, err := reg.Call(ctx, tool, toolkit.Call{Input: raw, Caller: toolkit.Caller{Door: toolkit.DoorHTTP}})
 		if err != nil {
 			b.Fatalf("%s %s: %v", tool, raw, err)
 		}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/tracing"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 func serve(ctx context.Context, stdout io.Writer) error {
@@ -37,7 +37,7 @@ func serve(ctx context.Context, stdout io.Writer) error {
 		lines = tracing.WithTraceIDs(lines)
 	}
 	// Outermost, so the HTTP door sees it is there and does not add it twice.
-	log := slog.New(app.WithRequestIDs(lines))
+	log := slog.New(toolkit.WithRequestIDs(lines))
 	setMemoryLimitFromHost(log)
 	located, stopCluster, err := locateDatabase(ctx, cfg, log, cfg.Migrate)
 	if err != nil {
@@ -88,7 +88,7 @@ func serve(ctx context.Context, stdout io.Writer) error {
 		defer func() { stopMetrics(); <-done }()
 		log.Info("metrics and pprof are served", "addr", "http://"+mln.Addr().String()+"/metrics")
 	}
-	log.Info("petal is serving", "addr", "http://"+ln.Addr().String(), "build_id", app.BuildID,
+	log.Info("petal is serving", "addr", "http://"+ln.Addr().String(), "build_id", toolkit.BuildID,
 		"database", located.How, "limits", cfg.Limits, "llm", cfg.LLM(), "agent_access", cfg.AgentAccessReported(), "public", cfg.Public)
 	if w := cfg.TestnetWarning(); w != "" {
 		log.Warn(w)

@@ -14,6 +14,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 )
 
@@ -34,8 +35,8 @@ func typicalChat(t *testing.T, p *testPetal) []typicalStep {
 	t.Helper()
 	sha := app.ShippedSnapshots()[0].SHA256
 	intent := "who holds power in the marketing DAO"
-	out, err := p.Svc.Registry.Call(t.Context(), "propose_spec", app.Call{Input: json.RawMessage(`{"sha256":"` + sha + `","intent":"` + intent + `"}`),
-		Caller: app.Caller{Door: app.DoorHTTP, Address: "127.0.0.1"}})
+	out, err := p.Svc.Registry.Call(t.Context(), "propose_spec", toolkit.Call{Input: json.RawMessage(`{"sha256":"` + sha + `","intent":"` + intent + `"}`),
+		Caller: toolkit.Caller{Door: toolkit.DoorHTTP, Address: "127.0.0.1"}})
 	require.NoError(t, err)
 	raw, err := json.Marshal(out)
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
 	"log/slog"
 )
 
@@ -116,10 +117,10 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	}
 	lookUpService := app.NewLookUpService(client, client, searchService, relationService)
 	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService, lookUpService)
-	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
+	toolkitRegistry := toolkit.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db, client)
 	sessionService := app.NewSessionService(sessionRepository, clock, random)
-	server := mcp.New(appRegistry, log)
+	server := mcp.New(toolkitRegistry, log)
 	siteClaims, err := newSiteClaims(mapService, annotationService)
 	if err != nil {
 		cleanup3()
@@ -155,7 +156,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		Leases:       leases,
 		Model:        modelProvider,
 		Attestations: attestations,
-		Registry:     appRegistry,
+		Registry:     toolkitRegistry,
 		Flowers:      flowerService,
 		Access:       access,
 		Ledger:       ledger,
@@ -185,7 +186,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	deps := httpapi.Deps{
 		Config:        cfg,
 		Log:           log,
-		Registry:      appRegistry,
+		Registry:      toolkitRegistry,
 		Health:        healthService,
 		Sessions:      sessionService,
 		Flowers:       flowerService,
@@ -233,7 +234,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	listener := newFlowerListener(db, log, mapService)
 	mainService := &service{
 		Server:      httpapiServer,
-		Registry:    appRegistry,
+		Registry:    toolkitRegistry,
 		Agent:       agentService,
 		Snapshots:   snapshotService,
 		Bus:         eventBus,
@@ -346,8 +347,8 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	}
 	lookUpService := app.NewLookUpService(client, client, searchService, relationService)
 	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService, lookUpService)
-	appRegistry := app.NewRegistry(cfg, rateLimiter, v)
-	server := mcp.New(appRegistry, log)
+	toolkitRegistry := toolkit.NewRegistry(cfg, rateLimiter, v)
+	server := mcp.New(toolkitRegistry, log)
 	mainStdioMCP := &stdioMCP{
 		Door:      server,
 		Snapshots: snapshotService,

@@ -1,4 +1,4 @@
-package app
+package toolkit
 
 // ToolHints say what a tool does to the world, for clients that decide what
 // to run without asking (MCP's tool annotations): ReadOnly changes nothing;

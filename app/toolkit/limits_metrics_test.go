@@ -1,4 +1,4 @@
-package app_test
+package toolkit_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/adapters/memory"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/ports"
 	"github.com/petal-near/petal/ports/porttest"
 )
@@ -57,7 +57,7 @@ func (m *recordedMetrics) get(key string) float64 {
 func TestLimitsAreCounted(t *testing.T) {
 	m := &recordedMetrics{values: map[string]float64{}}
 	clock := porttest.NewHandClock()
-	l := app.CountedRateLimiter(memory.NewRateLimiter(clock), m)
+	l := toolkit.CountedRateLimiter(memory.NewRateLimiter(clock), m)
 	for range 3 {
 		_, _, _ = l.Allow(t.Context(), "tools:198.51.100.1", 2, time.Minute)
 	}

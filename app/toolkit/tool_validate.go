@@ -1,4 +1,4 @@
-package app
+package toolkit
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -22,14 +23,14 @@ import (
 // checking: a complete JSON Schema 2020-12 validator whose errors carry the
 // instance's location and the failing keyword as data, so the answer names
 // the JSON Pointer without parsing messages.
-type inputValidator struct {
+type InputValidator struct {
 	schema *jsonschema.Schema
 	// emptyOK: {} fits the schema, so an empty input (a GET with no query,
 	// the commonest call) needs no decoding to be checked.
 	emptyOK bool
 }
 
-func compileInput(tool string, schema json.RawMessage) (*inputValidator, error) {
+func CompileInput(tool string, schema json.RawMessage) (*InputValidator, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: its input schema is not JSON: %w", tool, err)
@@ -44,7 +45,7 @@ func compileInput(tool string, schema json.RawMessage) (*inputValidator, error) 
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: its input schema does not compile: %w", tool, err)
 	}
-	return &inputValidator{schema: s, emptyOK: s.Validate(map[string]any{}) == nil}, nil
+	return &InputValidator{schema: s, emptyOK: s.Validate(map[string]any{}) == nil}, nil
 }
 
 // emptyInput is input that reads as {}: none, or an empty object.
@@ -56,7 +57,7 @@ func emptyInput(raw json.RawMessage) bool {
 // check is bad_input naming the JSON Pointer of the first thing wrong (and
 // how many more there are), or nil when raw fits the schema. Empty input reads as
 // {}. The body's JSON rules (UTF-8, one value) are DecodeStrict's.
-func (v *inputValidator) check(raw json.RawMessage) error {
+func (v *InputValidator) Check(raw json.RawMessage) error {
 	if v.emptyOK && emptyInput(raw) {
 		return nil
 	}
@@ -73,7 +74,7 @@ func (v *inputValidator) check(raw json.RawMessage) error {
 		}
 		members, err := shallowMembers(fields, v.schema)
 		if err != nil {
-			return decodeError(err)
+			return DecodeError(err)
 		}
 		inst = members
 	} else {
@@ -83,7 +84,7 @@ func (v *inputValidator) check(raw json.RawMessage) error {
 		}
 		var err error
 		if inst, err = shallow(whole, v.schema); err != nil {
-			return decodeError(err)
+			return DecodeError(err)
 		}
 	}
 	err := v.schema.Validate(inst)
@@ -144,7 +145,7 @@ func leafProblems(ve *jsonschema.ValidationError, out []errs.Problem) []errs.Pro
 		if words, ok := patternWords[k.Want]; ok {
 			return append(out, errs.Problem{Path: at, Message: fmt.Sprintf("field %s must be %s", orRoot(at), words)})
 		}
-		return append(out, errs.Problem{Path: at, Message: fmt.Sprintf("field %s: %q does not match %s", orRoot(at), cutForMessage(k.Got), k.Want)})
+		return append(out, errs.Problem{Path: at, Message: fmt.Sprintf("field %s: %q does not match %s", orRoot(at), CutForMessage(k.Got), k.Want)})
 	case *kind.MinLength:
 		return append(out, errs.Problem{Path: at, Message: fmt.Sprintf("field %s: at least %d characters, not %d", orRoot(at), k.Want, k.Got)})
 	case *kind.MaxLength:
@@ -160,13 +161,13 @@ func leafProblems(ve *jsonschema.ValidationError, out []errs.Problem) []errs.Pro
 			want[i] = string(b)
 		}
 		got, _ := json.Marshal(k.Got)
-		return append(out, errs.Problem{Path: at, Message: fmt.Sprintf("field %s must be one of %s, not %s", orRoot(at), strings.Join(want, ", "), cutForMessage(string(got)))})
+		return append(out, errs.Problem{Path: at, Message: fmt.Sprintf("field %s must be one of %s, not %s", orRoot(at), strings.Join(want, ", "), CutForMessage(string(got)))})
 	}
 	return append(out, errs.Problem{Path: at, Message: "field " + orRoot(at) + ": " + ve.ErrorKind.LocalizedString(english)})
 }
 
 // patternWords says in words what the patterns tools use mean.
-var patternWords = map[string]string{sha256Pattern: "64 lower-case hex digits (a SHA-256)"}
+var patternWords = map[string]string{Sha256Pattern: "64 lower-case hex digits (a SHA-256)"}
 
 func jsonTypeWords(t string) string {
 	switch t {
@@ -308,4 +309,11 @@ func decodeAny(raw json.RawMessage) (any, error) {
 	var v any
 	err := dec.Decode(&v)
 	return v, err
+}
+
+func CutForMessage(s string) string {
+	if utf8.RuneCountInString(s) > 80 {
+		return string([]rune(s)[:80]) + "…"
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }

@@ -1,4 +1,4 @@
-package app
+package toolkit
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ import (
 func DecodeStrict(r io.Reader, into any) error {
 	raw, err := io.ReadAll(r)
 	if err != nil {
-		return decodeError(err)
+		return DecodeError(err)
 	}
 	if !utf8.Valid(raw) {
 		return notUTF8(raw)
@@ -41,7 +41,7 @@ func DecodeStrict(r io.Reader, into any) error {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(into); err != nil {
-		return decodeError(err)
+		return DecodeError(err)
 	}
 	var extra json.RawMessage
 	switch err := dec.Decode(&extra); {
@@ -70,7 +70,7 @@ func notUTF8(raw []byte) error {
 	return errs.Newf(errs.BadInput, "the body is not valid UTF-8 (at byte %d)", i).WithHint("send JSON encoded as UTF-8")
 }
 
-func decodeError(err error) error {
+func DecodeError(err error) error {
 	if e, ok := errs.As(err); ok {
 		return e
 	}

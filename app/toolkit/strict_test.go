@@ -1,4 +1,4 @@
-package app_test
+package toolkit_test
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -33,7 +33,7 @@ func TestDecodeStrictTakesUTF8HoweverItIsSplit(t *testing.T) {
 	for _, text := range []string{"plain", "é", "✿ petal", "𝔭𝔢𝔱𝔞𝔩 🌸", strings.Repeat("日本", 300)} {
 		for name, split := range readers {
 			var got strictTarget
-			require.NoError(t, app.DecodeStrict(split(strings.NewReader(`{"text":"`+text+`","n":1}`)), &got), "%s %q", name, text)
+			require.NoError(t, toolkit.DecodeStrict(split(strings.NewReader(`{"text":"`+text+`","n":1}`)), &got), "%s %q", name, text)
 			assert.Equal(t, text, got.Text)
 		}
 	}
@@ -54,7 +54,7 @@ func TestDecodeStrictRefusesWhatIsNotUTF8(t *testing.T) {
 	for _, tc := range cases {
 		for name, split := range readers {
 			var got strictTarget
-			err := app.DecodeStrict(split(strings.NewReader(tc.body)), &got)
+			err := toolkit.DecodeStrict(split(strings.NewReader(tc.body)), &got)
 			e, ok := errs.As(err)
 			require.True(t, ok, "%s, %s: %v", tc.name, name, err)
 			assert.Equal(t, errs.BadInput, e.Code)
@@ -72,7 +72,7 @@ func TestDecodeStrictRefusesWhatIsNotUTF8(t *testing.T) {
 func TestDecodeStrictRefusesACutRuneAfterTheValue(t *testing.T) {
 	for name, split := range readers {
 		var got strictTarget
-		err := app.DecodeStrict(split(strings.NewReader("{\"text\":\"ok\"}\xf0\x9f")), &got)
+		err := toolkit.DecodeStrict(split(strings.NewReader("{\"text\":\"ok\"}\xf0\x9f")), &got)
 		assert.True(t, errs.Is(err, errs.BadInput), "%s: %v", name, err)
 	}
 }
@@ -89,7 +89,7 @@ func TestDecodeStrictNamesTheField(t *testing.T) {
 	}
 	for body, want := range cases {
 		var got strictTarget
-		err := app.DecodeStrict(strings.NewReader(body), &got)
+		err := toolkit.DecodeStrict(strings.NewReader(body), &got)
 		require.True(t, errs.Is(err, errs.BadInput), "%q: %v", body, err)
 		assert.Contains(t, err.Error(), want, "%q", body)
 	}
@@ -104,13 +104,13 @@ func TestDecodeStrictRefusesANameGivenTwice(t *testing.T) {
 	}
 	for body, want := range cases {
 		var got map[string]any
-		err := app.DecodeStrict(strings.NewReader(body), &got)
+		err := toolkit.DecodeStrict(strings.NewReader(body), &got)
 		require.True(t, errs.Is(err, errs.BadInput), "%q: %v", body, err)
 		assert.Contains(t, err.Error(), want, "%q", body)
 	}
 	// The same name in two objects, or twice as a value, is fine.
 	var got map[string]any
-	require.NoError(t, app.DecodeStrict(strings.NewReader(`{"a":{"k":1},"b":{"k":1},"c":["k","k"],"d":[[1],[1]]}`), &got))
+	require.NoError(t, toolkit.DecodeStrict(strings.NewReader(`{"a":{"k":1},"b":{"k":1},"c":["k","k"],"d":[[1],[1]]}`), &got))
 }
 
 func TestDecodeStrictRefusesControlCharacters(t *testing.T) {
@@ -123,12 +123,12 @@ func TestDecodeStrictRefusesControlCharacters(t *testing.T) {
 	}
 	for body, want := range cases {
 		var got any
-		err := app.DecodeStrict(strings.NewReader(body), &got)
+		err := toolkit.DecodeStrict(strings.NewReader(body), &got)
 		require.True(t, errs.Is(err, errs.BadInput), "%q: %v", body, err)
 		assert.Contains(t, err.Error(), want, "%q", body)
 	}
 	var got strictTarget
-	require.NoError(t, app.DecodeStrict(strings.NewReader(`{"text":"tab\tand\nlines\r\n"}`), &got), "tab and line breaks are text")
+	require.NoError(t, toolkit.DecodeStrict(strings.NewReader(`{"text":"tab\tand\nlines\r\n"}`), &got), "tab and line breaks are text")
 	assert.Equal(t, "tab\tand\nlines\r\n", got.Text)
 }
 
@@ -147,13 +147,13 @@ func TestCheckJSONTextReadsNamesAsJSONDoes(t *testing.T) {
 		`[{"a":1},{"b":{"c":1,"c":2}}]`: "field [1].b.c is given twice",
 	}
 	for body, want := range cases {
-		err := app.CheckJSONText([]byte(body))
+		err := toolkit.CheckJSONText([]byte(body))
 		require.Error(t, err, body)
 		assert.Contains(t, err.Error(), want, body)
 	}
 	// What isn't JSON is the decoder's to name; deep nesting too.
 	for _, body := range []string{`{"a":`, `{"a" 1}`, `[1,,2]`, "{\"a\":\"raw\x01\"}", strings.Repeat("[", 20000)} {
-		assert.NoError(t, app.CheckJSONText([]byte(body)), body)
+		assert.NoError(t, toolkit.CheckJSONText([]byte(body)), body)
 	}
-	assert.NoError(t, app.CheckJSONText([]byte(`{"a":{"k":1},"b":{"k":1},"t":"tab\tand\n","n":-1.5e3,"l":[true,false,null]}`)))
+	assert.NoError(t, toolkit.CheckJSONText([]byte(`{"a":{"k":1},"b":{"k":1},"t":"tab\tand\n","n":-1.5e3,"l":[true,false,null]}`)))
 }

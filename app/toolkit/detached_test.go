@@ -1,4 +1,4 @@
-package app
+package toolkit
 
 import (
 	"context"
@@ -11,7 +11,7 @@ type ctxKey struct{}
 // values, and still has a deadline of its own.
 func TestDetachedWritesHaveTheirOwnDeadline(t *testing.T) {
 	parent, cancel := context.WithCancel(context.WithValue(t.Context(), ctxKey{}, "request 1"))
-	wctx, wcancel := detached(parent)
+	wctx, wcancel := Detached(parent)
 	defer wcancel()
 	cancel()
 	if err := wctx.Err(); err != nil {

@@ -1,4 +1,4 @@
-package app
+package toolkit
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 // detachedWriteTimeout bounds a write that must land after its caller has
 // gone (a stopped chat's end, a fresh read's snapshot, an idempotent answer):
 // it outlives the request, but not a database that stopped answering.
-const detachedWriteTimeout = 30 * time.Second
+const DetachedWriteTimeout = 30 * time.Second
 
 // detached is ctx's values without its cancellation, under a deadline of its
 // own, for writes that must land after the client leaves.
-func detached(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), detachedWriteTimeout)
+func Detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), DetachedWriteTimeout)
 }

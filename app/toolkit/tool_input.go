@@ -1,4 +1,4 @@
-package app
+package toolkit
 
 import (
 	"context"
@@ -77,11 +77,11 @@ func InputSchema[In any]() (json.RawMessage, error) {
 
 // sha256Pattern is the name of anything content-addressed: a snapshot, a
 // spec, a render.
-const sha256Pattern = "^[0-9a-f]{64}$"
+const Sha256Pattern = "^[0-9a-f]{64}$"
 
 // property is s's property name, for a RefineSchema method; a name the type
 // does not have is a programming error, found at start-up.
-func property(s *jsonschema.Schema, name string) *jsonschema.Schema {
+func Property(s *jsonschema.Schema, name string) *jsonschema.Schema {
 	p, ok := s.Properties[name]
 	if !ok {
 		panic(fmt.Sprintf("app: RefineSchema names %q, which the input type does not have", name))

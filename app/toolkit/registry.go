@@ -1,6 +1,7 @@
-// Package app holds petal's use cases: one service per area, each a plain struct
-// over ports, and the tool registry that the HTTP, MCP and agent doors all call.
-package app
+// Package toolkit is what every tool is made of and called through: the
+// registry the HTTP, MCP and agent doors all call, the caller, typed inputs
+// (WithInput) and their validation, strict JSON decoding.
+package toolkit
 
 import (
 	"context"
@@ -20,7 +21,7 @@ import (
 // ToolsVersion is the version of the tool set, carried in every JSON response.
 const ToolsVersion = "1.0.0"
 
-// BuildID is stamped at link time (-ldflags "-X …/app.BuildID=…").
+// BuildID is stamped at link time (-ldflags "-X …/app/toolkit.BuildID=…").
 var BuildID = "dev"
 
 // Door names say which door a call came through.
@@ -117,7 +118,7 @@ type ToolSet interface {
 type Registry struct {
 	tools   []*Tool
 	byName  map[string]*Tool
-	inputs  map[string]*inputValidator
+	inputs  map[string]*InputValidator
 	public  bool
 	limiter ports.RateLimiter
 	perMin  int
@@ -126,7 +127,7 @@ type Registry struct {
 // NewRegistry registers the tools of every set. A duplicate name is a
 // programming error and panics at start-up.
 func NewRegistry(cfg config.Config, limiter ports.RateLimiter, sets []ToolSet) *Registry {
-	r := &Registry{byName: map[string]*Tool{}, inputs: map[string]*inputValidator{}, public: cfg.Public, limiter: limiter, perMin: cfg.ToolCallsPerMinute}
+	r := &Registry{byName: map[string]*Tool{}, inputs: map[string]*InputValidator{}, public: cfg.Public, limiter: limiter, perMin: cfg.ToolCallsPerMinute}
 	for _, s := range sets {
 		for _, t := range s.Tools() {
 			r.Register(t)
@@ -150,7 +151,7 @@ func (r *Registry) Register(t Tool) {
 	if len(t.Output) == 0 {
 		t.Output = json.RawMessage(`{"type":"object"}`)
 	}
-	v, err := compileInput(t.Name, t.Input)
+	v, err := CompileInput(t.Name, t.Input)
 	if err != nil {
 		panic("app: " + err.Error())
 	}
@@ -219,7 +220,7 @@ func (r *Registry) Call(ctx context.Context, name string, call Call) (any, error
 			return nil, err
 		}
 	}
-	if err := r.inputs[name].check(call.Input); err != nil {
+	if err := r.inputs[name].Check(call.Input); err != nil {
 		return nil, err
 	}
 	if call.Progress == nil {
