@@ -75,7 +75,7 @@ func addAnswer(responses map[string]any, a Answer) error {
 		}
 		return fmt.Errorf("the %d answer names neither a media type nor a JSON type", status)
 	}
-	var schema any = map[string]any{"type": "string"}
+	var schema any
 	if a.JSON != nil {
 		media = "application/json"
 		s, err := SchemaOf(a.JSON)
@@ -103,7 +103,7 @@ func addAnswer(responses map[string]any, a Answer) error {
 // addToolsVersionProperty: writeJSON splices tools_version into every JSON
 // object it answers.
 func addToolsVersionProperty(s *jsonschema.Schema) {
-	if s.Type != "object" && !(len(s.Types) > 0 && s.Types[len(s.Types)-1] == "object") {
+	if s.Type != "object" && (len(s.Types) == 0 || s.Types[len(s.Types)-1] != "object") {
 		return
 	}
 	if s.Properties == nil {

@@ -113,7 +113,7 @@ func (t *Tracing) QueryTracer() pgx.QueryTracer {
 	if !t.On() {
 		return nil
 	}
-	return otelpgx.NewTracer(otelpgx.WithTracerProvider(t.provider), otelpgx.WithTrimSQLInSpanName())
+	return otelpgx.NewTracer(otelpgx.WithTracerProvider(t.provider)) // span names trimmed: otelpgx's default
 }
 
 // WithTraceIDs adds trace_id and span_id to each line logged in a traced

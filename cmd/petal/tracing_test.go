@@ -40,7 +40,8 @@ func startOTLPReceiver(t *testing.T) *otlpReceiver {
 			http.Error(w, "not an OTLP/HTTP protobuf export", http.StatusBadRequest)
 			return
 		}
-		var body io.Reader = io.LimitReader(req.Body, 16<<20)
+		var body io.Reader
+		body = io.LimitReader(req.Body, 16<<20)
 		if req.Header.Get("Content-Encoding") == "gzip" {
 			zr, err := gzip.NewReader(body)
 			if err != nil {
