@@ -390,7 +390,11 @@ func TestControlCharactersInStoredTextAre400(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
 	res, body = p.do(t, http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start_exploration","arguments":{"question":"a\u0000"}}}`,
 		"Accept", "application/json, text/event-stream")
-	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+	// Over MCP a bad argument is a tool result, isError and bad_input (issue 33 #10).
+	assert.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"isError":true`)
+	assert.Contains(t, body, `bad_input`)
+	assert.Contains(t, body, `field question holds a control character (U+0000)`)
 	assert.Zero(t, count(t, p, `SELECT count(*) FROM exploration_notes`))
 	assert.Equal(t, 1, count(t, p, `SELECT count(*) FROM explorations`))
 	assert.Zero(t, count(t, p, `SELECT count(*) FROM runs`))
