@@ -127,7 +127,7 @@ var Variables = []Variable{
 	{"PETAL_SHUTDOWN_DRAIN_S", "10", "seconds to drain requests at shutdown"},
 	{"PETAL_LIMITS", "", "where per-address limits and fresh-read slots are counted: postgres (shared by every process on the database) or memory (this process only); empty: memory only when petal started its own private cluster, else postgres"},
 	{"PETAL_TRUSTED_PROXIES", "", "CIDRs of the proxies whose cf-connecting-ip is believed, like 10.0.0.0/8,2001:db8::/32; empty: none, every address is the socket's peer"},
-	{"PETAL_DB_POOL_SIZE", "10", "most connections one process opens to PostgreSQL (the event bus's listener is one more)"},
+	{"PETAL_DB_POOL_SIZE", "10", "most connections one process's pool opens to PostgreSQL; its two listeners (the event bus's and the map's) hold one more each, so a process holds up to pool + 2"},
 	{"PETAL_DB_STATEMENT_TIMEOUT_S", "30", "seconds PostgreSQL lets one statement of petal's pool run before cancelling it"},
 	{"PETAL_BODY_TIMEOUT_S", "30", "seconds a client has to send a request's body; a slower body is cut (streams and long polls send none, so are not cut)"},
 	{"PETAL_SSE_PER_ADDRESS", "20", "event streams one address may hold open at once on one process"},
