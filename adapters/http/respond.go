@@ -3,10 +3,12 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -143,15 +145,47 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		if e.RetryAfterS > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(e.RetryAfterS))
 		}
-		if bodyUnread(c) {
+		unread := bodyUnread(c)
+		if unread {
 			c.Response().Header().Set(echo.HeaderConnection, "close")
+			// Reading the rest after the answer is written needs full duplex.
+			_ = http.NewResponseController(c.Response()).EnableFullDuplex()
 		}
 		if c.Request().Method == http.MethodHead {
 			_ = c.NoContent(status)
-			return
+		} else {
+			_ = writeJSON(c, status, e.Body())
 		}
-		_ = writeJSON(c, status, e.Body())
+		if unread {
+			lingerOnUnreadBody(c)
+		}
 	}
+}
+
+// A refusal's connection is closed with some of its body unread. Closed at
+// once, the kernel answers the bytes still arriving with a reset, and a
+// reset can reach the client before it has read the refusal, which it then
+// never sees (the client reads "connection reset" instead). So, once the
+// refusal is flushed, the rest of the body is read and dropped for a short
+// while: the client has its answer already, and the close ends cleanly.
+const (
+	lingerFor   = time.Second
+	lingerBytes = 4 << 20 // twice the wire limit of the largest body petal takes
+)
+
+func lingerOnUnreadBody(c echo.Context) {
+	body := c.Request().Body
+	if b, ok := c.Get(bodyKey).(*deadlineBody); ok {
+		body = b.rc // under the caps, whose errors would stop the drain early
+	}
+	if body == nil || body == http.NoBody {
+		return
+	}
+	ctl := http.NewResponseController(c.Response())
+	if ctl.Flush() != nil || ctl.SetReadDeadline(time.Now().Add(lingerFor)) != nil {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, body, lingerBytes)
 }
 
 // logAfterCommit logs an error that came after the answer had begun. A client
