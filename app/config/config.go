@@ -121,7 +121,7 @@ var Variables = []Variable{
 	{"PETAL_FEE_PER_TOOL", "", "base fee D: dollars per use of a tool by the agent, by name, like render_flower=0.01,get_snapshot=0.02 (empty: off)"},
 	{"PETAL_FEE_FREE_ALLOWANCE_USD", "0", "base fee E: a person's first dollars of NEAR AI's bill carry no base fee (0: off)"},
 	{"PETAL_POSTED_SNAPSHOTS_PER_DAY", "200", "new posted readings accepted a day"},
-	{"PETAL_POSTED_SNAPSHOTS_PER_ADDRESS", "20", "of those, the most one address, and one exploration owner, may post a day (a share, so one poster can't take the day's for everyone)"},
+	{"PETAL_POSTED_SNAPSHOTS_PER_ADDRESS", "20", "of those, the most one address, and one exploration owner, may post a day: a share strictly below PETAL_POSTED_SNAPSHOTS_PER_DAY (a start with it at or above is refused), so one poster can't take the day's for everyone"},
 	{"PETAL_DATA_BUDGET_MB", "512", "megabytes (MiB) that callers who aren't signed in may store a day, all together; past it their writes answer 429 budget_exhausted"},
 	{"PETAL_LARGE_DECODES", "2", "snapshot bodies over 1 MiB (inflated) decoded at once in one process, stored or posted; the rest wait their turn"},
 	{"PETAL_SHUTDOWN_DRAIN_S", "10", "seconds to drain requests at shutdown"},
@@ -295,6 +295,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad("PETAL_API", fmt.Sprintf("%q is not an http(s) address", c.PublicURL))
 		}
+	}
+	// The share must leave the others something: at the site's cap one
+	// address could take every new reading of the day (issue 33 #8).
+	if c.PostedPerAddress > 0 && c.PostedSnapshotsPerDay > 0 && c.PostedPerAddress >= c.PostedSnapshotsPerDay {
+		bad("PETAL_POSTED_SNAPSHOTS_PER_ADDRESS", fmt.Sprintf("%d is not below PETAL_POSTED_SNAPSHOTS_PER_DAY (%d): one address, or one owner, could take all of the site's new readings of a day; set it lower (at most %d), or raise the day's cap",
+			c.PostedPerAddress, c.PostedSnapshotsPerDay, c.PostedSnapshotsPerDay-1))
 	}
 	if c.ReadPageLoopback && c.Secure() {
 		bad("PETAL_READ_PAGE_LOOPBACK", "is for tests only, and PETAL_API is an https:// site: read_page never reads this machine there")

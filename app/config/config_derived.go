@@ -134,8 +134,8 @@ func (c Config) TestnetWarning() string {
 }
 
 // PostedCaps are the day's caps on new posted readings for this site: the
-// site's, and the share one address or one owner may take of it.
+// site's, and the share one address or one owner may take of it (Load
+// refuses a share that isn't below the site's).
 func (c Config) PostedCaps() ports.PostedCaps {
-	share := min(c.PostedPerAddress, c.PostedSnapshotsPerDay)
-	return ports.PostedCaps{Site: c.PostedSnapshotsPerDay, PerAddress: share, PerOwner: share}
+	return ports.PostedCaps{Site: c.PostedSnapshotsPerDay, PerAddress: c.PostedPerAddress, PerOwner: c.PostedPerAddress}
 }

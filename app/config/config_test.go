@@ -79,6 +79,32 @@ func TestABadValueNamesTheVariable(t *testing.T) {
 }
 
 // Only the word open opens the agent: anything unrecognised means gated.
+// Issue 33 #8: one address's share of the day's posted readings stays below
+// the site's cap, or one poster takes them all and refuses everyone else.
+func TestThePostedShareStaysBelowTheSitesCap(t *testing.T) {
+	for _, env := range []map[string]string{
+		{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "20", "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS": "20"},
+		{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "20", "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS": "50"},
+		{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "10"}, // the default share, 20
+		{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "1", "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS": "1"},
+	} {
+		_, err := load(env)
+		if assert.Error(t, err, "%v", env) {
+			assert.Contains(t, err.Error(), "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS:")
+			assert.Contains(t, err.Error(), "is not below PETAL_POSTED_SNAPSHOTS_PER_DAY")
+		}
+	}
+	c, err := load(map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "20", "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS": "19"})
+	require.NoError(t, err)
+	caps := c.PostedCaps()
+	assert.Equal(t, 20, caps.Site)
+	assert.Equal(t, 19, caps.PerAddress)
+	assert.Equal(t, 19, caps.PerOwner)
+	c, err = load(nil)
+	require.NoError(t, err)
+	assert.Less(t, c.PostedCaps().PerAddress, c.PostedCaps().Site, "the defaults hold it")
+}
+
 func TestAgentAccessIsGatedUnlessOpen(t *testing.T) {
 	for value, want := range map[string]string{
 		"open": "open", "OPEN": "open", " open ": "open",

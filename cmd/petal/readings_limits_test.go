@@ -73,15 +73,24 @@ func TestPostedReadingAttackIsRefusedWhileStreaming(t *testing.T) {
 // body that is not even JSON gets the 429, not a 400 about its bytes.
 func TestPostedReadingCapsComeBeforeTheBody(t *testing.T) {
 	t.Run("the daily cap", func(t *testing.T) {
-		p := startPetal(t, map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "1"})
-		owner := p.browser(t)
-		id := owner.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"capped"}`)["id"].(string)
-		shaA, a := reading(t, 1)
-		owner.ok(t, http.MethodPut, "/api/v1/explorations/"+id+"/snapshots/"+shaA, string(a))
-		shaB, _ := reading(t, 2)
-		res, body := owner.put(t, "/api/v1/explorations/"+id+"/snapshots/"+shaB, []byte("not json at all"))
-		assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
-		assert.Equal(t, "rate_limited", errorCode(jsonOf(t, body)))
+		// The site's 2 taken by two addresses (one may take 1), then a third.
+		p := startPetal(t, map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "2", "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS": "1",
+			"PETAL_TRUSTED_PROXIES": "127.0.0.1"})
+		for i, ip := range []string{"192.0.2.1", "192.0.2.2", "192.0.2.3"} {
+			owner := p.browser(t)
+			id := owner.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"capped"}`, "Cf-Connecting-Ip", ip)["id"].(string)
+			if i < 2 {
+				sha, a := reading(t, uint64(i+1))
+				res, body := owner.put(t, "/api/v1/explorations/"+id+"/snapshots/"+sha, a, "Cf-Connecting-Ip", ip)
+				require.Equal(t, http.StatusOK, res.StatusCode, body)
+				continue
+			}
+			sha, _ := reading(t, 3)
+			res, body := owner.put(t, "/api/v1/explorations/"+id+"/snapshots/"+sha, []byte("not json at all"), "Cf-Connecting-Ip", ip)
+			assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
+			assert.Equal(t, "rate_limited", errorCode(jsonOf(t, body)))
+			assert.Contains(t, body, "this site took all")
+		}
 	})
 	t.Run("the per-address limit", func(t *testing.T) {
 		p := startPetal(t, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "3"})

@@ -53,7 +53,10 @@ func (b *browser) put(t *testing.T, path string, body []byte, headers ...string)
 }
 
 func TestPostedReadings(t *testing.T) {
-	p := startPetal(t, map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "2"})
+	// One address's share (2) is below the site's cap (3): what it leaves
+	// is another address's (issue 33 #8).
+	p := startPetal(t, map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "3", "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS": "2",
+		"PETAL_TRUSTED_PROXIES": "127.0.0.1"}) // so cf-connecting-ip names the other poster
 	owner, agent, stranger := p.browser(t), p.browser(t), p.browser(t)
 	id := owner.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"who is on the council?"}`)["id"].(string)
 	cont := tokenOf(t, owner.ok(t, http.MethodPost, "/api/v1/explorations/"+id+"/links", `{"scope":"continue"}`)["url"].(string))
@@ -100,14 +103,25 @@ func TestPostedReadings(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
 	assert.Contains(t, body, "2 MiB")
 
-	// The daily cap counts new readings only.
+	// The day's caps count new readings only.
 	assert.Equal(t, true, agent.ok(t, http.MethodPut, at(cont, shaB), string(b))["stored"])
 	shaC, c := reading(t, 3)
 	res, body = owner.put(t, at(id, shaC), c)
 	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
 	assert.Contains(t, body, `"rate_limited"`)
+	assert.Contains(t, body, "this address posted the 2 new readings one address may post today")
 	assert.NotEmpty(t, res.Header.Get("Retry-After"))
 	assert.Equal(t, false, owner.ok(t, http.MethodPut, at(id, shaA), string(a))["stored"], "one already held still answers")
+
+	// One address took its share, not the site's: another still posts, and
+	// only then is the site's cap reached.
+	other := stranger.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"mine"}`, "Cf-Connecting-Ip", "192.0.2.7")["id"].(string)
+	res, body = stranger.put(t, at(other, shaC), c, "Cf-Connecting-Ip", "192.0.2.7")
+	assert.Equal(t, http.StatusOK, res.StatusCode, body)
+	shaD, d := reading(t, 4)
+	res, body = stranger.put(t, at(other, shaD), d, "Cf-Connecting-Ip", "192.0.2.8")
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, body)
+	assert.Contains(t, body, "this site took all the new readings it takes today")
 }
 
 // proposedSpec posts a reading and has propose_spec draw a spec of it: a

@@ -20,7 +20,8 @@ import (
 // refusal does not wait for a body it will never read (it reached the client
 // only at the body's 30 s deadline).
 func TestARefusalBeforeTheBodyIsAnsweredAtOnce(t *testing.T) {
-	p := startPetal(t, map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "1"})
+	// The address's share (1) spent, below the site's cap (2).
+	p := startPetal(t, map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "2", "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS": "1"})
 	owner := p.browser(t)
 	id := owner.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"capped"}`)["id"].(string)
 	shaA, a := reading(t, 1)
