@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,7 +45,7 @@ type AgentService struct {
 	pay       *PayService // reconciles a person's calls with NEAR AI's bill before their chat
 	snapshots ports.SnapshotStore
 	limiter   ports.RateLimiter
-	budget    *DataBudget // what strangers' chats store
+	budget    *snapshotsapp.DataBudget // what strangers' chats store
 	log       *slog.Logger
 	process   ProcessID
 	random    ports.Random
@@ -91,9 +93,9 @@ type AgentDeps struct {
 	Limiter      ports.RateLimiter
 	Log          *slog.Logger
 	Process      ProcessID
-	Random       ports.Random // run ids
-	Budget       *DataBudget  // what strangers' chats store; nil: not counted
-	Opens        ports.Opens  // notes runs opened, for retention; nil: not noted
+	Random       ports.Random             // run ids
+	Budget       *snapshotsapp.DataBudget // what strangers' chats store; nil: not counted
+	Opens        ports.Opens              // notes runs opened, for retention; nil: not noted
 	Quotes       ports.ChatQuotes
 	Metrics      ports.Metrics // the quotes' counts; nil: none kept
 	Clock        ports.Clock

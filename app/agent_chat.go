@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -90,7 +92,7 @@ func (a *AgentService) Chat(ctx context.Context, caller toolkit.Caller, req Chat
 	if !a.Recorded() {
 		// Only now, past the gate and the limit, does a caller without a
 		// session get one (the run's owner): a refusal opens nothing.
-		if err := a.budget.Fits(ctx, caller.Subject, RowBytes+int64(runs.ThreadBytes(thread))); err != nil {
+		if err := a.budget.Fits(ctx, caller.Subject, snapshotsapp.RowBytes+int64(runs.ThreadBytes(thread))); err != nil {
 			return ChatStarted{}, err
 		}
 		if caller, err = caller.Own(ctx); err != nil {
@@ -117,7 +119,7 @@ func (a *AgentService) Chat(ctx context.Context, caller toolkit.Caller, req Chat
 	payer = forChat(payer, run.ID, 0)
 	// What a stranger sends is what they store: a run's thread counts against
 	// the data budget (the events the job writes are bounded per chat).
-	refund, err := a.budget.Spend(ctx, run.Owner, RowBytes+int64(runs.ThreadBytes(run.Thread)))
+	refund, err := a.budget.Spend(ctx, run.Owner, snapshotsapp.RowBytes+int64(runs.ThreadBytes(run.Thread)))
 	if err != nil {
 		return ChatStarted{}, err
 	}
@@ -174,7 +176,7 @@ func (a *AgentService) continueRun(ctx context.Context, caller toolkit.Caller, r
 	}
 	firstSeq := run.NextSeq
 	payer = forChat(payer, run.ID, firstSeq)
-	refund, err := a.budget.Spend(ctx, run.Owner, RowBytes+int64(len(last.Content)))
+	refund, err := a.budget.Spend(ctx, run.Owner, snapshotsapp.RowBytes+int64(len(last.Content)))
 	if err != nil {
 		return ChatStarted{}, err
 	}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -227,7 +229,7 @@ func (a *AgentService) Quote(ctx context.Context, caller toolkit.Caller, req Quo
 	if err := a.limit(ctx, "quotes:", caller.Address, QuotesPerHour, "quotes"); err != nil {
 		return QuoteBody{}, err
 	}
-	if err := a.budget.Fits(ctx, caller.Subject, RowBytes); err != nil {
+	if err := a.budget.Fits(ctx, caller.Subject, snapshotsapp.RowBytes); err != nil {
 		return QuoteBody{}, err
 	}
 	var payer *credit.Payer
@@ -260,7 +262,7 @@ func (a *AgentService) Quote(ctx context.Context, caller toolkit.Caller, req Quo
 	now := a.clock.Now()
 	q := credit.ChatQuote{ID: "quo_" + id, ThreadSHA256: chatSHA256(c.thread, c.run.Settings), RunID: req.RunID, Max: most,
 		Payer: payerName(payer), ExpiresAt: now.Add(credit.QuoteTTL), CreatedAt: now}
-	refund, err := a.budget.Spend(ctx, caller.Subject, RowBytes)
+	refund, err := a.budget.Spend(ctx, caller.Subject, snapshotsapp.RowBytes)
 	if err != nil {
 		return QuoteBody{}, err
 	}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"encoding/json"
 	"strconv"
@@ -26,7 +28,7 @@ type AnnotationService struct {
 	sessions     ports.SessionStore
 	wallets      WalletReader
 	runs         ports.RunStore
-	budget       *DataBudget
+	budget       *snapshotsapp.DataBudget
 	clock        ports.Clock
 	kept         ports.Counter // claims sent, by outcome: added, existed or refused
 }
@@ -40,7 +42,7 @@ type WalletReader interface {
 // names a signed-in person gives petals from it. wallets may be nil where no
 // door has sessions (stdio MCP): then nobody's account answers for a claim.
 func NewAnnotationService(ex *ExplorationService, store ports.AnnotationStore, sessions ports.SessionStore, wallets WalletReader,
-	runs ports.RunStore, budget *DataBudget, clock ports.Clock, flowers *FlowerService, metrics ports.Metrics) *AnnotationService {
+	runs ports.RunStore, budget *snapshotsapp.DataBudget, clock ports.Clock, flowers *FlowerService, metrics ports.Metrics) *AnnotationService {
 	s := &AnnotationService{explorations: ex, store: store, sessions: sessions, wallets: wallets, runs: runs, budget: budget, clock: clock,
 		kept: ports.MetricsOrNone(metrics).Counter("petal_annotations_total",
 			"Annotations sent to be kept, by outcome: added, existed (kept before, by content) or refused (the whole request kept nothing).", "outcome")}
@@ -238,7 +240,7 @@ func (s *AnnotationService) keep(ctx context.Context, owner string, scope ports.
 	size := int64(0)
 	for _, c := range cs {
 		b, _ := json.Marshal(c)
-		size += RowBytes + int64(len(b))
+		size += snapshotsapp.RowBytes + int64(len(b))
 	}
 	refund, err := s.budget.Spend(ctx, owner, size)
 	if err != nil {

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"strings"
 	"time"
@@ -59,7 +61,7 @@ func (s *ExplorationService) CreateLink(ctx context.Context, caller toolkit.Call
 	if err != nil {
 		return NewLink{}, err
 	}
-	refund, err := s.budget.Spend(ctx, e.Owner, RowBytes+int64(len(hash)))
+	refund, err := s.budget.Spend(ctx, e.Owner, snapshotsapp.RowBytes+int64(len(hash)))
 	if err != nil {
 		return NewLink{}, err
 	}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -45,10 +47,10 @@ func (s *ExplorationService) PostReading(ctx context.Context, caller toolkit.Cal
 	if err != nil {
 		return PostedReading{}, err
 	}
-	if err := CheckSHA256("the snapshot's name", name); err != nil {
+	if err := snapshotsapp.CheckSHA256("the snapshot's name", name); err != nil {
 		return PostedReading{}, err
 	}
-	out := PostedReading{Exploration: e.ID, SHA256: name, Origin: OriginTheirMachine}
+	out := PostedReading{Exploration: e.ID, SHA256: name, Origin: snapshotsapp.OriginTheirMachine}
 	held, err := s.snapshots.Get(ctx, name)
 	switch {
 	case err == nil:
@@ -71,7 +73,7 @@ func (s *ExplorationService) PostReading(ctx context.Context, caller toolkit.Cal
 	case !errs.Is(err, errs.NotFound):
 		return PostedReading{}, err
 	}
-	if err := s.budget.Fits(ctx, e.Owner, RowBytes); err != nil {
+	if err := s.budget.Fits(ctx, e.Owner, snapshotsapp.RowBytes); err != nil {
 		return PostedReading{}, err
 	}
 	now := s.now()
@@ -107,11 +109,11 @@ func (s *ExplorationService) PostReading(ctx context.Context, caller toolkit.Cal
 		return PostedReading{}, err
 	}
 	sha := name
-	refund, err := s.budget.Spend(ctx, e.Owner, RowBytes+int64(len(canonical)))
+	refund, err := s.budget.Spend(ctx, e.Owner, snapshotsapp.RowBytes+int64(len(canonical)))
 	if err != nil {
 		return PostedReading{}, err
 	}
-	if out.Stored, err = StoreCanonical(ctx, s.snapshots, snap, sha, canonical, OriginTheirMachine); err != nil {
+	if out.Stored, err = snapshotsapp.StoreCanonical(ctx, s.snapshots, snap, sha, canonical, snapshotsapp.OriginTheirMachine); err != nil {
 		refund()
 		return PostedReading{}, err
 	}
@@ -162,7 +164,7 @@ func scanPosted(body PostedBody) (sha string, size int64, accounts int, err erro
 
 // parsePosted decodes a body that passed scanPosted, in a decode slot when it
 // is large, and checks it is the reading its name says.
-func parsePosted(ctx context.Context, library *SnapshotLibrary, body PostedBody, size int64, accounts int, name string) (snapshots.Snapshot, []byte, error) {
+func parsePosted(ctx context.Context, library *snapshotsapp.SnapshotLibrary, body PostedBody, size int64, accounts int, name string) (snapshots.Snapshot, []byte, error) {
 	release, err := library.DecodeSlot(ctx, size)
 	if err != nil {
 		return snapshots.Snapshot{}, nil, err

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"encoding/json"
 	"strings"
@@ -109,7 +111,7 @@ func (s *ExplorationService) start(ctx context.Context, call toolkit.Call, in st
 	if err := explorations.CheckQuestion(in.Question, in.Title); err != nil {
 		return nil, err
 	}
-	size := RowBytes + int64(len(in.Question)+len(in.Title))
+	size := snapshotsapp.RowBytes + int64(len(in.Question)+len(in.Title))
 	// The key is looked up before a session is opened: a caller without one
 	// is known by its address, and the same key twice opens one.
 	return s.once(ctx, &call, "start_exploration", func() (any, error) {
@@ -289,7 +291,7 @@ func (s *ExplorationService) saveStep(ctx context.Context, call toolkit.Call, in
 				WithHint("send the spec alone, or its right sha256")
 		}
 	}
-	size := RowBytes + int64(len(step.Spec)+len(step.Note))
+	size := snapshotsapp.RowBytes + int64(len(step.Spec)+len(step.Note))
 	return s.once(ctx, &call, "save_step", func() (any, error) {
 		if err := s.ownWrite(ctx, &call, e.Owner, size); err != nil {
 			return nil, err
@@ -322,7 +324,7 @@ func (s *ExplorationService) addNote(ctx context.Context, call toolkit.Call, in 
 	if err != nil {
 		return nil, err
 	}
-	size := RowBytes + int64(len(text))
+	size := snapshotsapp.RowBytes + int64(len(text))
 	return s.once(ctx, &call, "add_note", func() (any, error) {
 		if err := s.ownWrite(ctx, &call, e.Owner, size); err != nil {
 			return nil, err

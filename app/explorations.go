@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -24,7 +26,7 @@ type ExplorationService struct {
 	flowers   *FlowerService
 	clock     ports.Clock
 	random    ports.Random
-	budget    *DataBudget
+	budget    *snapshotsapp.DataBudget
 	opens     ports.Opens // when each was last opened, for retention
 	log       *slog.Logger
 	watcher   ExplorationWatcher // nil: nobody
@@ -66,7 +68,7 @@ func (s *ExplorationService) changed(ctx context.Context, exploration string) {
 // NewExplorationService makes the exploration service. A step's inline spec
 // is checked against its snapshot by the flowers' own validation.
 // What strangers write counts against budget.
-func NewExplorationService(cfg config.Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *FlowerService, clock ports.Clock, random ports.Random, budget *DataBudget,
+func NewExplorationService(cfg config.Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *FlowerService, clock ports.Clock, random ports.Random, budget *snapshotsapp.DataBudget,
 	opens ports.Opens, log *slog.Logger) *ExplorationService {
 	return &ExplorationService{cfg: cfg, store: store, snapshots: snapshots, flowers: flowers, clock: clock, random: random, budget: budget, opens: opens, log: log}
 }

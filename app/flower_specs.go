@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -81,7 +83,7 @@ func (s *FlowerService) keep(ctx context.Context, owner, name, snapshot string, 
 	} else if !errs.Is(err, errs.NotFound) {
 		return errs.New(errs.Internal, "the spec store could not be read").WithCause(err)
 	}
-	refund, err := s.budget.Spend(ctx, owner, RowBytes+int64(len(canonical)))
+	refund, err := s.budget.Spend(ctx, owner, snapshotsapp.RowBytes+int64(len(canonical)))
 	if err != nil {
 		return err
 	}
@@ -98,7 +100,7 @@ func (s *FlowerService) keep(ctx context.Context, owner, name, snapshot string, 
 // Draft is the canonical JSON of a kept spec, for /d/:hash. It is hashed
 // again on read: a body that no longer matches its name is never served.
 func (s *FlowerService) Draft(ctx context.Context, hash string) ([]byte, error) {
-	if !sha256Hex.MatchString(hash) {
+	if !snapshotsapp.SHA256Pattern.MatchString(hash) {
 		return nil, errs.Newf(errs.NotFound, "no draft %s", toolkit.CutForMessage(hash))
 	}
 	body, err := s.specs.Get(ctx, hash)

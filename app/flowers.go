@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -28,11 +30,11 @@ const MaxIntent = 2000
 // picture. Specs are kept by their name when proposed, validated (valid) or
 // rendered, so a draft link finds them.
 type FlowerService struct {
-	library *SnapshotLibrary
+	library *snapshotsapp.SnapshotLibrary
 	specs   ports.SpecStore
-	views   PersonViews // whose view a render without one is drawn through; nil: the default's
-	names   PetalNamer  // the names a signed-in person gives petals; nil: none
-	budget  *DataBudget // what a spec a stranger has kept costs; nil: nothing
+	views   PersonViews              // whose view a render without one is drawn through; nil: the default's
+	names   PetalNamer               // the names a signed-in person gives petals; nil: none
+	budget  *snapshotsapp.DataBudget // what a spec a stranger has kept costs; nil: nothing
 }
 
 // PetalNamer gives the names a caller gives accounts (account id → name), to
@@ -50,7 +52,7 @@ var _ toolkit.ToolSet = (*FlowerService)(nil)
 // NewFlowerService makes the flower service over the snapshot library, the
 // spec store, people's views and the data budget (every spec kept for
 // someone who isn't signed in counts against it).
-func NewFlowerService(library *SnapshotLibrary, specs ports.SpecStore, views PersonViews, budget *DataBudget) *FlowerService {
+func NewFlowerService(library *snapshotsapp.SnapshotLibrary, specs ports.SpecStore, views PersonViews, budget *snapshotsapp.DataBudget) *FlowerService {
 	return &FlowerService{library: library, specs: specs, views: views, budget: budget}
 }
 
@@ -73,7 +75,7 @@ func (s *FlowerService) ViewFor(ctx context.Context, subject string, rawView jso
 
 // load reads a stored snapshot, decoded, through the library's cache. The
 // snapshot it gives is shared: read it, never change it.
-func (s *FlowerService) load(ctx context.Context, sha string) (Loaded, error) {
+func (s *FlowerService) load(ctx context.Context, sha string) (snapshotsapp.Loaded, error) {
 	return s.library.Load(ctx, sha)
 }
 
@@ -144,7 +146,7 @@ type checked struct {
 // ComputeFigures is compute_figures over a stored snapshot (sha) or one given
 // inline (raw); group limits the per-group figures to one group.
 func (s *FlowerService) ComputeFigures(ctx context.Context, sha string, raw json.RawMessage, group string) (FiguresResult, error) {
-	var loaded Loaded
+	var loaded snapshotsapp.Loaded
 	switch {
 	case sha != "" && len(raw) > 0:
 		return FiguresResult{}, errs.New(errs.BadInput, "give sha256 or snapshot, not both")
@@ -158,7 +160,7 @@ func (s *FlowerService) ComputeFigures(ctx context.Context, sha string, raw json
 		if err != nil {
 			return FiguresResult{}, err
 		}
-		loaded, sha = Loaded{Snapshot: &snap}, name
+		loaded, sha = snapshotsapp.Loaded{Snapshot: &snap}, name
 	default:
 		return FiguresResult{}, errs.New(errs.BadInput, "sha256 or snapshot is required", "name a stored snapshot by its sha256, or send one inline")
 	}
@@ -172,7 +174,7 @@ func (s *FlowerService) ComputeFigures(ctx context.Context, sha string, raw json
 	if err != nil {
 		return FiguresResult{}, err
 	}
-	return FiguresResult{SHA256: sha, FigureSet: fs, Origin: origin, Demo: origin == OriginDemo}, nil
+	return FiguresResult{SHA256: sha, FigureSet: fs, Origin: origin, Demo: origin == snapshotsapp.OriginDemo}, nil
 }
 
 // Propose is propose_spec: a good spec for a stored snapshot, kept by name

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"encoding/json"
 	"strconv"
@@ -22,12 +24,12 @@ import (
 type LayerService struct {
 	annotations *AnnotationService
 	store       ports.LayerStore
-	library     *SnapshotLibrary
+	library     *snapshotsapp.SnapshotLibrary
 	kept        ports.Counter // documents kept, by kind and outcome
 }
 
 // NewLayerService makes the layer service.
-func NewLayerService(annotations *AnnotationService, store ports.LayerStore, library *SnapshotLibrary, metrics ports.Metrics) *LayerService {
+func NewLayerService(annotations *AnnotationService, store ports.LayerStore, library *snapshotsapp.SnapshotLibrary, metrics ports.Metrics) *LayerService {
 	return &LayerService{annotations: annotations, store: store, library: library,
 		kept: ports.MetricsOrNone(metrics).Counter("petal_dataset_documents_total",
 			"Layers and dataset versions kept, by kind (layer, version) and outcome (added, existed: the same content kept before).", "kind", "outcome")}
@@ -143,7 +145,7 @@ func (s *LayerService) keep(ctx context.Context, call toolkit.Call, in keepLayer
 	if in.As != "" && !claims.ValidAs(in.As) {
 		return nil, errs.New(errs.BadInput, "as must be 1 to 32 lower-case letters, digits, - or _")
 	}
-	if err := CheckSHA256("snapshot", in.Snapshot); err != nil {
+	if err := snapshotsapp.CheckSHA256("snapshot", in.Snapshot); err != nil {
 		return nil, err
 	}
 	e, access, err := s.annotations.explorations.resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
@@ -214,7 +216,7 @@ func (s *LayerService) keep(ctx context.Context, call toolkit.Call, in keepLayer
 // docBytes is what a kept document costs against the data budget.
 func docBytes(v any) int64 {
 	b, _ := json.Marshal(v)
-	return RowBytes + int64(len(b))
+	return snapshotsapp.RowBytes + int64(len(b))
 }
 
 // snapshotAccounts reads a stored snapshot's accounts: whether it holds one,

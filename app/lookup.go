@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"encoding/json"
 	"strings"
@@ -118,7 +120,7 @@ func (s *LookUpService) LookUp(ctx context.Context, caller toolkit.Caller, in Lo
 	if q == "" || len(in.Query) > 200 {
 		return LookUpAnswer{}, errs.New(errs.BadInput, "query is required: an account id or words, up to 200 characters")
 	}
-	chain, err := chainOf(in.Chain)
+	chain, err := snapshotsapp.ChainOf(in.Chain)
 	if err != nil {
 		return LookUpAnswer{}, errs.Newf(errs.BadInput, "chain must be near:mainnet or near:testnet, not %q", in.Chain)
 	}
@@ -164,9 +166,9 @@ func (s *LookUpService) LookUp(ctx context.Context, caller toolkit.Caller, in Lo
 		ans.Next = nextStep("read_chain", map[string]any{"network": chain, "contract": account, "method": "<a view method>"},
 			"not a Sputnik DAO, a staking pool or a fungible token by petal's probes: read its contract's view methods, if it has one")
 	case *said.Kind == "sputnik_dao":
-		ans.Next = nextStep("get_snapshot", map[string]any{"network": "near-dao-members", "params": daoParams{DAO: account, Chain: chain}}, "read the DAO's members")
+		ans.Next = nextStep("get_snapshot", map[string]any{"network": "near-dao-members", "params": snapshotsapp.DAOParams{DAO: account, Chain: chain}}, "read the DAO's members")
 	case *said.Kind == "staking_pool":
-		ans.Next = nextStep("get_snapshot", map[string]any{"network": "near-staking-pool", "params": poolParams{Pool: account, Chain: chain}}, "read the pool's delegators")
+		ans.Next = nextStep("get_snapshot", map[string]any{"network": "near-staking-pool", "params": snapshotsapp.PoolParams{Pool: account, Chain: chain}}, "read the pool's delegators")
 	default:
 		ans.Next = nextStep("get_snapshot", map[string]any{"network": "near-ft-balances"},
 			"read the token's balances of the accounts you name (its params: GET /api/v1/networks/near-ft-balances)")

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -28,7 +30,7 @@ import (
 // NOTIFY) is rebuilt in the background while requests are answered from the
 // index a moment old. Nothing per request reads the store of flowers.
 type MapService struct {
-	library *SnapshotLibrary
+	library *snapshotsapp.SnapshotLibrary
 	store   MapFlowerStore
 	hidden  map[string]maps.Hidden
 	clock   ports.Clock
@@ -174,7 +176,7 @@ const (
 // NewMapService makes the map over the snapshot library and its source, with
 // the hidden maps shipped in petal (an invalid file is an error, so petal
 // does not start showing a map someone meant to hide).
-func NewMapService(cfg config.Config, library *SnapshotLibrary, store MapFlowerStore, views PersonViews, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
+func NewMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store MapFlowerStore, views PersonViews, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
 	hidden, err := HiddenMaps()
 	if err != nil {
 		return nil, err

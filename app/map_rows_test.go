@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -17,7 +19,7 @@ const shippedMapRow = "map-rows/mainnet/members-marketing.json"
 // PETAL_WRITE_SHIPPED=1 go test ./app -run TestShippedMapRows.
 func TestShippedMapRowsAreValidFlowersOfShippedSnapshots(t *testing.T) {
 	if os.Getenv("PETAL_WRITE_SHIPPED") == "1" {
-		sh := ShippedSnapshots()[0]
+		sh := snapshotsapp.ShippedSnapshots()[0]
 		spec, err := specs.Propose(&sh.Snapshot, sh.SHA256, "")
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +54,7 @@ func TestShippedMapRowsAreValidFlowersOfShippedSnapshots(t *testing.T) {
 				if len(problems) > 0 || got != id || f.MadeBy != account {
 					t.Fatalf("%s: %s/%s: problems %v, id %s", name, account, id, problems, got)
 				}
-				if _, ok := shippedBySHA(f.Snapshot); !ok {
+				if _, ok := snapshotsapp.ShippedBySHA(f.Snapshot); !ok {
 					t.Fatalf("%s: %s draws a snapshot that doesn't ship", name, id)
 				}
 			}

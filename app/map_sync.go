@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"log/slog"
 	"strings"
@@ -28,7 +30,7 @@ type MapSync struct {
 	social    ports.SocialDB
 	flowers   ports.PublishedFlowers
 	positions ports.JobPositions
-	library   *SnapshotLibrary
+	library   *snapshotsapp.SnapshotLibrary
 	log       *slog.Logger
 	every     time.Duration
 	networks  []string
@@ -56,7 +58,7 @@ var SyncNetworks = []string{"near:mainnet", "near:testnet"}
 
 // NewMapSync makes the sync over SocialDB and the published flowers' store.
 // Every PETAL_MAP_SYNC_MIN minutes; 0 turns it off (Job is then nil).
-func NewMapSync(cfg config.Config, social ports.SocialDB, flowers ports.PublishedFlowers, positions ports.JobPositions, library *SnapshotLibrary, log *slog.Logger, m ports.Metrics) *MapSync {
+func NewMapSync(cfg config.Config, social ports.SocialDB, flowers ports.PublishedFlowers, positions ports.JobPositions, library *snapshotsapp.SnapshotLibrary, log *slog.Logger, m ports.Metrics) *MapSync {
 	m = ports.MetricsOrNone(m)
 	return &MapSync{social: social, flowers: flowers, positions: positions, library: library, log: log,
 		every: time.Duration(cfg.MapSyncMin) * time.Minute, networks: SyncNetworks,

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,7 +31,7 @@ const PictureDecodesAtOnce = 2
 // WebP by decoding it, its size read from its header before any pixel.
 type ProfileService struct {
 	store    ports.ProfileStore
-	budget   *DataBudget
+	budget   *snapshotsapp.DataBudget
 	limiter  ports.RateLimiter
 	clock    ports.Clock
 	log      *slog.Logger
@@ -39,7 +41,7 @@ type ProfileService struct {
 }
 
 // NewProfileService makes the profile service over its store.
-func NewProfileService(store ports.ProfileStore, budget *DataBudget, limiter ports.RateLimiter, clock ports.Clock, log *slog.Logger, metrics ports.Metrics) *ProfileService {
+func NewProfileService(store ports.ProfileStore, budget *snapshotsapp.DataBudget, limiter ports.RateLimiter, clock ports.Clock, log *slog.Logger, metrics ports.Metrics) *ProfileService {
 	m := ports.MetricsOrNone(metrics)
 	return &ProfileService{store: store, budget: budget, limiter: limiter, clock: clock, log: log,
 		decodes:  make(chan struct{}, PictureDecodesAtOnce),
@@ -118,14 +120,14 @@ func (s *ProfileService) Keep(ctx context.Context, sess people.Session, body Kee
 	}
 	var stored []ports.StoredPicture
 	var uses []ports.PictureUse
-	size := int64(RowBytes)
+	size := int64(snapshotsapp.RowBytes)
 	for _, ref := range checked.Pictures {
 		switch {
 		case ref.Data != nil:
 			p := ref.Data
 			stored = append(stored, ports.StoredPicture{SHA256: p.SHA256, MediaType: p.MediaType, Bytes: p.Bytes, Width: p.Width, Height: p.Height})
 			uses = append(uses, ports.PictureUse{Slot: string(ref.Slot), SHA256: p.SHA256, MediaType: p.MediaType})
-			size += int64(len(p.Bytes)) + RowBytes
+			size += int64(len(p.Bytes)) + snapshotsapp.RowBytes
 		case ref.SHA256 != "":
 			uses = append(uses, ports.PictureUse{Slot: string(ref.Slot), SHA256: ref.SHA256, MediaType: ref.MediaType})
 		}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -219,7 +221,7 @@ func (s *PublishService) record(ctx context.Context, in publishRequest, account 
 // reader's title (or the snapshot's own) and its chain, as plain text.
 func aboutOf(snap *snapshots.Snapshot) string {
 	title := snap.Title
-	if r, ok := ReaderByID(snap.Network); ok {
+	if r, ok := snapshotsapp.ReaderByID(snap.Network); ok {
 		title = r.Title
 	}
 	where := snap.Chain

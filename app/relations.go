@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -23,7 +25,7 @@ import (
 // holdings reading; hidden maps are in no answer.
 type RelationService struct {
 	store    ports.RelationStore
-	library  *SnapshotLibrary
+	library  *snapshotsapp.SnapshotLibrary
 	hidden   []string
 	hiddenOK map[string]bool
 	owners   sameOwners
@@ -66,7 +68,7 @@ const (
 
 // NewRelationService makes the relations over the store, reading snapshots
 // through the library and "same owner" claims from the site's shipped claims.
-func NewRelationService(store ports.RelationStore, library *SnapshotLibrary, log *slog.Logger, m ports.Metrics) (*RelationService, error) {
+func NewRelationService(store ports.RelationStore, library *snapshotsapp.SnapshotLibrary, log *slog.Logger, m ports.Metrics) (*RelationService, error) {
 	hidden, err := HiddenMaps()
 	if err != nil {
 		return nil, err

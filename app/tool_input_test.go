@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"encoding/json"
 	"reflect"
@@ -19,7 +21,7 @@ import (
 // everyTool is every tool petal registers, from services that are never run.
 func everyTool() []toolkit.Tool {
 	var out []toolkit.Tool
-	for _, set := range []toolkit.ToolSet{&SnapshotService{}, &FlowerService{}, &ExplorationService{}} {
+	for _, set := range []toolkit.ToolSet{&snapshotsapp.SnapshotService{}, &FlowerService{}, &ExplorationService{}} {
 		out = append(out, set.Tools()...)
 	}
 	return out
@@ -226,7 +228,7 @@ func TestRegistryRefusesInputOutsideTheSchemaBeforeTheToolRuns(t *testing.T) {
 func TestRefinedSchemasAreEnforced(t *testing.T) {
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
-	reg := toolkit.NewRegistry(cfg, nil, []toolkit.ToolSet{&FlowerService{}, &SnapshotService{}, &ExplorationService{}})
+	reg := toolkit.NewRegistry(cfg, nil, []toolkit.ToolSet{&FlowerService{}, &snapshotsapp.SnapshotService{}, &ExplorationService{}})
 	cases := []struct {
 		tool, input, message string
 	}{

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/snapshotsapp"
+
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -17,7 +19,7 @@ import (
 // a wallet's: the wallet of the session that kept one is noted beside it.
 type ViewService struct {
 	store  ports.ViewStore
-	budget *DataBudget
+	budget *snapshotsapp.DataBudget
 	clock  ports.Clock
 	log    *slog.Logger
 	kept   ports.Counter
@@ -39,7 +41,7 @@ type PersonViews interface {
 var _ PersonViews = (*ViewService)(nil)
 
 // NewViewService makes the view service over its store.
-func NewViewService(store ports.ViewStore, budget *DataBudget, clock ports.Clock, log *slog.Logger, metrics ports.Metrics) *ViewService {
+func NewViewService(store ports.ViewStore, budget *snapshotsapp.DataBudget, clock ports.Clock, log *slog.Logger, metrics ports.Metrics) *ViewService {
 	m := ports.MetricsOrNone(metrics)
 	return &ViewService{store: store, budget: budget, clock: clock, log: log,
 		kept:  m.Counter("petal_views_kept_total", "Views people kept as their own (PUT /api/v1/me/view)."),
@@ -94,7 +96,7 @@ func (s *ViewService) Keep(ctx context.Context, sess people.Session, raw json.Ra
 	// A person's writes aren't counted (they answer for what they keep), but
 	// the write goes through the budget like every other, so a change to who
 	// is counted reaches it.
-	refund, err := s.budget.Spend(ctx, sess.Subject, int64(len(ans.View))+RowBytes)
+	refund, err := s.budget.Spend(ctx, sess.Subject, int64(len(ans.View))+snapshotsapp.RowBytes)
 	if err != nil {
 		return ViewAnswer{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/specs"
@@ -148,12 +149,12 @@ func (s *Server) mapProposals(c echo.Context) error {
 // address) it is the default look today, kept five minutes.
 func (s *Server) mapPicture(c echo.Context) error {
 	sha := c.Param("sha")
-	if err := app.CheckSHA256("sha", sha); err != nil {
+	if err := snapshotsapp.CheckSHA256("sha", sha); err != nil {
 		return errs.New(errs.NotFound, "no drawing on the map has that hash", "use a picture address as the map's lists give it")
 	}
 	q := c.Request().URL.Query()
 	names := q.Get("names")
-	if names != "" && app.CheckSHA256("names", names) != nil {
+	if names != "" && snapshotsapp.CheckSHA256("names", names) != nil {
 		return errs.New(errs.NotFound, "no drawing on the map has that address", "use a picture address as the map's lists give it")
 	}
 	var drawn specs.Look

@@ -16,7 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/specs"
 )
@@ -127,7 +127,7 @@ func (s *Server) mePage(c echo.Context) error {
 // sampleSpec is the flower /me draws through the person's view: the first
 // reading that ships with petal, as propose_spec draws it.
 var sampleSpec = sync.OnceValue(func() string {
-	shipped := app.ShippedSnapshots()
+	shipped := snapshotsapp.ShippedSnapshots()
 	if len(shipped) == 0 {
 		return ""
 	}

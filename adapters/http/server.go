@@ -16,6 +16,7 @@ import (
 
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
@@ -94,7 +95,7 @@ type Deps struct {
 	Invites       *app.InviteService
 	Ledger        *app.Ledger
 	// Snapshots is the service behind the snapshot body route.
-	Snapshots *app.SnapshotService
+	Snapshots *snapshotsapp.SnapshotService
 	SignIn    *app.SignInService
 	Pay       *app.PayService
 	// Publish is the service behind a published flower's SVG.

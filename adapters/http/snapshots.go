@@ -11,7 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -40,7 +40,7 @@ const immutable = "public, max-age=31536000, immutable"
 
 func (s *Server) snapshotBody(c echo.Context) error {
 	sha := c.Param("sha256")
-	if err := app.CheckSHA256("sha256", sha); err != nil {
+	if err := snapshotsapp.CheckSHA256("sha256", sha); err != nil {
 		return err
 	}
 	etag := `"` + sha + `"`
@@ -61,7 +61,7 @@ func (s *Server) snapshotBody(c echo.Context) error {
 	// The body is the snapshot's canonical bytes and can say nothing more;
 	// where it came from goes beside it.
 	h.Set("Petal-Origin", b.Origin)
-	if b.Origin == app.OriginDemo {
+	if b.Origin == snapshotsapp.OriginDemo {
 		h.Set("Petal-Demo", "true")
 	}
 	if acceptsGzip(c.Request().Header.Get("Accept-Encoding")) {
@@ -76,8 +76,8 @@ func (s *Server) snapshotBody(c echo.Context) error {
 // inflating it as it is written, never whole in memory: its length is the
 // gzip trailer's, which petal wrote itself when it stored the body.
 func (s *Server) streamInflated(c echo.Context, gz []byte) error {
-	size := app.InflatedLength(gz)
-	if size <= 0 || size > app.MaxSnapshotInflated {
+	size := snapshotsapp.InflatedLength(gz)
+	if size <= 0 || size > snapshotsapp.MaxSnapshotInflated {
 		return errs.New(errs.Internal, "a stored snapshot could not be read").WithCause(fmt.Errorf("gzip trailer says %d bytes", size))
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(gz))

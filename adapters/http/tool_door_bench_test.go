@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/memory"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 )
 
@@ -31,7 +31,7 @@ func BenchmarkToolDoor(b *testing.B) {
 		return ""
 	})
 	require.NoError(b, err)
-	snapshots := &app.SnapshotService{} // list_networks reads nothing of its own
+	snapshots := &snapshotsapp.SnapshotService{} // list_networks reads nothing of its own
 	registry := toolkit.NewRegistry(cfg, memory.NewRateLimiter(memory.SystemClock{}), []toolkit.ToolSet{snapshots})
 	petal := New(Deps{Config: cfg, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), Registry: registry, Snapshots: snapshots,
 		Metrics: newPromMetrics()}).Handler()

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/recorded"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
 )
@@ -56,7 +56,7 @@ func TestTheTranscriptReadsTheShippedDemoByName(t *testing.T) {
 	require.NoError(t, err)
 	var args map[string]any
 	require.NoError(t, json.Unmarshal(first.Message.ToolCalls[0].Args, &args))
-	shipped := app.ShippedSnapshots()
+	shipped := snapshotsapp.ShippedSnapshots()
 	require.NotEmpty(t, shipped)
 	assert.Equal(t, shipped[0].SHA256, args["at"], "regenerated shipped snapshot: update the transcript's at")
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/snapshots"
 )
@@ -44,7 +44,7 @@ func flowerDAOSnapshot() snapshots.Snapshot {
 
 func storeFlowerSnapshot(t *testing.T, p *testPetal, s snapshots.Snapshot) string {
 	t.Helper()
-	sha, _, err := app.StoreSnapshot(t.Context(), postgres.NewSnapshotRepository(p.DB.DB), s, app.OriginThisSite)
+	sha, _, err := snapshotsapp.StoreSnapshot(t.Context(), postgres.NewSnapshotRepository(p.DB.DB), s, snapshotsapp.OriginThisSite)
 	require.NoError(t, err)
 	return sha
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/petal-near/petal/adapters/tracing"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/ports"
 )
@@ -29,7 +30,7 @@ type service struct {
 	Server    *httpapi.Server
 	Registry  *toolkit.Registry // every tool; tests hold the doors to it
 	Agent     *app.AgentService
-	Snapshots *app.SnapshotService
+	Snapshots *snapshotsapp.SnapshotService
 	Bus       *postgres.EventBus
 	Leases    ports.Leases
 	Process   app.ProcessID

@@ -16,8 +16,8 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -129,7 +129,7 @@ func BenchmarkMapLists(b *testing.B) {
 	shas := make([]string, nSnaps)
 	for i := range nSnaps {
 		readings[i] = benchReading(i, nMaps)
-		if shas[i], _, err = app.StoreSnapshot(ctx, snapStore, readings[i], app.OriginThisSite); err != nil {
+		if shas[i], _, err = snapshotsapp.StoreSnapshot(ctx, snapStore, readings[i], snapshotsapp.OriginThisSite); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -288,7 +288,7 @@ func BenchmarkMapSync(b *testing.B) {
 	shas := make([]string, nSnaps)
 	for i := range nSnaps {
 		readings[i] = benchReading(i, nSnaps)
-		if shas[i], _, err = app.StoreSnapshot(ctx, snapStore, readings[i], app.OriginThisSite); err != nil {
+		if shas[i], _, err = snapshotsapp.StoreSnapshot(ctx, snapStore, readings[i], snapshotsapp.OriginThisSite); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -26,7 +26,7 @@ const marketingMap = "near:mainnet:marketing.sputnik-dao.near"
 // spec sha256.
 func aFlower(t *testing.T, maker, name string, top int) (record []byte, id, specSHA string) {
 	t.Helper()
-	sh := app.ShippedSnapshots()[0]
+	sh := snapshotsapp.ShippedSnapshots()[0]
 	spec, err := specs.Propose(&sh.Snapshot, sh.SHA256, fmt.Sprintf("top %d", top))
 	if err != nil {
 		t.Fatal(err)
@@ -363,7 +363,7 @@ func storeReading(t *testing.T, p *testPetal, s snapshots.Snapshot) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.StoreCanonical(t.Context(), postgres.NewSnapshotRepository(p.DB.DB), s, sha, canonical, app.OriginThisSite); err != nil {
+	if _, err := snapshotsapp.StoreCanonical(t.Context(), postgres.NewSnapshotRepository(p.DB.DB), s, sha, canonical, snapshotsapp.OriginThisSite); err != nil {
 		t.Fatal(err)
 	}
 	return sha

@@ -6,8 +6,8 @@ import (
 	"os"
 
 	mcpdoor "github.com/petal-near/petal/adapters/mcp"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 )
 
@@ -43,5 +43,5 @@ func mcpStdio(ctx context.Context, stderr io.Writer) error {
 // stdioMCP is the MCP door alone, and what it starts.
 type stdioMCP struct {
 	Door      *mcpdoor.Server
-	Snapshots *app.SnapshotService
+	Snapshots *snapshotsapp.SnapshotService
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	httpapi "github.com/petal-near/petal/adapters/http"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 )
 
@@ -249,7 +249,7 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 		"list_networks":     {"query": "dao"},
 		"get_network":       {"id": "near-dao-members", "dao": "marketing"},
 		"get_snapshot":      {"network": "near-dao-members", "params": map[string]any{"dao": "marketing"}},
-		"describe_snapshot": {"sha256": app.ShippedSnapshots()[0].SHA256, "top": 3},
+		"describe_snapshot": {"sha256": snapshotsapp.ShippedSnapshots()[0].SHA256, "top": 3},
 		"compute_figures":   {"sha256": snapshot},
 		"propose_spec":      {"sha256": snapshot, "intent": "who sits on the council"},
 		"validate_spec":     {"spec": spec},

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	httpapi "github.com/petal-near/petal/adapters/http"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 )
 
@@ -52,7 +52,7 @@ func readOnlyCalls(t *testing.T, p *testPetal) map[string][]string {
 		"list_networks":      {"query=dao"},
 		"get_network":        {"id=near-dao-members", "dao=marketing"},
 		"find_target":        {"query=marketing"},
-		"describe_snapshot":  {"sha256=" + app.ShippedSnapshots()[0].SHA256, "top=3"},
+		"describe_snapshot":  {"sha256=" + snapshotsapp.ShippedSnapshots()[0].SHA256, "top=3"},
 		"compute_figures":    {"sha256=" + snapshot},
 		"validate_spec":      {"spec=" + specJSON},
 		"render_flower":      {"spec=" + specJSON},

@@ -21,7 +21,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/snapshots"
 )
 
@@ -67,7 +67,7 @@ func BenchmarkServerPeakMemory(b *testing.B) {
 			Accounts: []snapshots.Account{{ID: "near:mainnet:a.near", Label: "a", Weight: "1", Groups: []string{},
 				Attrs: json.RawMessage(`{"zeros":[0` + strings.Repeat(",0", 16_000_000-1) + `]}`)}},
 			Source: snapshots.Source{Calls: []snapshots.Call{}}}
-		sha, _, err := app.StoreSnapshot(b.Context(), postgres.NewSnapshotRepository(srv.db.DB), s, app.OriginTheirMachine)
+		sha, _, err := snapshotsapp.StoreSnapshot(b.Context(), postgres.NewSnapshotRepository(srv.db.DB), s, snapshotsapp.OriginTheirMachine)
 		if err != nil {
 			b.Fatal(err)
 		}

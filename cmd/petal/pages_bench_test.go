@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/specs"
 )
 
@@ -23,7 +23,7 @@ import (
 func BenchmarkDraftPage(b *testing.B) {
 	db := pgtest.New(b)
 	p := startProcess(b, db, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "1000000000"})
-	sh := app.ShippedSnapshots()[0]
+	sh := snapshotsapp.ShippedSnapshots()[0]
 	spec, err := specs.Propose(&sh.Snapshot, sh.SHA256, "")
 	require.NoError(b, err)
 	_, canonical, err := specs.Name(spec)

@@ -23,6 +23,7 @@ import (
 	"github.com/petal-near/petal/adapters/webpage"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -121,9 +122,9 @@ var (
 	)
 	// registrySet is every tool; the stdio MCP door needs only this.
 	registrySet = wire.NewSet(
-		app.NewDataBudget,
+		snapshotsapp.NewDataBudget,
 		app.NewExplorationService,
-		app.NewSnapshotLibrary,
+		snapshotsapp.NewSnapshotLibrary,
 		app.NewViewService,
 		wire.Bind(new(app.PersonViews), new(*app.ViewService)),
 		app.NewFlowerService,
@@ -222,7 +223,7 @@ func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *app.Ma
 
 // newMapService is the map, its /map answer carrying the relations' groups
 // and pairs, its cards the maps' marks.
-func newMapService(cfg config.Config, library *app.SnapshotLibrary, store app.MapFlowerStore, views app.PersonViews, clock ports.Clock,
+func newMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store app.MapFlowerStore, views app.PersonViews, clock ports.Clock,
 	log *slog.Logger, m ports.Metrics, relations *app.RelationService, marks ports.MapMarks) (*app.MapService, error) {
 	s, err := app.NewMapService(cfg, library, store, views, clock, log, m)
 	if err != nil {
@@ -233,7 +234,7 @@ func newMapService(cfg config.Config, library *app.SnapshotLibrary, store app.Ma
 	return s, nil
 }
 
-func newMapSync(cfg config.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, positions ports.JobPositions, library *app.SnapshotLibrary,
+func newMapSync(cfg config.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, positions ports.JobPositions, library *snapshotsapp.SnapshotLibrary,
 	log *slog.Logger, m ports.Metrics) (*app.MapSync, error) {
 	var social ports.SocialDB = chain
 	if cfg.Public {
@@ -310,7 +311,7 @@ func newChain(cfg config.Config, m ports.Metrics, t *tracing.Tracing) *nearrpc.C
 func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
-func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *app.SnapshotService,
+func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *snapshotsapp.SnapshotService,
 	annotations *app.AnnotationService, layers *app.LayerService, eyes *app.EyesService, brain *app.BrainService, publish *app.PublishService,
 	relations *app.RelationService, search *app.SearchService, lookUp *app.LookUpService) []toolkit.ToolSet {
 	return []toolkit.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}
@@ -376,9 +377,9 @@ func newLedgerRepository(db *postgres.DB, m ports.Metrics) *postgres.LedgerRepos
 }
 
 // newSnapshotService is the snapshot service, observed.
-func newSnapshotService(cfg config.Config, log *slog.Logger, library *app.SnapshotLibrary, daos ports.DAODirectory,
-	near ports.NearContracts, clock ports.Clock, slots ports.Semaphore, m ports.Metrics) *app.SnapshotService {
-	return app.NewSnapshotService(cfg, log, library, daos, near, clock, slots).ObservedBy(m)
+func newSnapshotService(cfg config.Config, log *slog.Logger, library *snapshotsapp.SnapshotLibrary, daos ports.DAODirectory,
+	near ports.NearContracts, clock ports.Clock, slots ports.Semaphore, m ports.Metrics) *snapshotsapp.SnapshotService {
+	return snapshotsapp.NewSnapshotService(cfg, log, library, daos, near, clock, slots).ObservedBy(m)
 }
 
 // newAgentService is Petals' agent, which also takes up the reports the

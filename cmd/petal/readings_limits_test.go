@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 )
 
 // attackGzip is the issue's attack: a posted reading whose one account has
@@ -172,7 +172,7 @@ func TestPostedReadingsNeverBecomeATargetsStoredReading(t *testing.T) {
 // wherever it appears, the recorded run included.
 func TestTheDemoReadingSaysSoEverywhere(t *testing.T) {
 	p := startPetal(t, nil)
-	demo := app.ShippedSnapshots()[0].SHA256
+	demo := snapshotsapp.ShippedSnapshots()[0].SHA256
 	var origin string
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT origin FROM snapshots WHERE sha256 = $1`, demo).Scan(&origin))
 	assert.Equal(t, "demo", origin)

@@ -14,6 +14,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/snapshots"
 )
@@ -61,7 +62,7 @@ func TestRelationsCatchUpPutsOffReadingsThatFail(t *testing.T) {
 	s := good.snapshot()
 	goodSHA, canonical, err := snapshots.Name(s)
 	require.NoError(t, err)
-	_, err = app.StoreCanonical(t.Context(), snapshotRepo(p), s, goodSHA, canonical, app.OriginThisSite)
+	_, err = snapshotsapp.StoreCanonical(t.Context(), snapshotRepo(p), s, goodSHA, canonical, snapshotsapp.OriginThisSite)
 	require.NoError(t, err)
 	keepUnindexed(t, p, good.group, goodSHA)
 
@@ -112,7 +113,7 @@ func TestRelationsCatchUpPutsOffReadingsThatFail(t *testing.T) {
 	var lateAttempts int
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT attempts FROM relation_offer_failures WHERE group_id = $1`, late.group).Scan(&lateAttempts))
 	assert.Equal(t, 1, lateAttempts)
-	_, err = app.StoreCanonical(t.Context(), snapshotRepo(p), ls, lateSHA, lateCanonical, app.OriginThisSite)
+	_, err = snapshotsapp.StoreCanonical(t.Context(), snapshotRepo(p), ls, lateSHA, lateCanonical, snapshotsapp.OriginThisSite)
 	require.NoError(t, err)
 	_, err = p.DB.Pool.Exec(t.Context(), `UPDATE relation_offer_failures SET next_at = now() - interval '1 second' WHERE group_id = $1`, late.group)
 	require.NoError(t, err)
@@ -141,7 +142,7 @@ func TestALargeReadingIsIndexedBesideTheKeep(t *testing.T) {
 		s := r.snapshot()
 		sha, canonical, err := snapshots.Name(s)
 		require.NoError(t, err)
-		_, err = app.StoreCanonical(t.Context(), snapshotRepo(p), s, sha, canonical, app.OriginThisSite)
+		_, err = snapshotsapp.StoreCanonical(t.Context(), snapshotRepo(p), s, sha, canonical, snapshotsapp.OriginThisSite)
 		require.NoError(t, err)
 		_, _, err = keeps.Keep(ctx, published.Kept{ID: hexOf("kept " + sha), Network: "near:mainnet", Maker: "maker.near",
 			Map: r.group, Snapshot: sha, Record: []byte(`{}`), MadeAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),

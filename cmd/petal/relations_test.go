@@ -18,6 +18,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/snapshots"
 )
 
@@ -52,7 +53,7 @@ func offerReading(t testing.TB, p *testPetal, r relReading) string {
 	s := r.snapshot()
 	sha, canonical, err := snapshots.Name(s)
 	require.NoError(t, err)
-	_, err = app.StoreCanonical(t.Context(), snapshotRepo(p), s, sha, canonical, app.OriginThisSite)
+	_, err = snapshotsapp.StoreCanonical(t.Context(), snapshotRepo(p), s, sha, canonical, snapshotsapp.OriginThisSite)
 	require.NoError(t, err)
 	_, err = p.Svc.Relations.Offer(t.Context(), r.group, sha)
 	require.NoError(t, err)
@@ -433,7 +434,7 @@ func TestRelationsIndexAFlowerKeptBySync(t *testing.T) {
 	publishElsewhere(t, fake, "alice.near", id, record)
 	_, err := p.Svc.MapSync.Run(t.Context())
 	require.NoError(t, err)
-	member := app.ShippedSnapshots()[0].Snapshot.Accounts[0].ID
+	member := snapshotsapp.ShippedSnapshots()[0].Snapshot.Accounts[0].ID
 	got := relOK(t, p, "/api/v1/relations/account-groups?account="+url.QueryEscape(member), "")
 	assert.Equal(t, marketingMap, got["groups"].([]any)[0].(map[string]any)["group"])
 	// The catch-up job finds nothing left to offer.

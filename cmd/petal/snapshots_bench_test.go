@@ -14,8 +14,8 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/snapshots"
 )
 
@@ -43,7 +43,7 @@ func BenchmarkSnapshotBody(b *testing.B) {
 	defer cleanup()
 
 	snap := bigSnapshot(27_000)
-	sha, _, err := app.StoreSnapshot(ctx, postgres.NewSnapshotRepository(db.DB), snap, app.OriginThisSite)
+	sha, _, err := snapshotsapp.StoreSnapshot(ctx, postgres.NewSnapshotRepository(db.DB), snap, snapshotsapp.OriginThisSite)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 )
 
 // chainPetal is petal reading "mainnet" from a fake NEAR RPC node that
@@ -103,7 +103,7 @@ func TestEachReaderOnRecordedAnswers(t *testing.T) {
 	p, fake := chainPetal(t, nil)
 
 	t.Run("near-dao-members: the same reading as the snapshot shipped inside petal, stored once", func(t *testing.T) {
-		shipped := app.ShippedSnapshots()[0].SHA256
+		shipped := snapshotsapp.ShippedSnapshots()[0].SHA256
 		require.Equal(t, 1, p.storedCount(t, shipped), "the shipped snapshot is stored at start")
 		status, out := p.getSnapshot(t, `{"network":"near-dao-members","params":{"dao":"marketing"},"fresh":true}`)
 		require.Equal(t, http.StatusOK, status, out)
@@ -165,7 +165,7 @@ func TestEachReaderOnRecordedAnswers(t *testing.T) {
 	})
 
 	t.Run("near-ft-balances over another snapshot's accounts", func(t *testing.T) {
-		shipped := app.ShippedSnapshots()[0].SHA256
+		shipped := snapshotsapp.ShippedSnapshots()[0].SHA256
 		status, out := p.getSnapshot(t, `{"network":"near-ft-balances","params":{"token":"usdt.tether-token.near","snapshot":"`+shipped+`"}}`)
 		require.Equal(t, http.StatusOK, status, out)
 		accts := accountsByID(t, p.body(t, out["sha256"].(string)))
@@ -253,7 +253,7 @@ func TestStoredOnlyVersusFresh(t *testing.T) {
 	status, at := p.getSnapshot(t, strings.Replace(req, `}}`, `},"at":"`+first["sha256"].(string)+`"}`, 1))
 	require.Equal(t, http.StatusOK, status, at)
 	assert.Equal(t, true, at["stored_only"])
-	shipped := app.ShippedSnapshots()[0].SHA256
+	shipped := snapshotsapp.ShippedSnapshots()[0].SHA256
 	status, other := p.getSnapshot(t, strings.Replace(req, `}}`, `},"at":"`+shipped+`"}`, 1))
 	assert.Equal(t, http.StatusBadRequest, status, other)
 	assert.Contains(t, errorMessage(other), "at names a snapshot of near-dao-members")
@@ -367,7 +367,7 @@ func TestGetSnapshotStreamsProgressThenOneResult(t *testing.T) {
 
 func TestSnapshotBodyIsServedAsStored(t *testing.T) {
 	p := startPetal(t, nil)
-	sh := app.ShippedSnapshots()[0]
+	sh := snapshotsapp.ShippedSnapshots()[0]
 	var stored []byte
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT body_gzip FROM snapshots WHERE sha256 = $1`, sh.SHA256).Scan(&stored))
 
@@ -407,7 +407,7 @@ func TestSnapshotBodyIsServedAsStored(t *testing.T) {
 // body: gzip or not, 304 for a known ETag, 404 and 400 as GET.
 func TestSnapshotBodyAnswersHEAD(t *testing.T) {
 	p := startPetal(t, nil)
-	sha := app.ShippedSnapshots()[0].SHA256
+	sha := snapshotsapp.ShippedSnapshots()[0].SHA256
 	path := "/api/v1/snapshots/" + sha
 	same := []string{"Content-Type", "Content-Encoding", "Content-Length", "Cache-Control", "ETag", "Vary",
 		"X-Content-Type-Options", "Access-Control-Allow-Origin"}
@@ -438,7 +438,7 @@ func TestSnapshotBodyAnswersHEAD(t *testing.T) {
 
 func TestDescribeSnapshot(t *testing.T) {
 	p := startPetal(t, nil)
-	sha := app.ShippedSnapshots()[0].SHA256
+	sha := snapshotsapp.ShippedSnapshots()[0].SHA256
 	res, body := p.do(t, http.MethodGet, "/api/v1/snapshots/"+sha+"/describe?top=2", "")
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	d := jsonOf(t, body)
@@ -489,7 +489,7 @@ func TestNetworks(t *testing.T) {
 	target := jsonOf(t, body)["target"].(map[string]any)
 	assert.Equal(t, "this_site", target["latest"].(map[string]any)["origin"])
 	assert.Equal(t, `near-dao-members{"chain":"near:mainnet","dao":"marketing.sputnik-dao.near"}`, target["target_key"])
-	assert.Equal(t, app.ShippedSnapshots()[0].SHA256, target["latest"].(map[string]any)["sha256"])
+	assert.Equal(t, snapshotsapp.ShippedSnapshots()[0].SHA256, target["latest"].(map[string]any)["sha256"])
 
 	res, _ = p.do(t, http.MethodGet, "/api/v1/networks/near-nothing", "")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)
@@ -529,7 +529,7 @@ func TestBadParamsNameTheField(t *testing.T) {
 	assert.Empty(t, fake.Calls(), "bad input reads nothing")
 	var n int
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM snapshots`).Scan(&n))
-	assert.Equal(t, len(app.ShippedSnapshots()), n, "bad input stores nothing")
+	assert.Equal(t, len(snapshotsapp.ShippedSnapshots()), n, "bad input stores nothing")
 
 	res, body := p.do(t, http.MethodGet, "/api/v1/find", "")
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
@@ -589,7 +589,7 @@ func TestPublicSiteRefusesReadsButServesSnapshots(t *testing.T) {
 	assert.Equal(t, "not_on_this_site", errorCode(jsonOf(t, body)))
 	res, _ = p.do(t, http.MethodGet, "/api/v1/find?query=marketing", "")
 	assert.Equal(t, http.StatusForbidden, res.StatusCode)
-	sha := app.ShippedSnapshots()[0].SHA256
+	sha := snapshotsapp.ShippedSnapshots()[0].SHA256
 	res, _ = p.do(t, http.MethodGet, "/api/v1/snapshots/"+sha, "")
 	assert.Equal(t, http.StatusOK, res.StatusCode)
 	res, _ = p.do(t, http.MethodGet, "/api/v1/snapshots/"+sha+"/describe", "")

@@ -13,7 +13,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearai"
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 )
@@ -33,7 +33,7 @@ type typicalStep struct {
 // the one propose_spec makes, asked of the registry first.
 func typicalChat(t *testing.T, p *testPetal) []typicalStep {
 	t.Helper()
-	sha := app.ShippedSnapshots()[0].SHA256
+	sha := snapshotsapp.ShippedSnapshots()[0].SHA256
 	intent := "who holds power in the marketing DAO"
 	out, err := p.Svc.Registry.Call(t.Context(), "propose_spec", toolkit.Call{Input: json.RawMessage(`{"sha256":"` + sha + `","intent":"` + intent + `"}`),
 		Caller: toolkit.Caller{Door: toolkit.DoorHTTP, Address: "127.0.0.1"}})

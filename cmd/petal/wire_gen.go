@@ -13,6 +13,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"log/slog"
 )
@@ -41,7 +42,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	runStore := newRunStore(db, eventBus, registry)
 	viewRepository := postgres.NewViewRepository(db)
 	dataBudgetRepository := postgres.NewDataBudgetRepository(db)
-	dataBudget := app.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
+	dataBudget := snapshotsapp.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
 	viewService := app.NewViewService(viewRepository, dataBudget, clock, log, registry)
 	random := newRandom()
 	processID, err := app.NewProcessID(random)
@@ -52,7 +53,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		return nil, nil, err
 	}
 	snapshotRepository := postgres.NewSnapshotRepository(db)
-	snapshotLibrary := app.NewSnapshotLibrary(cfg, snapshotRepository, registry)
+	snapshotLibrary := snapshotsapp.NewSnapshotLibrary(cfg, snapshotRepository, registry)
 	specRepository := postgres.NewSpecRepository(db)
 	flowerService := app.NewFlowerService(snapshotLibrary, specRepository, viewService, dataBudget)
 	retention := postgres.NewRetention(db)
@@ -280,7 +281,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	runStore := newRunStore(db, eventBus, registry)
 	viewRepository := postgres.NewViewRepository(db)
 	dataBudgetRepository := postgres.NewDataBudgetRepository(db)
-	dataBudget := app.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
+	dataBudget := snapshotsapp.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
 	viewService := app.NewViewService(viewRepository, dataBudget, clock, log, registry)
 	random := newRandom()
 	processID, err := app.NewProcessID(random)
@@ -291,7 +292,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 		return nil, nil, err
 	}
 	snapshotRepository := postgres.NewSnapshotRepository(db)
-	snapshotLibrary := app.NewSnapshotLibrary(cfg, snapshotRepository, registry)
+	snapshotLibrary := snapshotsapp.NewSnapshotLibrary(cfg, snapshotRepository, registry)
 	specRepository := postgres.NewSpecRepository(db)
 	flowerService := app.NewFlowerService(snapshotLibrary, specRepository, viewService, dataBudget)
 	retention := postgres.NewRetention(db)

@@ -1,4 +1,4 @@
-package app
+package snapshotsapp
 
 import (
 	"embed"
@@ -60,7 +60,7 @@ func ShippedSnapshots() []ShippedSnapshot {
 	return shipped
 }
 
-func shippedBySHA(sha string) (ShippedSnapshot, bool) {
+func ShippedBySHA(sha string) (ShippedSnapshot, bool) {
 	for _, s := range ShippedSnapshots() {
 		if s.SHA256 == sha {
 			return s, true

@@ -1,4 +1,4 @@
-package app
+package snapshotsapp
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func prepareFT(svc *SnapshotService, raw json.RawMessage) (*target, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	chain, err := chainOf(p.Chain)
+	chain, err := ChainOf(p.Chain)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package app
+package snapshotsapp
 
 import (
 	"context"
@@ -111,7 +111,7 @@ func decodeParams(raw json.RawMessage, into any) error {
 	return nil
 }
 
-func chainOf(chain string) (string, error) {
+func ChainOf(chain string) (string, error) {
 	switch chain {
 	case "":
 		return snapshots.Mainnet, nil

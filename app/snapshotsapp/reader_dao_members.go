@@ -1,4 +1,4 @@
-package app
+package snapshotsapp
 
 import (
 	"context"
@@ -18,7 +18,7 @@ var daoMembersReader = Reader{
 	prepare: prepareDAO("near-dao-members", readDAOMembers),
 }
 
-func readDAOMembers(ctx context.Context, rc *readContext, p daoParams, params json.RawMessage) (snapshots.Snapshot, error) {
+func readDAOMembers(ctx context.Context, rc *readContext, p DAOParams, params json.RawMessage) (snapshots.Snapshot, error) {
 	rc.say("config", "reading "+p.DAO+"'s config", nil, nil)
 	profile, err := rc.near.DAOProfile(ctx, p.DAO)
 	if err != nil {

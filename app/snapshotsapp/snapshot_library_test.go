@@ -1,4 +1,4 @@
-package app_test
+package snapshotsapp_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/memory"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
 )
@@ -20,10 +20,10 @@ func TestACachedSnapshotsWeightsAreRankedOnce(t *testing.T) {
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	store := memory.NewSnapshotStore()
-	sh := app.ShippedSnapshots()[0]
-	_, err = app.StoreCanonical(context.Background(), store, sh.Snapshot, sh.SHA256, sh.Canonical, app.OriginThisSite)
+	sh := snapshotsapp.ShippedSnapshots()[0]
+	_, err = snapshotsapp.StoreCanonical(context.Background(), store, sh.Snapshot, sh.SHA256, sh.Canonical, snapshotsapp.OriginThisSite)
 	require.NoError(t, err)
-	library := app.NewSnapshotLibrary(cfg, store, ports.NoMetrics{})
+	library := snapshotsapp.NewSnapshotLibrary(cfg, store, ports.NoMetrics{})
 
 	first, err := library.Load(t.Context(), sh.SHA256)
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package app
+package snapshotsapp
 
 import (
 	"context"
@@ -20,17 +20,17 @@ var stakingPoolReader = Reader{
 	prepare: preparePool,
 }
 
-type poolParams struct {
+type PoolParams struct {
 	Pool  string `json:"pool"`
 	Chain string `json:"chain"`
 }
 
 func preparePool(_ *SnapshotService, raw json.RawMessage) (*target, error) {
-	var p poolParams
+	var p PoolParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	chain, err := chainOf(p.Chain)
+	chain, err := ChainOf(p.Chain)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func preparePool(_ *SnapshotService, raw json.RawMessage) (*target, error) {
 // snapshot keeps the top MaxAccounts of them.
 const maxPoolAccounts = 1_000_000
 
-func readPool(ctx context.Context, rc *readContext, p poolParams, params json.RawMessage) (snapshots.Snapshot, error) {
+func readPool(ctx context.Context, rc *readContext, p PoolParams, params json.RawMessage) (snapshots.Snapshot, error) {
 	delegations, err := rc.near.Delegators(ctx, p.Pool, maxPoolAccounts, rc.paging("accounts", "delegators"))
 	if err != nil {
 		return snapshots.Snapshot{}, err

@@ -1,4 +1,4 @@
-package app_test
+package snapshotsapp_test
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/petal-near/petal/adapters/memory"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 )
@@ -29,7 +29,7 @@ func testSnapshot() snapshots.Snapshot {
 func TestStoreAndLoadSnapshot(t *testing.T) {
 	store := memory.NewSnapshotStore()
 	in := testSnapshot()
-	sha, stored, err := app.StoreSnapshot(t.Context(), store, in, app.OriginThisSite)
+	sha, stored, err := snapshotsapp.StoreSnapshot(t.Context(), store, in, snapshotsapp.OriginThisSite)
 	if err != nil || !stored {
 		t.Fatalf("store: %v %v", stored, err)
 	}
@@ -37,10 +37,10 @@ func TestStoreAndLoadSnapshot(t *testing.T) {
 	if sha != wantSHA {
 		t.Fatalf("name %s, want %s", sha, wantSHA)
 	}
-	if _, again, err := app.StoreSnapshot(t.Context(), store, in, app.OriginThisSite); err != nil || again {
+	if _, again, err := snapshotsapp.StoreSnapshot(t.Context(), store, in, snapshotsapp.OriginThisSite); err != nil || again {
 		t.Fatalf("second store: stored=%v err=%v", again, err)
 	}
-	got, err := app.LoadSnapshot(t.Context(), store, sha)
+	got, err := snapshotsapp.LoadSnapshot(t.Context(), store, sha)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,25 +56,25 @@ func TestStoreAndLoadSnapshot(t *testing.T) {
 	other := testSnapshot()
 	other.Title = "tampered"
 	_, canonical, _ := snapshots.Name(other)
-	gz, _ := app.Gzip(canonical)
+	gz, _ := snapshotsapp.Gzip(canonical)
 	tampered := memory.NewSnapshotStore()
 	row.Gzipped = gz
 	if _, err := tampered.Put(t.Context(), row); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.LoadSnapshot(t.Context(), tampered, sha); !errs.Is(err, errs.Internal) {
+	if _, err := snapshotsapp.LoadSnapshot(t.Context(), tampered, sha); !errs.Is(err, errs.Internal) {
 		t.Fatalf("tampered body: %v", err)
 	}
 
-	if _, err := app.LoadSnapshot(t.Context(), store, "0000000000000000000000000000000000000000000000000000000000000000"); !errs.Is(err, errs.NotFound) {
+	if _, err := snapshotsapp.LoadSnapshot(t.Context(), store, "0000000000000000000000000000000000000000000000000000000000000000"); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("unknown: %v", err)
 	}
-	if _, err := app.LoadSnapshot(t.Context(), store, "ABC"); !errs.Is(err, errs.BadInput) {
+	if _, err := snapshotsapp.LoadSnapshot(t.Context(), store, "ABC"); !errs.Is(err, errs.BadInput) {
 		t.Fatalf("bad name: %v", err)
 	}
 	bad := testSnapshot()
 	bad.Accounts[0].Weight = "1.5e3"
-	if _, _, err := app.StoreSnapshot(t.Context(), store, bad, app.OriginThisSite); !errs.Is(err, errs.BadInput) {
+	if _, _, err := snapshotsapp.StoreSnapshot(t.Context(), store, bad, snapshotsapp.OriginThisSite); !errs.Is(err, errs.BadInput) {
 		t.Fatalf("invalid snapshot stored: %v", err)
 	}
 }

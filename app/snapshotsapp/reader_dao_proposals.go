@@ -1,4 +1,4 @@
-package app
+package snapshotsapp
 
 import (
 	"context"
@@ -21,7 +21,7 @@ var daoProposalsReader = Reader{
 // maxProposals bounds one reading of a DAO's proposals.
 const maxProposals = 20_000
 
-func readDAOProposals(ctx context.Context, rc *readContext, p daoParams, params json.RawMessage) (snapshots.Snapshot, error) {
+func readDAOProposals(ctx context.Context, rc *readContext, p DAOParams, params json.RawMessage) (snapshots.Snapshot, error) {
 	rc.say("config", "reading "+p.DAO+"'s config", nil, nil)
 	if _, err := rc.near.DAOProfile(ctx, p.DAO); err != nil {
 		return snapshots.Snapshot{}, err

@@ -1,4 +1,4 @@
-package app
+package snapshotsapp
 
 import (
 	"bytes"
@@ -30,11 +30,11 @@ const (
 // 32 MiB for a posted reading), so a stored body can't inflate without end.
 const MaxSnapshotInflated = 32 << 20
 
-var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var SHA256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // CheckSHA256 refuses anything that isn't a snapshot name, naming field.
 func CheckSHA256(field, sha string) error {
-	if !sha256Hex.MatchString(sha) {
+	if !SHA256Pattern.MatchString(sha) {
 		return errs.Newf(errs.BadInput, "%s must be 64 lower-case hex digits (a SHA-256)", field)
 	}
 	return nil

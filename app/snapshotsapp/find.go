@@ -1,4 +1,4 @@
-package app
+package snapshotsapp
 
 import (
 	"context"
@@ -73,7 +73,7 @@ func (s *SnapshotService) findTarget(ctx context.Context, call toolkit.Call, in 
 	chain := snapshots.Mainnet
 	if in.Chain != "" {
 		var err error
-		if chain, err = chainOf(in.Chain); err != nil {
+		if chain, err = ChainOf(in.Chain); err != nil {
 			return nil, errs.Newf(errs.BadInput, "chain must be near:mainnet or near:testnet, not %q", in.Chain)
 		}
 	}
@@ -100,13 +100,13 @@ func (s *SnapshotService) findTarget(ctx context.Context, call toolkit.Call, in 
 		var title, about string
 		switch network {
 		case "near-staking-pool":
-			params = poolParams{Pool: account, Chain: chain}
+			params = PoolParams{Pool: account, Chain: chain}
 			title, about = "Delegators of "+account, "The validator pool's delegators, weighted by staked NEAR."
 		case "near-dao-proposals":
-			params = daoParams{DAO: account, Chain: chain}
+			params = DAOParams{DAO: account, Chain: chain}
 			title, about = "Votes in "+account, "Who voted on the DAO's proposals and how."
 		default:
-			params = daoParams{DAO: account, Chain: chain}
+			params = DAOParams{DAO: account, Chain: chain}
 			title, about = "Members of "+account, "The DAO's members, grouped by role."
 		}
 		raw := marshalParams(params)

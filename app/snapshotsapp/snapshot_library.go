@@ -1,4 +1,4 @@
-package app
+package snapshotsapp
 
 import (
 	"context"
@@ -150,7 +150,7 @@ func (l *SnapshotLibrary) decode(ctx context.Context, sha string) (Loaded, error
 		return Loaded{}, err
 	}
 	if b.Origin == OriginDemo {
-		if sh, ok := shippedBySHA(sha); ok {
+		if sh, ok := ShippedBySHA(sha); ok {
 			return Loaded{Snapshot: &sh.Snapshot, Origin: OriginDemo, ranked: &rankedOnce{}}, nil
 		}
 	}
@@ -179,7 +179,7 @@ func (l *SnapshotLibrary) Body(ctx context.Context, sha string) (Body, error) {
 	l.lookups.Add(1, "bodies", "miss")
 	stored, err := l.store.Get(ctx, sha)
 	if errs.Is(err, errs.NotFound) {
-		if sh, ok := shippedBySHA(sha); ok {
+		if sh, ok := ShippedBySHA(sha); ok {
 			return Body{Gzipped: sh.Gzipped, Origin: OriginDemo}, nil
 		}
 		return Body{}, errs.Newf(errs.NotFound, "no snapshot %s is stored here", sha)

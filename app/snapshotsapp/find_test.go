@@ -1,4 +1,4 @@
-package app_test
+package snapshotsapp_test
 
 import (
 	"encoding/json"
@@ -13,8 +13,8 @@ import (
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/nearrpc"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -43,20 +43,20 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 	}
 	clock := &setClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: time.Second})
-	svc := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		app.NewSnapshotLibrary(cfg, snaps, ports.NoMetrics{}), directory, chain, clock, memory.NewSemaphore(clock))
+	svc := snapshotsapp.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		snapshotsapp.NewSnapshotLibrary(cfg, snaps, ports.NoMetrics{}), directory, chain, clock, memory.NewSemaphore(clock))
 	var find toolkit.Tool
 	for _, tool := range svc.Tools() {
 		if tool.Name == "find_target" {
 			find = tool
 		}
 	}
-	ask := func() (app.FindAnswer, error) {
+	ask := func() (snapshotsapp.FindAnswer, error) {
 		out, err := find.Run(t.Context(), toolkit.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(toolkit.Progress) {}})
 		if err != nil {
-			return app.FindAnswer{}, err
+			return snapshotsapp.FindAnswer{}, err
 		}
-		return out.(app.FindAnswer), nil
+		return out.(snapshotsapp.FindAnswer), nil
 	}
 
 	if _, err := ask(); err != nil {
@@ -83,8 +83,8 @@ func TestTheDAOListIsReadAtMostDaily(t *testing.T) {
 	}
 
 	// With no list kept and the factory unreachable, it says the source failed.
-	empty := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		app.NewSnapshotLibrary(cfg, snaps, ports.NoMetrics{}), memory.NewDAODirectory(), chain, clock, memory.NewSemaphore(clock))
+	empty := snapshotsapp.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		snapshotsapp.NewSnapshotLibrary(cfg, snaps, ports.NoMetrics{}), memory.NewDAODirectory(), chain, clock, memory.NewSemaphore(clock))
 	for _, tool := range empty.Tools() {
 		if tool.Name == "find_target" {
 			_, err := tool.Run(t.Context(), toolkit.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(toolkit.Progress) {}})
@@ -106,8 +106,8 @@ func TestOneRefreshOfTheDAOListServesEveryoneAsking(t *testing.T) {
 	}
 	clock := &setClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	chain := nearrpc.New(nearrpc.Options{URLs: map[string]string{snapshots.Mainnet: fake.URL}, Backoff: time.Millisecond, CallTimeout: 30 * time.Second})
-	svc := app.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		app.NewSnapshotLibrary(cfg, snaps, ports.NoMetrics{}), directory, chain, clock, memory.NewSemaphore(clock))
+	svc := snapshotsapp.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		snapshotsapp.NewSnapshotLibrary(cfg, snaps, ports.NoMetrics{}), directory, chain, clock, memory.NewSemaphore(clock))
 	var find toolkit.Tool
 	for _, tool := range svc.Tools() {
 		if tool.Name == "find_target" {
@@ -121,7 +121,7 @@ func TestOneRefreshOfTheDAOListServesEveryoneAsking(t *testing.T) {
 	for range askers {
 		go func() {
 			out, err := find.Run(t.Context(), toolkit.Call{Input: json.RawMessage(`{"query":"creatives"}`), Progress: func(toolkit.Progress) {}})
-			if err == nil && len(out.(app.FindAnswer).Candidates) == 0 {
+			if err == nil && len(out.(snapshotsapp.FindAnswer).Candidates) == 0 {
 				err = errors.New("no candidates")
 			}
 			answers <- err

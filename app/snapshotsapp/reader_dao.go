@@ -1,4 +1,4 @@
-package app
+package snapshotsapp
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // The params both DAO readers (near-dao-members, near-dao-proposals) take.
 
-type daoParams struct {
+type DAOParams struct {
 	DAO   string `json:"dao"`
 	Chain string `json:"chain"`
 }
@@ -21,13 +21,13 @@ const daoParamsSchema = `{"type":"object","properties":{"dao":{"type":"string","
 
 // prepareDAO checks a DAO reader's params: a bare name gets the factory's
 // suffix on the chain.
-func prepareDAO(network string, read func(ctx context.Context, rc *readContext, p daoParams, params json.RawMessage) (snapshots.Snapshot, error)) func(*SnapshotService, json.RawMessage) (*target, error) {
+func prepareDAO(network string, read func(ctx context.Context, rc *readContext, p DAOParams, params json.RawMessage) (snapshots.Snapshot, error)) func(*SnapshotService, json.RawMessage) (*target, error) {
 	return func(_ *SnapshotService, raw json.RawMessage) (*target, error) {
-		var p daoParams
+		var p DAOParams
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
-		chain, err := chainOf(p.Chain)
+		chain, err := ChainOf(p.Chain)
 		if err != nil {
 			return nil, err
 		}
@@ -41,7 +41,7 @@ func prepareDAO(network string, read func(ctx context.Context, rc *readContext, 
 		if dao, err = accountParam("dao", chain, dao); err != nil {
 			return nil, err
 		}
-		p = daoParams{DAO: dao, Chain: chain}
+		p = DAOParams{DAO: dao, Chain: chain}
 		params := marshalParams(p)
 		return &target{network: network, chain: chain, params: params, read: func(ctx context.Context, rc *readContext) (snapshots.Snapshot, error) {
 			return read(ctx, rc, p, params)
