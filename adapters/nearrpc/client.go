@@ -1,5 +1,6 @@
 // Package nearrpc is petal's NEAR JSON-RPC client: JSON-RPC 2.0 over HTTP,
-// a timeout per call, a bounded retry with backoff on transport errors and
+// a timeout per call, a bounded retry (failing over between a chain's
+// endpoints, with jittered backoff) on transport errors, 429s and
 // 5xx answers, and NEAR's errors mapped to petal's codes (errs.NotFound,
 // errs.CannotRead, errs.SourceFailed) with a *ports.ChainError as cause.
 //
@@ -28,8 +29,10 @@ import (
 	"net"
 	"net/http"
 	neturl "net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,10 +45,15 @@ import (
 type Options struct {
 	// URLs maps a chain (near:mainnet, near:testnet) to its RPC endpoint.
 	URLs map[string]string
+	// Endpoints maps a chain to several endpoints, tried in order: a call
+	// one fails (unreachable, timeout, 5xx, 429) goes on to the next at once,
+	// and the one that answered is tried first from then on. A chain in both
+	// takes Endpoints.
+	Endpoints map[string][]string
 	// CallTimeout bounds one HTTP attempt (default 10 s).
 	CallTimeout time.Duration
 	// Attempts is how many times a call is tried on transport errors and 5xx
-	// (default 3).
+	// (default 3; at least once on each endpoint).
 	Attempts int
 	// Backoff is the wait before the second attempt, doubled after each
 	// further one (default 250 ms).
@@ -60,7 +68,7 @@ type Options struct {
 
 // Client talks to NEAR's RPC.
 type Client struct {
-	urls     map[string]string
+	chains   map[string]*endpoints
 	timeout  time.Duration
 	attempts int
 	backoff  time.Duration
@@ -71,7 +79,17 @@ type Client struct {
 
 // New makes a client.
 func New(o Options) *Client {
-	c := &Client{urls: o.URLs, timeout: o.CallTimeout, attempts: o.Attempts, backoff: o.Backoff, http: o.HTTPClient, pageSize: o.PageSize}
+	c := &Client{chains: map[string]*endpoints{}, timeout: o.CallTimeout, attempts: o.Attempts, backoff: o.Backoff, http: o.HTTPClient, pageSize: o.PageSize}
+	for chain, url := range o.URLs {
+		if url != "" {
+			c.chains[chain] = &endpoints{urls: []string{url}}
+		}
+	}
+	for chain, urls := range o.Endpoints {
+		if urls = slices.DeleteFunc(slices.Clone(urls), func(u string) bool { return u == "" }); len(urls) > 0 {
+			c.chains[chain] = &endpoints{urls: urls}
+		}
+	}
 	if c.pageSize <= 0 {
 		c.pageSize = 100
 	}
@@ -132,7 +150,7 @@ const maxAnswer = 64 << 20
 func (c *Client) callLimited(ctx context.Context, chain, method string, params, out any, limit int64) error {
 	start := time.Now()
 	err := c.callOnce(ctx, chain, method, params, out, limit)
-	if _, known := c.urls[chain]; known {
+	if _, known := c.chains[chain]; known {
 		c.calls.Observe(time.Since(start).Seconds(), chain, method, callOutcome(err))
 	}
 	return err
@@ -154,8 +172,8 @@ func callOutcome(err error) string {
 }
 
 func (c *Client) callOnce(ctx context.Context, chain, method string, params, out any, limit int64) error {
-	url, ok := c.urls[chain]
-	if !ok || url == "" {
+	eps, ok := c.chains[chain]
+	if !ok {
 		return errs.Newf(errs.BadInput, "chain must be near:mainnet or near:testnet, not %q", chain)
 	}
 	body, err := json.Marshal(request{JSONRPC: "2.0", ID: "petal", Method: method, Params: params})
@@ -164,8 +182,12 @@ func (c *Client) callOnce(ctx context.Context, chain, method string, params, out
 	}
 	var last error
 	wait, asked := c.backoff, time.Duration(0)
-	for attempt := 1; attempt <= c.attempts; attempt++ {
-		if attempt > 1 {
+	first, n := eps.first(), len(eps.urls)
+	for attempt := 1; attempt <= max(c.attempts, n); attempt++ {
+		at := (first + attempt - 1) % n
+		// The next endpoint is another node: asked at once. Back on one
+		// already tried this call, the backoff applies.
+		if attempt > n {
 			// Jittered (half to all of the doubled wait), so the callers a
 			// busy node turned away don't come back at the same instant;
 			// a Retry-After the node gave wins, up to maxRetryAfter.
@@ -180,8 +202,9 @@ func (c *Client) callOnce(ctx context.Context, chain, method string, params, out
 			}
 			wait *= 2
 		}
-		raw, retry, retryAfter, err := c.post(ctx, chain, url, body, limit)
+		raw, retry, retryAfter, err := c.post(ctx, chain, eps.urls[at], body, limit)
 		if err == nil {
+			eps.answered(at)
 			return decode(raw, out)
 		}
 		last, asked = err, retryAfter
@@ -194,6 +217,18 @@ func (c *Client) callOnce(ctx context.Context, chain, method string, params, out
 	}
 	return last
 }
+
+// endpoints are one chain's RPC addresses, and which one to ask first: the
+// last to answer, so a dead first endpoint costs one failed attempt, not
+// one per call.
+type endpoints struct {
+	urls      []string
+	preferred atomic.Int32
+}
+
+func (e *endpoints) first() int { return int(e.preferred.Load()) % len(e.urls) }
+
+func (e *endpoints) answered(at int) { e.preferred.Store(int32(at)) }
 
 // maxRetryAfter bounds the wait a node's Retry-After asks for: longer, and
 // the call fails now rather than hold its caller.

@@ -257,3 +257,76 @@ func TestA429IsRetriedAndBounded(t *testing.T) {
 		t.Fatalf("%d calls, want 3 attempts", n)
 	}
 }
+
+// Several endpoints for a chain (issue 33 #14): a call the first fails goes
+// on to the second at once, and the second, having answered, is asked first
+// from then on; a node that answers with a chain error is an answer, not a
+// failure to fail over from.
+func TestAFailingEndpointFailsOverToTheNext(t *testing.T) {
+	cases := []struct {
+		name  string
+		fault nearrpctest.Fault
+	}{
+		{"5xx", nearrpctest.Fault{Method: "block", Status: http.StatusBadGateway}},
+		{"429", nearrpctest.Fault{Method: "block", Status: http.StatusTooManyRequests, RetryAfter: "10"}},
+		{"timeout", nearrpctest.Fault{Method: "block", Hang: true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			down, up := nearrpctest.New(t), nearrpctest.New(t)
+			down.Inject(tc.fault)
+			c := New(Options{Endpoints: map[string][]string{"near:mainnet": {down.URL, up.URL}},
+				CallTimeout: 500 * time.Millisecond, Attempts: 3, Backoff: time.Hour})
+			for range 3 {
+				b, err := c.FinalBlock(t.Context(), "near:mainnet")
+				if err != nil || b.Height != nearrpctest.RecordedHeight {
+					t.Fatalf("block %+v: %v", b, err)
+				}
+			}
+			// An hour's backoff and a 10 s Retry-After: had the client waited
+			// for the failing node, the call would not have returned.
+			if n := down.CountCalls("block"); n != 1 {
+				t.Fatalf("the failing node was asked %d times, want once", n)
+			}
+			if n := up.CountCalls("block"); n != 3 {
+				t.Fatalf("the second node answered %d calls, want 3", n)
+			}
+		})
+	}
+
+	t.Run("unreachable, then both down", func(t *testing.T) {
+		var lc net.ListenConfig
+		ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := "http://" + ln.Addr().String()
+		ln.Close()
+		up := nearrpctest.New(t)
+		c := New(Options{Endpoints: map[string][]string{"near:mainnet": {closed, up.URL}}, Attempts: 3, Backoff: time.Millisecond})
+		if _, err := c.FinalBlock(t.Context(), "near:mainnet"); err != nil {
+			t.Fatalf("the second endpoint should answer: %v", err)
+		}
+		up.Inject(nearrpctest.Fault{Method: "block", Status: http.StatusServiceUnavailable})
+		_, err = c.FinalBlock(t.Context(), "near:mainnet")
+		if !errs.Is(err, errs.SourceFailed) {
+			t.Fatalf("both down: %v", err)
+		}
+		// Three attempts: the preferred (second) node, the first, the second again.
+		if n := up.CountCalls("block"); n != 1+2 {
+			t.Fatalf("the second node was asked %d times, want 3", n)
+		}
+	})
+
+	t.Run("a chain error is an answer", func(t *testing.T) {
+		first, second := nearrpctest.New(t), nearrpctest.New(t)
+		c := New(Options{Endpoints: map[string][]string{"near:mainnet": {first.URL, second.URL}}, Attempts: 3, Backoff: time.Millisecond})
+		_, err := c.CallFunction(t.Context(), "near:mainnet", 0, "nope.sputnik-dao.near", "get_config", nil)
+		if !errs.Is(err, errs.NotFound) {
+			t.Fatalf("want not_found, got %v", err)
+		}
+		if len(second.Calls()) != 0 {
+			t.Fatalf("a node's answer was asked again elsewhere: %+v", second.Calls())
+		}
+	})
+}

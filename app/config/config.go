@@ -31,8 +31,8 @@ type Config struct {
 	ModelBaseURL   string        // NEAR_AI_BASE_URL
 	Model          string        // NEAR_AI_MODEL
 	FallbackModel  string        // NEAR_AI_FALLBACK_MODEL
-	NearRPCMainnet string        // PETAL_NEAR_RPC_MAINNET
-	NearRPCTestnet string        // PETAL_NEAR_RPC_TESTNET
+	NearRPCMainnet []string      // PETAL_NEAR_RPC_MAINNET: endpoints in the order tried
+	NearRPCTestnet []string      // PETAL_NEAR_RPC_TESTNET
 	NearUSD        string        // PETAL_NEAR_USD: fixes the NEAR price when set
 	OneClickURL    string        // PETAL_ONECLICK_URL: NEAR Intents' 1Click API, whose token list prices NEAR
 	OneClickKey    string        // PETAL_ONECLICK_KEY: a 1Click partner key (JWT); empty: none, 1Click adds its fee
@@ -97,8 +97,8 @@ var Variables = []Variable{
 	{"NEAR_AI_BASE_URL", "https://cloud-api.near.ai/v1", "NEAR AI's OpenAI-compatible base URL"},
 	{"NEAR_AI_MODEL", "deepseek-ai/DeepSeek-V3.1", "the model Petals' agent runs on (one of the catalogue)"},
 	{"NEAR_AI_FALLBACK_MODEL", "openai/gpt-oss-120b", "the model tried once when the first fails on NEAR AI's side"},
-	{"PETAL_NEAR_RPC_MAINNET", "https://rpc.mainnet.near.org", "NEAR RPC for mainnet"},
-	{"PETAL_NEAR_RPC_TESTNET", "https://rpc.testnet.near.org", "NEAR RPC for testnet"},
+	{"PETAL_NEAR_RPC_MAINNET", "https://rpc.mainnet.near.org", "NEAR RPC for mainnet: one address, or several separated by commas, tried in order; a call an endpoint fails (unreachable, timeout, 5xx, 429) goes on to the next, which stays first until it fails"},
+	{"PETAL_NEAR_RPC_TESTNET", "https://rpc.testnet.near.org", "NEAR RPC for testnet: one address or a comma list, as PETAL_NEAR_RPC_MAINNET"},
 	{"PETAL_NEAR_USD", "", "fixes dollars per NEAR for top-ups; empty reads it from NEAR Intents' token list"},
 	{"PETAL_ONECLICK_URL", "https://1click.chaindefuser.com", "NEAR Intents' 1Click API, whose token list (GET /v0/tokens) gives dollars per NEAR"},
 	{"PETAL_ONECLICK_KEY", "", "a 1Click partner key (a JWT) sent with quotes and status reads; empty: none, and 1Click adds its own fee to each swap"},
@@ -220,8 +220,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ModelBaseURL:   strings.TrimRight(get("NEAR_AI_BASE_URL"), "/"),
 		Model:          get("NEAR_AI_MODEL"),
 		FallbackModel:  get("NEAR_AI_FALLBACK_MODEL"),
-		NearRPCMainnet: get("PETAL_NEAR_RPC_MAINNET"),
-		NearRPCTestnet: get("PETAL_NEAR_RPC_TESTNET"),
+		NearRPCMainnet: endpoints(get("PETAL_NEAR_RPC_MAINNET")),
+		NearRPCTestnet: endpoints(get("PETAL_NEAR_RPC_TESTNET")),
 		NearUSD:        get("PETAL_NEAR_USD"),
 		OneClickURL:    strings.TrimRight(get("PETAL_ONECLICK_URL"), "/"),
 		OneClickKey:    get("PETAL_ONECLICK_KEY"),
@@ -305,10 +305,25 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.ReadPageLoopback && c.Secure() {
 		bad("PETAL_READ_PAGE_LOOPBACK", "is for tests only, and PETAL_API is an https:// site: read_page never reads this machine there")
 	}
-	for _, name := range []string{"NEAR_AI_BASE_URL", "PETAL_NEAR_RPC_MAINNET", "PETAL_NEAR_RPC_TESTNET", "PETAL_ONECLICK_URL", "PETAL_SEARCH_URL"} {
-		u, err := url.Parse(get(name))
+	httpAddress := func(name, raw string) {
+		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad(name, fmt.Sprintf("%q is not an http(s) address", get(name)))
+			bad(name, fmt.Sprintf("%q is not an http(s) address", raw))
+		}
+	}
+	for _, name := range []string{"NEAR_AI_BASE_URL", "PETAL_ONECLICK_URL", "PETAL_SEARCH_URL"} {
+		httpAddress(name, get(name))
+	}
+	for _, rpc := range []struct {
+		name string
+		list []string
+	}{{"PETAL_NEAR_RPC_MAINNET", c.NearRPCMainnet}, {"PETAL_NEAR_RPC_TESTNET", c.NearRPCTestnet}} {
+		name, list := rpc.name, rpc.list
+		if len(list) == 0 {
+			bad(name, fmt.Sprintf("%q names no address", get(name)))
+		}
+		for _, raw := range list {
+			httpAddress(name, raw)
 		}
 	}
 	switch c.LogFormat {
@@ -334,4 +349,16 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("bad configuration: %s", strings.Join(problems, "; "))
 	}
 	return c, nil
+}
+
+// endpoints splits a comma list of addresses, dropping blanks, keeping the
+// order (the first is tried first).
+func endpoints(list string) []string {
+	var out []string
+	for part := range strings.SplitSeq(list, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }

@@ -105,6 +105,21 @@ func TestThePostedShareStaysBelowTheSitesCap(t *testing.T) {
 	assert.Less(t, c.PostedCaps().PerAddress, c.PostedCaps().Site, "the defaults hold it")
 }
 
+// Issue 33 #14: a network's RPC is one address or a comma list, each an
+// http(s) address, in the order given.
+func TestNearRPCTakesAListOfEndpoints(t *testing.T) {
+	c, err := load(map[string]string{"PETAL_NEAR_RPC_MAINNET": "https://a.example/rpc, https://b.example,"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"https://a.example/rpc", "https://b.example"}, c.NearRPCMainnet)
+	assert.Equal(t, []string{"https://rpc.testnet.near.org"}, c.NearRPCTestnet)
+	for _, v := range []string{"https://a.example,b.example", ",", "https://a.example,ftp://b.example"} {
+		_, err := load(map[string]string{"PETAL_NEAR_RPC_MAINNET": v})
+		if assert.Error(t, err, v) {
+			assert.Contains(t, err.Error(), "PETAL_NEAR_RPC_MAINNET:", v)
+		}
+	}
+}
+
 func TestAgentAccessIsGatedUnlessOpen(t *testing.T) {
 	for value, want := range map[string]string{
 		"open": "open", "OPEN": "open", " open ": "open",

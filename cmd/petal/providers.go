@@ -300,9 +300,10 @@ func newSemaphore(cfg config.Config, db *postgres.DB, clock ports.Clock) ports.S
 	return postgres.NewSemaphore(db, clock)
 }
 
-// newChain is the NEAR RPC client over the configured endpoints.
+// newChain is the NEAR RPC client over the configured endpoints (each
+// network's in the order given, failing over).
 func newChain(cfg config.Config, m ports.Metrics, t *tracing.Tracing) *nearrpc.Client {
-	return nearrpc.New(nearrpc.Options{URLs: map[string]string{
+	return nearrpc.New(nearrpc.Options{Endpoints: map[string][]string{
 		snapshots.Mainnet: cfg.NearRPCMainnet,
 		snapshots.Testnet: cfg.NearRPCTestnet,
 	}, PageSize: cfg.NearPageSize, Metrics: m, HTTPClient: &http.Client{Transport: t.Transport()}})

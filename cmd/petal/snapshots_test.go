@@ -597,3 +597,16 @@ func TestPublicSiteRefusesReadsButServesSnapshots(t *testing.T) {
 	res, _ = p.do(t, http.MethodGet, "/api/v1/networks/near-dao-members", "")
 	assert.Equal(t, http.StatusOK, res.StatusCode)
 }
+
+// PETAL_NEAR_RPC_MAINNET as a list (issue 33 #14): the first endpoint down,
+// a fresh reading comes from the second.
+func TestAFreshReadFailsOverToTheNextRPCEndpoint(t *testing.T) {
+	down, up := nearrpctest.New(t), nearrpctest.New(t)
+	down.Inject(nearrpctest.Fault{Status: http.StatusBadGateway})
+	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": down.URL + "," + up.URL, "PETAL_TOOL_CALLS_PER_MIN": "1000"})
+	status, out := p.getSnapshot(t, `{"network":"near-dao-members","params":{"dao":"marketing"},"fresh":true}`)
+	require.Equal(t, http.StatusOK, status, out)
+	assert.Equal(t, app.ShippedSnapshots()[0].SHA256, out["sha256"])
+	assert.NotZero(t, len(down.Calls()), "the first endpoint was asked")
+	assert.GreaterOrEqual(t, len(up.Calls()), len(down.Calls()), "and the second answered the rest")
+}
