@@ -606,7 +606,7 @@ func TestAFreshReadFailsOverToTheNextRPCEndpoint(t *testing.T) {
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": down.URL + "," + up.URL, "PETAL_TOOL_CALLS_PER_MIN": "1000"})
 	status, out := p.getSnapshot(t, `{"network":"near-dao-members","params":{"dao":"marketing"},"fresh":true}`)
 	require.Equal(t, http.StatusOK, status, out)
-	assert.Equal(t, app.ShippedSnapshots()[0].SHA256, out["sha256"])
+	assert.Equal(t, snapshotsapp.ShippedSnapshots()[0].SHA256, out["sha256"])
 	assert.NotZero(t, len(down.Calls()), "the first endpoint was asked")
 	assert.GreaterOrEqual(t, len(up.Calls()), len(down.Calls()), "and the second answered the rest")
 }
