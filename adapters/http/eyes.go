@@ -4,15 +4,16 @@ import (
 	"net/http"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/eyesapp"
 )
 
 // eyesRoutes are the reading tools' routes (each OnTheirMachine: a public
 // site refuses them) and the brain's (kept everywhere).
 func (s *Server) eyesRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPost, Path: "/api/v1/read-chain", Tool: app.ToolReadChain},
-		{Method: http.MethodGet, Path: "/api/v1/read-page", Tool: app.ToolReadPage},
-		{Method: http.MethodGet, Path: "/api/v1/web-search", Tool: app.ToolSearch},
+		{Method: http.MethodPost, Path: "/api/v1/read-chain", Tool: eyesapp.ToolReadChain},
+		{Method: http.MethodGet, Path: "/api/v1/read-page", Tool: eyesapp.ToolReadPage},
+		{Method: http.MethodGet, Path: "/api/v1/web-search", Tool: eyesapp.ToolSearch},
 		{Method: http.MethodGet, Path: "/api/v1/look-up", Tool: app.ToolLookUp},
 		{Method: http.MethodGet, Path: "/api/v1/search", Tool: app.ToolSearchPetals},
 		{Method: http.MethodGet, Path: "/api/v1/brain", Tool: app.ToolBrainIndex},

@@ -23,6 +23,7 @@ import (
 	"github.com/petal-near/petal/adapters/webpage"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
@@ -139,7 +140,7 @@ var (
 		newSnapshotService,
 		app.NewProcessID,
 		newAgentJobsService,
-		app.NewEyesService,
+		eyesapp.NewEyesService,
 		app.NewBrainService,
 		app.NewPublishService,
 		toolSets,
@@ -313,7 +314,7 @@ func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
 func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *snapshotsapp.SnapshotService,
-	annotations *app.AnnotationService, layers *app.LayerService, eyes *app.EyesService, brain *app.BrainService, publish *app.PublishService,
+	annotations *app.AnnotationService, layers *app.LayerService, eyes *eyesapp.EyesService, brain *app.BrainService, publish *app.PublishService,
 	relations *app.RelationService, search *app.SearchService, lookUp *app.LookUpService) []toolkit.ToolSet {
 	return []toolkit.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"log/slog"
@@ -80,7 +81,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	layerService := app.NewLayerService(annotationService, layerRepository, snapshotLibrary, registry)
 	webPages := newWebPages(cfg, registry)
 	webSearch := newWebSearch(cfg, registry)
-	eyesService := app.NewEyesService(client, webPages, webSearch, clock)
+	eyesService := eyesapp.NewEyesService(client, webPages, webSearch, clock)
 	brainService := app.NewBrainService()
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	relationRepository := postgres.NewRelationRepository(db)
@@ -310,7 +311,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	layerService := app.NewLayerService(annotationService, layerRepository, snapshotLibrary, registry)
 	webPages := newWebPages(cfg, registry)
 	webSearch := newWebSearch(cfg, registry)
-	eyesService := app.NewEyesService(client, webPages, webSearch, clock)
+	eyesService := eyesapp.NewEyesService(client, webPages, webSearch, clock)
 	brainService := app.NewBrainService()
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	relationRepository := postgres.NewRelationRepository(db)

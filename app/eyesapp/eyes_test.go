@@ -1,4 +1,4 @@
-package app_test
+package eyesapp_test
 
 import (
 	"encoding/json"
@@ -21,6 +21,7 @@ import (
 	"github.com/petal-near/petal/adapters/webpage"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -37,7 +38,7 @@ func eyes(t *testing.T, near string, search ports.WebSearch) *toolkit.Registry {
 	if search == nil {
 		search = brave.New("", "", nil)
 	}
-	svc := app.NewEyesService(chain, webpage.New(webpage.Options{AllowLoopback: true}), search, memory.SystemClock{})
+	svc := eyesapp.NewEyesService(chain, webpage.New(webpage.Options{AllowLoopback: true}), search, memory.SystemClock{})
 	return toolkit.NewRegistry(cfg, nil, []toolkit.ToolSet{svc, app.NewBrainService()})
 }
 
@@ -50,47 +51,47 @@ func TestReadChainAgainstTheFakeNode(t *testing.T) {
 	fake := nearrpctest.New(t)
 	reg := eyes(t, fake.URL, nil)
 
-	out, err := call(t, reg, app.ToolReadChain, `{"network":"near:mainnet","contract":"marketing.sputnik-dao.near","method":"get_config"}`)
+	out, err := call(t, reg, eyesapp.ToolReadChain, `{"network":"near:mainnet","contract":"marketing.sputnik-dao.near","method":"get_config"}`)
 	require.NoError(t, err)
-	a := out.(app.ChainAnswer)
+	a := out.(eyesapp.ChainAnswer)
 	assert.Equal(t, "json", a.Encoding)
 	assert.JSONEq(t, `{"name":"marketing","purpose":"Marketing guild of the NEAR community: campaigns, events and content.","metadata":""}`, string(a.Result))
-	assert.Equal(t, app.ChainBlock{Height: nearrpctest.RecordedHeight, Hash: nearrpctest.RecordedHash}, a.Block)
+	assert.Equal(t, eyesapp.ChainBlock{Height: nearrpctest.RecordedHeight, Hash: nearrpctest.RecordedHash}, a.Block)
 	assert.Equal(t, []string{}, a.Logs)
 
-	out, err = call(t, reg, app.ToolReadChain, `{"network":"mainnet","contract":"usdt.tether-token.near","method":"ft_balance_of","args":{"account_id":"alice.near"}}`)
+	out, err = call(t, reg, eyesapp.ToolReadChain, `{"network":"mainnet","contract":"usdt.tether-token.near","method":"ft_balance_of","args":{"account_id":"alice.near"}}`)
 	require.NoError(t, err)
-	assert.Equal(t, `"1250000000"`, string(out.(app.ChainAnswer).Result), "arguments sent, a JSON string answered")
+	assert.Equal(t, `"1250000000"`, string(out.(eyesapp.ChainAnswer).Result), "arguments sent, a JSON string answered")
 
 	// Bytes that aren't JSON come back as base64.
-	out, err = call(t, reg, app.ToolReadChain, `{"network":"near:mainnet","contract":"blob.near","method":"get_state"}`)
+	out, err = call(t, reg, eyesapp.ToolReadChain, `{"network":"near:mainnet","contract":"blob.near","method":"get_state"}`)
 	require.NoError(t, err)
-	a = out.(app.ChainAnswer)
+	a = out.(eyesapp.ChainAnswer)
 	assert.Equal(t, "base64", a.Encoding)
 	assert.Equal(t, `"AQAAAP/+cGV0YWw="`, string(a.Result))
 	assert.Equal(t, 11, a.Bytes)
 
 	// A contract that panics says so in its own words.
-	_, err = call(t, reg, app.ToolReadChain, `{"network":"near:mainnet","contract":"broken.sputnik-dao.near","method":"get_last_proposal_id"}`)
+	_, err = call(t, reg, eyesapp.ToolReadChain, `{"network":"near:mainnet","contract":"broken.sputnik-dao.near","method":"get_last_proposal_id"}`)
 	e, ok := errs.As(err)
 	require.True(t, ok, "%v", err)
 	assert.Equal(t, errs.CannotRead, e.Code)
 	assert.Contains(t, e.Message, "Proposals are corrupted")
-	_, err = call(t, reg, app.ToolReadChain, `{"network":"near:mainnet","contract":"broken.sputnik-dao.near","method":"get_policy"}`)
+	_, err = call(t, reg, eyesapp.ToolReadChain, `{"network":"near:mainnet","contract":"broken.sputnik-dao.near","method":"get_policy"}`)
 	assert.Contains(t, err.Error(), "Policy is corrupted", "the older result-with-error shape too")
 
-	_, err = call(t, reg, app.ToolReadChain, `{"network":"near:mainnet","contract":"nope.sputnik-dao.near","method":"get_config"}`)
+	_, err = call(t, reg, eyesapp.ToolReadChain, `{"network":"near:mainnet","contract":"nope.sputnik-dao.near","method":"get_config"}`)
 	assert.True(t, errs.Is(err, errs.NotFound), "%v", err)
 
 	// An answer over 1 MiB is refused, not read whole.
-	big := make([]byte, app.MaxChainAnswer+1)
+	big := make([]byte, eyesapp.MaxChainAnswer+1)
 	for i := range big {
 		big[i] = 'x'
 	}
 	rec, err := nearrpctest.FromSource(nearrpctest.Source{Contract: "huge.near", Method: "get_everything", ResultBytes: big})
 	require.NoError(t, err)
 	fake.Add(rec)
-	_, err = call(t, reg, app.ToolReadChain, `{"network":"near:mainnet","contract":"huge.near","method":"get_everything"}`)
+	_, err = call(t, reg, eyesapp.ToolReadChain, `{"network":"near:mainnet","contract":"huge.near","method":"get_everything"}`)
 	e, ok = errs.As(err)
 	require.True(t, ok, "%v", err)
 	assert.Equal(t, errs.CannotRead, e.Code)
@@ -105,7 +106,7 @@ func TestReadChainAgainstTheFakeNode(t *testing.T) {
 		`{"network":"near:mainnet","contract":"a.near","method":"m","args":[1]}`: "args",
 		`{"contract":"a.near","method":"m"}`:                                     "network",
 	} {
-		_, err := call(t, reg, app.ToolReadChain, input)
+		_, err := call(t, reg, eyesapp.ToolReadChain, input)
 		assert.True(t, errs.Is(err, errs.BadInput), input)
 		assert.Contains(t, err.Error(), field, input)
 	}
@@ -127,13 +128,13 @@ func TestReadPageInPages(t *testing.T) {
 	var text strings.Builder
 	start, pages := 0, 0
 	for {
-		out, err := call(t, reg, app.ToolReadPage, fmt.Sprintf(`{"url":%q,"start":%d}`, srv.URL, start))
+		out, err := call(t, reg, eyesapp.ToolReadPage, fmt.Sprintf(`{"url":%q,"start":%d}`, srv.URL, start))
 		require.NoError(t, err)
-		p := out.(app.PageAnswer)
+		p := out.(eyesapp.PageAnswer)
 		pages++
 		assert.Equal(t, "Long page", p.Title)
 		assert.Equal(t, start, p.Start)
-		assert.LessOrEqual(t, utf8.RuneCountInString(p.Text), app.PageChars)
+		assert.LessOrEqual(t, utf8.RuneCountInString(p.Text), eyesapp.PageChars)
 		assert.Equal(t, p.End-p.Start, utf8.RuneCountInString(p.Text))
 		enc, _ := json.Marshal(p)
 		assert.Less(t, len(enc), 24<<10, "a page fits the agent's thread")
@@ -150,11 +151,11 @@ func TestReadPageInPages(t *testing.T) {
 	assert.Contains(t, text.String(), "Paragraph 0 says the council voted & the pool staked.")
 	assert.Contains(t, text.String(), "Paragraph 900 says")
 
-	_, err := call(t, reg, app.ToolReadPage, fmt.Sprintf(`{"url":%q,"start":%d}`, srv.URL, 10_000_000))
+	_, err := call(t, reg, eyesapp.ToolReadPage, fmt.Sprintf(`{"url":%q,"start":%d}`, srv.URL, 10_000_000))
 	assert.True(t, errs.Is(err, errs.BadInput), "start past the schema's bound")
-	_, err = call(t, reg, app.ToolReadPage, fmt.Sprintf(`{"url":%q,"start":%d}`, srv.URL, text.Len()+5))
+	_, err = call(t, reg, eyesapp.ToolReadPage, fmt.Sprintf(`{"url":%q,"start":%d}`, srv.URL, text.Len()+5))
 	assert.True(t, errs.Is(err, errs.BadInput), "start past the end")
-	_, err = call(t, reg, app.ToolReadPage, `{"url":"http://10.0.0.1/"}`)
+	_, err = call(t, reg, eyesapp.ToolReadPage, `{"url":"http://10.0.0.1/"}`)
 	assert.True(t, errs.Is(err, errs.BadInput), "a private address even with loopback allowed")
 }
 
@@ -162,23 +163,23 @@ func TestPageOf(t *testing.T) {
 	// Markup-heavy text costs six bytes a character once JSON-encoded: the
 	// page is shorter, never larger than the thread holds.
 	text := strings.Repeat("<a>&", 20_000)
-	page, end := app.PageOf(text, 0)
+	page, end := eyesapp.PageOf(text, 0)
 	enc, _ := json.Marshal(page)
 	assert.LessOrEqual(t, len(enc), 20_002)
 	assert.Equal(t, utf8.RuneCountInString(page), end)
 
 	// Another script: characters, not bytes.
 	text = strings.Repeat("花びら ", 10_000)
-	page, end = app.PageOf(text, 0)
+	page, end = eyesapp.PageOf(text, 0)
 	assert.True(t, utf8.ValidString(page))
-	again, next := app.PageOf(text, end)
+	again, next := eyesapp.PageOf(text, end)
 	assert.Equal(t, text[:len(page)+len(again)], page+again)
 	assert.Greater(t, next, end)
 
-	page, end = app.PageOf("short", 0)
+	page, end = eyesapp.PageOf("short", 0)
 	assert.Equal(t, "short", page)
 	assert.Equal(t, 5, end)
-	page, end = app.PageOf("short", 5)
+	page, end = eyesapp.PageOf("short", 5)
 	assert.Equal(t, "", page)
 	assert.Equal(t, 5, end)
 }
@@ -186,24 +187,24 @@ func TestPageOf(t *testing.T) {
 func TestSearch(t *testing.T) {
 	fake := bravetest.New(t)
 	reg := eyes(t, "http://127.0.0.1:1", brave.New(fake.URL, bravetest.Key, nil))
-	out, err := call(t, reg, app.ToolSearch, `{"query":"  near   dao "}`)
+	out, err := call(t, reg, eyesapp.ToolSearch, `{"query":"  near   dao "}`)
 	require.NoError(t, err)
-	s := out.(app.SearchAnswer)
+	s := out.(eyesapp.SearchAnswer)
 	assert.Equal(t, "near dao", s.Query)
 	require.Len(t, s.Results, 2)
 	assert.Equal(t, "https://example.org/sputnik", s.Results[0].URL)
-	tool, _ := reg.Get(app.ToolSearch)
+	tool, _ := reg.Get(eyesapp.ToolSearch)
 	assert.False(t, tool.HiddenFromAgent)
 
 	// Without a key: 503 source_failed naming the variable, and the agent
 	// is not offered it.
 	reg = eyes(t, "http://127.0.0.1:1", nil)
-	_, err = call(t, reg, app.ToolSearch, `{"query":"near dao"}`)
+	_, err = call(t, reg, eyesapp.ToolSearch, `{"query":"near dao"}`)
 	e, ok := errs.As(err)
 	require.True(t, ok)
 	assert.Equal(t, errs.SourceFailed, e.Code)
 	assert.Contains(t, e.Hint, "PETAL_SEARCH_API_KEY")
-	tool, _ = reg.Get(app.ToolSearch)
+	tool, _ = reg.Get(eyesapp.ToolSearch)
 	assert.True(t, tool.HiddenFromAgent)
 	assert.Empty(t, fake.Queries()[1:])
 }
@@ -233,7 +234,7 @@ func TestReadPageConcurrently(t *testing.T) {
 	errc := make(chan error, 16)
 	for i := range 16 {
 		go func() {
-			_, err := call(t, reg, app.ToolReadPage, fmt.Sprintf(`{"url":%q,"start":%d}`, fmt.Sprintf("%s/p%d", srv.URL, i%4), (i%3)*1000))
+			_, err := call(t, reg, eyesapp.ToolReadPage, fmt.Sprintf(`{"url":%q,"start":%d}`, fmt.Sprintf("%s/p%d", srv.URL, i%4), (i%3)*1000))
 			errc <- err
 		}()
 	}
