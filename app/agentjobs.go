@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/viewsapp"
+
 	"context"
 	"log/slog"
 	"sync"
@@ -25,8 +27,8 @@ type AgentJobsService struct {
 	explorations ports.ExplorationStore
 	runs         ports.RunStore
 	signals      ports.Signals
-	hub          *waitHub    // this process's waiters, woken a few at a time
-	views        PersonViews // the view a take hands the worker (view/v1, theirs or the default)
+	hub          *waitHub             // this process's waiters, woken a few at a time
+	views        viewsapp.PersonViews // the view a take hands the worker (view/v1, theirs or the default)
 	clock        ports.Clock
 	random       ports.Random
 	process      ProcessID
@@ -55,7 +57,7 @@ type ReportTurns interface {
 
 // NewAgentJobsService makes the service.
 func NewAgentJobsService(cfg config.Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
-	views PersonViews, clock ports.Clock, random ports.Random, process ProcessID, m ports.Metrics, log *slog.Logger) *AgentJobsService {
+	views viewsapp.PersonViews, clock ports.Clock, random ports.Random, process ProcessID, m ports.Metrics, log *slog.Logger) *AgentJobsService {
 	m = ports.MetricsOrNone(m)
 	return &AgentJobsService{cfg: cfg, store: store, explorations: exps, runs: runStore, signals: signals, hub: newWaitHub(signals), views: views, closing: make(chan struct{}), clock: clock, random: random,
 		process: process, log: log,

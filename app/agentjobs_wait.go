@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/viewsapp"
+
 	"context"
 	"encoding/json"
 	"strings"
@@ -182,7 +184,7 @@ func (s *AgentJobsService) viewOf(ctx context.Context, owner string) json.RawMes
 			s.log.WarnContext(ctx, "agent jobs: the person's view", "err", err)
 		}
 	}
-	ans, err := viewAnswerOf(v)
+	ans, err := viewsapp.ViewAnswerOf(v)
 	if err != nil {
 		return nil
 	}

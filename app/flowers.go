@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/viewsapp"
+
 	"github.com/petal-near/petal/app/snapshotsapp"
 
 	"bytes"
@@ -32,7 +34,7 @@ const MaxIntent = 2000
 type FlowerService struct {
 	library *snapshotsapp.SnapshotLibrary
 	specs   ports.SpecStore
-	views   PersonViews              // whose view a render without one is drawn through; nil: the default's
+	views   viewsapp.PersonViews     // whose view a render without one is drawn through; nil: the default's
 	names   PetalNamer               // the names a signed-in person gives petals; nil: none
 	budget  *snapshotsapp.DataBudget // what a spec a stranger has kept costs; nil: nothing
 }
@@ -52,7 +54,7 @@ var _ toolkit.ToolSet = (*FlowerService)(nil)
 // NewFlowerService makes the flower service over the snapshot library, the
 // spec store, people's views and the data budget (every spec kept for
 // someone who isn't signed in counts against it).
-func NewFlowerService(library *snapshotsapp.SnapshotLibrary, specs ports.SpecStore, views PersonViews, budget *snapshotsapp.DataBudget) *FlowerService {
+func NewFlowerService(library *snapshotsapp.SnapshotLibrary, specs ports.SpecStore, views viewsapp.PersonViews, budget *snapshotsapp.DataBudget) *FlowerService {
 	return &FlowerService{library: library, specs: specs, views: views, budget: budget}
 }
 

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/viewsapp"
+
 	"github.com/petal-near/petal/app/snapshotsapp"
 
 	"context"
@@ -36,8 +38,8 @@ type MapService struct {
 	clock   ports.Clock
 	log     *slog.Logger
 	public  bool
-	views   PersonViews // the view a ?view= names, or a signed-in person's own
-	names   MapNamer    // a signed-in person's names on their petals; nil: none
+	views   viewsapp.PersonViews // the view a ?view= names, or a signed-in person's own
+	names   MapNamer             // a signed-in person's names on their petals; nil: none
 	// relations gives /map its groups and pairs (nil: empty arrays).
 	relations *RelationService
 	// marks are the maps' marks the cards carry (nil: every mark null);
@@ -176,7 +178,7 @@ const (
 // NewMapService makes the map over the snapshot library and its source, with
 // the hidden maps shipped in petal (an invalid file is an error, so petal
 // does not start showing a map someone meant to hide).
-func NewMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store MapFlowerStore, views PersonViews, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
+func NewMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store MapFlowerStore, views viewsapp.PersonViews, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
 	hidden, err := HiddenMaps()
 	if err != nil {
 		return nil, err

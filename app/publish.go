@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/viewsapp"
+
 	"github.com/petal-near/petal/app/snapshotsapp"
 
 	"bytes"
@@ -79,7 +81,7 @@ type PublishService struct {
 	wallets  WalletReader       // nil where no door has sessions (stdio MCP): nobody is signed in
 	near     ports.NearAccounts // reads a transaction publish_flower is given by hash
 	price    ports.NearPrice
-	views    PersonViews
+	views    viewsapp.PersonViews
 	clock    ports.Clock
 	random   ports.Random
 	log      *slog.Logger
@@ -98,7 +100,7 @@ var _ toolkit.ToolSet = (*PublishService)(nil)
 
 // NewPublishService makes the publishing service.
 func NewPublishService(flowers *FlowerService, store ports.PublishedFlowers, social ports.SocialDB, sessions ports.SessionStore,
-	wallets WalletReader, near ports.NearAccounts, price ports.NearPrice, views PersonViews, clock ports.Clock, random ports.Random, log *slog.Logger, m ports.Metrics) (*PublishService, error) {
+	wallets WalletReader, near ports.NearAccounts, price ports.NearPrice, views viewsapp.PersonViews, clock ports.Clock, random ports.Random, log *slog.Logger, m ports.Metrics) (*PublishService, error) {
 	mm := ports.MetricsOrNone(m)
 	hidden, err := HiddenMaps()
 	if err != nil {

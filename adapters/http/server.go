@@ -18,6 +18,7 @@ import (
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
+	"github.com/petal-near/petal/app/viewsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
 )
@@ -101,7 +102,7 @@ type Deps struct {
 	// Publish is the service behind a published flower's SVG.
 	Publish *app.PublishService
 	// Views keeps people's views (GET/PUT /api/v1/me/view, /api/v1/views/:hash).
-	Views  *app.ViewService
+	Views  *viewsapp.ViewService
 	TopUps *app.TopUpService
 	// Maps is the shared map's lists and pictures (nil: no map routes).
 	Maps *app.MapService

@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/viewsapp"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -13,11 +13,11 @@ import (
 // kept with their session, and any kept view by its hash, to anyone.
 func (s *Server) viewRoutes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Path: "/api/v1/me/view", Access: AccessSession, Handler: s.myView, Answers: answersJSON(app.ViewAnswer{}), Takes: []Credential{Anyone, Session},
+		{Method: http.MethodGet, Path: "/api/v1/me/view", Access: AccessSession, Handler: s.myView, Answers: answersJSON(viewsapp.ViewAnswer{}), Takes: []Credential{Anyone, Session},
 			Summary: "{ view, hash }: the person's own view (view/v1), or the default for a visitor and anyone who hasn't kept one"},
-		{Method: http.MethodPut, Path: "/api/v1/me/view", Access: AccessSession, Handler: s.keepView, Body: app.KeepViewBody{}, Answers: answersJSON(app.ViewAnswer{}),
+		{Method: http.MethodPut, Path: "/api/v1/me/view", Access: AccessSession, Handler: s.keepView, Body: viewsapp.KeepViewBody{}, Answers: answersJSON(viewsapp.ViewAnswer{}),
 			Summary: "body { view }: signed in, from the site's own pages; the view (view/v1) becomes the person's, kept by its hash: { view, hash }. 401 for a visitor"},
-		{Method: http.MethodGet, Path: "/api/v1/views/:hash", Access: AccessOpen, Handler: s.viewByHash, Answers: answersJSON(app.ViewAnswer{}),
+		{Method: http.MethodGet, Path: "/api/v1/views/:hash", Access: AccessOpen, Handler: s.viewByHash, Answers: answersJSON(viewsapp.ViewAnswer{}),
 			Summary: "{ view, hash }: any kept view by its hash, and the default's without anyone keeping it; not_found otherwise"},
 	}
 }
@@ -39,7 +39,7 @@ func (s *Server) keepView(c echo.Context) error {
 	if !ok || !sess.Signed() {
 		return errs.New(errs.Unauthorised, "sign in first", "POST /api/v1/auth/challenge, then /api/v1/auth/verify with your wallet's NEP-413 signature")
 	}
-	var body app.KeepViewBody
+	var body viewsapp.KeepViewBody
 	if err := decodeBody(c, &body); err != nil {
 		return err
 	}

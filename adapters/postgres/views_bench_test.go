@@ -6,7 +6,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/viewsapp"
 	"github.com/petal-near/petal/domain/specs"
 	"github.com/petal-near/petal/ports"
 )
@@ -29,7 +29,7 @@ func BenchmarkPersonView(b *testing.B) {
 		Session: hex32('c') + hex32('c'), KeptAt: time.Now()}); err != nil {
 		b.Fatal(err)
 	}
-	svc := app.NewViewService(store, nil, nil, nil, ports.NoMetrics{})
+	svc := viewsapp.NewViewService(store, nil, nil, nil, ports.NoMetrics{})
 	b.Run("floor-select-body", func(b *testing.B) {
 		for b.Loop() {
 			var s string

@@ -26,6 +26,7 @@ import (
 	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
+	"github.com/petal-near/petal/app/viewsapp"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -126,8 +127,8 @@ var (
 		snapshotsapp.NewDataBudget,
 		app.NewExplorationService,
 		snapshotsapp.NewSnapshotLibrary,
-		app.NewViewService,
-		wire.Bind(new(app.PersonViews), new(*app.ViewService)),
+		viewsapp.NewViewService,
+		wire.Bind(new(viewsapp.PersonViews), new(*viewsapp.ViewService)),
 		app.NewFlowerService,
 		// The map is here so every door's store of published flowers tells it
 		// of what is kept (newPublishedFlowers).
@@ -224,7 +225,7 @@ func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *app.Ma
 
 // newMapService is the map, its /map answer carrying the relations' groups
 // and pairs, its cards the maps' marks.
-func newMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store app.MapFlowerStore, views app.PersonViews, clock ports.Clock,
+func newMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store app.MapFlowerStore, views viewsapp.PersonViews, clock ports.Clock,
 	log *slog.Logger, m ports.Metrics, relations *app.RelationService, marks ports.MapMarks) (*app.MapService, error) {
 	s, err := app.NewMapService(cfg, library, store, views, clock, log, m)
 	if err != nil {
@@ -410,7 +411,7 @@ func newSiteClaims(m *app.MapService, a *app.AnnotationService) (*app.SiteClaims
 // explorations' links (a worker's own is refused once its job ended) and
 // changes (the live signal).
 func newAgentJobsService(cfg config.Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
-	views app.PersonViews, clock ports.Clock, random ports.Random, process app.ProcessID, m ports.Metrics, log *slog.Logger,
+	views viewsapp.PersonViews, clock ports.Clock, random ports.Random, process app.ProcessID, m ports.Metrics, log *slog.Logger,
 	explorationService *app.ExplorationService) *app.AgentJobsService {
 	s := app.NewAgentJobsService(cfg, store, exps, runStore, signals, views, clock, random, process, m, log)
 	explorationService.Watch(s)

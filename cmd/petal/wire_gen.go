@@ -16,6 +16,7 @@ import (
 	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
+	"github.com/petal-near/petal/app/viewsapp"
 	"log/slog"
 )
 
@@ -44,7 +45,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	viewRepository := postgres.NewViewRepository(db)
 	dataBudgetRepository := postgres.NewDataBudgetRepository(db)
 	dataBudget := snapshotsapp.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
-	viewService := app.NewViewService(viewRepository, dataBudget, clock, log, registry)
+	viewService := viewsapp.NewViewService(viewRepository, dataBudget, clock, log, registry)
 	random := newRandom()
 	processID, err := app.NewProcessID(random)
 	if err != nil {
@@ -283,7 +284,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	viewRepository := postgres.NewViewRepository(db)
 	dataBudgetRepository := postgres.NewDataBudgetRepository(db)
 	dataBudget := snapshotsapp.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
-	viewService := app.NewViewService(viewRepository, dataBudget, clock, log, registry)
+	viewService := viewsapp.NewViewService(viewRepository, dataBudget, clock, log, registry)
 	random := newRandom()
 	processID, err := app.NewProcessID(random)
 	if err != nil {

@@ -1,4 +1,4 @@
-package app
+package viewsapp
 
 import (
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -61,7 +61,7 @@ type KeepViewBody struct {
 	View json.RawMessage `json:"view"`
 }
 
-func viewAnswerOf(v specs.View) (ViewAnswer, error) {
+func ViewAnswerOf(v specs.View) (ViewAnswer, error) {
 	hash, canonical, err := specs.ViewName(v)
 	if err != nil {
 		return ViewAnswer{}, err
@@ -75,7 +75,7 @@ func (s *ViewService) Mine(ctx context.Context, subject string) (ViewAnswer, err
 	if err != nil {
 		return ViewAnswer{}, err
 	}
-	return viewAnswerOf(v)
+	return ViewAnswerOf(v)
 }
 
 // Keep is PUT /api/v1/me/view: a signed-in session's person keeps raw as
@@ -89,7 +89,7 @@ func (s *ViewService) Keep(ctx context.Context, sess people.Session, raw json.Ra
 	if err != nil {
 		return ViewAnswer{}, err
 	}
-	ans, err := viewAnswerOf(v)
+	ans, err := ViewAnswerOf(v)
 	if err != nil {
 		return ViewAnswer{}, err
 	}
@@ -116,7 +116,7 @@ func (s *ViewService) ByHash(ctx context.Context, hash string) (ViewAnswer, erro
 	if err != nil {
 		return ViewAnswer{}, err
 	}
-	return viewAnswerOf(v)
+	return ViewAnswerOf(v)
 }
 
 // PersonView implements PersonViews.
