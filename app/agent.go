@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/jobsapp"
+
 	"github.com/petal-near/petal/app/snapshotsapp"
 
 	"context"
@@ -47,7 +49,7 @@ type AgentService struct {
 	limiter   ports.RateLimiter
 	budget    *snapshotsapp.DataBudget // what strangers' chats store
 	log       *slog.Logger
-	process   ProcessID
+	process   jobsapp.ProcessID
 	random    ports.Random
 	opens     ports.Opens // when each run was last opened, for retention; nil: not noted
 	jobNotes  JobNotes    // the person's agents and jobs, for the system message; nil: none
@@ -92,7 +94,7 @@ type AgentDeps struct {
 	Snapshots    ports.SnapshotStore
 	Limiter      ports.RateLimiter
 	Log          *slog.Logger
-	Process      ProcessID
+	Process      jobsapp.ProcessID
 	Random       ports.Random             // run ids
 	Budget       *snapshotsapp.DataBudget // what strangers' chats store; nil: not counted
 	Opens        ports.Opens              // notes runs opened, for retention; nil: not noted
@@ -142,7 +144,7 @@ type FlowerDrawer interface {
 func (a *AgentService) SetHeartbeat(every time.Duration) { a.heartbeat.Store(int64(every)) }
 
 // Process is this process's id.
-func (a *AgentService) Process() ProcessID { return a.process }
+func (a *AgentService) Process() jobsapp.ProcessID { return a.process }
 
 // Recorded reports whether chats run on the recorded transcript.
 func (a *AgentService) Recorded() bool { return a.model.Name() == runs.RecordedModel }

@@ -17,6 +17,7 @@ import (
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
@@ -74,7 +75,7 @@ func followService(tb testing.TB) (*app.AgentService, ports.RunStore) {
 	hub := memory.NewEventHub()
 	leases := memory.NewLeases(memory.SystemClock{})
 	store := memory.NewRunStore(memory.SystemClock{}, leases, hub)
-	process, err := app.NewProcessID(rand.Reader)
+	process, err := jobsapp.NewProcessID(rand.Reader)
 	require.NoError(tb, err)
 	limiter := memory.NewRateLimiter(memory.SystemClock{})
 	agent := app.NewAgentService(app.AgentDeps{Config: cfg, Runs: store, Bus: hub.Bus(), Leases: leases,

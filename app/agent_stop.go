@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/jobsapp"
+
 	"context"
 	"errors"
 	"fmt"
@@ -42,7 +44,7 @@ func (a *AgentService) Stop(ctx context.Context, caller toolkit.Caller, id strin
 	// Another process holds it, or nobody does.
 	alive := false
 	if run.ProcessID != "" && a.leases != nil {
-		if alive, err = a.leases.Alive(ctx, run.ProcessID, LeaseStale); err != nil {
+		if alive, err = a.leases.Alive(ctx, run.ProcessID, jobsapp.LeaseStale); err != nil {
 			return StopResult{}, err
 		}
 	}
@@ -120,7 +122,7 @@ func interrupted(message string) runs.NewEvent {
 // Recover ends as interrupted the runs whose process is gone. Runs of live
 // processes are left alone.
 func (a *AgentService) Recover(ctx context.Context) ([]string, error) {
-	ids, err := a.store.InterruptOrphans(ctx, LeaseStale, interrupted(interruptedOrphan))
+	ids, err := a.store.InterruptOrphans(ctx, jobsapp.LeaseStale, interrupted(interruptedOrphan))
 	if len(ids) > 0 {
 		a.log.Info("runs interrupted by a restart", "runs", len(ids))
 	}
@@ -138,7 +140,7 @@ func (a *AgentService) Recover(ctx context.Context) ([]string, error) {
 // ends it whatever its process: its chat's wall time, its writes' time
 // after it, and a lease's staleness on top (the clocks of two machines).
 func (a *AgentService) StuckAfter() time.Duration {
-	return a.cfg.RunMax + toolkit.DetachedWriteTimeout + LeaseStale
+	return a.cfg.RunMax + toolkit.DetachedWriteTimeout + jobsapp.LeaseStale
 }
 
 // Fence implements Fencer: every job of this process ends interrupted, and

@@ -16,6 +16,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/runs"
 )
@@ -48,7 +49,7 @@ func TestAPanickingToolEndsTheRunNotTheProcess(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	registry := toolkit.NewRegistry(cfg, limiter, []toolkit.ToolSet{panicky{}})
-	process, err := app.NewProcessID(rand.Reader)
+	process, err := jobsapp.NewProcessID(rand.Reader)
 	require.NoError(t, err)
 	agent := app.NewAgentService(app.AgentDeps{Config: cfg, Runs: memory.NewRunStore(memory.SystemClock{}, leases, hub), Bus: hub.Bus(), Leases: leases,
 		Model: model, Attestations: attest, Registry: registry, Limiter: limiter, Log: log, Process: process, Random: rand.Reader})

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/jobsapp"
+
 	"github.com/petal-near/petal/app/viewsapp"
 
 	"context"
@@ -31,7 +33,7 @@ type AgentJobsService struct {
 	views        viewsapp.PersonViews // the view a take hands the worker (view/v1, theirs or the default)
 	clock        ports.Clock
 	random       ports.Random
-	process      ProcessID
+	process      jobsapp.ProcessID
 	log          *slog.Logger
 	// turns starts the new turn a report brings (nil: reports wait for the
 	// person's next message). Set by SetTurns, since the agent's service
@@ -57,7 +59,7 @@ type ReportTurns interface {
 
 // NewAgentJobsService makes the service.
 func NewAgentJobsService(cfg config.Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
-	views viewsapp.PersonViews, clock ports.Clock, random ports.Random, process ProcessID, m ports.Metrics, log *slog.Logger) *AgentJobsService {
+	views viewsapp.PersonViews, clock ports.Clock, random ports.Random, process jobsapp.ProcessID, m ports.Metrics, log *slog.Logger) *AgentJobsService {
 	m = ports.MetricsOrNone(m)
 	return &AgentJobsService{cfg: cfg, store: store, explorations: exps, runs: runStore, signals: signals, hub: newWaitHub(signals), views: views, closing: make(chan struct{}), clock: clock, random: random,
 		process: process, log: log,
@@ -239,10 +241,10 @@ const JobsKept = 30 * 24 * time.Hour
 // SweepJob is the agent jobs' scheduled job (one replica at a time): it puts
 // back the jobs whose take was never answered because its process died
 // (their lease lapsed), and wakes those people's waiters.
-func (s *AgentJobsService) SweepJob() Job {
-	return Job{Name: "agent_jobs", Every: 5 * time.Second, Deadline: 20 * time.Second,
+func (s *AgentJobsService) SweepJob() jobsapp.Job {
+	return jobsapp.Job{Name: "agent_jobs", Every: 5 * time.Second, Deadline: 20 * time.Second,
 		Run: func(ctx context.Context) (int64, error) {
-			owners, err := s.store.ReleaseUndelivered(ctx, LeaseStale, 500)
+			owners, err := s.store.ReleaseUndelivered(ctx, jobsapp.LeaseStale, 500)
 			woken := map[string]bool{}
 			for _, o := range owners {
 				s.takes.Add(1, "released")

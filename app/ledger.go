@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/jobsapp"
+
 	"context"
 	"errors"
 	"fmt"
@@ -170,7 +172,7 @@ func (l *Ledger) ReleaseOrphanHolds(ctx context.Context) (int, error) {
 	for {
 		// A batch per transaction: thousands of holds of a dead process go
 		// back in a few statements, without holding their accounts long.
-		done, err := l.store.ReleaseOrphans(ctx, LeaseStale, orphanBatch)
+		done, err := l.store.ReleaseOrphans(ctx, jobsapp.LeaseStale, orphanBatch)
 		n += done
 		// A batch counts reservations, which may have several lines: only
 		// an empty one says nothing is left.

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/jobsapp"
+
 	"context"
 	"time"
 
@@ -22,7 +24,7 @@ type DayFolder interface {
 
 // DaySlicesJob is the scheduled job folding past days' slices, hourly on one
 // replica.
-func DaySlicesJob(f DayFolder, clock ports.Clock) Job {
-	return Job{Name: "ledger_day_slices", Every: time.Hour, Deadline: time.Minute,
+func DaySlicesJob(f DayFolder, clock ports.Clock) jobsapp.Job {
+	return jobsapp.Job{Name: "ledger_day_slices", Every: time.Hour, Deadline: time.Minute,
 		Run: func(ctx context.Context) (int64, error) { return f.FoldPastDays(ctx, clock.Now().Add(-DaySlicesKept)) }}
 }

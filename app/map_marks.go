@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/jobsapp"
+
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -73,11 +75,11 @@ func NewMarkReader(cfg config.Config, chain ports.NearViews, store ports.MapMark
 
 // Job is the reading as a scheduled job, or nil when PETAL_MAP_MARKS_MIN
 // is 0.
-func (r *MarkReader) Job() *Job {
+func (r *MarkReader) Job() *jobsapp.Job {
 	if r.every <= 0 {
 		return nil
 	}
-	return &Job{Name: marksJob, Every: r.every, Deadline: marksDeadline, Run: r.Run}
+	return &jobsapp.Job{Name: marksJob, Every: r.every, Deadline: marksDeadline, Run: r.Run}
 }
 
 // Run reads the marks of at most marksBatch maps that are due (never read

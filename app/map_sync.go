@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/jobsapp"
+
 	"github.com/petal-near/petal/app/snapshotsapp"
 
 	"context"
@@ -70,11 +72,11 @@ func NewMapSync(cfg config.Config, social ports.SocialDB, flowers ports.Publishe
 // Job is the sync as a scheduled job (one replica at a time), or nil when
 // PETAL_MAP_SYNC_MIN is 0. A job never run before is due at once, so a new
 // cluster syncs at start.
-func (s *MapSync) Job() *Job {
+func (s *MapSync) Job() *jobsapp.Job {
 	if s.every <= 0 {
 		return nil
 	}
-	return &Job{Name: syncJob, Every: s.every, Deadline: syncDeadline, Run: s.Run}
+	return &jobsapp.Job{Name: syncJob, Every: s.every, Deadline: syncDeadline, Run: s.Run}
 }
 
 // Run goes on with each network's walk of SocialDB's accounts for its share

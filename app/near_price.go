@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/jobsapp"
+
 	"context"
 	"fmt"
 	"log/slog"
@@ -69,8 +71,8 @@ func (p *NearPrices) Record(ctx context.Context) (int64, error) {
 }
 
 // Job is the reading as a scheduled job.
-func (p *NearPrices) Job() Job {
-	return Job{Name: "near_price", Every: NearPriceEvery, Deadline: nearPriceDeadline, Run: p.Record}
+func (p *NearPrices) Job() jobsapp.Job {
+	return jobsapp.Job{Name: "near_price", Every: NearPriceEvery, Deadline: nearPriceDeadline, Run: p.Record}
 }
 
 // At is the price of a transfer made at blockAt (credit.PriceAtBlock over the

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/jobsapp"
+
 	"github.com/petal-near/petal/app/snapshotsapp"
 
 	"context"
@@ -234,8 +236,8 @@ func catchUpRetry(attempts int) time.Duration {
 }
 
 // Job is the catch-up job (relations_index).
-func (s *RelationService) Job() Job {
-	return Job{Name: "relations_index", Every: time.Minute, Deadline: 5 * time.Minute, Run: s.CatchUp}
+func (s *RelationService) Job() jobsapp.Job {
+	return jobsapp.Job{Name: "relations_index", Every: time.Minute, Deadline: 5 * time.Minute, Run: s.CatchUp}
 }
 
 // IndexingKeeps is a flower store whose newly kept flowers are offered to the

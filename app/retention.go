@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/jobsapp"
+
 	"context"
 	"errors"
 	"time"
@@ -62,7 +64,7 @@ const retentionPause = 20 * time.Millisecond
 // older than a day, records prepared for publishing that expired and, after cfg.RetainAnon (PETAL_RETAIN_ANON_DAYS; 0 keeps
 // them), the anonymous runs and explorations nobody changed or opened, in
 // batches. Its metrics count what it deleted, by kind.
-func RetentionJob(ret ports.Retention, cfg config.Config, m ports.Metrics) Job {
+func RetentionJob(ret ports.Retention, cfg config.Config, m ports.Metrics) jobsapp.Job {
 	deleted := ports.MetricsOrNone(m).Counter("petal_retention_deleted_total", "Rows retention deleted, by kind.", "kind")
 	type rule struct {
 		what      ports.Retained
@@ -84,7 +86,7 @@ func RetentionJob(ret ports.Retention, cfg config.Config, m ports.Metrics) Job {
 	if cfg.RetainAnon > 0 {
 		rules = append(rules, rule{ports.UnopenedAnonRuns, cfg.RetainAnon}, rule{ports.UnopenedAnonExplorations, cfg.RetainAnon})
 	}
-	return Job{Name: "retention", Every: RetentionEvery, Deadline: RetentionDeadline,
+	return jobsapp.Job{Name: "retention", Every: RetentionEvery, Deadline: RetentionDeadline,
 		Run: func(ctx context.Context) (int64, error) {
 			var total int64
 			var failed error

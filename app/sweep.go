@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/jobsapp"
+
 	"context"
 	"errors"
 	"time"
@@ -22,11 +24,11 @@ const (
 // viewers see through the bus) and then gives back their ledger holds. One
 // replica sweeps at a time; any replica may.
 // Its metrics count what the sweeps of this process ended.
-func SweepJob(agent *AgentService, ledger *Ledger, m ports.Metrics) Job {
+func SweepJob(agent *AgentService, ledger *Ledger, m ports.Metrics) jobsapp.Job {
 	m = ports.MetricsOrNone(m)
 	ended := m.Counter("petal_sweep_runs_ended_total", "Runs of processes whose lease lapsed that this process's sweeps ended (interrupted).")
 	released := m.Counter("petal_sweep_holds_released_total", "Ledger holds of processes whose lease lapsed that this process's sweeps released.")
-	return Job{Name: "sweep_lapsed_leases", Every: SweepEvery, Deadline: SweepDeadline,
+	return jobsapp.Job{Name: "sweep_lapsed_leases", Every: SweepEvery, Deadline: SweepDeadline,
 		Run: func(ctx context.Context) (int64, error) {
 			runs, err := agent.Recover(ctx)
 			ended.Add(float64(len(runs)))

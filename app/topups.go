@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/jobsapp"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -289,8 +291,8 @@ func (s *TopUpService) FollowOpen(ctx context.Context) (int64, error) {
 }
 
 // Job is the follow job, run on one replica at a time.
-func (s *TopUpService) Job() Job {
-	return Job{Name: "follow_top_ups", Every: FollowTopUpsEvery, Deadline: followTopUpsDeadline, Run: s.FollowOpen}
+func (s *TopUpService) Job() jobsapp.Job {
+	return jobsapp.Job{Name: "follow_top_ups", Every: FollowTopUpsEvery, Deadline: followTopUpsDeadline, Run: s.FollowOpen}
 }
 
 func (s *TopUpService) limit(ctx context.Context, key string, n int, per time.Duration, what string) error {

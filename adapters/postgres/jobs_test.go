@@ -15,7 +15,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -27,7 +27,7 @@ func TestScheduledJobRunsOnOneReplicaAtATime(t *testing.T) {
 	db := pgtest.New(t)
 	leases := postgres.NewJobLeases(db.DB)
 	var inFlight, most, runs atomic.Int64
-	job := app.Job{Name: "busy", Every: 10 * time.Millisecond, Deadline: 5 * time.Second,
+	job := jobsapp.Job{Name: "busy", Every: 10 * time.Millisecond, Deadline: 5 * time.Second,
 		Run: func(ctx context.Context) (int64, error) {
 			n := inFlight.Add(1)
 			defer inFlight.Add(-1)
@@ -43,9 +43,9 @@ func TestScheduledJobRunsOnOneReplicaAtATime(t *testing.T) {
 		}}
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
-	scheds := make([]*app.Scheduler, 3)
+	scheds := make([]*jobsapp.Scheduler, 3)
 	for i := range scheds {
-		scheds[i] = app.NewScheduler(leases, processID(t), quietLog())
+		scheds[i] = jobsapp.NewScheduler(leases, processID(t), quietLog())
 		scheds[i].Add(job)
 		wg.Go(func() {
 			// Each replica hammers the lease, as many replicas' polls would.
@@ -80,8 +80,8 @@ func TestScheduledJobScheduleIsSharedByReplicas(t *testing.T) {
 	leases := postgres.NewJobLeases(db.DB)
 	var runs atomic.Int64
 	for range 3 {
-		s := app.NewScheduler(leases, processID(t), quietLog())
-		s.Add(app.Job{Name: "hourly", Every: time.Hour, Deadline: time.Second,
+		s := jobsapp.NewScheduler(leases, processID(t), quietLog())
+		s.Add(jobsapp.Job{Name: "hourly", Every: time.Hour, Deadline: time.Second,
 			Run: func(context.Context) (int64, error) { runs.Add(1); return 0, nil }})
 		for range 2 {
 			_, err := s.RunDue(t.Context(), "hourly")
@@ -105,8 +105,8 @@ func TestScheduledJobMovesOnWhenItsReplicaDies(t *testing.T) {
 	require.True(t, claimed)
 
 	var runs atomic.Int64
-	peer := app.NewScheduler(leases, "proc_peer", quietLog())
-	peer.Add(app.Job{Name: "sweep", Every: time.Minute, Deadline: time.Second,
+	peer := jobsapp.NewScheduler(leases, "proc_peer", quietLog())
+	peer.Add(jobsapp.Job{Name: "sweep", Every: time.Minute, Deadline: time.Second,
 		Run: func(context.Context) (int64, error) { runs.Add(1); return 3, nil }})
 	ran, err := peer.RunDue(t.Context(), "sweep")
 	require.NoError(t, err)
@@ -119,13 +119,13 @@ func TestScheduledJobMovesOnWhenItsReplicaDies(t *testing.T) {
 	}, 30*time.Second, 50*time.Millisecond)
 	assert.Equal(t, int64(1), runs.Load())
 
-	held, err := leases.Finish(t.Context(), "sweep", "proc_dead", time.Minute, ports.JobRun{Outcome: app.JobOK})
+	held, err := leases.Finish(t.Context(), "sweep", "proc_dead", time.Minute, ports.JobRun{Outcome: jobsapp.JobOK})
 	require.NoError(t, err)
 	assert.False(t, held, "a lease that ran out is no longer the dead process's to give back")
 	state, err := leases.Jobs(t.Context())
 	require.NoError(t, err)
 	require.Len(t, state, 1)
-	assert.Equal(t, app.JobOK, state[0].Last.Outcome)
+	assert.Equal(t, jobsapp.JobOK, state[0].Last.Outcome)
 	assert.Equal(t, int64(3), state[0].Last.Items)
 	assert.Equal(t, int64(1), state[0].Runs, "the dead process's finish was not counted")
 }
@@ -135,29 +135,29 @@ func TestScheduledJobMovesOnWhenItsReplicaDies(t *testing.T) {
 func TestScheduledJobDeadlineAndFailure(t *testing.T) {
 	db := pgtest.New(t)
 	leases := postgres.NewJobLeases(db.DB)
-	s := app.NewScheduler(leases, processID(t), quietLog())
-	s.Add(app.Job{Name: "slow", Every: time.Hour, Deadline: 100 * time.Millisecond,
+	s := jobsapp.NewScheduler(leases, processID(t), quietLog())
+	s.Add(jobsapp.Job{Name: "slow", Every: time.Hour, Deadline: 100 * time.Millisecond,
 		Run: func(ctx context.Context) (int64, error) { <-ctx.Done(); return 2, ctx.Err() }})
-	s.Add(app.Job{Name: "broken", Every: time.Hour, Deadline: time.Second,
+	s.Add(jobsapp.Job{Name: "broken", Every: time.Hour, Deadline: time.Second,
 		Run: func(context.Context) (int64, error) { return 0, errors.New("the disk is on fire") }})
-	s.Add(app.Job{Name: "panicky", Every: time.Hour, Deadline: time.Second,
+	s.Add(jobsapp.Job{Name: "panicky", Every: time.Hour, Deadline: time.Second,
 		Run: func(context.Context) (int64, error) { panic("oops") }})
 	var mu sync.Mutex
-	reports := map[string]app.JobReport{}
-	s.Observe(func(r app.JobReport) { mu.Lock(); reports[r.Job] = r; mu.Unlock() })
+	reports := map[string]jobsapp.JobReport{}
+	s.Observe(func(r jobsapp.JobReport) { mu.Lock(); reports[r.Job] = r; mu.Unlock() })
 	for _, name := range []string{"slow", "broken", "panicky"} {
 		ran, err := s.RunDue(t.Context(), name)
 		require.NoError(t, err)
 		require.True(t, ran)
 	}
-	assert.Equal(t, app.JobOverran, reports["slow"].Outcome)
+	assert.Equal(t, jobsapp.JobOverran, reports["slow"].Outcome)
 	assert.Equal(t, int64(2), reports["slow"].Items)
-	assert.Equal(t, app.JobFailed, reports["broken"].Outcome)
+	assert.Equal(t, jobsapp.JobFailed, reports["broken"].Outcome)
 	assert.EqualError(t, reports["broken"].Err, "the disk is on fire")
-	assert.Equal(t, app.JobFailed, reports["panicky"].Outcome)
+	assert.Equal(t, jobsapp.JobFailed, reports["panicky"].Outcome)
 	stats := s.Stats()
-	assert.Equal(t, app.JobStats{Runs: 1, Overran: 1, Items: 2}, withoutTimes(stats["slow"]))
-	assert.Equal(t, app.JobStats{Runs: 1, Failed: 1}, withoutTimes(stats["broken"]))
+	assert.Equal(t, jobsapp.JobStats{Runs: 1, Overran: 1, Items: 2}, withoutTimes(stats["slow"]))
+	assert.Equal(t, jobsapp.JobStats{Runs: 1, Failed: 1}, withoutTimes(stats["broken"]))
 
 	state, err := leases.Jobs(t.Context())
 	require.NoError(t, err)
@@ -166,19 +166,19 @@ func TestScheduledJobDeadlineAndFailure(t *testing.T) {
 		byName[st.Name] = st
 		assert.Empty(t, st.Holder, st.Name)
 	}
-	assert.Equal(t, app.JobOverran, byName["slow"].Last.Outcome)
+	assert.Equal(t, jobsapp.JobOverran, byName["slow"].Last.Outcome)
 	assert.Equal(t, "the disk is on fire", byName["broken"].Last.Error)
 	assert.Contains(t, byName["panicky"].Last.Error, "oops")
 }
 
-func withoutTimes(s app.JobStats) app.JobStats {
+func withoutTimes(s jobsapp.JobStats) jobsapp.JobStats {
 	s.Took, s.Last = 0, time.Time{}
 	return s
 }
 
-func processID(t testing.TB) app.ProcessID {
+func processID(t testing.TB) jobsapp.ProcessID {
 	t.Helper()
-	id, err := app.NewProcessID(rand.Reader)
+	id, err := jobsapp.NewProcessID(rand.Reader)
 	require.NoError(t, err)
 	return id
 }

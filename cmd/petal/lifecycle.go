@@ -18,6 +18,7 @@ import (
 	"github.com/petal-near/petal/adapters/tracing"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/ports"
@@ -33,9 +34,9 @@ type service struct {
 	Snapshots *snapshotsapp.SnapshotService
 	Bus       *postgres.EventBus
 	Leases    ports.Leases
-	Process   app.ProcessID
+	Process   jobsapp.ProcessID
 	Ledger    *app.Ledger
-	Jobs      *app.Scheduler
+	Jobs      *jobsapp.Scheduler
 	// Near reads the chain; serve checks the receivers with it at start.
 	Near ports.NearAccounts
 	// Maps is the shared map; MapListener tells it of every replica's new
@@ -72,7 +73,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = s.Bus.Run(jobs) })
 	wg.Go(func() { _ = s.MapListener.Run(jobs) })
-	wg.Go(func() { app.KeepLease(jobs, s.Leases, p, s.Agent, s.Log) })
+	wg.Go(func() { jobsapp.KeepLease(jobs, s.Leases, p, s.Agent, s.Log) })
 	select {
 	case <-s.Bus.Ready():
 	case <-time.After(10 * time.Second):
@@ -113,19 +114,19 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 
 // newScheduler is this process's scheduler with every scheduled job petal
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
-func newScheduler(leases ports.JobLeases, process app.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg config.Config, db *postgres.DB, clock ports.Clock,
+func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg config.Config, db *postgres.DB, clock ports.Clock,
 	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService, mapSync *app.MapSync,
-	agentJobs *app.AgentJobsService, relations *app.RelationService, random ports.Random, marks *app.MarkReader, ledgerStore *postgres.LedgerRepository) *app.Scheduler {
-	s := app.NewScheduler(leases, process, log)
+	agentJobs *app.AgentJobsService, relations *app.RelationService, random ports.Random, marks *app.MarkReader, ledgerStore *postgres.LedgerRepository) *jobsapp.Scheduler {
+	s := jobsapp.NewScheduler(leases, process, log)
 	s.JitterFrom(random)
-	s.Observe(app.CountJobs(m))
+	s.Observe(jobsapp.CountJobs(m))
 	s.Add(app.SweepJob(agent, ledger, m))
 	s.Add(app.RetentionJob(retention, cfg, m))
 	s.Add(app.DaySlicesJob(ledgerStore, clock))
 	if cfg.Limits != config.LimitsMemory {
 		// Closed windows of the limits counted in PostgreSQL (newRateLimiter).
 		shared := postgres.NewRateLimiter(db, clock)
-		s.Add(app.Job{Name: "rate_limit_windows", Every: time.Minute, Deadline: 30 * time.Second,
+		s.Add(jobsapp.Job{Name: "rate_limit_windows", Every: time.Minute, Deadline: 30 * time.Second,
 			Run: func(ctx context.Context) (int64, error) { return shared.SweepClosed(ctx, clock.Now()) }})
 	}
 	s.Add(prices.Job())

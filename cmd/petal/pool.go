@@ -9,8 +9,8 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/tracing"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/jobsapp"
 )
 
 // poolSource is where a wired service's database pool comes from: serve and
@@ -69,7 +69,7 @@ func newPool(ctx context.Context, cfg config.Config, src poolSource, t *tracing.
 // newLeases is the process leases; its cleanup gives this process's lease
 // back, when start's stop did not already, before the pool closes, so other
 // replicas needn't wait for it to go stale to recover this process's runs.
-func newLeases(db *postgres.DB, process app.ProcessID, log *slog.Logger) (*postgres.Leases, func()) {
+func newLeases(db *postgres.DB, process jobsapp.ProcessID, log *slog.Logger) (*postgres.Leases, func()) {
 	leases := postgres.NewLeases(db)
 	return leases, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -24,6 +24,7 @@ import (
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/eyesapp"
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/app/viewsapp"
@@ -139,7 +140,7 @@ var (
 		app.NewAnnotationService,
 		app.NewLayerService,
 		newSnapshotService,
-		app.NewProcessID,
+		jobsapp.NewProcessID,
 		newAgentJobsService,
 		eyesapp.NewEyesService,
 		app.NewBrainService,
@@ -411,7 +412,7 @@ func newSiteClaims(m *app.MapService, a *app.AnnotationService) (*app.SiteClaims
 // explorations' links (a worker's own is refused once its job ended) and
 // changes (the live signal).
 func newAgentJobsService(cfg config.Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
-	views viewsapp.PersonViews, clock ports.Clock, random ports.Random, process app.ProcessID, m ports.Metrics, log *slog.Logger,
+	views viewsapp.PersonViews, clock ports.Clock, random ports.Random, process jobsapp.ProcessID, m ports.Metrics, log *slog.Logger,
 	explorationService *app.ExplorationService) *app.AgentJobsService {
 	s := app.NewAgentJobsService(cfg, store, exps, runStore, signals, views, clock, random, process, m, log)
 	explorationService.Watch(s)

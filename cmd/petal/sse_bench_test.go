@@ -17,7 +17,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
 )
@@ -105,7 +105,7 @@ func benchLease(b *testing.B, db *pgtest.DB) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(app.LeaseEvery)
+		t := time.NewTicker(jobsapp.LeaseEvery)
 		defer t.Stop()
 		for {
 			select {

@@ -14,6 +14,7 @@ import (
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/eyesapp"
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/app/viewsapp"
@@ -47,7 +48,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	dataBudget := snapshotsapp.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
 	viewService := viewsapp.NewViewService(viewRepository, dataBudget, clock, log, registry)
 	random := newRandom()
-	processID, err := app.NewProcessID(random)
+	processID, err := jobsapp.NewProcessID(random)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -286,7 +287,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	dataBudget := snapshotsapp.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
 	viewService := viewsapp.NewViewService(viewRepository, dataBudget, clock, log, registry)
 	random := newRandom()
-	processID, err := app.NewProcessID(random)
+	processID, err := jobsapp.NewProcessID(random)
 	if err != nil {
 		cleanup3()
 		cleanup2()
