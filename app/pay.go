@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/peopleapp"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,7 +28,7 @@ type PayService struct {
 	cfg     config.Config
 	ledger  ports.LedgerStore
 	people  ports.PeopleStore
-	signIn  *SignInService
+	signIn  *peopleapp.SignInService
 	near    ports.NearAccounts
 	price   ports.NearPrice
 	billing ports.ModelBilling // nil when the model provider sends no bills (the recorded model)
@@ -41,7 +43,7 @@ type PayService struct {
 }
 
 // NewPayService makes the pay service.
-func NewPayService(cfg config.Config, ledger ports.LedgerStore, people ports.PeopleStore, signIn *SignInService, near ports.NearAccounts,
+func NewPayService(cfg config.Config, ledger ports.LedgerStore, people ports.PeopleStore, signIn *peopleapp.SignInService, near ports.NearAccounts,
 	price ports.NearPrice, prices *NearPrices, billing ports.ModelBilling, models ports.ModelPrices, claims ports.BillingClaims, limiter ports.RateLimiter, log *slog.Logger) *PayService {
 	return &PayService{cfg: cfg, ledger: ledger, people: people, signIn: signIn, near: near, price: price, prices: prices, billing: billing,
 		models: models, claims: claims, limiter: limiter, log: log}

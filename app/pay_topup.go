@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/peopleapp"
+
 	"context"
 	"errors"
 	"math/big"
@@ -22,11 +24,11 @@ type PayInput struct {
 
 // PayBody is POST /api/v1/pay's answer.
 type PayBody struct {
-	AddedUSD  credit.USDNumber  `json:"added_usd"`
-	AddedNEAR credit.NEARNumber `json:"added_near"`
-	NearUSD   credit.USDNumber  `json:"near_usd"`
-	Price     PriceUsed         `json:"price"`
-	Credit    *CreditView       `json:"credit"`
+	AddedUSD  credit.USDNumber      `json:"added_usd"`
+	AddedNEAR credit.NEARNumber     `json:"added_near"`
+	NearUSD   credit.USDNumber      `json:"near_usd"`
+	Price     PriceUsed             `json:"price"`
+	Credit    *peopleapp.CreditView `json:"credit"`
 }
 
 // PriceUsed says which NEAR price a transfer was counted at: the reading

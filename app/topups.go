@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/peopleapp"
+
 	"github.com/petal-near/petal/app/jobsapp"
 
 	"context"
@@ -42,7 +44,7 @@ type TopUpService struct {
 	cfg     config.Config
 	store   ports.IntentTopUps
 	swaps   ports.Swaps
-	signIn  *SignInService
+	signIn  *peopleapp.SignInService
 	limiter ports.RateLimiter
 	clock   ports.Clock
 	log     *slog.Logger
@@ -52,7 +54,7 @@ type TopUpService struct {
 }
 
 // NewTopUpService makes the service.
-func NewTopUpService(cfg config.Config, store ports.IntentTopUps, swaps ports.Swaps, signIn *SignInService, limiter ports.RateLimiter,
+func NewTopUpService(cfg config.Config, store ports.IntentTopUps, swaps ports.Swaps, signIn *peopleapp.SignInService, limiter ports.RateLimiter,
 	clock ports.Clock, log *slog.Logger, m ports.Metrics) *TopUpService {
 	m = ports.MetricsOrNone(m)
 	return &TopUpService{cfg: cfg, store: store, swaps: swaps, signIn: signIn, limiter: limiter, clock: clock, log: log,
@@ -185,8 +187,8 @@ func (s *TopUpService) CreateTopUp(ctx context.Context, sess people.Session, in 
 
 // TopUpStatusBody is GET /api/v1/pay/intents/:deposit_address.
 type TopUpStatusBody struct {
-	TopUp  TopUpStatusView `json:"top_up"`
-	Credit *CreditView     `json:"credit"`
+	TopUp  TopUpStatusView       `json:"top_up"`
+	Credit *peopleapp.CreditView `json:"credit"`
 }
 
 // TopUpStatusView is where a top-up stands.

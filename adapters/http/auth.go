@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -15,16 +16,16 @@ import (
 func (s *Server) authRoutes() []Route {
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/v1/auth/challenge", Access: AccessSession, Summary: "a NEP-413 sign-in challenge: { nonce, message, recipient, expires_at }; the nonce is good once, for 5 minutes", Handler: s.challenge,
-			Answers: answersJSON(app.ChallengeBody{}), Takes: []Credential{Anyone, Session}},
+			Answers: answersJSON(peopleapp.ChallengeBody{}), Takes: []Credential{Anyone, Session}},
 		{Method: http.MethodPost, Path: "/api/v1/auth/verify", Access: AccessSession, Summary: "body { network, proof }: signs in with a wallet's NEP-413 proof and sets the session: { person_id, network, wallets, claimed_runs, claimed_explorations }", Handler: s.verify,
-			Body: app.VerifyInput{}, Answers: answersJSON(app.VerifyBody{}), Takes: []Credential{Anyone, Session}},
+			Body: peopleapp.VerifyInput{}, Answers: answersJSON(peopleapp.VerifyBody{}), Takes: []Credential{Anyone, Session}},
 		{Method: http.MethodPost, Path: "/api/v1/auth/logout", Access: AccessSession, Summary: "ends this session and clears its cookie: { ok: true }", Handler: s.logout, Answers: answersJSON(okBody{}), Takes: []Credential{Anyone, Session}},
 		{Method: http.MethodPost, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "body { token }: holds the invite in this session, opening an anonymous one if needed: { invite }", Handler: s.redeemInvite,
 			Body: redeemBody{}, Answers: answersJSON(app.InviteBody{}), Takes: []Credential{Anyone, Session}},
 		{Method: http.MethodGet, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "the invite this session holds: { invite }, or { invite: null }", Handler: s.heldInvite, Answers: answersJSON(app.InviteBody{}), Takes: []Credential{Anyone, Session}},
 		{Method: http.MethodPost, Path: "/api/v1/me/wallets", Access: AccessSession, Summary: "signed in, same-origin, body { network, proof } as verify's: attaches another wallet to this person (SYS-023): { person_id, attached, already, wallets }; a wallet bound to another person is 409 conflict and nothing is merged", Handler: s.attachWallet,
-			Body: app.VerifyInput{}, Answers: answersJSON(app.AttachBody{}), Fails: []int{http.StatusConflict}},
-		{Method: http.MethodGet, Path: "/api/v1/me", Access: AccessSession, Summary: "the signed-in person: { person_id, network, account, wallets, credit }; 401 to anyone else", Handler: s.me, Answers: answersJSON(app.MeBody{})},
+			Body: peopleapp.VerifyInput{}, Answers: answersJSON(peopleapp.AttachBody{}), Fails: []int{http.StatusConflict}},
+		{Method: http.MethodGet, Path: "/api/v1/me", Access: AccessSession, Summary: "the signed-in person: { person_id, network, account, wallets, credit }; 401 to anyone else", Handler: s.me, Answers: answersJSON(peopleapp.MeBody{})},
 	}
 }
 
@@ -78,7 +79,7 @@ func (s *Server) verify(c echo.Context) error {
 	if err := s.deps.SignIn.Limit(c.Request().Context(), ClientAddress(c.Request(), s.deps.Config.Public, s.deps.Config.TrustedProxies)); err != nil {
 		return err
 	}
-	var in app.VerifyInput
+	var in peopleapp.VerifyInput
 	if err := decodeBody(c, &in); err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func (s *Server) attachWallet(c echo.Context) error {
 	if err := s.deps.SignIn.Limit(c.Request().Context(), ClientAddress(c.Request(), s.deps.Config.Public, s.deps.Config.TrustedProxies)); err != nil {
 		return err
 	}
-	var in app.VerifyInput
+	var in peopleapp.VerifyInput
 	if err := decodeBody(c, &in); err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/domain/profiles"
 )
 
@@ -19,9 +19,9 @@ const ProfileBodyLimit = 2*(28+4*((profiles.MaxPictureBytes+2)/3)) + 1<<20
 // (docs/people.md).
 func (s *Server) profileRoutes() []Route {
 	return []Route{
-		{Method: http.MethodGet, Path: "/api/v1/me/profile", Access: AccessSession, Handler: s.myProfile, Answers: answersJSON(app.ProfileAnswer{}),
+		{Method: http.MethodGet, Path: "/api/v1/me/profile", Access: AccessSession, Handler: s.myProfile, Answers: answersJSON(peopleapp.ProfileAnswer{}),
 			Summary: "{ profile, updated_at, published }: the person's profile in NEAR Social's shape, null until they keep one; published stays null. 401 for a visitor"},
-		{Method: http.MethodPut, Path: "/api/v1/me/profile", Access: AccessSession, Handler: s.keepProfile, BodyLimit: ProfileBodyLimit, Body: app.KeepProfileBody{}, Answers: answersJSON(app.ProfileAnswer{}),
+		{Method: http.MethodPut, Path: "/api/v1/me/profile", Access: AccessSession, Handler: s.keepProfile, BodyLimit: ProfileBodyLimit, Body: peopleapp.KeepProfileBody{}, Answers: answersJSON(peopleapp.ProfileAnswer{}),
 			Fails:   []int{http.StatusRequestEntityTooLarge},
 			Summary: "body { profile }, the whole of it: signed in, from the site's own pages. { name?, about?, avatar?, banner?, location?, links? }, each null to clear; avatar and banner a data:image/png, jpeg or webp base64 picture (at most 2 MiB, 4,096 px a side), this site's /api/v1/media/… address or a fastfs:// one. Anything else is 400 with the reason"},
 		{Method: http.MethodGet, Path: "/api/v1/media/:file", Access: AccessOpen, Handler: s.media, Head: true,
@@ -51,7 +51,7 @@ func (s *Server) keepProfile(c echo.Context) error {
 	if err := s.deps.Profiles.Limit(c.Request().Context(), person); err != nil {
 		return err
 	}
-	var body app.KeepProfileBody
+	var body peopleapp.KeepProfileBody
 	if err := decodeBody(c, &body); err != nil {
 		return err
 	}

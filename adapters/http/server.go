@@ -16,6 +16,7 @@ import (
 
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/app/viewsapp"
@@ -78,7 +79,7 @@ type Deps struct {
 	Log      *slog.Logger
 	Registry *toolkit.Registry
 	Health   *app.HealthService
-	Sessions *app.SessionService
+	Sessions *peopleapp.SessionService
 	Flowers  *app.FlowerService
 	MCP      MCPDoor
 	// Explorations is the service behind the exploration routes that are not
@@ -97,7 +98,7 @@ type Deps struct {
 	Ledger        *app.Ledger
 	// Snapshots is the service behind the snapshot body route.
 	Snapshots *snapshotsapp.SnapshotService
-	SignIn    *app.SignInService
+	SignIn    *peopleapp.SignInService
 	Pay       *app.PayService
 	// Publish is the service behind a published flower's SVG.
 	Publish *app.PublishService
@@ -107,7 +108,7 @@ type Deps struct {
 	// Maps is the shared map's lists and pictures (nil: no map routes).
 	Maps *app.MapService
 	// Profiles keeps people's profiles and serves their pictures.
-	Profiles *app.ProfileService
+	Profiles *peopleapp.ProfileService
 	// Wallets is where /signin's wallet connector finds its wallets.
 	Wallets WalletConnector
 	// Metrics receives the door's metrics (nil: none kept).

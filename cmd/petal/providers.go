@@ -25,6 +25,7 @@ import (
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/jobsapp"
+	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/app/viewsapp"
@@ -150,17 +151,17 @@ var (
 	)
 	appSet = wire.NewSet(
 		app.NewHealthService,
-		app.NewSessionService,
+		peopleapp.NewSessionService,
 		app.NewInviteService,
 		app.NewAccess,
 		app.NewLedger,
-		app.NewWalletKeys,
-		app.NewSignInService,
+		peopleapp.NewWalletKeys,
+		peopleapp.NewSignInService,
 		newSiteClaims,
-		wire.Bind(new(app.WalletReader), new(*app.SignInService)),
+		wire.Bind(new(app.WalletReader), new(*peopleapp.SignInService)),
 		app.NewPayService,
 		app.NewTopUpService,
-		app.NewProfileService,
+		peopleapp.NewProfileService,
 		app.NewNearPrices,
 		newMapSync,
 		app.NewMarkReader,

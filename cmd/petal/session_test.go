@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/domain/people"
 )
 
@@ -101,7 +101,7 @@ func TestSessionServiceResolveAndReplace(t *testing.T) {
 	p := startPetal(t, nil)
 	now := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
 	clock := &mutableClock{t: now}
-	svc := app.NewSessionService(postgres.NewSessionRepository(p.DB.DB), clock, rand.Reader)
+	svc := peopleapp.NewSessionService(postgres.NewSessionRepository(p.DB.DB), clock, rand.Reader)
 	ctx := t.Context()
 
 	token, sess, err := svc.OpenAnonymous(ctx)

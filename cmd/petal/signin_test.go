@@ -19,8 +19,8 @@ import (
 
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/domain/people"
 )
 
@@ -387,7 +387,7 @@ func TestAGatedServerWithAModelKeyNeedsAWalletKey(t *testing.T) {
 	cfg, err := config.LoadConfig(func(k string) string { return map[string]string{"NEAR_AI_API_KEY": "sk-test"}[k] })
 	require.NoError(t, err)
 	_, _, err = buildService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), lentPool{db.DB})
-	require.ErrorIs(t, err, app.ErrWalletKeyRequired)
+	require.ErrorIs(t, err, peopleapp.ErrWalletKeyRequired)
 
 	cfg.WalletKey = strings.Repeat("0f", 32)
 	_, cleanup, err := buildService(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), lentPool{db.DB})
@@ -398,7 +398,7 @@ func TestAGatedServerWithAModelKeyNeedsAWalletKey(t *testing.T) {
 func TestSignInCallsAreLimitedPerAddress(t *testing.T) {
 	// The test's client is the trusted proxy, so its cf-connecting-ip counts.
 	p, _ := signInPetal(t, map[string]string{"PETAL_TRUSTED_PROXIES": "127.0.0.1"})
-	for i := range app.AuthCallsPerMinute {
+	for i := range peopleapp.AuthCallsPerMinute {
 		res, body := p.do(t, http.MethodPost, "/api/v1/auth/challenge", "")
 		require.Equal(t, http.StatusOK, res.StatusCode, "call %d: %s", i, body)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/jobsapp"
+	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/app/viewsapp"
@@ -69,7 +70,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	annotationRepository := postgres.NewAnnotationRepository(db)
 	sessionRepository := postgres.NewSessionRepository(db)
 	peopleRepository := postgres.NewPeopleRepository(db)
-	walletKeys, err := app.NewWalletKeys(cfg, random, log)
+	walletKeys, err := peopleapp.NewWalletKeys(cfg, random, log)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -77,7 +78,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		return nil, nil, err
 	}
 	ledgerRepository := newLedgerRepository(db, registry)
-	signInService := app.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random, rateLimiter)
+	signInService := peopleapp.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random, rateLimiter)
 	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, signInService, runStore, dataBudget, clock, flowerService, registry)
 	layerRepository := postgres.NewLayerRepository(db)
 	layerService := app.NewLayerService(annotationService, layerRepository, snapshotLibrary, registry)
@@ -123,7 +124,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService, lookUpService)
 	toolkitRegistry := toolkit.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db, client)
-	sessionService := app.NewSessionService(sessionRepository, clock, random)
+	sessionService := peopleapp.NewSessionService(sessionRepository, clock, random)
 	server := mcp.New(toolkitRegistry, log)
 	siteClaims, err := newSiteClaims(mapService, annotationService)
 	if err != nil {
@@ -184,7 +185,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	swaps := newSwaps(cfg, registry, tracing)
 	topUpService := app.NewTopUpService(cfg, intentTopUpRepository, swaps, signInService, rateLimiter, clock, log, registry)
 	profileRepository := postgres.NewProfileRepository(db)
-	profileService := app.NewProfileService(profileRepository, dataBudget, rateLimiter, clock, log, registry)
+	profileService := peopleapp.NewProfileService(profileRepository, dataBudget, rateLimiter, clock, log, registry)
 	walletConnector := newWalletConnector()
 	handlerWrap := newTracedDoor(tracing)
 	deps := httpapi.Deps{

@@ -1,4 +1,4 @@
-package app
+package peopleapp
 
 import (
 	"github.com/petal-near/petal/app/snapshotsapp"
