@@ -19,12 +19,11 @@ import (
 )
 
 // ProfileWritesPerHour bounds how often one person replaces their profile:
-// each write may decode two pictures of up to 4,096 × 4,096 px.
+// each write may decode two pictures (what decoding them may take is the
+// domain's bound, profiles.MaxPictureDecodeBytes, and a process decodes
+// profiles.DecodeBytesAtOnce of pictures at once, from profiles and maps'
+// logos alike).
 const ProfileWritesPerHour = 60
-
-// PictureDecodesAtOnce bounds the pictures this process decodes at once: a
-// 4,096 × 4,096 picture is 64 MiB of pixels while it is checked.
-const PictureDecodesAtOnce = 2
 
 // ProfileService keeps people's profiles in NEAR Social's shape and the
 // pictures they show (docs/people.md): each picture proved a PNG, JPEG or
@@ -35,7 +34,6 @@ type ProfileService struct {
 	limiter  ports.RateLimiter
 	clock    ports.Clock
 	log      *slog.Logger
-	decodes  chan struct{}
 	kept     ports.Counter
 	pictures ports.Counter
 }
@@ -44,7 +42,6 @@ type ProfileService struct {
 func NewProfileService(store ports.ProfileStore, budget *snapshotsapp.DataBudget, limiter ports.RateLimiter, clock ports.Clock, log *slog.Logger, metrics ports.Metrics) *ProfileService {
 	m := ports.MetricsOrNone(metrics)
 	return &ProfileService{store: store, budget: budget, limiter: limiter, clock: clock, log: log,
-		decodes:  make(chan struct{}, PictureDecodesAtOnce),
 		kept:     m.Counter("petal_profiles_kept_total", "Profiles people kept (PUT /api/v1/me/profile)."),
 		pictures: m.Counter("petal_profile_pictures_total", "Pictures sent in profiles, by outcome: accepted, or refused (not a picture this site keeps).", "outcome"),
 	}
@@ -157,8 +154,9 @@ func (s *ProfileService) Keep(ctx context.Context, sess people.Session, body Kee
 	return ProfileAnswer{Profile: &p, UpdatedAt: &at}, nil
 }
 
-// check checks the input, decoding its pictures at most PictureDecodesAtOnce
-// at a time in this process.
+// check checks the input. Its pictures wait for room among the process's
+// decodes (profiles.DecodeBytesAtOnce) only as long as the request's context
+// lives: a person whose request ended is not left queued behind others.
 func (s *ProfileService) check(ctx context.Context, in profiles.Input) (profiles.Checked, error) {
 	pictures := 0
 	for _, v := range []*string{in.Avatar, in.Banner} {
@@ -166,15 +164,10 @@ func (s *ProfileService) check(ctx context.Context, in profiles.Input) (profiles
 			pictures++
 		}
 	}
-	if pictures > 0 {
-		select {
-		case s.decodes <- struct{}{}:
-			defer func() { <-s.decodes }()
-		case <-ctx.Done():
-			return profiles.Checked{}, errs.New(errs.SourceFailed, "the pictures could not be checked in time", "try again")
-		}
+	checked, err := profiles.Check(ctx, in)
+	if errors.Is(err, profiles.ErrNoRoomToDecode) {
+		return profiles.Checked{}, errs.New(errs.SourceFailed, "the pictures could not be checked in time: this site is busy decoding others", "try again in a moment")
 	}
-	checked, err := profiles.Check(in)
 	if err != nil {
 		var p *profiles.Problem
 		if errors.As(err, &p) {

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -164,8 +165,13 @@ func CheckPicture(declared string, data []byte) (Picture, error) {
 	return CheckPictureContext(context.Background(), declared, data)
 }
 
+// ErrNoRoomToDecode is a picture not checked because ctx ended while it
+// waited for room to decode: this site was busy, the picture may be fine (not
+// a refusal of it, so not a *PictureError).
+var ErrNoRoomToDecode = errors.New("the picture could not be checked in time: this site is decoding others")
+
 // CheckPictureContext is CheckPicture that stops waiting for room to decode
-// when ctx ends.
+// when ctx ends (ErrNoRoomToDecode).
 func CheckPictureContext(ctx context.Context, declared string, data []byte) (Picture, error) {
 	if len(data) == 0 {
 		return Picture{}, refuse("the picture is empty")
@@ -215,7 +221,7 @@ func CheckPictureContext(ctx context.Context, declared string, data []byte) (Pic
 			cost>>20, cfg.Width, cfg.Height, what, MaxPictureDecodeBytes>>20)
 	}
 	if err := decoding.Acquire(ctx, cost); err != nil {
-		return Picture{}, refuse("the picture could not be decoded in time: %v", err)
+		return Picture{}, fmt.Errorf("%w: %w", ErrNoRoomToDecode, err)
 	}
 	img, err := decode(bytes.NewReader(data))
 	decoding.Release(cost)

@@ -2,8 +2,10 @@ package profiles_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -13,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/petal-near/petal/domain/profiles"
 )
@@ -213,5 +216,31 @@ func TestADecompressionBombCostsNothing(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if perCheck := (after.TotalAlloc - before.TotalAlloc) / 10; perCheck > 256<<10 {
 		t.Fatalf("checking the bomb allocated %d bytes", perCheck)
+	}
+}
+
+// A picture waiting for room to decode stops waiting when its context ends:
+// ErrNoRoomToDecode (the site busy), not a refusal of the picture; with room,
+// the same picture is kept.
+func TestACheckWaitingForRoomStopsWithItsContext(t *testing.T) {
+	avatar := "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngOf(t, 64, 64))
+	in := profiles.Input{Avatar: &avatar}
+	if err := profiles.Decoding.Acquire(t.Context(), profiles.DecodeBytesAtOnce); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err := profiles.Check(ctx, in)
+	profiles.Decoding.Release(profiles.DecodeBytesAtOnce)
+	if !errors.Is(err, profiles.ErrNoRoomToDecode) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want ErrNoRoomToDecode for the deadline, got %v", err)
+	}
+	var p *profiles.Problem
+	if errors.As(err, &p) {
+		t.Fatalf("a busy site is not a problem with the picture: %v", err)
+	}
+	checked, err := profiles.Check(t.Context(), in)
+	if err != nil || len(checked.Pictures) != 1 || checked.Pictures[0].Data == nil {
+		t.Fatalf("with room: %+v, %v", checked, err)
 	}
 }

@@ -5,7 +5,9 @@ package profiles
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -161,8 +163,10 @@ type Checked struct {
 }
 
 // Check checks an input against the contract's limits, decoding and
-// checking each picture sent as a data: URL. The first problem is returned.
-func Check(in Input) (Checked, error) {
+// checking each picture sent as a data: URL. The first problem is returned
+// as a *Problem; ctx ending while a picture waits for room to decode is
+// ErrNoRoomToDecode.
+func Check(ctx context.Context, in Input) (Checked, error) {
 	var out Checked
 	text := func(v *string, path string, limit int, dst *string) error {
 		if v == nil {
@@ -209,7 +213,10 @@ func Check(in Input) (Checked, error) {
 		if p.v == nil || *p.v == "" {
 			continue
 		}
-		ref, err := checkPictureRef(p.slot, *p.v)
+		ref, err := checkPictureRef(ctx, p.slot, *p.v)
+		if errors.Is(err, ErrNoRoomToDecode) {
+			return Checked{}, err
+		}
 		if err != nil {
 			return Checked{}, &Problem{Path: root + "/" + string(p.slot), Message: err.Error()}
 		}
@@ -226,14 +233,14 @@ func Check(in Input) (Checked, error) {
 	return out, nil
 }
 
-func checkPictureRef(slot PictureSlot, v string) (PictureRef, error) {
+func checkPictureRef(ctx context.Context, slot PictureSlot, v string) (PictureRef, error) {
 	switch {
 	case IsDataURL(v):
 		declared, data, err := DecodeDataURL(v)
 		if err != nil {
 			return PictureRef{}, err
 		}
-		pic, err := CheckPicture(declared, data)
+		pic, err := CheckPictureContext(ctx, declared, data)
 		if err != nil {
 			return PictureRef{}, err
 		}

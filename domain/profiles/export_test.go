@@ -1,0 +1,4 @@
+package profiles
+
+// Decoding is the process's decode budget, for a test to fill.
+var Decoding = decoding
