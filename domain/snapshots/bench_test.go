@@ -185,3 +185,101 @@ func BenchmarkFiguresVersusBig(b *testing.B) {
 	slices.Sort(ratios)
 	b.ReportMetric(ratios[len(ratios)/2], "big/fixed-width")
 }
+
+// comparedPair is two 100,000-account readings of one pool a little apart
+// (a tenth of the accounts change weight, 1% leave and as many enter), the
+// second also listed in reverse order, each with its ranked weights.
+func comparedPair(b *testing.B) (a, after, reordered *Snapshot, ra, rb, rr *RankedWeights) {
+	a = figuresSnapshot(MaxAccounts)
+	next := *a
+	next.Accounts = slices.Clone(a.Accounts)
+	for i := range next.Accounts {
+		switch {
+		case i%100 == 7: // left, and someone else entered
+			next.Accounts[i].ID = fmt.Sprintf("near:mainnet:new%d.near", i)
+		case i%10 == 3:
+			next.Accounts[i].Weight += "0"
+		}
+	}
+	rev := next
+	rev.Accounts = slices.Clone(next.Accounts)
+	slices.Reverse(rev.Accounts)
+	var err error
+	for _, p := range []struct {
+		s *Snapshot
+		r **RankedWeights
+	}{{a, &ra}, {&next, &rb}, {&rev, &rr}} {
+		if *p.r, err = RankWeights(p.s.Accounts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return a, &next, &rev, ra, rb, rr
+}
+
+// The measure of compare_figures: two 100,000-account readings compared on
+// their ranked weights (as the snapshot cache keeps them; "reordered": the
+// second listed in another order, so every account is matched through the
+// map), and from their accounts, beside compute_figures of one of them from
+// its accounts (parse, sort, figures) and from its ranked weights.
+//
+//	go test ./domain/snapshots -run '^$' -bench 'BenchmarkCompare$' -benchmem -benchtime 5x
+func BenchmarkCompare(b *testing.B) {
+	a, after, reordered, ra, rb, rr := comparedPair(b)
+	for _, c := range []struct {
+		name string
+		run  func() error
+	}{
+		{"compare-ranked", func() error { _, err := Compare(a, ra, after, rb, ComparePage{}); return err }},
+		{"compare-ranked-reordered", func() error { _, err := Compare(a, ra, reordered, rr, ComparePage{}); return err }},
+		{"compare-from-accounts", func() error {
+			ra, _ := RankWeights(a.Accounts)
+			rb, _ := RankWeights(after.Accounts)
+			_, err := Compare(a, ra, after, rb, ComparePage{})
+			return err
+		}},
+		{"figures-from-accounts", func() error { _, err := ComputeFigures(a, ""); return err }},
+		{"figures-ranked", func() error { _, err := ra.Figures(a, ""); return err }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCompareVersusFigures alternates, round by round, a comparison on
+// ranked weights with compute_figures of one reading, and reports the median
+// ratios (the machine is shared, so pairs measured back to back are the fair
+// figure): compare/figures against figures from the accounts (the issue's
+// goal: at most 2), and against figures from ranked weights.
+//
+//	go test ./domain/snapshots -run '^$' -bench BenchmarkCompareVersusFigures -benchtime 9x
+func BenchmarkCompareVersusFigures(b *testing.B) {
+	a, after, reordered, ra, rb, rr := comparedPair(b)
+	timed := func(f func() error) float64 {
+		start := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start).Seconds()
+	}
+	compare := func() error { _, err := Compare(a, ra, after, rb, ComparePage{}); return err }
+	compareReordered := func() error { _, err := Compare(a, ra, reordered, rr, ComparePage{}); return err }
+	figures := func() error { _, err := ComputeFigures(a, ""); return err }
+	figuresRanked := func() error { _, err := ra.Figures(a, ""); return err }
+	var vsFigures, reorderedVsFigures, vsRanked []float64
+	for range max(b.N, 5) {
+		c, cr, f, fr := timed(compare), timed(compareReordered), timed(figures), timed(figuresRanked)
+		vsFigures = append(vsFigures, c/f)
+		reorderedVsFigures = append(reorderedVsFigures, cr/f)
+		vsRanked = append(vsRanked, c/fr)
+	}
+	med := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
+	b.ReportMetric(med(vsFigures), "compare/figures")
+	b.ReportMetric(med(reorderedVsFigures), "reordered/figures")
+	b.ReportMetric(med(vsRanked), "compare/figures-ranked")
+}
