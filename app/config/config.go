@@ -73,6 +73,8 @@ type Config struct {
 	SearchAPIKey          string                   // PETAL_SEARCH_API_KEY: the Brave Search API key; empty: no web search
 	SearchURL             string                   // PETAL_SEARCH_URL: the Brave Search API's base
 	ReadPageLoopback      bool                     // PETAL_READ_PAGE_LOOPBACK: read_page may read this machine (tests only)
+	WalletManifest        string                   // PETAL_WALLET_MANIFEST: /signin's wallet list; empty: the connector's own
+	WalletHosts           []string                 // PETAL_WALLET_HOSTS: origins /signin's wallets reach; nil: unset (see WalletHostsOrDefault)
 }
 
 // Variable is one environment variable petal reads, with its default and meaning.
@@ -138,6 +140,8 @@ var Variables = []Variable{
 	{"PETAL_SEARCH_API_KEY", "", "a Brave Search API key (X-Subscription-Token) for the search tool; empty: search answers 503 source_failed and Petals' agent is not offered it"},
 	{"PETAL_SEARCH_URL", "https://api.search.brave.com", "the Brave Search API's base URL (tests point it at a fake)"},
 	{"PETAL_READ_PAGE_LOOPBACK", "0", "1: read_page may read pages on this machine's loopback (tests only; refused when PETAL_API is an https:// site). Private networks stay refused"},
+	{"PETAL_WALLET_MANIFEST", "", "the http(s) address of the wallet list /signin's connector (@hot-labs/near-connect) reads; empty: the connector's own (HOT's, docs/pages.md)"},
+	{"PETAL_WALLET_HOSTS", "", "origins (scheme://host[:port], comma-separated) /signin and its wallets may connect to beside the manifest's; empty: the default manifest's wallets' hosts, or with a manifest of one's own none but its origin"},
 }
 
 // LoadConfig reads the configuration through getenv (os.Getenv in production).
@@ -260,6 +264,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SearchAPIKey:          get("PETAL_SEARCH_API_KEY"),
 		SearchURL:             strings.TrimRight(get("PETAL_SEARCH_URL"), "/"),
 		ReadPageLoopback:      boolean("PETAL_READ_PAGE_LOOPBACK"),
+		WalletManifest:        get("PETAL_WALLET_MANIFEST"),
+		WalletHosts:           endpoints(get("PETAL_WALLET_HOSTS")),
 	}
 	switch c.Limits {
 	case "", LimitsMemory, LimitsPostgres:
@@ -324,6 +330,18 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		for _, raw := range list {
 			httpAddress(name, raw)
+		}
+	}
+	if c.WalletManifest != "" {
+		httpAddress("PETAL_WALLET_MANIFEST", c.WalletManifest)
+	}
+	// Each host goes into /signin's CSP: an origin and nothing else, so a
+	// setting can't carry a keyword or another directive in.
+	for _, h := range c.WalletHosts {
+		u, err := url.Parse(h)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(u.Host, " ;'*") {
+			bad("PETAL_WALLET_HOSTS", fmt.Sprintf("%q is not an origin (scheme://host[:port])", h))
 		}
 	}
 	switch c.LogFormat {

@@ -139,3 +139,14 @@ func (c Config) TestnetWarning() string {
 func (c Config) PostedCaps() ports.PostedCaps {
 	return ports.PostedCaps{Site: c.PostedSnapshotsPerDay, PerAddress: c.PostedPerAddress, PerOwner: c.PostedPerAddress}
 }
+
+// WalletHostsOrDefault is what /signin's wallets may reach beyond the
+// manifest's origin: PETAL_WALLET_HOSTS when set; else, with a manifest of
+// one's own, nothing more (its wallets' hosts are the operator's to name);
+// else defaults, the default manifest's wallets' hosts.
+func (c Config) WalletHostsOrDefault(defaults []string) []string {
+	if c.WalletHosts != nil || c.WalletManifest != "" {
+		return c.WalletHosts
+	}
+	return defaults
+}

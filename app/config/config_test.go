@@ -120,6 +120,33 @@ func TestNearRPCTakesAListOfEndpoints(t *testing.T) {
 	}
 }
 
+// /signin's wallet list and the hosts its CSP opens are settings like any
+// other (issue 27): a host that is not an origin is refused, not dropped.
+func TestWalletConnectorSettings(t *testing.T) {
+	defaults := []string{"https://default.example"}
+	c, err := load(nil)
+	require.NoError(t, err)
+	assert.Empty(t, c.WalletManifest)
+	assert.Equal(t, defaults, c.WalletHostsOrDefault(defaults), "the default manifest's wallets' hosts")
+	c, err = load(map[string]string{"PETAL_WALLET_MANIFEST": "http://127.0.0.1:9/manifest.json"})
+	require.NoError(t, err)
+	assert.Empty(t, c.WalletHostsOrDefault(defaults), "a manifest of one's own opens only its origin")
+	c, err = load(map[string]string{"PETAL_WALLET_HOSTS": "https://a.example, http://127.0.0.1:9"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"https://a.example", "http://127.0.0.1:9"}, c.WalletHostsOrDefault(defaults))
+	for name, values := range map[string][]string{
+		"PETAL_WALLET_MANIFEST": {"manifest.json", "ftp://a.example/m.json"},
+		"PETAL_WALLET_HOSTS":    {"a.example", "https://a.example/path", "https://a.example; script-src *", "https://*.example", "'unsafe-inline'"},
+	} {
+		for _, v := range values {
+			_, err := load(map[string]string{name: v})
+			if assert.Error(t, err, "%s=%q", name, v) {
+				assert.Contains(t, err.Error(), name+":", "%s=%q", name, v)
+			}
+		}
+	}
+}
+
 func TestAgentAccessIsGatedUnlessOpen(t *testing.T) {
 	for value, want := range map[string]string{
 		"open": "open", "OPEN": "open", " open ": "open",

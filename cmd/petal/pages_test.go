@@ -175,9 +175,8 @@ func waitFor(expr string) chromedp.Action {
 func TestPagesInABrowser(t *testing.T) {
 	fake := nearrpctest.New(t)
 	wallet := startFakeWallet(t)
-	t.Setenv("PETAL_WALLET_MANIFEST", wallet.URL+"/manifest.json")
-	t.Setenv("PETAL_WALLET_HOSTS", wallet.URL)
-	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "1000", "PETAL_ONECLICK_URL": oneclicktest.New(t).URL,
+	p := startPetal(t, map[string]string{"PETAL_WALLET_MANIFEST": wallet.URL + "/manifest.json", "PETAL_WALLET_HOSTS": wallet.URL,
+		"PETAL_RECORDED_PACE_MS": "1000", "PETAL_ONECLICK_URL": oneclicktest.New(t).URL,
 		"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	// A drawing on the map whose name is markup.
 	const hostile = `<img src=x onerror="document.title='pwned'">`

@@ -420,20 +420,8 @@ func newAgentJobsService(cfg config.Config, store ports.AgentJobs, exps ports.Ex
 	return s
 }
 
-// newWalletConnector is /signin's wallet list: PETAL_WALLET_MANIFEST (a URL;
-// the connector's own list by default) and PETAL_WALLET_HOSTS (origins its
-// wallets reach, comma-separated; with a manifest of one's own, only those).
-// docs/pages.md.
-func newWalletConnector() httpapi.WalletConnector {
-	manifest := strings.TrimSpace(os.Getenv("PETAL_WALLET_MANIFEST"))
-	hosts := httpapi.DefaultWalletHosts
-	if manifest != "" || os.Getenv("PETAL_WALLET_HOSTS") != "" {
-		hosts = nil
-		for _, h := range strings.Split(os.Getenv("PETAL_WALLET_HOSTS"), ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				hosts = append(hosts, h)
-			}
-		}
-	}
-	return httpapi.WalletConnector{ManifestURL: manifest, Hosts: hosts}
+// newWalletConnector is /signin's wallet list: PETAL_WALLET_MANIFEST and
+// PETAL_WALLET_HOSTS (app/config, docs/pages.md).
+func newWalletConnector(cfg config.Config) httpapi.WalletConnector {
+	return httpapi.WalletConnector{ManifestURL: cfg.WalletManifest, Hosts: cfg.WalletHostsOrDefault(httpapi.DefaultWalletHosts)}
 }

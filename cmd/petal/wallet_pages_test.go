@@ -35,9 +35,8 @@ func walletPetal(t *testing.T, env map[string]string) (*testPetal, *fakeWallet, 
 	rpc := nearrpctest.New(t)
 	wallet := startFakeWallet(t)
 	swaps := oneclicktest.New(t)
-	t.Setenv("PETAL_WALLET_MANIFEST", wallet.URL+"/manifest.json")
-	t.Setenv("PETAL_WALLET_HOSTS", wallet.URL)
-	all := map[string]string{"PETAL_NEAR_RPC_MAINNET": rpc.URL, "PETAL_NEAR_RPC_TESTNET": rpc.URL,
+	all := map[string]string{"PETAL_WALLET_MANIFEST": wallet.URL + "/manifest.json", "PETAL_WALLET_HOSTS": wallet.URL,
+		"PETAL_NEAR_RPC_MAINNET": rpc.URL, "PETAL_NEAR_RPC_TESTNET": rpc.URL,
 		"PETAL_ONECLICK_URL": swaps.URL, "PETAL_NEAR_USD": "3"}
 	for k, v := range env {
 		all[k] = v

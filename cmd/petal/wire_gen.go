@@ -186,7 +186,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	topUpService := app.NewTopUpService(cfg, intentTopUpRepository, swaps, signInService, rateLimiter, clock, log, registry)
 	profileRepository := postgres.NewProfileRepository(db)
 	profileService := peopleapp.NewProfileService(profileRepository, dataBudget, rateLimiter, clock, log, registry)
-	walletConnector := newWalletConnector()
+	walletConnector := newWalletConnector(cfg)
 	handlerWrap := newTracedDoor(tracing)
 	deps := httpapi.Deps{
 		Config:        cfg,
