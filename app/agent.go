@@ -56,6 +56,7 @@ type AgentService struct {
 	quotes    ports.ChatQuotes
 	quoted    ports.Counter // quotes made, bound and refused
 	lastCalls ports.Counter // calls made without tools because the budget left paid for an answer only
+	attempts  ports.Counter // model calls asked again: after a cut at max_tokens, or on the fallback
 	landing   *landing      // the writes that must land: a run's end, a hold's release
 	pricing   chan struct{} // quotes priced at once (each builds nine requests)
 	clock     ports.Clock
@@ -115,6 +116,9 @@ func NewAgentService(d AgentDeps) *AgentService {
 		"Chats' quotes: made, bound to a chat, or refused to one (used, expired, for other messages).", "outcome")
 	a.lastCalls = ports.MetricsOrNone(d.Metrics).Counter("petal_agent_budget_final_answers_total",
 		"Model calls offered no tools because what the chat had left paid for a final answer only (answered_without_tools).", "outcome")
+	a.attempts = ports.MetricsOrNone(d.Metrics).Counter("petal_agent_model_attempts_total",
+		"Model calls of a round asked again: truncated_asked_again (the answer stopped at its max_tokens, asked again with more), truncated_kept (no more fitted: kept as cut), fallback_held (the call failed on the provider's side, the fallback held and asked), fallback_did_not_fit.",
+		"outcome")
 	a.landing = newLanding(d.Metrics, d.Random, d.Log)
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
 	a.own = a.ownTools()

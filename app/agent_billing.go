@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"slices"
 
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/runs"
@@ -77,35 +79,121 @@ func (a *AgentService) callRequest(ctx context.Context, run runs.Run, thread []r
 	return req
 }
 
-// complete makes one model call and counts it: planned (plan) to fit what
-// the chat has left, and offered no tools when that pays for an answer
-// only. It answers the tools the call was offered (nil: none).
+// complete makes a round's model call and counts it: planned (plan) to fit
+// what the chat has left, and offered no tools when that pays for an answer
+// only. Its first attempt is allowed the output a round of its kind needs
+// (allowance), not the most any answer may write; an answer stopped at that
+// max_tokens is asked again with more room while more fits, each attempt
+// held, charged and counted on its own, so holds and charges stay within the
+// caps. A call NEAR AI fails on its side is asked of the fallback model,
+// held on its own once the failed call's hold is released, when it fits. It
+// answers the tools the call was offered (nil: none).
 func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.ModelTool) (ports.ModelAnswer, []ports.ModelTool, error) {
-	planned, err := a.plan(ctx, c, tools)
+	want := a.allowance(c, tools)
+	planned, err := a.plan(ctx, c, tools, want)
+	for {
+		if err != nil {
+			return ports.ModelAnswer{}, tools, err
+		}
+		offer := planned.req.Tools
+		if offer != nil && len(offer) == 0 {
+			offer = []ports.ModelTool{}
+		}
+		ans, err := a.attempt(ctx, c, planned, offer)
+		if err != nil && errors.Is(err, ports.ErrModelUnavailable) && ctx.Err() == nil {
+			ans, offer, err = a.fallBack(ctx, c, planned, offer, err)
+		}
+		if err != nil {
+			return ans, offer, err
+		}
+		if !ans.Truncated || planned.req.MaxTokens >= maxAnswerTokens {
+			return ans, offer, nil
+		}
+		// Stopped at its allowance: its words or its tool call may be cut
+		// short. Asked again with four times the room (it was charged what
+		// it wrote); kept as it is when no more fits.
+		again, aerr := a.plan(ctx, c, tools, min(4*planned.req.MaxTokens, maxAnswerTokens))
+		if aerr != nil || again.req.MaxTokens <= planned.req.MaxTokens {
+			a.attempts.Add(1, "truncated_kept")
+			return ans, offer, nil
+		}
+		a.attempts.Add(1, "truncated_asked_again")
+		planned = again
+	}
+}
+
+// allowance is the output a round's first attempt is sent with: enough for
+// a tool call or a brief answer (firstAllowance), or twice the most this
+// chat's answers have written so far, when that is more (a model that
+// reasons before it answers). An answer stopped at it is asked again with
+// more (complete), so it is a guess about size, never a bound on money: the
+// hold is for the max_tokens sent.
+func (a *AgentService) allowance(c *chat, tools []ports.ModelTool) int {
+	return min(max(firstAllowance, 2*int(c.mostOut)), maxAnswerTokens)
+}
+
+// firstAllowance is a first attempt's max_tokens: the issue's floor (a few
+// sentences, a tool call with its arguments). The typical chat's answers
+// write 10-80 tokens (issue 25); a spec passed to render_flower whole can
+// write more, and is then asked again with 1,024.
+const firstAllowance = minAnswerTokens
+
+// fallBack asks the fallback model after a call (failed, its hold already
+// released) failed on NEAR AI's side: its request, held on its own when it
+// fits in what the chat has left (the failed attempt's input included, as
+// it is charged). When no fallback may answer or it doesn't fit, the
+// failure stands: nothing was charged.
+func (a *AgentService) fallBack(ctx context.Context, c *chat, failed fitted, tools []ports.ModelTool, cause error) (ports.ModelAnswer, []ports.ModelTool, error) {
+	fb, ok := a.model.(ports.ModelFallbacks)
+	if !ok {
+		return ports.ModelAnswer{}, tools, cause
+	}
+	req, ok := fb.FallbackFor(failed.req, failed.call)
+	if !ok {
+		return ports.ModelAnswer{}, tools, cause
+	}
+	f, ok, err := a.fitRound(ctx, c, req, req.MaxTokens)
+	if err == nil && !ok && req.Tools != nil {
+		// Its tool round and an answer after it don't fit: it answers
+		// now, with no tools, as plan does.
+		req.Tools = nil
+		req.Messages = append(slices.Clip(req.Messages[:1]), req.Messages[1:]...)
+		req.Messages[0].Content += "\n" + lastCallLine
+		f, ok, err = a.fitRound(ctx, c, req, req.MaxTokens)
+		tools = nil
+	}
 	if err != nil {
 		return ports.ModelAnswer{}, tools, err
 	}
-	req := planned.req
-	tools = req.Tools
-	if tools != nil && len(tools) == 0 {
-		tools = []ports.ModelTool{}
+	if !ok {
+		a.attempts.Add(1, "fallback_did_not_fit")
+		return ports.ModelAnswer{}, tools, cause
 	}
+	a.attempts.Add(1, "fallback_held")
+	ans, err := a.attempt(ctx, c, f, tools)
+	return ans, tools, err
+}
+
+// attempt makes one model call as planned and counts it: held on the
+// ledger first, then settled at what it cost; every other way out (an
+// error, a stop, a timeout, a panic) releases the hold. Both are tried again
+// until they land: a hold left held keeps the person's credit from them,
+// and a call NEAR AI billed must be charged.
+func (a *AgentService) attempt(ctx context.Context, c *chat, planned fitted, tools []ports.ModelTool) (ports.ModelAnswer, error) {
+	req := planned.req
 	var hold credit.Hold
 	if c.payer != nil {
-		// Every model call is held on the ledger first, then settled; every
-		// other way out (an error, a stop, a timeout, a panic) releases it.
-		// Not cancelled by a stop half-way: a hold written but not seen would
-		// stay held until a restart.
+		// Not cancelled by a stop half-way: a hold written but not seen
+		// would stay held until a restart.
 		held := planned.call
 		req.Held = &held
 		h, err := a.ledger.ReserveCall(c.wctx, *c.payer, c.run.ID, string(a.process), planned.call.Bill, c.toolsRun)
 		if err != nil {
-			return ports.ModelAnswer{}, tools, err
+			return ports.ModelAnswer{}, err
 		}
 		hold = h
 		defer func() {
-			// Tried again until it lands: a hold left held keeps the
-			// person's credit from them (a settled hold releases nothing).
+			// A settled hold releases nothing.
 			if err := a.landing.land(c.wctx, "hold_release", func(ctx context.Context) error { return a.ledger.Release(ctx, hold) }); err != nil {
 				a.log.Error("agent: releasing a hold", "run", c.run.ID, "err", err)
 			}
@@ -129,16 +217,16 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 			usage := credit.Usage{InferenceID: ans.InferenceID, Model: ans.Model, TokensIn: int(ans.Tokens.In), TokensCached: int(ans.Tokens.Cached)}
 			// No turn ends and the tools run since the last call are not
 			// charged: the chat was cut.
-			if serr := a.ledger.SettleCall(c.wctx, hold, ans.Cost, usage, credit.CallContext{}); serr != nil {
+			if serr := a.settle(c, hold, ans.Cost, usage, credit.CallContext{}); serr != nil {
 				a.log.Error("agent: charging a cut call", "run", c.run.ID, "err", serr)
 			}
 			c.tokens.Add(ans.Tokens)
 			c.cost += ans.Cost
 		}
 		if ctx.Err() != nil {
-			return ans, tools, ctx.Err()
+			return ans, ctx.Err()
 		}
-		return ans, tools, err
+		return ans, err
 	}
 	if c.payer != nil {
 		// SettleCall keeps the call's usage/v1 record on a person's credit (GET /api/v1/me/usage).
@@ -150,8 +238,8 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 		// charged once a chat even if such a tool fails and the loop goes on.
 		ends := len(ans.Message.ToolCalls) == 0 || tools == nil || a.endsTheTurn(ans.Message)
 		cc := credit.CallContext{Tools: c.toolsRun, EndsTurn: ends && !c.turnCharged}
-		if err := a.ledger.SettleCall(c.wctx, hold, ans.Cost, usage, cc); err != nil {
-			return ans, tools, err
+		if err := a.settle(c, hold, ans.Cost, usage, cc); err != nil {
+			return ans, err
 		}
 		a.took(ctx, c, ans.Cost, cc.Tools)
 		c.turnCharged = c.turnCharged || cc.EndsTurn
@@ -160,13 +248,23 @@ func (a *AgentService) complete(ctx context.Context, c *chat, tools []ports.Mode
 	c.turns++
 	c.tokens.Add(ans.Tokens)
 	c.cost += ans.Cost
+	c.mostOut = max(c.mostOut, ans.Tokens.Out)
 	if ans.Model != "" {
 		c.model = ans.Model
 	}
 	c.fallback = c.fallback || ans.FallbackUsed
 	ans.Message.Role = runs.RoleAssistant
 	c.last = &ans
-	return ans, tools, nil
+	return ans, nil
+}
+
+// settle charges a call its cost, tried again until it lands (a database
+// away for a moment must not leave a billed call uncharged and its hold
+// then released), within the chat's write time.
+func (a *AgentService) settle(c *chat, hold credit.Hold, cost credit.Micros, usage credit.Usage, cc credit.CallContext) error {
+	return a.landing.land(c.wctx, "hold_settle", func(ctx context.Context) error {
+		return a.ledger.SettleCall(ctx, hold, cost, usage, cc)
+	})
 }
 
 // took counts what a call charged toward the chat's cap: its bill with

@@ -54,85 +54,89 @@ type fitted struct {
 	hold credit.HoldParts
 }
 
-// fit is req with max_tokens the most (at most maxAnswerTokens, at least
-// minAnswerTokens) whose hold fits in left, the fallback held only when a
-// call with it fits at minAnswerTokens; ok is false when not even that fits
-// (req is then at the floor, without a fallback).
-func (a *AgentService) fit(ctx context.Context, c *chat, req ports.ModelRequest, left credit.Micros) (fitted, bool, error) {
-	try := func(tokens int, noFallback bool) (fitted, error) {
+// fit is req with max_tokens the most (at most want, at least
+// minAnswerTokens) whose hold fits in left; ok is false when not even the
+// floor fits (req is then at the floor). A call is held on its own model
+// alone: a fallback is held only when it is needed (fallBack).
+func (a *AgentService) fit(ctx context.Context, c *chat, req ports.ModelRequest, left credit.Micros, want int) (fitted, bool, error) {
+	want = max(want, minAnswerTokens)
+	try := func(tokens int) (fitted, error) {
 		r := req
-		r.MaxTokens, r.NoFallback = tokens, noFallback
+		r.MaxTokens, r.NoFallback = tokens, true
 		w := a.worstCall(ctx, r)
 		h, err := a.ledger.HoldFor(ctx, *c.payer, w.Bill, c.toolsRun)
 		return fitted{req: r, call: w, hold: h}, err
 	}
-	for _, noFallback := range []bool{false, true} {
-		best, err := try(maxAnswerTokens, noFallback)
-		if err != nil || best.hold.Total() <= left {
-			return best, err == nil, err
-		}
-		floor, err := try(minAnswerTokens, noFallback)
-		if err != nil {
-			return floor, false, err
-		}
-		if floor.hold.Total() > left {
-			if noFallback {
-				return floor, false, nil
-			}
-			continue
-		}
-		// The most tokens that fit: the hold grows with them.
-		lo, hi := minAnswerTokens, maxAnswerTokens
-		best = floor
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
-			f, err := try(mid, noFallback)
-			if err != nil {
-				return f, false, err
-			}
-			if f.hold.Total() <= left {
-				lo, best = mid, f
-			} else {
-				hi = mid - 1
-			}
-		}
-		return best, true, nil
+	best, err := try(want)
+	if err != nil || best.hold.Total() <= left {
+		return best, err == nil, err
 	}
-	panic("unreachable")
+	floor, err := try(minAnswerTokens)
+	if err != nil || floor.hold.Total() > left {
+		return floor, false, err
+	}
+	// The most tokens that fit: the hold grows with them.
+	lo, hi := minAnswerTokens, want
+	best = floor
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		f, err := try(mid)
+		if err != nil {
+			return f, false, err
+		}
+		if f.hold.Total() <= left {
+			lo, best = mid, f
+		} else {
+			hi = mid - 1
+		}
+	}
+	return best, true, nil
 }
 
-// plan is the call of a round offering tools, fitted to what the chat has
-// left so that a final answer still fits after it; offered nil, it is the
-// final answer itself, told so. A chat that isn't paid for is sent as asked.
-func (a *AgentService) plan(ctx context.Context, c *chat, tools []ports.ModelTool) (fitted, error) {
+// plan is the call of a round offering tools, allowed want output tokens
+// at most, fitted to what the chat has left so that a final answer still
+// fits after it; offered nil, it is the final answer itself, told so. A
+// chat that isn't paid for is sent as asked.
+func (a *AgentService) plan(ctx context.Context, c *chat, tools []ports.ModelTool, want int) (fitted, error) {
 	req := a.callRequest(ctx, c.run, c.thread, tools)
+	req.MaxTokens, req.NoFallback = want, true
 	if c.payer == nil {
 		return fitted{req: req, call: a.worstCall(ctx, req)}, nil
 	}
+	f, ok, err := a.fitRound(ctx, c, req, want)
+	if err != nil || ok || tools == nil {
+		return f, err
+	}
+	// Too little left for a tool round and an answer: answer now.
+	a.lastCalls.Add(1, "answered_without_tools")
+	req = a.callRequest(ctx, c.run, c.thread, nil)
+	req.Messages[0].Content += "\n" + lastCallLine
+	f, _, err = a.fitRound(ctx, c, req, want)
+	return f, err
+}
+
+// fitRound fits req (want output tokens at most) in what the chat has left;
+// a request offering tools leaves room for the answer after it: the thread
+// grown by a round, no tools, the fewest tokens. ok is false when it
+// doesn't fit.
+func (a *AgentService) fitRound(ctx context.Context, c *chat, req ports.ModelRequest, want int) (fitted, bool, error) {
+	if c.payer == nil {
+		return fitted{req: req, call: a.worstCall(ctx, req)}, true, nil
+	}
 	left, err := a.chatLeft(ctx, c)
 	if err != nil {
-		return fitted{}, err
+		return fitted{}, false, err
 	}
-	if tools != nil {
-		// What the answer after this round will need: the thread grown by
-		// a round, no tools, the fewest tokens.
+	if req.Tools != nil {
 		grown := append(c.thread[:len(c.thread):len(c.thread)], runs.Message{Role: runs.RoleTool, ToolCallID: "next", Name: "next",
 			Content: strings.Repeat("x", growthBytesBound)})
 		last := a.callRequest(ctx, c.run, grown, nil)
 		last.MaxTokens, last.NoFallback = minAnswerTokens, true
 		lastHold, err := a.ledger.HoldFor(ctx, *c.payer, a.worstCall(ctx, last).Bill, nil)
 		if err != nil {
-			return fitted{}, err
+			return fitted{}, false, err
 		}
-		f, ok, err := a.fit(ctx, c, req, left-lastHold.Total())
-		if err != nil || ok {
-			return f, err
-		}
-		// Too little left for a tool round and an answer: answer now.
-		a.lastCalls.Add(1, "answered_without_tools")
-		req = a.callRequest(ctx, c.run, c.thread, nil)
-		req.Messages[0].Content += "\n" + lastCallLine
+		left -= lastHold.Total()
 	}
-	f, _, err := a.fit(ctx, c, req, left)
-	return f, err
+	return a.fit(ctx, c, req, left, want)
 }

@@ -11,9 +11,10 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// A write that must happen (a run's end, a ledger hold's release) is tried
-// again until it lands: a database away for a few seconds must not leave a
-// run `running` and its holds held until someone notices. Each try has its
+// A write that must happen (a run's end, a ledger hold's release, a billed
+// call's settle) is tried again until it lands: a database away for a few
+// seconds must not leave a run `running`, its holds held until someone
+// notices, or a call NEAR AI billed uncharged. Each try has its
 // own deadline; the waits between tries double from landFirstWait to
 // landMaxWait, each with up to half of it again drawn at random, so replicas
 // cut off together don't come back in step. The whole is bounded by the
@@ -37,7 +38,7 @@ func newLanding(m ports.Metrics, random ports.Random, log *slog.Logger) *landing
 	m = ports.MetricsOrNone(m)
 	return &landing{random: random, log: log,
 		retries: m.Counter("petal_must_land_retries_total",
-			"Tries again of writes that must land (a run's end, a hold's release) after one failed, by write.", "write"),
+			"Tries again of writes that must land (a run's end, a hold's release, a call's settle) after one failed, by write.", "write"),
 		gaveUp: m.Counter("petal_must_land_given_up_total",
 			"Writes that must land given up when their time ran out (left to the sweep), by write.", "write"),
 	}

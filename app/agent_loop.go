@@ -61,6 +61,9 @@ type chat struct {
 	// bill with the base fee and tip it can carry): what is left of its cap
 	// is the cap less it.
 	taken credit.Micros
+	// mostOut is the most output tokens one of this chat's answers wrote:
+	// a round's first allowance is twice it, when that is more.
+	mostOut int64
 }
 
 // execute runs one chat to its end, and ends the run with the events the way

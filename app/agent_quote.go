@@ -98,7 +98,7 @@ type quotedRound struct {
 // now: each is priced with the thread grown by an answer (answerBytesBound)
 // and a tool's result (toolResultMax) a round, and one use of the dearest
 // tool (switch D). A chat's rounds: runs.MaxToolRounds with tools, then one
-// without.
+// without, each at its first attempt's allowance (firstAllowance).
 func (a *AgentService) chatWorstCase(ctx context.Context, payer *credit.Payer, c quotedChat) ([]quotedRound, error) {
 	tools := offered(a.modelTools(), nil)
 	dearest := a.dearestTool(tools)
@@ -109,7 +109,13 @@ func (a *AgentService) chatWorstCase(ctx context.Context, payer *credit.Payer, c
 		if round == runs.MaxToolRounds {
 			offer = nil
 		}
-		call := a.worstCall(ctx, a.callRequest(ctx, c.run, t, offer))
+		// Held as the ledger holds a round's first attempt: its allowance,
+		// on its model alone. A round asked again (an answer cut at its
+		// allowance, a fallback) is held again, within max_usd: the quote
+		// is the chat's cap.
+		req := a.callRequest(ctx, c.run, t, offer)
+		req.MaxTokens, req.NoFallback = firstAllowance, true
+		call := a.worstCall(ctx, req)
 		var used []string
 		if round > 0 && dearest != "" {
 			used = []string{dearest}
@@ -307,9 +313,6 @@ func (a *AgentService) priceChat(ctx context.Context, payer *credit.Payer, c quo
 			what += ": your messages, exactly"
 		} else {
 			what += ": the thread grown by earlier rounds, estimated"
-		}
-		if r.call.Fallback != "" {
-			what += ", a fallback to " + r.call.Fallback + " included"
 		}
 		view.LineItems = append(view.LineItems, QuoteLine{What: what, Model: r.call.Model, InputTokensMax: r.call.InputTokensMax,
 			OutputTokensMax: r.call.OutputTokensMax, USDPerMTokIn: r.call.InPerMTok.USD(), USDPerMTokOut: r.call.OutPerMTok.USD(), USD: r.hold.Bill.USD()})

@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/petal-near/petal/domain/credit"
@@ -114,6 +115,26 @@ type ModelRequest struct {
 	// a call cut after the provider had it is charged no more input than
 	// it, and a provider counting more input than it is caught.
 	Held *WorstCall
+	// FallbackOf is the worst case of the call this one falls back from
+	// (ModelFallbacks.FallbackFor; nil: none): that attempt failed on the
+	// provider's side without saying its cost, so it counts at this call's
+	// input in full on its own model, never past the input it was held at,
+	// and this call's worst case and cost include it.
+	FallbackOf *WorstCall
+}
+
+// ErrModelUnavailable is a call the provider failed on its side (5xx, 429,
+// no answer) before it answered: a fallback model may answer it instead.
+var ErrModelUnavailable = errors.New("the model provider failed on its side")
+
+// ModelFallbacks is a provider with a fallback model. A call is held and
+// sent on its own model; when it fails with ErrModelUnavailable its hold is
+// released and the fallback's request, held on its own when it fits, is
+// sent instead (so no call's hold carries a fallback it rarely needs).
+type ModelFallbacks interface {
+	// FallbackFor is req asked of the fallback model after req, held at
+	// failed, failed; false when no other model may answer it.
+	FallbackFor(req ModelRequest, failed WorstCall) (ModelRequest, bool)
 }
 
 // ModelOffer is one model a chat may run on, and the reasoning efforts it
@@ -132,6 +153,9 @@ type ModelAnswer struct {
 	InferenceID  string // the Inference-Id header
 	Tokens       runs.Tokens
 	Cost         credit.Micros // what the call cost at the model's list prices
+	// Truncated: the answer stopped at max_tokens (finish_reason length):
+	// its words or its tool calls may be cut short.
+	Truncated bool
 	// Cut: the call was cut (a stop, the chat's time, a timeout) after the
 	// provider had the request. Complete then returns its error with an
 	// answer saying what the call is known to have cost: its input at least

@@ -170,7 +170,7 @@ func (c *Client) models(req ports.ModelRequest) (Model, *Model) {
 		primary = m
 	}
 	primary = c.priced(primary)
-	if req.NoFallback || c.fallback.ID == primary.ID {
+	if req.NoFallback || req.FallbackOf != nil || c.fallback.ID == primary.ID {
 		return primary, nil
 	}
 	f := c.priced(c.fallback)
@@ -187,6 +187,11 @@ func (c *Client) worstCall(primary Model, fallback *Model, req ports.ModelReques
 	}
 	w := ports.WorstCall{Model: primary.ID, InputTokensMax: in, OutputTokensMax: out, InPerMTok: primary.InputPerMTok,
 		OutPerMTok: primary.OutputPerMTok, Bill: primary.Cost(runs.Tokens{In: in, Out: out}), Source: src}
+	if f := req.FallbackOf; f != nil {
+		// The attempt this call falls back from, at its own input bound
+		// (Complete charges it at most that).
+		w.Bill += failedInput(*f, f.InputTokensMax)
+	}
 	if fallback != nil {
 		w.FallbackInputTokensMax = fin
 		failed := primary.Cost(runs.Tokens{In: in})

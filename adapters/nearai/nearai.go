@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
 	"github.com/petal-near/petal/ports"
@@ -220,6 +221,9 @@ func (c *Client) Complete(ctx context.Context, req ports.ModelRequest) (ports.Mo
 	}
 	ps := shapeOf(primary, req)
 	ans, err := c.complete(ctx, primary, req, ps, held.InputTokensMax, held.Source)
+	if req.FallbackOf != nil {
+		return c.afterFailed(ans, err, *req.FallbackOf)
+	}
 	if err == nil || !retryable(err) || ctx.Err() != nil || fallback == nil {
 		return ans, err
 	}
@@ -244,12 +248,49 @@ func (c *Client) Complete(ctx context.Context, req ports.ModelRequest) (ports.Mo
 	return ans, nil
 }
 
+// afterFailed is a fallback's answer (ans, err) with the attempt it fell
+// back from counted: that attempt said nothing of its cost, so it counts at
+// the fallback's input in full on its own model (the contract's
+// done.cost_usd), never past the input it was held at. A fallback that
+// failed before NEAR AI had it leaves nothing to count.
+func (c *Client) afterFailed(ans ports.ModelAnswer, err error, failed ports.WorstCall) (ports.ModelAnswer, error) {
+	if err != nil && !ans.Cut {
+		return ans, err
+	}
+	ans.Cost += failedInput(failed, ans.Tokens.In)
+	ans.FallbackUsed = err == nil
+	return ans, err
+}
+
+// failedInput is what a failed attempt held at failed costs at in input
+// tokens: never past its own bound, at the price it was held at (a price
+// read meanwhile can't make it pass its hold).
+func failedInput(failed ports.WorstCall, in int64) credit.Micros {
+	return Model{InputPerMTok: failed.InPerMTok}.Cost(runs.Tokens{In: min(in, failed.InputTokensMax)})
+}
+
+// FallbackFor implements ports.ModelFallbacks: req on the fallback model,
+// after req (held at failed) failed on NEAR AI's side; none when req was
+// already on it.
+func (c *Client) FallbackFor(req ports.ModelRequest, failed ports.WorstCall) (ports.ModelRequest, bool) {
+	primary, _ := c.models(ports.ModelRequest{Model: req.Model})
+	if req.FallbackOf != nil || primary.ID == c.fallback.ID {
+		return ports.ModelRequest{}, false
+	}
+	req.Model, req.NoFallback, req.Held = c.fallback.ID, true, nil
+	req.FallbackOf = &failed
+	return req, true
+}
+
 // providerError is NEAR AI failing on its side (5xx, 429, no answer): the
 // fallback may answer instead.
 type providerError struct{ err error }
 
 func (e *providerError) Error() string { return e.err.Error() }
 func (e *providerError) Unwrap() error { return e.err }
+
+// Is makes a provider's failure ports.ErrModelUnavailable to the app.
+func (e *providerError) Is(target error) bool { return target == ports.ErrModelUnavailable }
 
 func retryable(err error) bool {
 	var pe *providerError
@@ -354,6 +395,7 @@ func (c *Client) completeOnce(ctx context.Context, m Model, req ports.ModelReque
 		}
 		ans.Message.ToolCalls = append(ans.Message.ToolCalls, runs.ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: args})
 	}
+	ans.Truncated = wr.Choices[0].FinishReason == "length"
 	ans.Tokens = runs.Tokens{In: wr.Usage.PromptTokens, Out: wr.Usage.CompletionTokens}
 	if d := wr.Usage.PromptTokensDetails; d != nil {
 		ans.Tokens.Cached = d.CachedTokens

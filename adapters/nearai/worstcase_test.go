@@ -168,3 +168,62 @@ func (h headersSeen) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return res, err
 }
+
+// TestAFallbackIsAskedOnItsOwn (issue 25): a call held on its own model
+// alone fails on NEAR AI's side as ports.ErrModelUnavailable and is not
+// retried there; FallbackFor is the same request on the fallback model,
+// whose worst case carries the failed attempt's input at its own bound and
+// price, and whose answer is charged that input (at the fallback's count,
+// never past the bound) beside its own call, within its worst case.
+func TestAFallbackIsAskedOnItsOwn(t *testing.T) {
+	fake := nearaitest.New(t, nearaitest.Fail(http.StatusServiceUnavailable, "error_503.json"),
+		nearaitest.Completion("fb", "openai/gpt-oss-120b", "The fallback's answer."))
+	fake.OneTokenPerByte = true
+	c, _ := newClient(t, fake)
+	req := longRequest("the marketing DAO, please ", 20<<10)
+	req.NoFallback = true
+	w := c.WorstCall(req)
+	require.Zero(t, w.FallbackInputTokensMax, "held on its own model alone")
+	req.Held = &w
+	_, err := c.Complete(t.Context(), req)
+	require.ErrorIs(t, err, ports.ErrModelUnavailable)
+	require.Len(t, fake.Completions(), 1, "not retried on the fallback by the adapter")
+
+	freq, ok := c.FallbackFor(req, w)
+	require.True(t, ok)
+	assert.Equal(t, "openai/gpt-oss-120b", freq.Model)
+	assert.Nil(t, freq.Held, "held again before it is sent")
+	fw := c.WorstCall(freq)
+	primary, fallback := nearai.Catalogue[0], mustFind(t, "openai/gpt-oss-120b")
+	alone := freq
+	alone.FallbackOf = nil
+	assert.Equal(t, c.WorstCall(alone).Bill+primary.Cost(runs.Tokens{In: w.InputTokensMax}), fw.Bill,
+		"the fallback's call and the failed attempt's input at its bound")
+	freq.Held = &fw
+	ans, err := c.Complete(t.Context(), freq)
+	require.NoError(t, err)
+	assert.True(t, ans.FallbackUsed)
+	assert.Equal(t, "openai/gpt-oss-120b", ans.Model)
+	assert.Equal(t, fallback.Cost(ans.Tokens)+primary.Cost(runs.Tokens{In: min(ans.Tokens.In, w.InputTokensMax)}), ans.Cost)
+	assert.LessOrEqual(t, ans.Cost, fw.Bill)
+
+	_, ok = c.FallbackFor(freq, fw)
+	assert.False(t, ok, "a fallback has no fallback of its own")
+	onFallback := req
+	onFallback.Model = "openai/gpt-oss-120b"
+	_, ok = c.FallbackFor(onFallback, w)
+	assert.False(t, ok, "a call on the fallback model has none")
+}
+
+// TestAnAnswerStoppedAtMaxTokensSaysSo: finish_reason length is Truncated.
+func TestAnAnswerStoppedAtMaxTokensSaysSo(t *testing.T) {
+	fake := nearaitest.New(t, nearaitest.Truncated(nearaitest.Completion("t", "deepseek-ai/DeepSeek-V3.1", "The answer, cut sh")),
+		nearaitest.Completion("u", "deepseek-ai/DeepSeek-V3.1", "The whole answer."))
+	c, _ := newClient(t, fake)
+	ans, err := c.Complete(t.Context(), request)
+	require.NoError(t, err)
+	assert.True(t, ans.Truncated)
+	ans, err = c.Complete(t.Context(), request)
+	require.NoError(t, err)
+	assert.False(t, ans.Truncated)
+}

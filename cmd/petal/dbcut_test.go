@@ -83,9 +83,10 @@ func TestADatabaseThatDoesNotAnswerSignsNobodyOut(t *testing.T) {
 }
 
 // A chat whose model call is in flight while the database is away for 10 s
-// ends once it is back: its end and its hold's release are tried again
-// until they land, so within 10 s of the database's return the run has
-// ended and nothing is held (issue 33, item 4).
+// ends once it is back: its call's settle (NEAR AI billed it), its end and
+// its hold's release are tried again until they land, so within 10 s of the
+// database's return the run is done, the call charged what it cost (not
+// released uncharged), and nothing is held (issue 33, item 4; issue 25).
 func TestARunEndsAndReleasesItsHoldsWhenTheDatabaseReturns(t *testing.T) {
 	fake := nearaitest.New(t)
 	fake.Hold = make(chan struct{})
@@ -128,5 +129,12 @@ func TestARunEndsAndReleasesItsHoldsWhenTheDatabaseReturns(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	assert.Contains(t, []string{"done", "failed", "interrupted"}, status())
+	assert.Equal(t, "done", status(), "the chat went on once the call's charge landed")
+	var holdStatus string
+	var charged *int64
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT status, charged_micros FROM credit_holds WHERE run_id = $1`, id).Scan(&holdStatus, &charged))
+	assert.Equal(t, "settled", holdStatus, "the settle was tried again until it landed")
+	require.NotNil(t, charged)
+	assert.Positive(t, *charged, "the billed call is charged")
+	assert.Positive(t, metricValue(t, scrapeOf(t, p), "petal_must_land_retries_total", `write="hold_settle"`), "counted as tried again")
 }

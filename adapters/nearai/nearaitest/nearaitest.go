@@ -40,6 +40,22 @@ func Recorded(name string) Answer { return Answer{Status: http.StatusOK, Body: F
 // Fail is an error answer from testdata with its status.
 func Fail(status int, name string) Answer { return Answer{Status: status, Body: File(name)} }
 
+// Truncated is completion a stopped at its max_tokens: finish_reason
+// "length", as NEAR AI answers a call cut short by it.
+func Truncated(a Answer) Answer {
+	var c map[string]any
+	if json.Unmarshal(a.Body, &c) != nil {
+		return a
+	}
+	if choices, ok := c["choices"].([]any); ok && len(choices) > 0 {
+		if ch, ok := choices[0].(map[string]any); ok {
+			ch["finish_reason"] = "length"
+		}
+	}
+	a.Body, _ = json.Marshal(c)
+	return a
+}
+
 // Call is a tool call of a scripted completion.
 type Call struct {
 	Name string
