@@ -61,7 +61,7 @@ func (s *ExplorationService) PostReading(ctx context.Context, caller toolkit.Cal
 			return PostedReading{}, err
 		}
 		if rawSHA != name {
-			if _, _, err := parsePosted(ctx, s.flowers.library, body, size, accounts, name); err != nil {
+			if _, _, err := parsePosted(ctx, s.library, body, size, accounts, name); err != nil {
 				return PostedReading{}, err
 			}
 		}
@@ -104,7 +104,7 @@ func (s *ExplorationService) PostReading(ctx context.Context, caller toolkit.Cal
 	if err != nil {
 		return PostedReading{}, err
 	}
-	snap, canonical, err := parsePosted(ctx, s.flowers.library, body, size, accounts, name)
+	snap, canonical, err := parsePosted(ctx, s.library, body, size, accounts, name)
 	if err != nil {
 		return PostedReading{}, err
 	}

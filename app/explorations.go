@@ -24,6 +24,7 @@ type ExplorationService struct {
 	store     ports.ExplorationStore
 	snapshots ports.SnapshotStore
 	flowers   *FlowerService
+	library   *snapshotsapp.SnapshotLibrary // decodes posted readings
 	clock     ports.Clock
 	random    ports.Random
 	budget    *snapshotsapp.DataBudget
@@ -68,9 +69,9 @@ func (s *ExplorationService) changed(ctx context.Context, exploration string) {
 // NewExplorationService makes the exploration service. A step's inline spec
 // is checked against its snapshot by the flowers' own validation.
 // What strangers write counts against budget.
-func NewExplorationService(cfg config.Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *FlowerService, clock ports.Clock, random ports.Random, budget *snapshotsapp.DataBudget,
+func NewExplorationService(cfg config.Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *FlowerService, library *snapshotsapp.SnapshotLibrary, clock ports.Clock, random ports.Random, budget *snapshotsapp.DataBudget,
 	opens ports.Opens, log *slog.Logger) *ExplorationService {
-	return &ExplorationService{cfg: cfg, store: store, snapshots: snapshots, flowers: flowers, clock: clock, random: random, budget: budget, opens: opens, log: log}
+	return &ExplorationService{cfg: cfg, store: store, snapshots: snapshots, flowers: flowers, library: library, clock: clock, random: random, budget: budget, opens: opens, log: log}
 }
 
 // logError logs what went wrong after a request was answered, with the
