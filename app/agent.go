@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/flowersapp"
+
 	"github.com/petal-near/petal/app/jobsapp"
 
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -137,7 +139,7 @@ func (a *AgentService) Start() {
 
 // FlowerDrawer draws a spec as the agent's flower event (the flower service).
 type FlowerDrawer interface {
-	Flower(ctx context.Context, owner string, rawSpec, rawView json.RawMessage) (FlowerEvent, error)
+	Flower(ctx context.Context, owner string, rawSpec, rawView json.RawMessage) (flowersapp.FlowerEvent, error)
 	// ViewFor is the view a drawing for subject goes through: rawView, else
 	// their own.
 	ViewFor(ctx context.Context, subject string, rawView json.RawMessage) (json.RawMessage, error)

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/flowersapp"
+
 	"github.com/petal-near/petal/app/snapshotsapp"
 
 	"context"
@@ -42,7 +44,7 @@ type WalletReader interface {
 // names a signed-in person gives petals from it. wallets may be nil where no
 // door has sessions (stdio MCP): then nobody's account answers for a claim.
 func NewAnnotationService(ex *ExplorationService, store ports.AnnotationStore, sessions ports.SessionStore, wallets WalletReader,
-	runs ports.RunStore, budget *snapshotsapp.DataBudget, clock ports.Clock, flowers *FlowerService, metrics ports.Metrics) *AnnotationService {
+	runs ports.RunStore, budget *snapshotsapp.DataBudget, clock ports.Clock, flowers *flowersapp.FlowerService, metrics ports.Metrics) *AnnotationService {
 	s := &AnnotationService{explorations: ex, store: store, sessions: sessions, wallets: wallets, runs: runs, budget: budget, clock: clock,
 		kept: ports.MetricsOrNone(metrics).Counter("petal_annotations_total",
 			"Annotations sent to be kept, by outcome: added, existed (kept before, by content) or refused (the whole request kept nothing).", "outcome")}

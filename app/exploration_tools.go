@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/flowersapp"
+
 	"github.com/petal-near/petal/app/snapshotsapp"
 
 	"context"
@@ -359,11 +361,11 @@ func (s *ExplorationService) checkSpec(ctx context.Context, owner string, raw js
 		return nil, "", err
 	}
 	if !v.Valid {
-		return nil, "", InvalidSpec(v.Problems)
+		return nil, "", flowersapp.InvalidSpec(v.Problems)
 	}
 	spec, problems := specs.ParseSpec(raw)
 	if len(problems) > 0 {
-		return nil, "", InvalidSpec(problems)
+		return nil, "", flowersapp.InvalidSpec(problems)
 	}
 	name, canonical, err := specs.Name(spec)
 	if err != nil {

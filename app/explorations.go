@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/flowersapp"
+
 	"github.com/petal-near/petal/app/snapshotsapp"
 
 	"context"
@@ -23,7 +25,7 @@ type ExplorationService struct {
 	cfg       config.Config
 	store     ports.ExplorationStore
 	snapshots ports.SnapshotStore
-	flowers   *FlowerService
+	flowers   *flowersapp.FlowerService
 	library   *snapshotsapp.SnapshotLibrary // decodes posted readings
 	clock     ports.Clock
 	random    ports.Random
@@ -69,7 +71,7 @@ func (s *ExplorationService) changed(ctx context.Context, exploration string) {
 // NewExplorationService makes the exploration service. A step's inline spec
 // is checked against its snapshot by the flowers' own validation.
 // What strangers write counts against budget.
-func NewExplorationService(cfg config.Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *FlowerService, library *snapshotsapp.SnapshotLibrary, clock ports.Clock, random ports.Random, budget *snapshotsapp.DataBudget,
+func NewExplorationService(cfg config.Config, store ports.ExplorationStore, snapshots ports.SnapshotStore, flowers *flowersapp.FlowerService, library *snapshotsapp.SnapshotLibrary, clock ports.Clock, random ports.Random, budget *snapshotsapp.DataBudget,
 	opens ports.Opens, log *slog.Logger) *ExplorationService {
 	return &ExplorationService{cfg: cfg, store: store, snapshots: snapshots, flowers: flowers, library: library, clock: clock, random: random, budget: budget, opens: opens, log: log}
 }

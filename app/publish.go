@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/flowersapp"
+
 	"github.com/petal-near/petal/app/viewsapp"
 
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -74,7 +76,7 @@ var yoctoPerByte = new(big.Int).Exp(big.NewInt(10), big.NewInt(19), nil)
 // published: it prepares a SocialDB set for a person's own wallet, reads
 // the record back from the chain and keeps it; the server holds no key.
 type PublishService struct {
-	flowers  *FlowerService
+	flowers  *flowersapp.FlowerService
 	store    ports.PublishedFlowers
 	social   ports.SocialDB
 	sessions ports.SessionStore
@@ -89,7 +91,7 @@ type PublishService struct {
 	refused  ports.Counter
 	// svgs are published flowers' pictures by (id, view name): both name
 	// content that never changes, so nothing expires.
-	svgs      *bytecache.ByteCache[flowerSVGKey, Rendered]
+	svgs      *bytecache.ByteCache[flowerSVGKey, flowersapp.Rendered]
 	svgLookup ports.Counter
 	// hidden are the maps in no list (app/hidden-maps.json): their flowers
 	// still open by id, but list_flowers leaves them out.
@@ -99,7 +101,7 @@ type PublishService struct {
 var _ toolkit.ToolSet = (*PublishService)(nil)
 
 // NewPublishService makes the publishing service.
-func NewPublishService(flowers *FlowerService, store ports.PublishedFlowers, social ports.SocialDB, sessions ports.SessionStore,
+func NewPublishService(flowers *flowersapp.FlowerService, store ports.PublishedFlowers, social ports.SocialDB, sessions ports.SessionStore,
 	wallets WalletReader, near ports.NearAccounts, price ports.NearPrice, views viewsapp.PersonViews, clock ports.Clock, random ports.Random, log *slog.Logger, m ports.Metrics) (*PublishService, error) {
 	mm := ports.MetricsOrNone(m)
 	hidden, err := HiddenMaps()
@@ -111,7 +113,7 @@ func NewPublishService(flowers *FlowerService, store ports.PublishedFlowers, soc
 		kept:    mm.Counter("petal_flowers_published_total", "Published flowers this site newly kept through publish_flower, by how they came (prepared here, or a record prepared elsewhere).", "came"),
 		refused: mm.Counter("petal_publish_refused_total", "publish_flower calls refused, by reason: unauthorised, not_found (nothing under the key yet), invalid (not the record prepared, or not a valid flower), chain (SocialDB could not be read).", "reason"),
 	}
-	s.svgs = bytecache.NewByteCache[flowerSVGKey](flowerSVGCacheBytes, flowerSVGCacheBytes/8, func(r Rendered) int { return len(r.SVG) + 256 })
+	s.svgs = bytecache.NewByteCache[flowerSVGKey](flowerSVGCacheBytes, flowerSVGCacheBytes/8, func(r flowersapp.Rendered) int { return len(r.SVG) + 256 })
 	s.svgLookup = mm.Counter("petal_flower_svg_cache_lookups_total", "Lookups of published flowers' pictures in this process's cache, by result (hit, miss).", "result")
 	for id := range hidden {
 		s.hidden = append(s.hidden, id)
@@ -192,20 +194,20 @@ func (s *PublishService) record(ctx context.Context, in publishRequest, account 
 	}
 	// Checked only: a quote stores nothing; prepare keeps the spec once the
 	// record is made.
-	c, problems, err := s.flowers.checkOnly(ctx, raw)
+	c, problems, err := s.flowers.CheckSpec(ctx, raw)
 	if err != nil {
 		return published.Flower{}, "", nil, err
 	}
 	if len(problems) > 0 {
-		return published.Flower{}, "", nil, InvalidSpec(problems)
+		return published.Flower{}, "", nil, flowersapp.InvalidSpec(problems)
 	}
-	if c.demo {
+	if c.Demo {
 		return published.Flower{}, "", nil, errs.New(errs.BadInput, "this flower draws the made-up demo reading, which can't be published",
 			"read a real network with get_snapshot, then draw and publish that")
 	}
 	f := published.Flower{
-		Schema: published.Schema, Spec: c.spec, Snapshot: c.spec.Snapshot, Name: in.Name,
-		About: aboutOf(c.snap), Map: published.MapOf(c.snap.Chain, c.snap.Params),
+		Schema: published.Schema, Spec: c.Spec, Snapshot: c.Spec.Snapshot, Name: in.Name,
+		About: aboutOf(c.Snapshot), Map: published.MapOf(c.Snapshot.Chain, c.Snapshot.Params),
 		MadeBy: account, MadeAt: s.clock.Now().UTC().Truncate(time.Second).Format(time.RFC3339),
 	}
 	if problems := published.Check(f); len(problems) > 0 && account != placeholderAccount {
@@ -329,5 +331,5 @@ func (s *PublishService) keepSpec(ctx context.Context, owner string, f published
 	if err != nil {
 		return errs.New(errs.Internal, "the spec could not be named").WithCause(err)
 	}
-	return s.flowers.keep(ctx, owner, name, f.Snapshot, canonical)
+	return s.flowers.KeepSpec(ctx, owner, name, f.Snapshot, canonical)
 }

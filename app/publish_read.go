@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/flowersapp"
+
 	"context"
 	"encoding/json"
 	"slices"
@@ -153,7 +155,7 @@ func (s *PublishService) Publish(ctx context.Context, caller toolkit.Caller, in 
 			WithHint("a record's id is the SHA-256 of its canonical JSON, and its made_by the account it is under")
 	}
 	if came == published.CameRecord {
-		c, problems, err := s.flowers.checkOnly(ctx, json.RawMessage(mustJSON(f.Spec)))
+		c, problems, err := s.flowers.CheckSpec(ctx, json.RawMessage(mustJSON(f.Spec)))
 		if err != nil {
 			return PublishedFlower{}, err
 		}
@@ -162,7 +164,7 @@ func (s *PublishService) Publish(ctx context.Context, caller toolkit.Caller, in 
 		}
 		// A record names the map its snapshot reads, never another one.
 		if want := ""; len(problems) == 0 {
-			if want = published.MapOf(c.snap.Chain, c.snap.Params); f.Map != want {
+			if want = published.MapOf(c.Snapshot.Chain, c.Snapshot.Params); f.Map != want {
 				problems = []errs.Problem{{Path: "/map", Message: "is not the map its snapshot reads, " + want}}
 			}
 		}
@@ -253,26 +255,26 @@ func (s *PublishService) List(ctx context.Context, in FlowerFilter) (FlowerList,
 // FlowerSVG is a published flower drawn through the view viewHash names (the
 // default when empty): the picture and its render hash. A flower whose
 // snapshot isn't stored here, and an unknown view, are not_found.
-func (s *PublishService) FlowerSVG(ctx context.Context, id, viewHash string) (Rendered, error) {
+func (s *PublishService) FlowerSVG(ctx context.Context, id, viewHash string) (flowersapp.Rendered, error) {
 	k, err := s.store.Get(ctx, id)
 	if err != nil || !published.ValidID(id) {
-		return Rendered{}, errs.Newf(errs.NotFound, "no published flower %s", toolkit.CutForMessage(id))
+		return flowersapp.Rendered{}, errs.Newf(errs.NotFound, "no published flower %s", toolkit.CutForMessage(id))
 	}
 	if k.Status != published.StatusOK {
-		return Rendered{}, errs.New(errs.NotFound, "this flower's snapshot isn't stored here, so it is drawn nowhere")
+		return flowersapp.Rendered{}, errs.New(errs.NotFound, "this flower's snapshot isn't stored here, so it is drawn nowhere")
 	}
 	view := specs.DefaultView()
 	if viewHash != "" {
 		if s.views == nil {
-			return Rendered{}, errs.Newf(errs.NotFound, "no view %s", toolkit.CutForMessage(viewHash))
+			return flowersapp.Rendered{}, errs.Newf(errs.NotFound, "no view %s", toolkit.CutForMessage(viewHash))
 		}
 		if view, err = s.views.ResolveView(ctx, viewHash); err != nil {
-			return Rendered{}, err
+			return flowersapp.Rendered{}, err
 		}
 	}
 	viewName, _, err := specs.ViewName(view)
 	if err != nil {
-		return Rendered{}, errs.New(errs.Internal, "the view could not be named").WithCause(err)
+		return flowersapp.Rendered{}, errs.New(errs.Internal, "the view could not be named").WithCause(err)
 	}
 	key := flowerSVGKey{id: id, view: viewName}
 	if r, ok := s.svgs.Get(key); ok {
@@ -282,19 +284,19 @@ func (s *PublishService) FlowerSVG(ctx context.Context, id, viewHash string) (Re
 	s.svgLookup.Add(1, "miss")
 	f, _, _, problems := published.Parse(k.Record)
 	if len(problems) > 0 {
-		return Rendered{}, errs.New(errs.Internal, "a kept flower's record does not parse").WithCause(published.Invalid(problems))
+		return flowersapp.Rendered{}, errs.New(errs.Internal, "a kept flower's record does not parse").WithCause(published.Invalid(problems))
 	}
-	loaded, err := s.flowers.load(ctx, f.Snapshot)
+	loaded, err := s.flowers.LoadSnapshot(ctx, f.Snapshot)
 	if err != nil {
-		return Rendered{}, err
+		return flowersapp.Rendered{}, err
 	}
 	laid, err := specs.Layout(f.Spec, loaded.Snapshot)
 	if err != nil {
-		return Rendered{}, err
+		return flowersapp.Rendered{}, err
 	}
 	out := specs.Render(laid, view)
 	sha, _, _ := specs.Name(f.Spec)
-	r := Rendered{SVG: string(out.SVG), SpecSHA256: sha, RenderSHA256: out.SHA256, Legend: out.Legend}
+	r := flowersapp.Rendered{SVG: string(out.SVG), SpecSHA256: sha, RenderSHA256: out.SHA256, Legend: out.Legend}
 	s.svgs.Put(key, r)
 	return r, nil
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/flowersapp"
+
 	"bytes"
 	"fmt"
 	"github.com/petal-near/petal/app/toolkit"
@@ -28,11 +30,11 @@ func BenchmarkToolInputCheck(b *testing.B) {
 		input      []byte
 		decode     func([]byte) error
 	}{
-		{"propose_spec", ToolProposeSpec, small, func(raw []byte) error { var in proposeInput; return toolkit.DecodeInput(raw, &in) }},
-		{"compute_figures_inline_100k", ToolComputeFigures, big, func(raw []byte) error { var in figuresInput; return toolkit.DecodeInput(raw, &in) }},
+		{"propose_spec", flowersapp.ToolProposeSpec, small, func(raw []byte) error { var in flowersapp.ProposeInput; return toolkit.DecodeInput(raw, &in) }},
+		{"compute_figures_inline_100k", flowersapp.ToolComputeFigures, big, func(raw []byte) error { var in flowersapp.FiguresInput; return toolkit.DecodeInput(raw, &in) }},
 	} {
 		var schema []byte
-		for _, t := range (&FlowerService{}).Tools() {
+		for _, t := range (&flowersapp.FlowerService{}).Tools() {
 			if t.Name == c.tool {
 				schema = t.Input
 			}

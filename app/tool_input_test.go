@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/flowersapp"
+
 	"github.com/petal-near/petal/app/snapshotsapp"
 
 	"context"
@@ -21,7 +23,7 @@ import (
 // everyTool is every tool petal registers, from services that are never run.
 func everyTool() []toolkit.Tool {
 	var out []toolkit.Tool
-	for _, set := range []toolkit.ToolSet{&snapshotsapp.SnapshotService{}, &FlowerService{}, &ExplorationService{}} {
+	for _, set := range []toolkit.ToolSet{&snapshotsapp.SnapshotService{}, &flowersapp.FlowerService{}, &ExplorationService{}} {
 		out = append(out, set.Tools()...)
 	}
 	return out
@@ -153,10 +155,10 @@ func TestEveryToolSchemaCompilesAndIsGenerated(t *testing.T) {
 		_, err := toolkit.CompileInput(tool.Name, tool.Input)
 		require.NoError(t, err, tool.Name)
 	}
-	regenerated, err := toolkit.InputSchema[proposeInput]()
+	regenerated, err := toolkit.InputSchema[flowersapp.ProposeInput]()
 	require.NoError(t, err)
 	for _, tool := range everyTool() {
-		if tool.Name == ToolProposeSpec {
+		if tool.Name == flowersapp.ToolProposeSpec {
 			assert.JSONEq(t, string(regenerated), string(tool.Input))
 		}
 	}
@@ -228,17 +230,17 @@ func TestRegistryRefusesInputOutsideTheSchemaBeforeTheToolRuns(t *testing.T) {
 func TestRefinedSchemasAreEnforced(t *testing.T) {
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
-	reg := toolkit.NewRegistry(cfg, nil, []toolkit.ToolSet{&FlowerService{}, &snapshotsapp.SnapshotService{}, &ExplorationService{}})
+	reg := toolkit.NewRegistry(cfg, nil, []toolkit.ToolSet{&flowersapp.FlowerService{}, &snapshotsapp.SnapshotService{}, &ExplorationService{}})
 	cases := []struct {
 		tool, input, message string
 	}{
-		{ToolProposeSpec, `{"sha256":"ABC"}`, "field /sha256 must be 64 lower-case hex digits (a SHA-256)"},
-		{ToolProposeSpec, `{"sha256":"` + strings.Repeat("a", 64) + `","intent":"` + strings.Repeat("x", MaxIntent+1) + `"}`, "field /intent: at most 2000 characters, not 2001"},
+		{flowersapp.ToolProposeSpec, `{"sha256":"ABC"}`, "field /sha256 must be 64 lower-case hex digits (a SHA-256)"},
+		{flowersapp.ToolProposeSpec, `{"sha256":"` + strings.Repeat("a", 64) + `","intent":"` + strings.Repeat("x", flowersapp.MaxIntent+1) + `"}`, "field /intent: at most 2000 characters, not 2001"},
 		{"describe_snapshot", `{"sha256":"` + strings.Repeat("a", 64) + `","top":101}`, "field /top: at most 100, not 101"},
 		{"find_target", `{"query":"x","chain":"near:devnet"}`, `field /chain must be one of "near:mainnet", "near:testnet", not "near:devnet"`},
 		{"find_target", `{"query":""}`, "field /query: at least 1 characters, not 0"},
 		{"list_explorations", `{"limit":0}`, "field /limit: at least 1, not 0"},
-		{ToolComputeFigures, `{"snapshot":"x"}`, "field /snapshot: expected an object, got string"},
+		{flowersapp.ToolComputeFigures, `{"snapshot":"x"}`, "field /snapshot: expected an object, got string"},
 	}
 	for _, c := range cases {
 		_, err := reg.Call(context.Background(), c.tool, toolkit.Call{Input: json.RawMessage(c.input)})

@@ -6,20 +6,20 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
 func (s *Server) flowerRoutes() []Route {
-	render := Route{Method: http.MethodPost, Path: "/api/v1/render", Tool: app.ToolRenderFlower, Query: []string{"format"},
+	render := Route{Method: http.MethodPost, Path: "/api/v1/render", Tool: flowersapp.ToolRenderFlower, Query: []string{"format"},
 		Summary: "format=svg answers the SVG alone as image/svg+xml (ETag: its render_sha256); json or nothing, the tool's JSON",
 		Answers: []Answer{svgAnswer}}
 	render.Handler = s.renderFlower(render)
 	return []Route{
-		{Method: http.MethodPost, Path: "/api/v1/figures", Tool: app.ToolComputeFigures},
-		{Method: http.MethodPost, Path: "/api/v1/specs/propose", Tool: app.ToolProposeSpec},
-		{Method: http.MethodPost, Path: "/api/v1/specs/validate", Tool: app.ToolValidateSpec},
+		{Method: http.MethodPost, Path: "/api/v1/figures", Tool: flowersapp.ToolComputeFigures},
+		{Method: http.MethodPost, Path: "/api/v1/specs/propose", Tool: flowersapp.ToolProposeSpec},
+		{Method: http.MethodPost, Path: "/api/v1/specs/validate", Tool: flowersapp.ToolValidateSpec},
 		render,
 		{Method: http.MethodGet, Path: "/d/:hash", Access: AccessPlain, Handler: s.draft, Head: true,
 			Answers: []Answer{{Status: http.StatusFound, Says: "to /draft?spec=…"}, {Status: http.StatusNotFound, Media: "text/plain", Says: "no draft has that hash"},
@@ -47,7 +47,7 @@ func (s *Server) renderFlower(r Route) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		rendered, ok := out.(app.Rendered)
+		rendered, ok := out.(flowersapp.Rendered)
 		if !ok {
 			return errs.New(errs.Internal, "render_flower answered something other than a rendering")
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -281,7 +282,7 @@ func (s *Server) draftPage(c echo.Context) error {
 	if err != nil || !json.Valid(spec) {
 		return s.errorPage(c, errs.New(errs.BadInput, "spec is not JSON", "a draft link is /d/<hash>"), "make")
 	}
-	out, err := s.deps.Registry.Call(ctx, app.ToolRenderFlower, toolkit.Call{Input: input, Caller: caller})
+	out, err := s.deps.Registry.Call(ctx, flowersapp.ToolRenderFlower, toolkit.Call{Input: input, Caller: caller})
 	if err != nil {
 		if e, ok := errs.As(err); ok && e.Code == errs.InvalidSpec {
 			return s.renderPage(c, StatusOf(e.Code), "draft.tmpl", pageShell{Title: "A draft that cannot be drawn", Nav: "make",
@@ -289,7 +290,7 @@ func (s *Server) draftPage(c echo.Context) error {
 		}
 		return s.errorPage(c, err, "make")
 	}
-	rendered, ok := out.(app.Rendered)
+	rendered, ok := out.(flowersapp.Rendered)
 	if !ok {
 		return s.errorPage(c, errs.New(errs.Internal, "render_flower answered something other than a rendering"), "make")
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
@@ -80,7 +81,7 @@ type Deps struct {
 	Registry *toolkit.Registry
 	Health   *app.HealthService
 	Sessions *peopleapp.SessionService
-	Flowers  *app.FlowerService
+	Flowers  *flowersapp.FlowerService
 	MCP      MCPDoor
 	// Explorations is the service behind the exploration routes that are not
 	// tools (links, claims, /s/:token, posted readings).

@@ -9,8 +9,8 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -47,7 +47,7 @@ func holders(n int) snapshots.Snapshot {
 func BenchmarkRenderFlowerTool(b *testing.B) {
 	db := pgtest.New(b)
 	snaps := postgres.NewSnapshotRepository(db.DB)
-	svc := app.NewFlowerService(snapshotsapp.NewSnapshotLibrary(config.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil, nil)
+	svc := flowersapp.NewFlowerService(snapshotsapp.NewSnapshotLibrary(config.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil, nil)
 	for _, n := range []int{1_000, 100_000} {
 		sha, _, err := snapshotsapp.StoreSnapshot(b.Context(), snaps, holders(n), snapshotsapp.OriginThisSite)
 		if err != nil {
@@ -65,7 +65,7 @@ func BenchmarkRenderFlowerTool(b *testing.B) {
 				for b.Loop() {
 					s := svc
 					if mode == "cold" {
-						s = app.NewFlowerService(snapshotsapp.NewSnapshotLibrary(config.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil, nil)
+						s = flowersapp.NewFlowerService(snapshotsapp.NewSnapshotLibrary(config.Config{LargeDecodes: 2}, snaps, ports.NoMetrics{}), postgres.NewSpecRepository(db.DB), nil, nil)
 					}
 					r, err := s.Render(b.Context(), "", spec, nil)
 					if err != nil {

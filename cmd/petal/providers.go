@@ -24,6 +24,7 @@ import (
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/eyesapp"
+	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -131,7 +132,7 @@ var (
 		snapshotsapp.NewSnapshotLibrary,
 		viewsapp.NewViewService,
 		wire.Bind(new(viewsapp.PersonViews), new(*viewsapp.ViewService)),
-		app.NewFlowerService,
+		flowersapp.NewFlowerService,
 		// The map is here so every door's store of published flowers tells it
 		// of what is kept (newPublishedFlowers).
 		newMapService,
@@ -169,7 +170,7 @@ var (
 		wire.Struct(new(app.AgentDeps), "*"),
 		newAgentService,
 		app.NewConversationService,
-		wire.Bind(new(app.FlowerDrawer), new(*app.FlowerService)),
+		wire.Bind(new(app.FlowerDrawer), new(*flowersapp.FlowerService)),
 		registrySet,
 	)
 	mcpSet = wire.NewSet(
@@ -316,7 +317,7 @@ func newChain(cfg config.Config, m ports.Metrics, t *tracing.Tracing) *nearrpc.C
 func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
-func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationService, flowers *app.FlowerService, snapshots *snapshotsapp.SnapshotService,
+func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationService, flowers *flowersapp.FlowerService, snapshots *snapshotsapp.SnapshotService,
 	annotations *app.AnnotationService, layers *app.LayerService, eyes *eyesapp.EyesService, brain *app.BrainService, publish *app.PublishService,
 	relations *app.RelationService, search *app.SearchService, lookUp *app.LookUpService) []toolkit.ToolSet {
 	return []toolkit.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}

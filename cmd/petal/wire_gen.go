@@ -14,6 +14,7 @@ import (
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/eyesapp"
+	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -59,7 +60,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	snapshotLibrary := snapshotsapp.NewSnapshotLibrary(cfg, snapshotRepository, registry)
 	specRepository := postgres.NewSpecRepository(db)
-	flowerService := app.NewFlowerService(snapshotLibrary, specRepository, viewService, dataBudget)
+	flowerService := flowersapp.NewFlowerService(snapshotLibrary, specRepository, viewService, dataBudget)
 	retention := postgres.NewRetention(db)
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, snapshotLibrary, clock, random, dataBudget, retention, log)
 	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
@@ -298,7 +299,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	snapshotRepository := postgres.NewSnapshotRepository(db)
 	snapshotLibrary := snapshotsapp.NewSnapshotLibrary(cfg, snapshotRepository, registry)
 	specRepository := postgres.NewSpecRepository(db)
-	flowerService := app.NewFlowerService(snapshotLibrary, specRepository, viewService, dataBudget)
+	flowerService := flowersapp.NewFlowerService(snapshotLibrary, specRepository, viewService, dataBudget)
 	retention := postgres.NewRetention(db)
 	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, snapshotLibrary, clock, random, dataBudget, retention, log)
 	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)

@@ -1,4 +1,4 @@
-package app
+package flowersapp
 
 import (
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -35,46 +35,48 @@ func pointerOrRoot(p string) string {
 // check validates a spec against the schema and its stored snapshot, and
 // keeps a valid one for owner. Problems are the caller's to report; err is
 // anything else (the store failing, the data budget spent).
-func (s *FlowerService) check(ctx context.Context, owner string, raw json.RawMessage) (checked, []errs.Problem, error) {
-	c, problems, err := s.checkOnly(ctx, raw)
+func (s *FlowerService) check(ctx context.Context, owner string, raw json.RawMessage) (CheckedSpec, []errs.Problem, error) {
+	c, problems, err := s.CheckSpec(ctx, raw)
 	if err != nil || len(problems) > 0 {
 		return c, problems, err
 	}
-	if err := s.keep(ctx, owner, c.sha, c.spec.Snapshot, c.canonical); err != nil {
-		return checked{}, nil, err
+	if err := s.KeepSpec(ctx, owner, c.SHA256, c.Spec.Snapshot, c.Canonical); err != nil {
+		return CheckedSpec{}, nil, err
 	}
 	return c, nil, nil
 }
 
-// checkOnly is check keeping nothing, for a caller that must store nothing
+// CheckSpec is check keeping nothing, for a caller that must store nothing
 // when it refuses or only asks (a quote, a publish not yet decided).
-func (s *FlowerService) checkOnly(ctx context.Context, raw json.RawMessage) (checked, []errs.Problem, error) {
+func (s *FlowerService) CheckSpec(ctx context.Context, raw json.RawMessage) (CheckedSpec, []errs.Problem, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return checked{}, nil, errs.New(errs.BadInput, "spec is required", "send a flower-spec/v1 object as spec")
+		return CheckedSpec{}, nil, errs.New(errs.BadInput, "spec is required", "send a flower-spec/v1 object as spec")
 	}
 	spec, problems := specs.ParseSpec(raw)
 	if len(problems) > 0 {
-		return checked{}, problems, nil
+		return CheckedSpec{}, problems, nil
 	}
-	loaded, err := s.load(ctx, spec.Snapshot)
+	loaded, err := s.LoadSnapshot(ctx, spec.Snapshot)
 	if errs.Is(err, errs.NotFound) {
-		return checked{}, []errs.Problem{{Path: "/snapshot", Message: "no snapshot " + spec.Snapshot + " is stored here"}}, nil
+		return CheckedSpec{}, []errs.Problem{{Path: "/snapshot", Message: "no snapshot " + spec.Snapshot + " is stored here"}}, nil
 	}
 	if err != nil {
-		return checked{}, nil, err
+		return CheckedSpec{}, nil, err
 	}
 	snap := loaded.Snapshot
 	if problems := specs.CheckAgainst(spec, spec.Snapshot, snap); len(problems) > 0 {
-		return checked{}, problems, nil
+		return CheckedSpec{}, problems, nil
 	}
 	name, canonical, err := specs.Name(spec)
 	if err != nil {
-		return checked{}, nil, errs.New(errs.Internal, "the spec could not be named").WithCause(err)
+		return CheckedSpec{}, nil, errs.New(errs.Internal, "the spec could not be named").WithCause(err)
 	}
-	return checked{spec: spec, sha: name, canonical: canonical, snap: snap, demo: loaded.Demo()}, nil, nil
+	return CheckedSpec{Spec: spec, SHA256: name, Canonical: canonical, Snapshot: snap, Demo: loaded.Demo()}, nil, nil
 }
 
-func (s *FlowerService) keep(ctx context.Context, owner, name, snapshot string, canonical []byte) error {
+// KeepSpec stores a checked spec under its name for owner, paid from the data
+// budget once: a spec kept before costs nothing again.
+func (s *FlowerService) KeepSpec(ctx context.Context, owner, name, snapshot string, canonical []byte) error {
 	// A spec kept before costs nothing again, and needs no write; a new one
 	// is paid for before it is stored, and refused past the data budget
 	// with nothing stored.

@@ -1,4 +1,4 @@
-package app
+package flowersapp
 
 import (
 	"github.com/petal-near/petal/app/viewsapp"
@@ -75,9 +75,9 @@ func (s *FlowerService) ViewFor(ctx context.Context, subject string, rawView jso
 	return canonical, err
 }
 
-// load reads a stored snapshot, decoded, through the library's cache. The
+// LoadSnapshot reads a stored snapshot, decoded, through the library's cache. The
 // snapshot it gives is shared: read it, never change it.
-func (s *FlowerService) load(ctx context.Context, sha string) (snapshotsapp.Loaded, error) {
+func (s *FlowerService) LoadSnapshot(ctx context.Context, sha string) (snapshotsapp.Loaded, error) {
 	return s.library.Load(ctx, sha)
 }
 
@@ -136,13 +136,13 @@ type FlowerEvent struct {
 	Prepare json.RawMessage `json:"prepare,omitempty"`
 }
 
-// checked is a spec that passed validation, with its snapshot.
-type checked struct {
-	spec      specs.Spec
-	sha       string
-	canonical []byte
-	snap      *snapshots.Snapshot
-	demo      bool
+// CheckedSpec is a spec that passed validation, with its snapshot.
+type CheckedSpec struct {
+	Spec      specs.Spec
+	SHA256    string
+	Canonical []byte
+	Snapshot  *snapshots.Snapshot
+	Demo      bool
 }
 
 // ComputeFigures is compute_figures over a stored snapshot (sha) or one given
@@ -154,7 +154,7 @@ func (s *FlowerService) ComputeFigures(ctx context.Context, sha string, raw json
 		return FiguresResult{}, errs.New(errs.BadInput, "give sha256 or snapshot, not both")
 	case sha != "":
 		var err error
-		if loaded, err = s.load(ctx, sha); err != nil {
+		if loaded, err = s.LoadSnapshot(ctx, sha); err != nil {
 			return FiguresResult{}, err
 		}
 	case len(raw) > 0:
@@ -185,7 +185,7 @@ func (s *FlowerService) Propose(ctx context.Context, owner, sha, intent string) 
 	if n := utf8.RuneCountInString(intent); n > MaxIntent {
 		return Proposal{}, errs.Newf(errs.BadInput, "intent is %d characters; at most %d", n, MaxIntent)
 	}
-	loaded, err := s.load(ctx, sha)
+	loaded, err := s.LoadSnapshot(ctx, sha)
 	if err != nil {
 		return Proposal{}, err
 	}
@@ -202,7 +202,7 @@ func (s *FlowerService) Propose(ctx context.Context, owner, sha, intent string) 
 	if err != nil {
 		return Proposal{}, errs.New(errs.Internal, "the spec could not be named").WithCause(err)
 	}
-	if err := s.keep(ctx, owner, name, sha, canonical); err != nil {
+	if err := s.KeepSpec(ctx, owner, name, sha, canonical); err != nil {
 		return Proposal{}, err
 	}
 	return Proposal{Spec: spec, SpecSHA256: name, Interpretation: specs.Interpret(f), Demo: loaded.Demo()}, nil
@@ -219,7 +219,7 @@ func (s *FlowerService) Validate(ctx context.Context, owner string, raw json.Raw
 	if len(problems) > 0 {
 		return Validation{Valid: false, Problems: problems}, nil
 	}
-	return Validation{Valid: true, Problems: []errs.Problem{}, SpecSHA256: c.sha, Demo: c.demo}, nil
+	return Validation{Valid: true, Problems: []errs.Problem{}, SpecSHA256: c.SHA256, Demo: c.Demo}, nil
 }
 
 // Render is render_flower: a valid spec drawn through a view (the default
@@ -295,11 +295,11 @@ func (s *FlowerService) draw(ctx context.Context, owner string, rawSpec, rawView
 	if len(problems) > 0 {
 		return nil, Rendered{}, InvalidSpec(problems)
 	}
-	f, err := specs.Layout(c.spec, c.snap)
+	f, err := specs.Layout(c.Spec, c.Snapshot)
 	if err != nil {
 		return nil, Rendered{}, err
 	}
 	personal := specs.NamePetals(f, view, names)
 	out := specs.Render(f, view)
-	return f, Rendered{SVG: string(out.SVG), SpecSHA256: c.sha, RenderSHA256: out.SHA256, Legend: out.Legend, Demo: c.demo, Personal: personal}, nil
+	return f, Rendered{SVG: string(out.SVG), SpecSHA256: c.SHA256, RenderSHA256: out.SHA256, Legend: out.Legend, Demo: c.Demo, Personal: personal}, nil
 }

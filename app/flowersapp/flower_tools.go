@@ -1,4 +1,4 @@
-package app
+package flowersapp
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ func (s *FlowerService) Tools() []toolkit.Tool {
 			Name:        ToolComputeFigures,
 			Description: "Concentration figures of a snapshot, exact from its decimal weights: count, total weight, the shares of the top account, the top 10 and the top 1% (rounded up to whole accounts), the Gini coefficient (population form), the Nakamoto coefficient (the fewest accounts holding more than half) and the Herfindahl–Hirschman index, for the whole snapshot and each group. Fractions are rounded half to even to six decimals; a share of nothing is null.",
 			Output:      json.RawMessage(figuresOutputSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in figuresInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in FiguresInput) (any, error) {
 			if string(bytes.TrimSpace(in.Snapshot)) == "null" {
 				in.Snapshot = nil
 			}
@@ -27,7 +27,7 @@ func (s *FlowerService) Tools() []toolkit.Tool {
 			Name:        ToolProposeSpec,
 			Description: "Propose a flower spec (flower-spec/v1) for a stored snapshot: enough petals to show its shape, the tail folded into one \"others\" petal, colours that tell its groups apart, with a sentence saying what the flower shows. intent, in plain words, can ask for \"top 20\", \"equal sizes\", \"square root\", \"colour by band\", \"no labels\", \"by name\", \"hide others\" or \"only <group>\". The spec is kept, so /d/<spec_sha256> opens it.",
 			Output:      json.RawMessage(`{"type":"object","required":["spec","spec_sha256","interpretation"],"properties":{"spec":` + specs.SpecJSONSchema + `,"spec_sha256":{"type":"string"},"interpretation":{"type":"string"},"demo":{"type":"boolean"}}}`),
-		}, func(ctx context.Context, call toolkit.Call, in proposeInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in ProposeInput) (any, error) {
 			return s.Propose(ctx, call.Caller.Subject, in.SHA256, in.Intent)
 		}),
 		toolkit.WithInput(toolkit.Tool{
@@ -56,12 +56,12 @@ func (s *FlowerService) Tools() []toolkit.Tool {
 // their problems come back as invalid_spec (a spec) or bad_input listing
 // every problem (a view), with JSON Pointers, as validate_spec gives them.
 type (
-	figuresInput struct {
+	FiguresInput struct {
 		SHA256   string          `json:"sha256,omitempty" jsonschema:"a stored snapshot's name"`
 		Snapshot json.RawMessage `json:"snapshot,omitempty" jsonschema:"a snapshot/v1 sent inline instead of sha256"`
 		Group    string          `json:"group,omitempty" jsonschema:"only this group's figures in groups"`
 	}
-	proposeInput struct {
+	ProposeInput struct {
 		SHA256 string `json:"sha256" jsonschema:"a stored snapshot's name"`
 		Intent string `json:"intent,omitempty" jsonschema:"what the person wants to see, in plain words"`
 	}
@@ -74,7 +74,7 @@ type (
 	}
 )
 
-func (figuresInput) RefineSchema(s *jsonschema.Schema) {
+func (FiguresInput) RefineSchema(s *jsonschema.Schema) {
 	toolkit.Property(s, "sha256").Pattern = toolkit.Sha256Pattern
 	toolkit.Property(s, "snapshot").Type = "object"
 }
@@ -88,7 +88,7 @@ func (renderInput) RefineSchema(s *jsonschema.Schema) {
 	toolkit.Property(s, "view").Type = "object"
 }
 
-func (proposeInput) RefineSchema(s *jsonschema.Schema) {
+func (ProposeInput) RefineSchema(s *jsonschema.Schema) {
 	toolkit.Property(s, "sha256").Pattern = toolkit.Sha256Pattern
 	toolkit.Property(s, "intent").MaxLength = jsonschema.Ptr(MaxIntent)
 }
