@@ -41,7 +41,7 @@ func (s *ExplorationService) Tools() []toolkit.Tool {
 			Name:        "list_explorations",
 			Description: "The caller's own explorations, the newest first, a page at a time (pass next_cursor back as cursor for the next page).",
 			Output: json.RawMessage(`{"type":"object","properties":{"explorations":{"type":"array","items":{"type":"object","properties":{` +
-				explorationViewSchema + `},"required":[` + explorationViewRequired + `]}},` + nextCursorSchema + `},"required":["explorations","next_cursor"]}`),
+				explorationViewSchema + `},"required":[` + explorationViewRequired + `]}},` + toolkit.NextCursorSchema + `},"required":["explorations","next_cursor"]}`),
 		}, s.list),
 		toolkit.WithInput(toolkit.Tool{
 			Name:        "get_exploration",

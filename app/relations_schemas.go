@@ -1,8 +1,8 @@
 package app
 
-// The relations tools' answers as JSON Schemas (each tool's Output).
+import "github.com/petal-near/petal/app/toolkit"
 
-const nextCursorSchema = `"next_cursor":{"type":["string","null"]}`
+// The relations tools' answers as JSON Schemas (each tool's Output).
 
 const accountGroupsSchema = `{"type":"object","required":["account","groups","next_cursor"],"properties":{
 "account":{"type":"string"},
@@ -11,7 +11,7 @@ const accountGroupsSchema = `{"type":"object","required":["account","groups","ne
  "weight":{"type":"string","description":"the account's weight in the group's newest reading, decimal text"},
  "share":{"type":"string","description":"weight over the group's total, decimal text rounded once to 12 places"},
  "rank":{"type":"integer","description":"1 for the largest share; equal shares share a rank"}}}},
-` + nextCursorSchema + `}}`
+` + toolkit.NextCursorSchema + `}}`
 
 const weightShareSchema = `{"type":"object","required":["weight","share"],"properties":{"weight":{"type":"string"},"share":{"type":"string"}}}`
 
@@ -20,7 +20,7 @@ const sharedAccountsSchema = `{"type":"object","required":["group_a","group_b","
 "count":{"type":"integer","description":"how many accounts the two groups share"},
 "accounts":{"type":"array","items":{"type":"object","required":["account","a","b"],"properties":{
  "account":{"type":"string"},"a":` + weightShareSchema + `,"b":` + weightShareSchema + `}}},
-` + nextCursorSchema + `}}`
+` + toolkit.NextCursorSchema + `}}`
 
 const relatedGroupsSchema = `{"type":"object","required":["group","by","related","next_cursor"],"properties":{
 "group":{"type":"string"},"by":{"type":"string"},
@@ -28,14 +28,14 @@ const relatedGroupsSchema = `{"type":"object","required":["group","by","related"
  "group":{"type":"string"},"title":{"type":"string"},"shared":{"type":"integer"},
  "jaccard":{"type":"string","description":"shared over the union of the two groups' accounts, decimal text rounded once to 12 places"},
  "weight_in_group":{"type":"string","description":"the share of the related group the shared accounts hold"}}}},
-` + nextCursorSchema + `}}`
+` + toolkit.NextCursorSchema + `}}`
 
 const relationsOverviewSchema = `{"type":"object","required":["groups","pairs","next_cursor"],"properties":{
 "groups":{"type":"array","items":{"type":"object","required":["group","title","kind","count"],"properties":{
  "group":{"type":"string"},"title":{"type":"string"},"kind":{"type":"string"},"count":{"type":"integer","description":"its accounts"}}}},
 "pairs":{"type":"array","items":{"type":"object","required":["a","b","shared","jaccard"],"properties":{
  "a":{"type":"string"},"b":{"type":"string"},"shared":{"type":"integer"},"jaccard":{"type":"string"}}}},
-` + nextCursorSchema + `}}`
+` + toolkit.NextCursorSchema + `}}`
 
 const powerPathSchema = `{"type":"object","required":["found","paths","expanded","exhausted"],"properties":{
 "found":{"type":"boolean"},

@@ -79,6 +79,10 @@ func InputSchema[In any]() (json.RawMessage, error) {
 // spec, a render.
 const Sha256Pattern = "^[0-9a-f]{64}$"
 
+// NextCursorSchema is a paged answer's next_cursor property, for output
+// schemas written as JSON: a cursor, or null on the last page.
+const NextCursorSchema = `"next_cursor":{"type":["string","null"]}`
+
 // property is s's property name, for a RefineSchema method; a name the type
 // does not have is a programming error, found at start-up.
 func Property(s *jsonschema.Schema, name string) *jsonschema.Schema {
