@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/explorationsapp"
+
 	"context"
 	"strings"
 
@@ -126,7 +128,7 @@ func (s *AgentJobsService) Changed(ctx context.Context, exploration string) {
 
 // WorkingHere implements ExplorationWatcher: the worker holding a job of
 // this conversation, if one does.
-func (s *AgentJobsService) WorkingHere(ctx context.Context, exploration string) *WorkerPresence {
+func (s *AgentJobsService) WorkingHere(ctx context.Context, exploration string) *explorationsapp.WorkerPresence {
 	jobs, err := s.store.JobsOf(ctx, exploration, "", 50)
 	if err != nil {
 		s.log.WarnContext(ctx, "agent jobs: presence", "err", err)
@@ -134,7 +136,7 @@ func (s *AgentJobsService) WorkingHere(ctx context.Context, exploration string) 
 	}
 	for _, j := range jobs {
 		if j.Conversation == exploration && j.Status == agentjobs.Taken {
-			p := &WorkerPresence{Client: j.TakenBy, N: j.N, Job: j.ID, LastSeen: j.LastSeen}
+			p := &explorationsapp.WorkerPresence{Client: j.TakenBy, N: j.N, Job: j.ID, LastSeen: j.LastSeen}
 			if j.Worker != "" {
 				p.Worker = &j.Worker
 			}

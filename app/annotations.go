@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/explorationsapp"
+
 	"github.com/petal-near/petal/app/flowersapp"
 
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -25,7 +27,7 @@ import (
 // a person's own (/me/annotations) and the names drawn on their petals read
 // the same store.
 type AnnotationService struct {
-	explorations *ExplorationService
+	explorations *explorationsapp.ExplorationService
 	store        ports.AnnotationStore
 	sessions     ports.SessionStore
 	wallets      WalletReader
@@ -43,7 +45,7 @@ type WalletReader interface {
 // NewAnnotationService makes the annotation service; the flowers draw the
 // names a signed-in person gives petals from it. wallets may be nil where no
 // door has sessions (stdio MCP): then nobody's account answers for a claim.
-func NewAnnotationService(ex *ExplorationService, store ports.AnnotationStore, sessions ports.SessionStore, wallets WalletReader,
+func NewAnnotationService(ex *explorationsapp.ExplorationService, store ports.AnnotationStore, sessions ports.SessionStore, wallets WalletReader,
 	runs ports.RunStore, budget *snapshotsapp.DataBudget, clock ports.Clock, flowers *flowersapp.FlowerService, metrics ports.Metrics) *AnnotationService {
 	s := &AnnotationService{explorations: ex, store: store, sessions: sessions, wallets: wallets, runs: runs, budget: budget, clock: clock,
 		kept: ports.MetricsOrNone(metrics).Counter("petal_annotations_total",
@@ -151,7 +153,7 @@ func (s *AnnotationService) add(ctx context.Context, call toolkit.Call, in addAn
 		return nil, errs.New(errs.BadInput, "as must be 1 to 32 lower-case letters, digits, - or _")
 	}
 	// Access first: anyone without it learns nothing from how claims fail.
-	e, access, err := s.explorations.resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
+	e, access, err := s.explorations.Resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +283,7 @@ func (s *AnnotationService) list(ctx context.Context, call toolkit.Call, in list
 	if in.About != "" && !claims.ValidCAIP10(in.About) {
 		return nil, errs.New(errs.BadInput, "about must be a CAIP-10 account id", "such as near:mainnet:alice.near")
 	}
-	e, _, err := s.explorations.resolve(ctx, in.Exploration, call.Caller, explorations.ReadAccess)
+	e, _, err := s.explorations.Resolve(ctx, in.Exploration, call.Caller, explorations.ReadAccess)
 	if err != nil {
 		return nil, err
 	}

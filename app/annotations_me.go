@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/explorationsapp"
+
 	"context"
 	"encoding/json"
 	"strings"
@@ -99,7 +101,7 @@ func (s *AnnotationService) AddMine(ctx context.Context, caller toolkit.Caller, 
 // if it has none). Anything else is the one not-found answer.
 func (s *AnnotationService) conversation(ctx context.Context, caller toolkit.Caller, ref string) (string, error) {
 	if explorations.ValidID(ref) {
-		e, err := s.explorations.owned(ctx, caller, ref)
+		e, err := s.explorations.Owned(ctx, caller, ref)
 		if err != nil {
 			return "", err
 		}
@@ -130,11 +132,11 @@ func (s *AnnotationService) conversation(ctx context.Context, caller toolkit.Cal
 		question = string(r[:279]) + "…"
 	}
 	in, _ := json.Marshal(map[string]string{"question": question})
-	made, err := s.explorations.start(ctx, toolkit.Call{Input: in, Caller: toolkit.Caller{Door: toolkit.DoorAgent, Subject: caller.Subject}}, startExplorationInput{Question: question})
+	made, err := s.explorations.Start(ctx, toolkit.Call{Input: in, Caller: toolkit.Caller{Door: toolkit.DoorAgent, Subject: caller.Subject}}, explorationsapp.StartExplorationInput{Question: question})
 	if err != nil {
 		return "", err
 	}
-	id := made.(ExplorationView).ID
+	id := made.(explorationsapp.ExplorationView).ID
 	if err := s.runs.SetExploration(ctx, run.ID, id); err != nil {
 		return "", err
 	}

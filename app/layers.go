@@ -148,7 +148,7 @@ func (s *LayerService) keep(ctx context.Context, call toolkit.Call, in keepLayer
 	if err := snapshotsapp.CheckSHA256("snapshot", in.Snapshot); err != nil {
 		return nil, err
 	}
-	e, access, err := s.annotations.explorations.resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
+	e, access, err := s.annotations.explorations.Resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +243,7 @@ func owners(e explorations.Exploration) ports.LayerQuery {
 }
 
 func (s *LayerService) fork(ctx context.Context, call toolkit.Call, in forkDatasetInput) (any, error) {
-	e, _, err := s.annotations.explorations.resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
+	e, _, err := s.annotations.explorations.Resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func (s *LayerService) list(ctx context.Context, call toolkit.Call, in listLayer
 	if err != nil {
 		return nil, err
 	}
-	e, _, err := s.annotations.explorations.resolve(ctx, in.Exploration, call.Caller, explorations.ReadAccess)
+	e, _, err := s.annotations.explorations.Resolve(ctx, in.Exploration, call.Caller, explorations.ReadAccess)
 	if err != nil {
 		return nil, err
 	}

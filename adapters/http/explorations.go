@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/explorationsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
@@ -30,17 +30,17 @@ func (s *Server) explorationRoutes() []Route {
 		{Method: http.MethodGet, Path: base + "/:ref", Tool: "get_exploration", Access: AccessSession, PathAs: refIsExploration, Handler: s.explorationTool("get_exploration", false)},
 		{Method: http.MethodPost, Path: base + "/:ref/steps", Tool: "save_step", Access: AccessSession, PathAs: refIsExploration, Handler: s.explorationTool("save_step", true)},
 		{Method: http.MethodPost, Path: base + "/:ref/notes", Tool: "add_note", Access: AccessSession, PathAs: refIsExploration, Handler: s.explorationTool("add_note", true)},
-		{Method: http.MethodPost, Path: base + "/:ref/claim", Access: AccessSession, Handler: s.claimExploration, Answers: answersJSON(app.Claimed{}), Takes: []Credential{Anyone, Session},
+		{Method: http.MethodPost, Path: base + "/:ref/claim", Access: AccessSession, Handler: s.claimExploration, Answers: answersJSON(explorationsapp.Claimed{}), Takes: []Credential{Anyone, Session},
 			Summary: "a session takes an unowned exploration with its continue link: { exploration, claimed }"},
-		{Method: http.MethodGet, Path: base + "/:ref/links", Access: AccessSession, Handler: s.listLinks, Query: []string{"cursor", "limit"}, Answers: answersJSON(app.LinkPage{}), Takes: []Credential{Session},
+		{Method: http.MethodGet, Path: base + "/:ref/links", Access: AccessSession, Handler: s.listLinks, Query: []string{"cursor", "limit"}, Answers: answersJSON(explorationsapp.LinkPage{}), Takes: []Credential{Session},
 			Summary: "owner only, ?cursor=&limit= (1 to 200, 100 when not given): { links: [{ id, scope, created_at, revoked_at }], next_cursor }, " +
 				"the oldest first, with no tokens"},
-		{Method: http.MethodPost, Path: base + "/:ref/links", Access: AccessSession, Handler: s.createLink, Body: createLinkInput{}, Answers: answersJSON(app.NewLink{}), Takes: []Credential{Session},
+		{Method: http.MethodPost, Path: base + "/:ref/links", Access: AccessSession, Handler: s.createLink, Body: createLinkInput{}, Answers: answersJSON(explorationsapp.NewLink{}), Takes: []Credential{Session},
 			Summary: `owner only, body { scope: "read" | "continue" }: { id, scope, url, created_at }, its token shown this once; ` +
 				`409 conflict when the exploration already has 100 links not revoked`},
-		{Method: http.MethodPost, Path: base + "/:ref/links/:link/revoke", Access: AccessSession, Handler: s.revokeLink, Answers: answersJSON(app.LinkView{}), Takes: []Credential{Session},
+		{Method: http.MethodPost, Path: base + "/:ref/links/:link/revoke", Access: AccessSession, Handler: s.revokeLink, Answers: answersJSON(explorationsapp.LinkView{}), Takes: []Credential{Session},
 			Summary: "owner only: { id, scope, created_at, revoked_at }; the link stops working at once"},
-		{Method: http.MethodPut, Path: base + "/:ref/snapshots/:sha256", Access: AccessSession, Handler: s.postReading, BodyLimit: PostedReadingWireLimit, Answers: answersJSON(app.PostedReading{}),
+		{Method: http.MethodPut, Path: base + "/:ref/snapshots/:sha256", Access: AccessSession, Handler: s.postReading, BodyLimit: PostedReadingWireLimit, Answers: answersJSON(explorationsapp.PostedReading{}),
 			Fails: []int{http.StatusRequestEntityTooLarge},
 			Summary: "a reading made on the person's own machine (owner or continue link): the snapshot JSON, Content-Encoding: gzip allowed, " +
 				"2 MiB on the wire and 32 MiB inflated, named by the SHA-256 of its canonical JSON: { exploration, sha256, stored, origin }"},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/explorationsapp"
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -85,7 +86,7 @@ type Deps struct {
 	MCP      MCPDoor
 	// Explorations is the service behind the exploration routes that are not
 	// tools (links, claims, /s/:token, posted readings).
-	Explorations *app.ExplorationService
+	Explorations *explorationsapp.ExplorationService
 	// Annotations is behind a person's own annotations (/me/annotations).
 	Annotations *app.AnnotationService
 	// SiteClaims is the site's own claims about the map's accounts.

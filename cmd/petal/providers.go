@@ -23,6 +23,7 @@ import (
 	"github.com/petal-near/petal/adapters/webpage"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/explorationsapp"
 	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/jobsapp"
@@ -128,7 +129,7 @@ var (
 	// registrySet is every tool; the stdio MCP door needs only this.
 	registrySet = wire.NewSet(
 		snapshotsapp.NewDataBudget,
-		app.NewExplorationService,
+		explorationsapp.NewExplorationService,
 		snapshotsapp.NewSnapshotLibrary,
 		viewsapp.NewViewService,
 		wire.Bind(new(viewsapp.PersonViews), new(*viewsapp.ViewService)),
@@ -317,7 +318,7 @@ func newChain(cfg config.Config, m ports.Metrics, t *tracing.Tracing) *nearrpc.C
 func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
-func toolSets(agentJobs *app.AgentJobsService, explorations *app.ExplorationService, flowers *flowersapp.FlowerService, snapshots *snapshotsapp.SnapshotService,
+func toolSets(agentJobs *app.AgentJobsService, explorations *explorationsapp.ExplorationService, flowers *flowersapp.FlowerService, snapshots *snapshotsapp.SnapshotService,
 	annotations *app.AnnotationService, layers *app.LayerService, eyes *eyesapp.EyesService, brain *app.BrainService, publish *app.PublishService,
 	relations *app.RelationService, search *app.SearchService, lookUp *app.LookUpService) []toolkit.ToolSet {
 	return []toolkit.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}
@@ -415,7 +416,7 @@ func newSiteClaims(m *app.MapService, a *app.AnnotationService) (*app.SiteClaims
 // changes (the live signal).
 func newAgentJobsService(cfg config.Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
 	views viewsapp.PersonViews, clock ports.Clock, random ports.Random, process jobsapp.ProcessID, m ports.Metrics, log *slog.Logger,
-	explorationService *app.ExplorationService) *app.AgentJobsService {
+	explorationService *explorationsapp.ExplorationService) *app.AgentJobsService {
 	s := app.NewAgentJobsService(cfg, store, exps, runStore, signals, views, clock, random, process, m, log)
 	explorationService.Watch(s)
 	return s

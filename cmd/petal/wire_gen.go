@@ -13,6 +13,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/explorationsapp"
 	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/jobsapp"
@@ -62,7 +63,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	specRepository := postgres.NewSpecRepository(db)
 	flowerService := flowersapp.NewFlowerService(snapshotLibrary, specRepository, viewService, dataBudget)
 	retention := postgres.NewRetention(db)
-	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, snapshotLibrary, clock, random, dataBudget, retention, log)
+	explorationService := explorationsapp.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, snapshotLibrary, clock, random, dataBudget, retention, log)
 	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry, tracing)
@@ -301,7 +302,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	specRepository := postgres.NewSpecRepository(db)
 	flowerService := flowersapp.NewFlowerService(snapshotLibrary, specRepository, viewService, dataBudget)
 	retention := postgres.NewRetention(db)
-	explorationService := app.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, snapshotLibrary, clock, random, dataBudget, retention, log)
+	explorationService := explorationsapp.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, snapshotLibrary, clock, random, dataBudget, retention, log)
 	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry, tracing)

@@ -1,4 +1,4 @@
-package app
+package explorationsapp
 
 import (
 	"github.com/petal-near/petal/app/flowersapp"
@@ -36,7 +36,7 @@ func (s *ExplorationService) Tools() []toolkit.Tool {
 			Name:        "start_exploration",
 			Description: "Start an exploration: a project that keeps the steps and notes of an investigation into one question, shareable with links.",
 			Output:      json.RawMessage(`{"type":"object","properties":{` + explorationViewSchema + `},"required":[` + explorationViewRequired + `]}`),
-		}, s.start),
+		}, s.Start),
 		toolkit.WithInput(toolkit.Tool{
 			Name:        "list_explorations",
 			Description: "The caller's own explorations, the newest first, a page at a time (pass next_cursor back as cursor for the next page).",
@@ -68,7 +68,7 @@ func (s *ExplorationService) Tools() []toolkit.Tool {
 // The exploration tools' inputs: each tool's input is declared here and
 // nowhere else (see WithInput).
 type (
-	startExplorationInput struct {
+	StartExplorationInput struct {
 		Question string `json:"question" jsonschema:"what the exploration asks"`
 		Title    string `json:"title,omitempty" jsonschema:"a short title"`
 	}
@@ -108,7 +108,9 @@ func (saveStepInput) RefineSchema(s *jsonschema.Schema) {
 	toolkit.Property(s, "spec_sha256").Pattern = toolkit.Sha256Pattern
 }
 
-func (s *ExplorationService) start(ctx context.Context, call toolkit.Call, in startExplorationInput) (any, error) {
+// Start is start_exploration: a new exploration of the question, owned by
+// the caller (annotations start one for a person's own marks too).
+func (s *ExplorationService) Start(ctx context.Context, call toolkit.Call, in StartExplorationInput) (any, error) {
 	in.Question, in.Title = strings.TrimSpace(in.Question), strings.TrimSpace(in.Title)
 	if err := explorations.CheckQuestion(in.Question, in.Title); err != nil {
 		return nil, err
@@ -196,7 +198,7 @@ func (s *ExplorationService) get(ctx context.Context, call toolkit.Call, in getE
 	if err != nil {
 		return nil, err
 	}
-	e, access, err := s.resolve(ctx, in.Exploration, call.Caller, explorations.ReadAccess)
+	e, access, err := s.Resolve(ctx, in.Exploration, call.Caller, explorations.ReadAccess)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +282,7 @@ func (s *ExplorationService) saveStep(ctx context.Context, call toolkit.Call, in
 		return nil, errs.New(errs.BadInput, "a step needs spec or spec_sha256", "send the spec itself, or the sha256 of one")
 	}
 	// Access first: anyone without it learns nothing from how a spec fails.
-	e, _, err := s.resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
+	e, _, err := s.Resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +324,7 @@ func (s *ExplorationService) addNote(ctx context.Context, call toolkit.Call, in 
 	if err := explorations.CheckNote("text", text, true); err != nil {
 		return nil, err
 	}
-	e, _, err := s.resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
+	e, _, err := s.Resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package app
+package explorationsapp
 
 import (
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -28,13 +28,13 @@ type NewLink struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// owned is an exploration its owner names by id; links are never managed
+// Owned is an exploration its owner names by id; links are never managed
 // through a link.
-func (s *ExplorationService) owned(ctx context.Context, caller toolkit.Caller, id string) (explorations.Exploration, error) {
+func (s *ExplorationService) Owned(ctx context.Context, caller toolkit.Caller, id string) (explorations.Exploration, error) {
 	if !explorations.ValidID(id) || caller.Subject == "" {
 		return explorations.Exploration{}, explorations.NotFound()
 	}
-	e, access, err := s.resolve(ctx, id, caller, explorations.OwnerAccess)
+	e, access, err := s.Resolve(ctx, id, caller, explorations.OwnerAccess)
 	if err != nil || access != explorations.OwnerAccess {
 		return explorations.Exploration{}, explorations.NotFound()
 	}
@@ -45,7 +45,7 @@ func (s *ExplorationService) owned(ctx context.Context, caller toolkit.Caller, i
 // configured address, which the link's url starts with, or "" for a url
 // relative to the site.
 func (s *ExplorationService) CreateLink(ctx context.Context, caller toolkit.Caller, id, scope, base string) (NewLink, error) {
-	e, err := s.owned(ctx, caller, id)
+	e, err := s.Owned(ctx, caller, id)
 	if err != nil {
 		return NewLink{}, err
 	}
@@ -90,7 +90,7 @@ func (s *ExplorationService) Links(ctx context.Context, caller toolkit.Caller, i
 	if limit, err = explorations.LinkPage(limit); err != nil {
 		return LinkPage{}, err
 	}
-	e, err := s.owned(ctx, caller, id)
+	e, err := s.Owned(ctx, caller, id)
 	if err != nil {
 		return LinkPage{}, err
 	}
@@ -113,7 +113,7 @@ func (s *ExplorationService) Links(ctx context.Context, caller toolkit.Caller, i
 
 // RevokeLink ends one of the owner's links at once.
 func (s *ExplorationService) RevokeLink(ctx context.Context, caller toolkit.Caller, id, linkID string) (LinkView, error) {
-	e, err := s.owned(ctx, caller, id)
+	e, err := s.Owned(ctx, caller, id)
 	if err != nil {
 		return LinkView{}, err
 	}
@@ -138,7 +138,7 @@ type Claimed struct {
 func (s *ExplorationService) Claim(ctx context.Context, caller toolkit.Caller, ref string) (Claimed, error) {
 	// Access first: a ref that opens nothing leaves nothing behind, not even
 	// a session.
-	e, _, err := s.resolve(ctx, ref, caller, explorations.ContinueAccess)
+	e, _, err := s.Resolve(ctx, ref, caller, explorations.ContinueAccess)
 	if err != nil {
 		return Claimed{}, err
 	}
@@ -165,7 +165,7 @@ func (s *ExplorationService) ResumePacket(ctx context.Context, token, base, curs
 	if !explorations.ValidToken(token) {
 		return "", explorations.NotFound()
 	}
-	e, access, err := s.resolve(ctx, token, toolkit.Caller{}, explorations.ReadAccess)
+	e, access, err := s.Resolve(ctx, token, toolkit.Caller{}, explorations.ReadAccess)
 	if err != nil {
 		return "", err
 	}

@@ -1,4 +1,4 @@
-package app
+package explorationsapp
 
 import (
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -43,7 +43,7 @@ type PostedReading struct {
 // its name is answered at once, never parsed. Only then is it decoded, in
 // one of the library's decode slots when it is large.
 func (s *ExplorationService) PostReading(ctx context.Context, caller toolkit.Caller, ref, name string, body PostedBody) (PostedReading, error) {
-	e, _, err := s.resolve(ctx, ref, caller, explorations.ContinueAccess)
+	e, _, err := s.Resolve(ctx, ref, caller, explorations.ContinueAccess)
 	if err != nil {
 		return PostedReading{}, err
 	}

@@ -1,4 +1,4 @@
-package app
+package explorationsapp
 
 import (
 	"github.com/petal-near/petal/app/flowersapp"

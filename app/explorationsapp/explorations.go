@@ -1,4 +1,4 @@
-package app
+package explorationsapp
 
 import (
 	"github.com/petal-near/petal/app/flowersapp"
@@ -139,9 +139,9 @@ func noteView(n explorations.Note) NoteView {
 
 func (s *ExplorationService) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
 
-// resolve finds the exploration ref names and what caller may do with it.
+// Resolve finds the exploration ref names and what caller may do with it.
 // Anyone with less than need gets the one not-found answer.
-func (s *ExplorationService) resolve(ctx context.Context, ref string, caller toolkit.Caller, need explorations.Access) (explorations.Exploration, explorations.Access, error) {
+func (s *ExplorationService) Resolve(ctx context.Context, ref string, caller toolkit.Caller, need explorations.Access) (explorations.Exploration, explorations.Access, error) {
 	var e explorations.Exploration
 	var access explorations.Access
 	switch {
