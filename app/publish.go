@@ -274,6 +274,9 @@ func (s *PublishService) wallet(ctx context.Context, caller toolkit.Caller, netw
 			pick = &wallets[i]
 		}
 	}
+	if pick == nil && network == "" {
+		return people.Wallet{}, errs.New(errs.Unauthorised, "you have no wallet here", "sign in with your NEAR wallet")
+	}
 	if pick == nil {
 		return people.Wallet{}, errs.Newf(errs.Unauthorised, "you have no wallet on %s", network).WithHint("sign in with a wallet on that network")
 	}

@@ -36,7 +36,7 @@ type nep413Vector struct {
 	SignatureBase58 string `json:"signature_base58"`
 }
 
-func loadVectors(t *testing.T) []nep413Vector {
+func loadVectors(t testing.TB) []nep413Vector {
 	t.Helper()
 	b, err := os.ReadFile("../../domain/people/testdata/nep413_vector.json")
 	require.NoError(t, err)
@@ -67,7 +67,7 @@ func signInPetal(t *testing.T, env map[string]string) (*testPetal, *nearrpctest.
 
 // issue stores a challenge with a nonce of the test's choosing, as
 // POST /api/v1/auth/challenge would have.
-func issue(t *testing.T, p *testPetal, nonceB64, recipient string, expiresIn time.Duration) {
+func issue(t testing.TB, p *testPetal, nonceB64, recipient string, expiresIn time.Duration) {
 	t.Helper()
 	nonce, err := base64.StdEncoding.DecodeString(nonceB64)
 	require.NoError(t, err)
