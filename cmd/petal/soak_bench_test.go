@@ -22,7 +22,7 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/snapshotsapp"
 )
 
 // BenchmarkSoak is issue 31's soak; deploy/bench/soak.sh runs it for 30
@@ -113,8 +113,8 @@ func BenchmarkSoak(b *testing.B) {
 
 	// What the mix draws on: a shipped reading and a stored one, a spec of
 	// it, an invite session, a signed-in wallet and its agent's link.
-	shipped := app.ShippedSnapshots()[0].SHA256
-	sha, _, err := app.StoreSnapshot(context.Background(), postgres.NewSnapshotRepository(db.DB), flowerDAOSnapshot(), app.OriginThisSite)
+	shipped := snapshotsapp.ShippedSnapshots()[0].SHA256
+	sha, _, err := snapshotsapp.StoreSnapshot(context.Background(), postgres.NewSnapshotRepository(db.DB), flowerDAOSnapshot(), snapshotsapp.OriginThisSite)
 	if err != nil {
 		b.Fatal(err)
 	}
