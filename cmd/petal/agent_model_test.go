@@ -26,7 +26,7 @@ func modelEnv(fake *nearaitest.Server) map[string]string {
 	}
 }
 
-func sessionCookie(t *testing.T, res *http.Response) string {
+func sessionCookie(t testing.TB, res *http.Response) string {
 	t.Helper()
 	for _, c := range res.Cookies() {
 		if strings.HasSuffix(c.Name, "petal_session") {
@@ -144,7 +144,7 @@ func TestStopCancelsTheModelCallInFlight(t *testing.T) {
 	assert.Zero(t, heldOnLedger(t, p), "the aborted call's hold went back")
 }
 
-func heldOnLedger(t *testing.T, p *testPetal) int64 {
+func heldOnLedger(t testing.TB, p *testPetal) int64 {
 	t.Helper()
 	var held int64
 	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), heldEverywhere).Scan(&held))

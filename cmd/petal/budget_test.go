@@ -43,7 +43,7 @@ func longestChatWithin(t *testing.T, p *testPetal, limit credit.Micros) int {
 }
 
 // inviteSession mints an invite of usd and returns a session cookie holding it.
-func inviteSession(t *testing.T, p *testPetal, usd string) (cookie, inviteID string) {
+func inviteSession(t testing.TB, p *testPetal, usd string) (cookie, inviteID string) {
 	t.Helper()
 	m := mintInvite(t, p, usd)
 	res, body := p.do(t, http.MethodPost, "/api/v1/auth/invite", `{"token":"`+m.Token+`"}`)

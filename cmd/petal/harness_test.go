@@ -42,7 +42,7 @@ var offlineDefaults = map[string]string{
 }
 
 // startPetal serves petal for one test. env overrides the configuration.
-func startPetal(t *testing.T, env map[string]string) *testPetal {
+func startPetal(t testing.TB, env map[string]string) *testPetal {
 	t.Helper()
 	db := pgtest.New(t)
 	return startPetalOn(t, env, db, db.DB)
@@ -50,7 +50,7 @@ func startPetal(t *testing.T, env map[string]string) *testPetal {
 
 // startPetalOn serves petal over serving, a pool on db (or on a way to it the
 // test controls, like a proxy it can cut).
-func startPetalOn(t *testing.T, env map[string]string, db *pgtest.DB, serving *postgres.DB) *testPetal {
+func startPetalOn(t testing.TB, env map[string]string, db *pgtest.DB, serving *postgres.DB) *testPetal {
 	t.Helper()
 	cfg, err := config.LoadConfig(func(k string) string {
 		if v, ok := env[k]; ok {
@@ -97,7 +97,7 @@ func startPetalOn(t *testing.T, env map[string]string, db *pgtest.DB, serving *p
 // checkEveryAnswer holds every answer of svc to the OpenAPI document it
 // serves (openapi_check_test.go); the test fails at its end for each answer
 // its description does not say.
-func checkEveryAnswer(t *testing.T, svc *service) {
+func checkEveryAnswer(t testing.TB, svc *service) {
 	t.Helper()
 	doc, err := svc.Server.OpenAPI()
 	if err != nil {
@@ -119,7 +119,7 @@ func checkEveryAnswer(t *testing.T, svc *service) {
 }
 
 // do sends one request and returns the response with its body read.
-func (p *testPetal) do(t *testing.T, method, path, body string, headers ...string) (*http.Response, string) {
+func (p *testPetal) do(t testing.TB, method, path, body string, headers ...string) (*http.Response, string) {
 	t.Helper()
 	var r io.Reader
 	if body != "" {
@@ -147,7 +147,7 @@ func (p *testPetal) do(t *testing.T, method, path, body string, headers ...strin
 	return res, string(b)
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))

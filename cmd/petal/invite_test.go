@@ -14,7 +14,7 @@ import (
 )
 
 // petalCLI runs the petal command against the test's database.
-func petalCLI(t *testing.T, p *testPetal, args ...string) (string, string, int) {
+func petalCLI(t testing.TB, p *testPetal, args ...string) (string, string, int) {
 	t.Helper()
 	t.Setenv("DATABASE_URL", p.DB.URL)
 	t.Setenv("PETAL_LOG_FORMAT", "text")
@@ -30,7 +30,7 @@ type minted struct {
 	ExpiresAt string  `json:"expires_at"`
 }
 
-func mintInvite(t *testing.T, p *testPetal, args ...string) minted {
+func mintInvite(t testing.TB, p *testPetal, args ...string) minted {
 	t.Helper()
 	out, errOut, code := petalCLI(t, p, append([]string{"invite", "mint"}, append(args, "--json")...)...)
 	require.Equal(t, 0, code, errOut)

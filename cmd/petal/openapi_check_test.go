@@ -49,7 +49,7 @@ var (
 	checkers   = map[[32]byte]*answerChecker{} // by the document's bytes: one per configuration
 )
 
-func checkerFor(t *testing.T, docBytes []byte) *answerChecker {
+func checkerFor(t testing.TB, docBytes []byte) *answerChecker {
 	t.Helper()
 	key := sha256.Sum256(docBytes)
 	checkersMu.Lock()

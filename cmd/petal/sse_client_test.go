@@ -18,7 +18,7 @@ type sseEvent struct {
 	Data string
 }
 
-func (e sseEvent) json(t *testing.T) map[string]any {
+func (e sseEvent) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal([]byte(e.Data), &m); err != nil {
@@ -36,7 +36,7 @@ type sseStream struct {
 
 // openSSE sends a request and returns the open stream; the response must be
 // 200 text/event-stream.
-func (p *testPetal) openSSE(t *testing.T, method, path, body string, headers ...string) *sseStream {
+func (p *testPetal) openSSE(t testing.TB, method, path, body string, headers ...string) *sseStream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var r io.Reader
@@ -98,7 +98,7 @@ func (p *testPetal) openSSE(t *testing.T, method, path, body string, headers ...
 func (s *sseStream) close() { s.cancel() }
 
 // next is the next event other than a heartbeat, or false when the stream ended.
-func (s *sseStream) next(t *testing.T) (sseEvent, bool) {
+func (s *sseStream) next(t testing.TB) (sseEvent, bool) {
 	t.Helper()
 	for {
 		select {
@@ -115,7 +115,7 @@ func (s *sseStream) next(t *testing.T) (sseEvent, bool) {
 }
 
 // rest reads every event until the server ends the stream.
-func (s *sseStream) rest(t *testing.T) []sseEvent {
+func (s *sseStream) rest(t testing.TB) []sseEvent {
 	t.Helper()
 	var out []sseEvent
 	for {

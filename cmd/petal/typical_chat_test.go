@@ -31,7 +31,7 @@ type typicalStep struct {
 // propose, draw, answer — six model calls whose tool results are the real
 // tools' answers on the shipped Marketing DAO snapshot. The spec drawn is
 // the one propose_spec makes, asked of the registry first.
-func typicalChat(t *testing.T, p *testPetal) []typicalStep {
+func typicalChat(t testing.TB, p *testPetal) []typicalStep {
 	t.Helper()
 	sha := snapshotsapp.ShippedSnapshots()[0].SHA256
 	intent := "who holds power in the marketing DAO"
@@ -85,7 +85,7 @@ type typicalRow struct {
 
 // chatHolds is each model call of run: what its answer asked for, its
 // request's bytes, the hold on the paying account and what it was charged.
-func chatHolds(t *testing.T, p *testPetal, calls []nearaitest.Request, steps []typicalStep, runID, account string) []typicalRow {
+func chatHolds(t testing.TB, p *testPetal, calls []nearaitest.Request, steps []typicalStep, runID, account string) []typicalRow {
 	t.Helper()
 	rows, err := p.DB.Pool.Query(t.Context(), `SELECT amount_micros, coalesce(charged_micros, 0) FROM credit_holds WHERE run_id = $1 AND account_id = $2 ORDER BY created_at, reservation_id`, runID, account)
 	require.NoError(t, err)
@@ -142,7 +142,7 @@ type typicalPetal struct {
 	steps []typicalStep
 }
 
-func startTypical(t *testing.T) typicalPetal {
+func startTypical(t testing.TB) typicalPetal {
 	t.Helper()
 	fake := nearaitest.New(t)
 	fake.Tokenize = true
@@ -156,7 +156,7 @@ func startTypical(t *testing.T) typicalPetal {
 
 // chat runs the typical chat on a fresh invite of usd (a chat may spend
 // $0.05 of it) on model ("" the default), and answers its calls and events.
-func (tp typicalPetal) chat(t *testing.T, model, usd string) ([]typicalRow, []sseEvent) {
+func (tp typicalPetal) chat(t testing.TB, model, usd string) ([]typicalRow, []sseEvent) {
 	t.Helper()
 	before := len(tp.fake.Completions())
 	tp.fake.Script(typicalScript(tp.steps, model)...)
@@ -180,7 +180,7 @@ func (tp typicalPetal) chat(t *testing.T, model, usd string) ([]typicalRow, []ss
 }
 
 // endOf says how a chat's stream ended: done, or the error's code and message.
-func endOf(t *testing.T, evs []sseEvent) string {
+func endOf(t testing.TB, evs []sseEvent) string {
 	for _, e := range evs {
 		if e.Name == "error" {
 			d := e.json(t)
@@ -334,4 +334,45 @@ func TestEveryToolIsWithinTheAgentsReach(t *testing.T) {
 			assert.Contains(t, listed, `"name":"`+name+`"`, "more_tools lists it")
 		})
 	}
+}
+
+// BenchmarkTypicalChatHolds prints issue 25's table (each call of the
+// typical chat: what it asks for, its request's bytes, the input held and
+// counted, its hold and what it was charged) on the default model and a
+// fresh $0.05-a-chat invite: the first chat on a fresh server, then one
+// whose head NEAR AI has counted. Each iteration is one whole chat; it
+// reports the largest hold ÷ actual after the first call of a prefix (the
+// issue's goal: ≤ 1.5), the first call's on a fresh server, and what a
+// chat is charged. The floor beside each hold is its actual column: what
+// the call cost.
+//
+//	go test ./cmd/petal -run '^$' -bench BenchmarkTypicalChatHolds -benchtime 3x
+func BenchmarkTypicalChatHolds(b *testing.B) {
+	tp := startTypical(b)
+	var worstAfterFirst, firstCall float64
+	var charged credit.Micros
+	chats := 0
+	for b.Loop() {
+		rows, evs := tp.chat(b, "", "1.00")
+		if end := endOf(b, evs); end != "done, with a flower" {
+			b.Fatalf("chat %d ended %s", chats+1, end)
+		}
+		for j, r := range rows {
+			ratio := float64(r.hold) / float64(max(r.actual, 1))
+			if chats == 0 && j == 0 {
+				firstCall = ratio
+			} else {
+				worstAfterFirst = max(worstAfterFirst, ratio)
+			}
+			charged += r.actual
+		}
+		if chats < 2 {
+			name := []string{"a first chat on a fresh server", "a second chat, the same head known"}[chats]
+			b.Logf("%s, on the default model:\n%s", name, holdsTable(rows, endOf(b, evs)))
+		}
+		chats++
+	}
+	b.ReportMetric(worstAfterFirst, "hold/actual-max")
+	b.ReportMetric(firstCall, "hold/actual-first")
+	b.ReportMetric(float64(charged)/float64(chats), "µ$/chat")
 }
