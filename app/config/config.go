@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,9 @@ type Config struct {
 	FreshReadsAtOnce      int                      // PETAL_FRESH_READS
 	FreshReadTimeout      time.Duration            // PETAL_FRESH_READ_TIMEOUT_S
 	NearPageSize          int                      // PETAL_NEAR_PAGE_SIZE
+	EVMRPC                map[uint64][]string      // PETAL_EVM_RPC_<chain id>: each EVM chain's endpoints, in failover order
+	EVMMaxLogs            int                      // PETAL_EVM_MAX_LOGS
+	EVMMaxHolders         int                      // PETAL_EVM_MAX_HOLDERS
 	RunMax                time.Duration            // PETAL_RUN_MAX_S
 	LLMDailyCap           credit.Micros            // PETAL_LLM_DAILY_USD
 	PersonPerChat         credit.Micros            // PETAL_PERSON_USD_PER_CHAT
@@ -113,6 +117,14 @@ var Variables = []Variable{
 	{"PETAL_FOLLOWUPS_PER_HOUR", "60", "follow-ups on an existing run per address per hour"},
 	{"PETAL_FRESH_READS", "2", "fresh chain reads at once on the site (every process, with PETAL_LIMITS=postgres), one at a time per address"},
 	{"PETAL_FRESH_READ_TIMEOUT_S", "60", "seconds before a fresh read answers source_failed"},
+	{"PETAL_EVM_RPC_1", "", "JSON-RPC endpoints of Ethereum (eip155:1), comma-separated, tried in order (failover); empty: the chain is not read"},
+	{"PETAL_EVM_RPC_10", "", "JSON-RPC endpoints of Optimism (eip155:10), as PETAL_EVM_RPC_1"},
+	{"PETAL_EVM_RPC_100", "", "JSON-RPC endpoints of Gnosis (eip155:100), as PETAL_EVM_RPC_1"},
+	{"PETAL_EVM_RPC_8453", "", "JSON-RPC endpoints of Base (eip155:8453), as PETAL_EVM_RPC_1"},
+	{"PETAL_EVM_RPC_42161", "", "JSON-RPC endpoints of Arbitrum One (eip155:42161), as PETAL_EVM_RPC_1"},
+	{"PETAL_EVM_CHAINS", "", "other EVM chain ids to read (comma-separated, such as 1337 for a development chain), each from its PETAL_EVM_RPC_<chain id>"},
+	{"PETAL_EVM_MAX_LOGS", "2000000", "most logs (Transfer, DelegateVotesChanged) one EVM reading reads; past it the reading is refused with cannot_read"},
+	{"PETAL_EVM_MAX_HOLDERS", "500000", "most accounts one EVM reading keeps in memory at once (about 100 bytes each); past it the reading is refused with cannot_read"},
 	{"PETAL_NEAR_PAGE_SIZE", "100", "items per page when a reader pages through a contract (proposals, delegators, DAOs)"},
 	{"PETAL_RUN_MAX_S", "300", "wall time of one agent chat, in seconds"},
 	{"PETAL_LLM_DAILY_USD", "3", "daily cap on unpaid model spend, in dollars"},
@@ -240,6 +252,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		FreshReadsAtOnce:      posInt("PETAL_FRESH_READS"),
 		FreshReadTimeout:      time.Duration(posInt("PETAL_FRESH_READ_TIMEOUT_S")) * time.Second,
 		NearPageSize:          posInt("PETAL_NEAR_PAGE_SIZE"),
+		EVMMaxLogs:            posInt("PETAL_EVM_MAX_LOGS"),
+		EVMMaxHolders:         posInt("PETAL_EVM_MAX_HOLDERS"),
 		RunMax:                time.Duration(posInt("PETAL_RUN_MAX_S")) * time.Second,
 		LLMDailyCap:           usd("PETAL_LLM_DAILY_USD"),
 		PersonPerChat:         usd("PETAL_PERSON_USD_PER_CHAT"),
@@ -349,6 +363,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	default:
 		bad("PETAL_LOG_FORMAT", fmt.Sprintf("%q is not json or text", c.LogFormat))
 	}
+	c.EVMRPC = evmEndpoints(get, bad)
 	if c.NearUSD != "" {
 		if m, err := credit.ParseUSD(c.NearUSD); err != nil || m <= 0 {
 			bad("PETAL_NEAR_USD", fmt.Sprintf("%q is not a positive dollar amount", c.NearUSD))
@@ -376,6 +391,47 @@ func endpoints(list string) []string {
 	for part := range strings.SplitSeq(list, ",") {
 		if part = strings.TrimSpace(part); part != "" {
 			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// KnownEVMChains are the chain ids with a variable of their own
+// (PETAL_EVM_RPC_<id>); PETAL_EVM_CHAINS names any other.
+var KnownEVMChains = []uint64{1, 10, 100, 8453, 42161}
+
+// evmEndpoints reads PETAL_EVM_RPC_<id> for the known chains and those
+// PETAL_EVM_CHAINS names: only chains with endpoints are kept.
+func evmEndpoints(get func(string) string, bad func(name, why string)) map[uint64][]string {
+	ids := slices.Clone(KnownEVMChains)
+	if extra := get("PETAL_EVM_CHAINS"); extra != "" {
+		for _, f := range strings.Split(extra, ",") {
+			id, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+			if err != nil || id == 0 {
+				bad("PETAL_EVM_CHAINS", fmt.Sprintf("%q is not a chain id (a positive whole number)", strings.TrimSpace(f)))
+				continue
+			}
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	out := map[uint64][]string{}
+	for _, id := range ids {
+		name := fmt.Sprintf("PETAL_EVM_RPC_%d", id)
+		var urls []string
+		for _, f := range strings.Split(get(name), ",") {
+			if f = strings.TrimSpace(f); f == "" {
+				continue
+			}
+			if u, err := url.Parse(f); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				bad(name, "an endpoint is not an http(s) URL")
+				continue
+			}
+			urls = append(urls, f)
+		}
+		if len(urls) > 0 {
+			out[id] = urls
 		}
 	}
 	return out

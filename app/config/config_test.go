@@ -235,3 +235,27 @@ func TestTestnetCountsOnlyWhereItBuysNothingReal(t *testing.T) {
 	_, err := load(map[string]string{"PETAL_PAY_TESTNET": "maybe"})
 	assert.ErrorContains(t, err, "PETAL_PAY_TESTNET")
 }
+
+func TestEVMEndpointsPerChain(t *testing.T) {
+	env := map[string]string{
+		"PETAL_EVM_RPC_100":  "https://rpc.gnosis.test, https://backup.gnosis.test",
+		"PETAL_EVM_CHAINS":   "1337",
+		"PETAL_EVM_RPC_1337": "http://127.0.0.1:8545",
+		"PETAL_EVM_RPC_5":    "https://not-listed.test", // no PETAL_EVM_CHAINS entry: not read
+	}
+	c, err := config.LoadConfig(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.Equal(t, map[uint64][]string{
+		100:  {"https://rpc.gnosis.test", "https://backup.gnosis.test"},
+		1337: {"http://127.0.0.1:8545"},
+	}, c.EVMRPC)
+	assert.Equal(t, 2_000_000, c.EVMMaxLogs)
+	assert.Equal(t, 500_000, c.EVMMaxHolders)
+
+	_, err = config.LoadConfig(func(k string) string {
+		return map[string]string{"PETAL_EVM_RPC_1": "ftp://x", "PETAL_EVM_CHAINS": "x"}[k]
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "PETAL_EVM_RPC_1: an endpoint is not an http(s) URL")
+	assert.Contains(t, err.Error(), `PETAL_EVM_CHAINS: "x" is not a chain id`)
+}
