@@ -7,11 +7,14 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,8 +24,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/oneclick/oneclicktest"
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/toolkit"
+	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/people"
 )
 
@@ -132,6 +141,62 @@ func TestSignInThroughTheWalletConnector(t *testing.T) {
 		assert.Contains(t, credit, "$5")
 		require.NoError(t, chromedp.Run(ctx, waitFor(`document.querySelector('#view-flower svg') !== null`)))
 		screenshot(t, ctx, "me")
+	})
+
+	t.Run("/me's usage list: each charge with NEAR AI's bill beside it, reconciled ones marked", func(t *testing.T) {
+		// Two calls paid from erin's credit through the real ledger, the
+		// older one reconciled with a bill below its charge.
+		var person, session string
+		require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT subject, id FROM sessions WHERE wallet_id IS NOT NULL ORDER BY created_at DESC LIMIT 1`).
+			Scan(&person, &session)) // erin's: the only person signed in so far
+		store := postgres.NewLedgerRepository(p.DB.DB)
+		ledger := app.NewLedger(config.Config{}, store, postgres.NewPeopleRepository(p.DB.DB), memory.SystemClock{}, rand.Reader, nil)
+		access := app.NewAccess(p.Cfg, postgres.NewSessionRepository(p.DB.DB), postgres.NewInviteRepository(p.DB.DB), store, memory.SystemClock{})
+		payer, err := access.Gate(t.Context(), toolkit.Caller{Subject: person, Session: session})
+		require.NoError(t, err)
+		require.Equal(t, credit.PayPerson, payer.Kind, "her own credit pays")
+		for i, cost := range []credit.Micros{20_000, 30_000} {
+			h, err := ledger.Reserve(t.Context(), payer, "run_usage", "proc", 100_000)
+			require.NoError(t, err)
+			require.NoError(t, ledger.SettleCall(t.Context(), h, cost, credit.Usage{InferenceID: fmt.Sprintf("inf-%d", i), Model: "deepseek-ai/DeepSeek-V3.1",
+				TokensIn: 1200 + i, TokensCached: 200, TokensOut: 80}, credit.CallContext{}))
+			if i == 0 {
+				require.NoError(t, ledger.Reconcile(t.Context(), h, 18_000))
+			}
+		}
+
+		ctx := b.tab(t)
+		require.NoError(t, chromedp.Run(ctx, chromedp.Navigate(p.URL+"/me"), waitFor(`document.querySelectorAll('#usage tbody tr').length === 2`)))
+		var rows []struct {
+			Reconciled bool     `json:"reconciled"`
+			Cells      []string `json:"cells"`
+			Title      string   `json:"title"`
+		}
+		var totals string
+		require.NoError(t, chromedp.Run(ctx,
+			chromedp.Evaluate(`Array.from(document.querySelectorAll('#usage tbody tr')).map(tr => ({
+				reconciled: tr.classList.contains('is-reconciled'),
+				cells: Array.from(tr.cells).map(c => c.textContent.trim()),
+				title: (tr.querySelector('time') || {}).title || ''}))`, &rows),
+			chromedp.Text("#usage-totals", &totals, chromedp.ByID),
+		))
+		require.Len(t, rows, 2)
+		newest, older := rows[0], rows[1]
+		assert.False(t, newest.Reconciled, "newest first: the call not billed yet")
+		assert.Equal(t, []string{"deepseek-ai/DeepSeek-V3.1", "1201 / 200 / 80", "$0.03", "not billed yet", "waiting for the bill"}, newest.Cells[1:])
+		assert.True(t, older.Reconciled)
+		assert.Equal(t, "deepseek-ai/DeepSeek-V3.1", older.Cells[1])
+		assert.Equal(t, "$0.018", older.Cells[3], "charged: its $0.02 settled down to the bill")
+		assert.Equal(t, "$0.018", older.Cells[4], "NEAR AI's bill beside it")
+		assert.Equal(t, "✓ reconciled $0.002 given back with the bill", older.Cells[5])
+		assert.NotEmpty(t, newest.Title, "the date in people's words, the exact time on hover")
+		assert.Regexp(t, `^\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC$`, newest.Cells[0], "not an ISO instant")
+		assert.Equal(t, "2 calls, $0.048 charged; 1 reconciled with NEAR AI's bill of $0.018.", totals)
+		if os.Getenv("PETAL_PAGE_SCREENSHOTS") == "1" { // the list is below the fold: the whole page
+			var png []byte
+			require.NoError(t, chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)))
+			require.NoError(t, os.WriteFile(filepath.Join("..", "..", "docs", "pages", "me-usage.png"), png, 0o644))
+		}
 	})
 
 	t.Run("one's conversations on /make, newest first and paged, each opening at its run; New chat", func(t *testing.T) {

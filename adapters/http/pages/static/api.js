@@ -33,12 +33,25 @@ window.petalAPI = (function () {
     var d = new Date(iso);
     return isNaN(d) ? String(iso) : d.toLocaleString();
   }
+  // An instant as a <time>: the day and the minute in UTC as a person reads
+  // them, the exact time on hover.
+  var MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  function time(iso) {
+    var d = new Date(iso);
+    if (!iso || isNaN(d.getTime())) return document.createTextNode(iso ? String(iso) : '–');
+    var hm = String(d.getUTCHours()).padStart(2, '0') + ':' + String(d.getUTCMinutes()).padStart(2, '0');
+    var t = el('time', '', d.getUTCDate() + ' ' + MONTHS[d.getUTCMonth()] + ' ' + d.getUTCFullYear() + ', ' + hm + ' UTC');
+    t.setAttribute('datetime', iso);
+    t.title = d.toUTCString().replace('GMT', 'UTC');
+    return t;
+  }
   return {
     get: function (p) { return call('GET', p); },
     post: function (p, b) { return call('POST', p, b); },
     put: function (p, b) { return call('PUT', p, b); },
     el: el,
-    when: when
+    when: when,
+    time: time
   };
 })();
 

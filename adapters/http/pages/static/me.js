@@ -53,7 +53,9 @@
         var tr = el('tr');
         var reconciled = u.billed_usd !== null && u.billed_usd !== undefined;
         if (reconciled) tr.className = 'is-reconciled';
-        tr.appendChild(el('td', null, api.when(u.at)));
+        var at = el('td');
+        at.appendChild(api.time(u.at));
+        tr.appendChild(at);
         tr.appendChild(el('td', null, u.model));
         var t = u.tokens || {};
         tr.appendChild(el('td', 'num', (t.in || 0) + ' / ' + (t.cached || 0) + ' / ' + (t.out || 0)));
@@ -62,7 +64,10 @@
         var r = el('td');
         if (reconciled) {
           r.appendChild(el('span', 'reconciled', '✓ reconciled'));
-          if (u.reconciled_usd && Number(u.reconciled_usd) !== 0) r.appendChild(el('span', 'meta', ' ' + usd(u.reconciled_usd) + ' with the bill'));
+          // The bill's difference in words: a sign after the $ reads as a typo.
+          var diff = String(u.reconciled_usd || '0');
+          if (Number(diff) < 0) r.appendChild(el('span', 'meta', ' ' + usd(diff.replace('-', '')) + ' given back with the bill'));
+          else if (Number(diff) > 0) r.appendChild(el('span', 'meta', ' ' + usd(diff) + ' more with the bill'));
         } else {
           r.appendChild(el('span', 'meta', 'waiting for the bill'));
         }
