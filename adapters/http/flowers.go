@@ -18,6 +18,7 @@ func (s *Server) flowerRoutes() []Route {
 	render.Handler = s.renderFlower(render)
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/v1/figures", Tool: flowersapp.ToolComputeFigures},
+		{Method: http.MethodPost, Path: "/api/v1/figures/compare", Tool: flowersapp.ToolCompareFigures},
 		{Method: http.MethodPost, Path: "/api/v1/specs/propose", Tool: flowersapp.ToolProposeSpec},
 		{Method: http.MethodPost, Path: "/api/v1/specs/validate", Tool: flowersapp.ToolValidateSpec},
 		render,

@@ -48,6 +48,7 @@ func (s *FlowerService) Tools() []toolkit.Tool {
 			}
 			return s.RenderFor(ctx, call.Caller, in.Spec, view)
 		}),
+		s.compareTool(),
 	}
 }
 

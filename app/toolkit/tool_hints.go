@@ -29,6 +29,7 @@ var toolHints = map[string]ToolHints{
 	"get_network":        {ReadOnly: true},
 	"describe_snapshot":  {ReadOnly: true},
 	"compute_figures":    {ReadOnly: true},
+	"compare_figures":    {ReadOnly: true},
 	"propose_spec":       {ReadOnly: true},
 	"validate_spec":      {ReadOnly: true},
 	"render_flower":      {ReadOnly: true},

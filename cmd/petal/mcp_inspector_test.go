@@ -54,6 +54,7 @@ func readOnlyCalls(t *testing.T, p *testPetal) map[string][]string {
 		"find_target":        {"query=marketing"},
 		"describe_snapshot":  {"sha256=" + snapshotsapp.ShippedSnapshots()[0].SHA256, "top=3"},
 		"compute_figures":    {"sha256=" + snapshot},
+		"compare_figures":    {"a=" + snapshot, "b=" + snapshot},
 		"validate_spec":      {"spec=" + specJSON},
 		"render_flower":      {"spec=" + specJSON},
 		"list_explorations":  {"limit=5"},
