@@ -28,7 +28,10 @@ import (
 // prices. Reserve refuses with budget_exhausted (invite or daily cap spent, an
 // invite ended mid-chat, the chat's own cap reached) or payment_required (the
 // person's credit spent). Every terminal path (error, stop, timeout, panic)
-// must Settle or Release: the deferred Release covers them. processID is the
+// must Settle or Release: the deferred Release covers them. Both are writes
+// that must land: the agent tries them again until the database takes them
+// (app/agent_landing.go), so a billed call is charged and an unused hold
+// goes back even across a database's blip. processID is the
 // process's lease (the processes table): at start, ReleaseOrphanHolds gives
 // back the holds of processes that are gone.
 type Ledger struct {
