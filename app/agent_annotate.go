@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/annotationsapp"
+
 	"context"
 	"encoding/json"
 	"strings"
@@ -29,7 +31,7 @@ type annotateInput struct {
 func (annotateInput) RefineSchema(s *jsonschema.Schema) {
 	a := toolkit.Property(s, "annotations")
 	a.MinItems, a.MaxItems = jsonschema.Ptr(1), jsonschema.Ptr(maxAnnotateClaims)
-	refineClaimInput(a.Items)
+	annotationsapp.RefineClaimInput(a.Items)
 }
 
 // annotateTool is the agent's annotate, outside the registry: no other door

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/petal-near/petal/app/annotationsapp"
+
 	"github.com/petal-near/petal/app/flowersapp"
 
 	"github.com/petal-near/petal/app/viewsapp"
@@ -80,8 +82,8 @@ type PublishService struct {
 	store    ports.PublishedFlowers
 	social   ports.SocialDB
 	sessions ports.SessionStore
-	wallets  WalletReader       // nil where no door has sessions (stdio MCP): nobody is signed in
-	near     ports.NearAccounts // reads a transaction publish_flower is given by hash
+	wallets  annotationsapp.WalletReader // nil where no door has sessions (stdio MCP): nobody is signed in
+	near     ports.NearAccounts          // reads a transaction publish_flower is given by hash
 	price    ports.NearPrice
 	views    viewsapp.PersonViews
 	clock    ports.Clock
@@ -102,7 +104,7 @@ var _ toolkit.ToolSet = (*PublishService)(nil)
 
 // NewPublishService makes the publishing service.
 func NewPublishService(flowers *flowersapp.FlowerService, store ports.PublishedFlowers, social ports.SocialDB, sessions ports.SessionStore,
-	wallets WalletReader, near ports.NearAccounts, price ports.NearPrice, views viewsapp.PersonViews, clock ports.Clock, random ports.Random, log *slog.Logger, m ports.Metrics) (*PublishService, error) {
+	wallets annotationsapp.WalletReader, near ports.NearAccounts, price ports.NearPrice, views viewsapp.PersonViews, clock ports.Clock, random ports.Random, log *slog.Logger, m ports.Metrics) (*PublishService, error) {
 	mm := ports.MetricsOrNone(m)
 	hidden, err := HiddenMaps()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/annotationsapp"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -30,10 +31,10 @@ func (s *Server) annotationRoutes() []Route {
 			Handler: s.explorationTool("list_layers", false)},
 		{Method: http.MethodPost, Path: base + "/:ref/datasets/fork", Tool: "fork_dataset", Access: AccessSession, PathAs: refIsExploration,
 			Handler: s.explorationTool("fork_dataset", true)},
-		{Method: http.MethodGet, Path: "/api/v1/me/annotations", Access: AccessSession, Handler: s.myAnnotations, Query: []string{"verb", "about", "cursor", "limit"}, Answers: answersJSON(app.AnnotationList{}),
+		{Method: http.MethodGet, Path: "/api/v1/me/annotations", Access: AccessSession, Handler: s.myAnnotations, Query: []string{"verb", "about", "cursor", "limit"}, Answers: answersJSON(annotationsapp.AnnotationList{}),
 			Summary: "signed in: everything the person and their agents keep about accounts, oldest first (?verb=named: the names drawn on their petals; ?about=, ?cursor=, ?limit=): " +
 				"{ annotations: [{ claim, exploration, added_at }], next_cursor }; 401 for a visitor"},
-		{Method: http.MethodPost, Path: "/api/v1/me/annotations", Access: AccessSession, Handler: s.addMyAnnotations, Body: app.MeAnnotationsInput{}, Answers: answersJSON(app.MeAdded{}),
+		{Method: http.MethodPost, Path: "/api/v1/me/annotations", Access: AccessSession, Handler: s.addMyAnnotations, Body: annotationsapp.MeAnnotationsInput{}, Answers: answersJSON(annotationsapp.MeAdded{}),
 			Summary: "signed in with a wallet, same-origin: { annotations: [claim/v2 without id and by], conversation? }, all or none, their account as by: " +
 				"{ exploration, added, existed, ids }; 404 for a conversation that isn't theirs"},
 	}
@@ -65,7 +66,7 @@ func (s *Server) mapClaims(c echo.Context) error {
 }
 
 func (s *Server) myAnnotations(c echo.Context) error {
-	var q app.MeAnnotationsQuery
+	var q annotationsapp.MeAnnotationsQuery
 	for name, vs := range c.QueryParams() {
 		if len(vs) != 1 {
 			return errs.Newf(errs.BadInput, "query parameter %s is given more than once", name)
@@ -105,7 +106,7 @@ func (s *Server) addMyAnnotations(c echo.Context) error {
 	if err := s.deps.Registry.Limit(c.Request().Context(), caller.Address); err != nil {
 		return err
 	}
-	var in app.MeAnnotationsInput
+	var in annotationsapp.MeAnnotationsInput
 	if err := decodeBody(c, &in); err != nil {
 		return err
 	}

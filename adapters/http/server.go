@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/annotationsapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/explorationsapp"
 	"github.com/petal-near/petal/app/flowersapp"
@@ -88,7 +89,7 @@ type Deps struct {
 	// tools (links, claims, /s/:token, posted readings).
 	Explorations *explorationsapp.ExplorationService
 	// Annotations is behind a person's own annotations (/me/annotations).
-	Annotations *app.AnnotationService
+	Annotations *annotationsapp.AnnotationService
 	// SiteClaims is the site's own claims about the map's accounts.
 	SiteClaims *app.SiteClaims
 	Agent      *app.AgentService

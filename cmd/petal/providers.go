@@ -22,6 +22,7 @@ import (
 	"github.com/petal-near/petal/adapters/tracing"
 	"github.com/petal-near/petal/adapters/webpage"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/annotationsapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/explorationsapp"
 	"github.com/petal-near/petal/app/eyesapp"
@@ -140,8 +141,8 @@ var (
 		app.NewRelationService,
 		app.NewSearchService,
 		app.NewLookUpService,
-		app.NewAnnotationService,
-		app.NewLayerService,
+		annotationsapp.NewAnnotationService,
+		annotationsapp.NewLayerService,
 		newSnapshotService,
 		jobsapp.NewProcessID,
 		newAgentJobsService,
@@ -160,7 +161,7 @@ var (
 		peopleapp.NewWalletKeys,
 		peopleapp.NewSignInService,
 		newSiteClaims,
-		wire.Bind(new(app.WalletReader), new(*peopleapp.SignInService)),
+		wire.Bind(new(annotationsapp.WalletReader), new(*peopleapp.SignInService)),
 		app.NewPayService,
 		app.NewTopUpService,
 		peopleapp.NewProfileService,
@@ -319,7 +320,7 @@ func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
 func toolSets(agentJobs *app.AgentJobsService, explorations *explorationsapp.ExplorationService, flowers *flowersapp.FlowerService, snapshots *snapshotsapp.SnapshotService,
-	annotations *app.AnnotationService, layers *app.LayerService, eyes *eyesapp.EyesService, brain *app.BrainService, publish *app.PublishService,
+	annotations *annotationsapp.AnnotationService, layers *annotationsapp.LayerService, eyes *eyesapp.EyesService, brain *app.BrainService, publish *app.PublishService,
 	relations *app.RelationService, search *app.SearchService, lookUp *app.LookUpService) []toolkit.ToolSet {
 	return []toolkit.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}
 }
@@ -338,7 +339,7 @@ func newWebSearch(cfg config.Config, m ports.Metrics) ports.WebSearch {
 
 // noWallets is the stdio MCP door's: it has no sessions, so no wallet ever
 // answers for a claim there.
-func noWallets() app.WalletReader { return nil }
+func noWallets() annotationsapp.WalletReader { return nil }
 
 // newNearPrice is the NEAR price: PETAL_NEAR_USD when set (LoadConfig has
 // checked it), else NEAR Intents' token list (null when it can't be read).
@@ -401,7 +402,7 @@ func newAgentService(d app.AgentDeps, jobs *app.AgentJobsService) *app.AgentServ
 // newSiteClaims is the site's own claims, finding each map's accounts through
 // the map; it also has the map draw a person's names (annotations) on their
 // own pictures.
-func newSiteClaims(m *app.MapService, a *app.AnnotationService) (*app.SiteClaims, error) {
+func newSiteClaims(m *app.MapService, a *annotationsapp.AnnotationService) (*app.SiteClaims, error) {
 	m.DrawNamesFrom(a)
 	c, err := app.NewSiteClaims()
 	if err != nil {

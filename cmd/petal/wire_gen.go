@@ -12,6 +12,7 @@ import (
 	"github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/annotationsapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/explorationsapp"
 	"github.com/petal-near/petal/app/eyesapp"
@@ -81,9 +82,9 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	}
 	ledgerRepository := newLedgerRepository(db, registry)
 	signInService := peopleapp.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random, rateLimiter)
-	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, signInService, runStore, dataBudget, clock, flowerService, registry)
+	annotationService := annotationsapp.NewAnnotationService(explorationService, annotationRepository, sessionRepository, signInService, runStore, dataBudget, clock, flowerService, registry)
 	layerRepository := postgres.NewLayerRepository(db)
-	layerService := app.NewLayerService(annotationService, layerRepository, snapshotLibrary, registry)
+	layerService := annotationsapp.NewLayerService(annotationService, layerRepository, snapshotLibrary, registry)
 	webPages := newWebPages(cfg, registry)
 	webSearch := newWebSearch(cfg, registry)
 	eyesService := eyesapp.NewEyesService(client, webPages, webSearch, clock)
@@ -311,9 +312,9 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	annotationRepository := postgres.NewAnnotationRepository(db)
 	sessionRepository := postgres.NewSessionRepository(db)
 	walletReader := noWallets()
-	annotationService := app.NewAnnotationService(explorationService, annotationRepository, sessionRepository, walletReader, runStore, dataBudget, clock, flowerService, registry)
+	annotationService := annotationsapp.NewAnnotationService(explorationService, annotationRepository, sessionRepository, walletReader, runStore, dataBudget, clock, flowerService, registry)
 	layerRepository := postgres.NewLayerRepository(db)
-	layerService := app.NewLayerService(annotationService, layerRepository, snapshotLibrary, registry)
+	layerService := annotationsapp.NewLayerService(annotationService, layerRepository, snapshotLibrary, registry)
 	webPages := newWebPages(cfg, registry)
 	webSearch := newWebSearch(cfg, registry)
 	eyesService := eyesapp.NewEyesService(client, webPages, webSearch, clock)

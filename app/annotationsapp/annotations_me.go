@@ -1,4 +1,4 @@
-package app
+package annotationsapp
 
 import (
 	"github.com/petal-near/petal/app/explorationsapp"

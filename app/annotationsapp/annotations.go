@@ -1,4 +1,4 @@
-package app
+package annotationsapp
 
 import (
 	"github.com/petal-near/petal/app/explorationsapp"
@@ -106,12 +106,12 @@ type (
 func (addAnnotationInput) RefineSchema(s *jsonschema.Schema) {
 	a := toolkit.Property(s, "annotations")
 	a.MinItems, a.MaxItems = jsonschema.Ptr(1), jsonschema.Ptr(claims.MaxPerRequest)
-	refineClaimInput(a.Items)
+	RefineClaimInput(a.Items)
 	toolkit.Property(s, "as").Pattern = `^[a-z0-9][-a-z0-9_]{0,31}$`
 }
 
-// refineClaimInput narrows the generated schema of a claims.Input.
-func refineClaimInput(item *jsonschema.Schema) {
+// RefineClaimInput narrows the generated schema of a claims.Input.
+func RefineClaimInput(item *jsonschema.Schema) {
 	toolkit.Property(item, "subject").MaxLength = jsonschema.Ptr(200)
 	toolkit.Property(item, "verb").Pattern = `^[a-z][a-z0-9_]{0,31}$`
 	toolkit.Property(item, "kind").Enum = []any{claims.Stated, claims.Observed, claims.Inferred}

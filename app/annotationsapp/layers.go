@@ -1,4 +1,4 @@
-package app
+package annotationsapp
 
 import (
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -89,7 +89,7 @@ type (
 func (keepLayerInput) RefineSchema(s *jsonschema.Schema) {
 	a := toolkit.Property(s, "annotations")
 	a.MinItems, a.MaxItems = jsonschema.Ptr(1), jsonschema.Ptr(claims.MaxPerRequest)
-	refineClaimInput(a.Items)
+	RefineClaimInput(a.Items)
 	toolkit.Property(s, "snapshot").Pattern = toolkit.Sha256Pattern
 	toolkit.Property(s, "about").MaxLength = jsonschema.Ptr(200)
 	toolkit.Property(s, "title").MaxLength = jsonschema.Ptr(datasets.MaxTitleChars)
