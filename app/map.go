@@ -176,16 +176,19 @@ const (
 )
 
 // NewMapService makes the map over the snapshot library and its source, with
-// the hidden maps shipped in petal (an invalid file is an error, so petal
-// does not start showing a map someone meant to hide).
-func NewMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store MapFlowerStore, views viewsapp.PersonViews, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
+// the relations whose groups and pairs /map carries and the marks its cards
+// carry (either nil: empty), and the hidden maps shipped in petal (an invalid
+// file is an error, so petal does not start showing a map someone meant to
+// hide).
+func NewMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store MapFlowerStore, views viewsapp.PersonViews,
+	relations *RelationService, marks ports.MapMarks, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
 	hidden, err := HiddenMaps()
 	if err != nil {
 		return nil, err
 	}
 	m = ports.MetricsOrNone(m)
 	s := &MapService{
-		library: library, store: store, walk: true, missingAt: map[string]time.Time{}, views: views, hidden: hidden, clock: clock, log: log, public: cfg.Public,
+		library: library, store: store, relations: relations, marks: marks, walk: true, missingAt: map[string]time.Time{}, views: views, hidden: hidden, clock: clock, log: log, public: cfg.Public,
 		keys: bytecache.NewByteCache[string](mapKeysCacheBytes, 1<<20, func(k []specs.Key) int {
 			n := 64
 			for _, key := range k {

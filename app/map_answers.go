@@ -133,9 +133,6 @@ func (s *MapService) Map(ctx context.Context, p MapPage) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// RelationsFrom has GET /api/v1/map carry the relations' groups and pairs.
-func (s *MapService) RelationsFrom(r *RelationService) { s.relations = r }
-
 // Views is GET /api/v1/map/views: { views, next_cursor }, the same views in
 // the same order, each without its reading.
 func (s *MapService) Views(ctx context.Context, p MapPage) ([]byte, error) {

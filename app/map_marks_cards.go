@@ -19,9 +19,6 @@ const (
 	marksPage    = 1000
 )
 
-// MarksFrom has the cards carry the marks kept in store.
-func (s *MapService) MarksFrom(store ports.MapMarks) { s.marks = store }
-
 // loadMarks is every kept mark, or the index's own when their version is
 // what it was (a mark unchanged costs a rebuild one small query).
 func (s *MapService) loadMarks(ctx context.Context, prev *mapState) (map[string]json.RawMessage, ports.MarksVersion, error) {

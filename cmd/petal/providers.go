@@ -232,13 +232,7 @@ func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *app.Ma
 // and pairs, its cards the maps' marks.
 func newMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store app.MapFlowerStore, views viewsapp.PersonViews, clock ports.Clock,
 	log *slog.Logger, m ports.Metrics, relations *app.RelationService, marks ports.MapMarks) (*app.MapService, error) {
-	s, err := app.NewMapService(cfg, library, store, views, clock, log, m)
-	if err != nil {
-		return nil, err
-	}
-	s.RelationsFrom(relations)
-	s.MarksFrom(marks)
-	return s, nil
+	return app.NewMapService(cfg, library, store, views, relations, marks, clock, log, m)
 }
 
 func newMapSync(cfg config.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, positions ports.JobPositions, library *snapshotsapp.SnapshotLibrary,
