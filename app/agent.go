@@ -1,12 +1,6 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/flowersapp"
-
-	"github.com/petal-near/petal/app/jobsapp"
-
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +12,9 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/flowersapp"
+	"github.com/petal-near/petal/app/jobsapp"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"

@@ -1,13 +1,13 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/annotationsapp"
-
 	"context"
 	"encoding/json"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/petal-near/petal/app/annotationsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/claims"
 	"github.com/petal-near/petal/domain/errs"

@@ -1,14 +1,13 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/petal-near/petal/app/internal/ids"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/internal/ids"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"

@@ -1,13 +1,12 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/jobsapp"
-
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/runs"
 )

@@ -1,17 +1,15 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/jobsapp"
-
-	"github.com/petal-near/petal/app/viewsapp"
-
 	"context"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/toolkit"
+	"github.com/petal-near/petal/app/viewsapp"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"

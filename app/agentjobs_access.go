@@ -1,11 +1,10 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/explorationsapp"
-
 	"context"
 	"strings"
 
+	"github.com/petal-near/petal/app/explorationsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"

@@ -1,13 +1,12 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/viewsapp"
-
 	"context"
 	"encoding/json"
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/viewsapp"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/domain/specs"

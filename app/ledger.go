@@ -1,8 +1,6 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/jobsapp"
-
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/internal/ids"
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"

@@ -1,11 +1,10 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/jobsapp"
-
 	"context"
 	"time"
 
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/ports"
 )
 

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"encoding/json"
 	"strings"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"

@@ -1,10 +1,6 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/viewsapp"
-
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -16,6 +12,9 @@ import (
 
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/internal/bytecache"
+	"github.com/petal-near/petal/app/internal/hiddenmaps"
+	"github.com/petal-near/petal/app/snapshotsapp"
+	"github.com/petal-near/petal/app/viewsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/published"
@@ -182,7 +181,7 @@ const (
 // hide).
 func NewMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store MapFlowerStore, views viewsapp.PersonViews,
 	relations *RelationService, marks ports.MapMarks, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
-	hidden, err := HiddenMaps()
+	hidden, err := hiddenmaps.Load()
 	if err != nil {
 		return nil, err
 	}

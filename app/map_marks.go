@@ -1,8 +1,6 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/jobsapp"
-
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/ports"

@@ -11,15 +11,6 @@ import (
 	"github.com/petal-near/petal/domain/specs"
 )
 
-// hiddenMapsFile is the maps kept out of every list (board #96): each with
-// its reason and who decided. Taking a line out brings the map back.
-//
-//go:embed hidden-maps.json
-var hiddenMapsFile []byte
-
-// HiddenMaps is the hidden maps' file, read and checked.
-func HiddenMaps() (map[string]maps.Hidden, error) { return maps.ParseHidden(hiddenMapsFile) }
-
 // resolveView is the one place a view becomes a look for the map: the view
 // an address names (?view=<hash>: the default for its whole hash or its first
 // twelve characters, else a view someone kept, else not_found), or with none

@@ -1,13 +1,13 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"encoding/json"
 	"io/fs"
 	"os"
 	"testing"
 
+	"github.com/petal-near/petal/app/internal/hiddenmaps"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/specs"
 )
@@ -60,7 +60,7 @@ func TestShippedMapRowsAreValidFlowersOfShippedSnapshots(t *testing.T) {
 			}
 		}
 	}
-	if _, err := HiddenMaps(); err != nil {
+	if _, err := hiddenmaps.Load(); err != nil {
 		t.Fatalf("the shipped hidden maps: %v", err)
 	}
 }

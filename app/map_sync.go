@@ -1,10 +1,6 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/jobsapp"
-
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"log/slog"
 	"strings"
@@ -14,6 +10,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/jobsapp"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/specs"

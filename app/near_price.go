@@ -1,14 +1,13 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/jobsapp"
-
 	"context"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"

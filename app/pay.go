@@ -1,8 +1,6 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/peopleapp"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/credit"

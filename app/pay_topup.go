@@ -1,14 +1,13 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/peopleapp"
-
 	"context"
 	"errors"
 	"math/big"
 	"regexp"
 	"time"
 
+	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"

@@ -1,14 +1,6 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/annotationsapp"
-
-	"github.com/petal-near/petal/app/flowersapp"
-
-	"github.com/petal-near/petal/app/viewsapp"
-
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,8 +12,13 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/petal-near/petal/app/annotationsapp"
+	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/internal/bytecache"
+	"github.com/petal-near/petal/app/internal/hiddenmaps"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
+	"github.com/petal-near/petal/app/viewsapp"
 	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -106,7 +103,7 @@ var _ toolkit.ToolSet = (*PublishService)(nil)
 func NewPublishService(flowers *flowersapp.FlowerService, store ports.PublishedFlowers, social ports.SocialDB, sessions ports.SessionStore,
 	wallets annotationsapp.WalletReader, near ports.NearAccounts, price ports.NearPrice, views viewsapp.PersonViews, clock ports.Clock, random ports.Random, log *slog.Logger, m ports.Metrics) (*PublishService, error) {
 	mm := ports.MetricsOrNone(m)
-	hidden, err := HiddenMaps()
+	hidden, err := hiddenmaps.Load()
 	if err != nil {
 		return nil, err
 	}

@@ -1,14 +1,13 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/flowersapp"
-
 	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"

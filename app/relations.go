@@ -1,16 +1,15 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/jobsapp"
-
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"log/slog"
 	"time"
 
+	"github.com/petal-near/petal/app/internal/hiddenmaps"
+	"github.com/petal-near/petal/app/jobsapp"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
@@ -71,7 +70,7 @@ const (
 // NewRelationService makes the relations over the store, reading snapshots
 // through the library and "same owner" claims from the site's shipped claims.
 func NewRelationService(store ports.RelationStore, library *snapshotsapp.SnapshotLibrary, log *slog.Logger, m ports.Metrics) (*RelationService, error) {
-	hidden, err := HiddenMaps()
+	hidden, err := hiddenmaps.Load()
 	if err != nil {
 		return nil, err
 	}

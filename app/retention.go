@@ -1,13 +1,12 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/jobsapp"
-
 	"context"
 	"errors"
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/ports"
 )
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/petal-near/petal/app/internal/hiddenmaps"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
@@ -39,7 +40,7 @@ type SearchService struct {
 
 // NewSearchService builds the service; hidden maps are never answered.
 func NewSearchService(store ports.SearchStore, m ports.Metrics) (*SearchService, error) {
-	hidden, err := HiddenMaps()
+	hidden, err := hiddenmaps.Load()
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,11 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/jobsapp"
-
 	"context"
 	"errors"
 	"time"
 
+	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/ports"
 )
 

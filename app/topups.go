@@ -1,10 +1,6 @@
 package app
 
 import (
-	"github.com/petal-near/petal/app/peopleapp"
-
-	"github.com/petal-near/petal/app/jobsapp"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +10,8 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/jobsapp"
+	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"

@@ -1,18 +1,16 @@
 package annotationsapp
 
 import (
-	"github.com/petal-near/petal/app/explorationsapp"
-
-	"github.com/petal-near/petal/app/flowersapp"
-
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"encoding/json"
 	"strconv"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/petal-near/petal/app/explorationsapp"
+	"github.com/petal-near/petal/app/flowersapp"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/claims"
 	"github.com/petal-near/petal/domain/errs"

@@ -1,12 +1,11 @@
 package annotationsapp
 
 import (
-	"github.com/petal-near/petal/app/explorationsapp"
-
 	"context"
 	"encoding/json"
 	"strings"
 
+	"github.com/petal-near/petal/app/explorationsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/claims"
 	"github.com/petal-near/petal/domain/errs"

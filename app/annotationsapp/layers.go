@@ -1,8 +1,6 @@
 package annotationsapp
 
 import (
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"encoding/json"
 	"strconv"
@@ -10,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/claims"
 	"github.com/petal-near/petal/domain/datasets"

@@ -1,12 +1,11 @@
 package explorationsapp
 
 import (
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"strings"
 	"time"
 
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"

@@ -1,8 +1,6 @@
 package explorationsapp
 
 import (
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -11,6 +9,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"

@@ -1,15 +1,14 @@
 package explorationsapp
 
 import (
-	"github.com/petal-near/petal/app/flowersapp"
-
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"encoding/json"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/petal-near/petal/app/flowersapp"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"

@@ -1,16 +1,14 @@
 package explorationsapp
 
 import (
-	"github.com/petal-near/petal/app/flowersapp"
-
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"encoding/json"
 	"log/slog"
 	"time"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/flowersapp"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/explorations"
 	"github.com/petal-near/petal/ports"

@@ -1,13 +1,13 @@
 package explorationsapp
 
 import (
-	"github.com/petal-near/petal/app/flowersapp"
-
 	"bytes"
 	"fmt"
-	"github.com/petal-near/petal/app/toolkit"
 	"strings"
 	"testing"
+
+	"github.com/petal-near/petal/app/flowersapp"
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 // BenchmarkToolInputCheck is the schema check Registry.Call adds to every

@@ -1,10 +1,6 @@
 package explorationsapp
 
 import (
-	"github.com/petal-near/petal/app/flowersapp"
-
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"encoding/json"
 	"reflect"
@@ -16,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/flowersapp"
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )

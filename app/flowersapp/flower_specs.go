@@ -1,13 +1,12 @@
 package flowersapp
 
 import (
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/canon"
 	"github.com/petal-near/petal/domain/errs"

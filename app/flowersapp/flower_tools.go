@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/specs"
 )

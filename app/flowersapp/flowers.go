@@ -1,16 +1,14 @@
 package flowersapp
 
 import (
-	"github.com/petal-near/petal/app/viewsapp"
-
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"bytes"
 	"context"
 	"encoding/json"
 	"unicode/utf8"
 
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
+	"github.com/petal-near/petal/app/viewsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/domain/specs"

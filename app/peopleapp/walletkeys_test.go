@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/petal-near/petal/app/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/app/config"
 )
 
 func TestWalletKeyStartUpRules(t *testing.T) {

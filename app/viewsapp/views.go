@@ -1,12 +1,11 @@
 package viewsapp
 
 import (
-	"github.com/petal-near/petal/app/snapshotsapp"
-
 	"context"
 	"encoding/json"
 	"log/slog"
 
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/domain/specs"

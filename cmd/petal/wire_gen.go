@@ -8,6 +8,8 @@ package main
 
 import (
 	"context"
+	"log/slog"
+
 	"github.com/petal-near/petal/adapters/http"
 	"github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/postgres"
@@ -22,7 +24,6 @@ import (
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/app/viewsapp"
-	"log/slog"
 )
 
 // Injectors from wire.go:
