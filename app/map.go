@@ -13,6 +13,7 @@ import (
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/internal/bytecache"
 	"github.com/petal-near/petal/app/internal/hiddenmaps"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/viewsapp"
 	"github.com/petal-near/petal/domain/errs"
@@ -40,7 +41,7 @@ type MapService struct {
 	views   viewsapp.PersonViews // the view a ?view= names, or a signed-in person's own
 	names   MapNamer             // a signed-in person's names on their petals; nil: none
 	// relations gives /map its groups and pairs (nil: empty arrays).
-	relations *RelationService
+	relations *relationsapp.RelationService
 	// marks are the maps' marks the cards carry (nil: every mark null);
 	// marksChecked is when this process last asked whether they changed.
 	marks         ports.MapMarks
@@ -180,7 +181,7 @@ const (
 // file is an error, so petal does not start showing a map someone meant to
 // hide).
 func NewMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store MapFlowerStore, views viewsapp.PersonViews,
-	relations *RelationService, marks ports.MapMarks, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
+	relations *relationsapp.RelationService, marks ports.MapMarks, clock ports.Clock, log *slog.Logger, m ports.Metrics) (*MapService, error) {
 	hidden, err := hiddenmaps.Load()
 	if err != nil {
 		return nil, err

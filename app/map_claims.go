@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/domain/maps"
 )
 
@@ -10,7 +11,7 @@ import (
 // newest, each up to a snapshot's 100,000 accounts.
 const mapClaimReadings = 20
 
-var _ MapAccounts = (*MapService)(nil)
+var _ relationsapp.MapAccounts = (*MapService)(nil)
 
 // MapAccounts implements MapAccounts for the site's claims: the map's own
 // address (its id, a CAIP-10, or "" for a whole network's) and the accounts

@@ -7,8 +7,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/annotationsapp"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -46,7 +46,7 @@ func (s *Server) siteClaimRoutes() []Route {
 	if s.deps.SiteClaims == nil {
 		return nil
 	}
-	return []Route{{Method: http.MethodGet, Path: "/api/v1/maps/:id/claims", Access: AccessOpen, Handler: s.mapClaims, Answers: answersJSON(app.MapClaims{}),
+	return []Route{{Method: http.MethodGet, Path: "/api/v1/maps/:id/claims", Access: AccessOpen, Handler: s.mapClaims, Answers: answersJSON(relationsapp.MapClaims{}),
 		Summary: "{ about, claims }: the site's own checked claims (claim/v3) whose subject is one of the map's accounts or its address, oldest first; " +
 			"the same for every viewer; not_found for a map that isn't on the map"}}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/eyesapp"
+	"github.com/petal-near/petal/app/relationsapp"
 )
 
 // eyesRoutes are the reading tools' routes (each OnTheirMachine: a public
@@ -14,8 +15,8 @@ func (s *Server) eyesRoutes() []Route {
 		{Method: http.MethodPost, Path: "/api/v1/read-chain", Tool: eyesapp.ToolReadChain},
 		{Method: http.MethodGet, Path: "/api/v1/read-page", Tool: eyesapp.ToolReadPage},
 		{Method: http.MethodGet, Path: "/api/v1/web-search", Tool: eyesapp.ToolSearch},
-		{Method: http.MethodGet, Path: "/api/v1/look-up", Tool: app.ToolLookUp},
-		{Method: http.MethodGet, Path: "/api/v1/search", Tool: app.ToolSearchPetals},
+		{Method: http.MethodGet, Path: "/api/v1/look-up", Tool: relationsapp.ToolLookUp},
+		{Method: http.MethodGet, Path: "/api/v1/search", Tool: relationsapp.ToolSearchPetals},
 		{Method: http.MethodGet, Path: "/api/v1/brain", Tool: app.ToolBrainIndex},
 		{Method: http.MethodGet, Path: "/api/v1/brain/route", Tool: app.ToolBrainRoute},
 		{Method: http.MethodGet, Path: "/api/v1/brain/files/:id", Tool: app.ToolBrainFile},

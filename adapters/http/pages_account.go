@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
@@ -20,7 +20,7 @@ import (
 type accountBody struct {
 	Account string
 	Name    string // the account part of its CAIP-10 id
-	Groups  []app.AccountGroup
+	Groups  []relationsapp.AccountGroup
 	More    bool // there are more groups than one page shows
 	Unknown string
 }
@@ -36,14 +36,14 @@ func (s *Server) accountPage(c echo.Context) error {
 		return s.errorPage(c, err, "map")
 	}
 	body := accountBody{Account: id, Name: id[strings.LastIndexByte(id, ':')+1:]}
-	out, err := s.deps.Registry.Call(c.Request().Context(), app.ToolAccountGroups, toolkit.Call{Input: input, Caller: s.caller(c)})
+	out, err := s.deps.Registry.Call(c.Request().Context(), relationsapp.ToolAccountGroups, toolkit.Call{Input: input, Caller: s.caller(c)})
 	switch {
 	case errs.Is(err, errs.NotFound):
 		body.Unknown = "Petal knows this account from the drawing only: it is in no group on this site's map yet."
 	case err != nil:
 		return s.errorPage(c, err, "map")
 	default:
-		answer, ok := out.(app.AccountGroupsAnswer)
+		answer, ok := out.(relationsapp.AccountGroupsAnswer)
 		if !ok {
 			return s.errorPage(c, errs.New(errs.Internal, "account_groups answered something other than groups"), "map")
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/petal-near/petal/app/explorationsapp"
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/peopleapp"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/app/viewsapp"
@@ -91,7 +92,7 @@ type Deps struct {
 	// Annotations is behind a person's own annotations (/me/annotations).
 	Annotations *annotationsapp.AnnotationService
 	// SiteClaims is the site's own claims about the map's accounts.
-	SiteClaims *app.SiteClaims
+	SiteClaims *relationsapp.SiteClaims
 	Agent      *app.AgentService
 	// AgentJobs is a person's own agents: links, waits, presence, jobs.
 	AgentJobs *app.AgentJobsService

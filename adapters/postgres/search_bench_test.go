@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/toolkit"
 )
 
@@ -52,14 +52,14 @@ func BenchmarkSearchPetals(b *testing.B) {
 	cases := []struct {
 		name    string
 		subject string
-		in      app.SearchPetalsInput
+		in      relationsapp.SearchPetalsInput
 	}{
-		{"visitor_common_word", "", app.SearchPetalsInput{Q: "council"}},
-		{"visitor_two_words_prefix", "", app.SearchPetalsInput{Q: "treasury vot"}},
-		{"visitor_rare_word", "", app.SearchPetalsInput{Q: "word1234"}},
-		{"person_common_word", "prs_7", app.SearchPetalsInput{Q: "members"}},
-		{"person_prefix_notes", "prs_7", app.SearchPetalsInput{Q: "quor", Kinds: "note"}},
-		{"person_phrase", "prs_7", app.SearchPetalsInput{Q: `"treasury budget" -season`}},
+		{"visitor_common_word", "", relationsapp.SearchPetalsInput{Q: "council"}},
+		{"visitor_two_words_prefix", "", relationsapp.SearchPetalsInput{Q: "treasury vot"}},
+		{"visitor_rare_word", "", relationsapp.SearchPetalsInput{Q: "word1234"}},
+		{"person_common_word", "prs_7", relationsapp.SearchPetalsInput{Q: "members"}},
+		{"person_prefix_notes", "prs_7", relationsapp.SearchPetalsInput{Q: "quor", Kinds: "note"}},
+		{"person_phrase", "prs_7", relationsapp.SearchPetalsInput{Q: `"treasury budget" -season`}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/ports"
@@ -22,13 +22,13 @@ import (
 type searchFixture struct {
 	t   testing.TB
 	db  *postgres.DB
-	svc *app.SearchService
+	svc *relationsapp.SearchService
 	n   int
 }
 
 func newSearchFixture(t testing.TB) *searchFixture {
 	db := pgtest.New(t).DB
-	svc, err := app.NewSearchService(postgres.NewSearchRepository(db), ports.NoMetrics{})
+	svc, err := relationsapp.NewSearchService(postgres.NewSearchRepository(db), ports.NoMetrics{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func (f *searchFixture) annotation(exploration, owner, id, subject, value string
 		scope, exp, owner, id, subject, string(claim))
 }
 
-func (f *searchFixture) search(subject string, in app.SearchPetalsInput) app.PetalSearchAnswer {
+func (f *searchFixture) search(subject string, in relationsapp.SearchPetalsInput) relationsapp.PetalSearchAnswer {
 	f.t.Helper()
 	ans, err := f.svc.Search(context.Background(), toolkit.Caller{Subject: subject}, in)
 	if err != nil {
@@ -86,7 +86,7 @@ func (f *searchFixture) search(subject string, in app.SearchPetalsInput) app.Pet
 	return ans
 }
 
-func hitIDs(a app.PetalSearchAnswer) []string {
+func hitIDs(a relationsapp.PetalSearchAnswer) []string {
 	out := []string{}
 	for _, r := range a.Results {
 		out = append(out, r.Kind+":"+r.ID)
@@ -100,26 +100,26 @@ func TestSearchRanksTitlesFirstAndReadsTheLastWordAsAPrefix(t *testing.T) {
 	weak := f.flower("near:mainnet:pool.near", "Delegators", "a pool that pays the marketing team once", "ok")
 	missing := f.flower("near:mainnet:ghost.near", "Marketing ghost", "its snapshot isn't here", "snapshot_missing")
 
-	got := f.search("", app.SearchPetalsInput{Q: "marketing", Kinds: "flower"})
+	got := f.search("", relationsapp.SearchPetalsInput{Q: "marketing", Kinds: "flower"})
 	if want := []string{"flower:" + strong, "flower:" + weak}; !slices.Equal(hitIDs(got), want) {
 		t.Fatalf("marketing: %v, want %v (the named one first; %s has no snapshot here)", hitIDs(got), want, missing)
 	}
 	if got.Results[0].Snippet == "" || got.Results[0].Map == nil || *got.Results[0].Map != "near:mainnet:marketing.sputnik-dao.near" {
 		t.Fatalf("first result: %+v", got.Results[0])
 	}
-	if r := f.search("", app.SearchPetalsInput{Q: "the marketing te", Kinds: "flower"}); !slices.Equal(hitIDs(r), []string{"flower:" + weak}) {
+	if r := f.search("", relationsapp.SearchPetalsInput{Q: "the marketing te", Kinds: "flower"}); !slices.Equal(hitIDs(r), []string{"flower:" + weak}) {
 		t.Fatalf("prefix te: %v", hitIDs(r))
 	}
 	for _, q := range []string{"mark", "Marketing Cou", "sputnik-d", "marketing.sputnik-dao.ne", "sputnik"} {
-		r := f.search("", app.SearchPetalsInput{Q: q, Kinds: "map"})
+		r := f.search("", relationsapp.SearchPetalsInput{Q: q, Kinds: "map"})
 		if len(r.Results) == 0 || r.Results[0].ID != "near:mainnet:marketing.sputnik-dao.near" {
 			t.Fatalf("%q: %v", q, hitIDs(r))
 		}
 	}
-	if r := f.search("", app.SearchPetalsInput{Q: "mark "}); len(r.Results) != 0 {
+	if r := f.search("", relationsapp.SearchPetalsInput{Q: "mark "}); len(r.Results) != 0 {
 		t.Fatalf("a word followed by a space is whole: %v", hitIDs(r))
 	}
-	if r := f.search("", app.SearchPetalsInput{Q: "marketing -pool"}); slices.Contains(hitIDs(r), "flower:"+weak) {
+	if r := f.search("", relationsapp.SearchPetalsInput{Q: "marketing -pool"}); slices.Contains(hitIDs(r), "flower:"+weak) {
 		t.Fatalf("-pool: %v", hitIDs(r))
 	}
 }
@@ -132,36 +132,36 @@ func TestSearchFindsAPersonsOwnWorkForThemAlone(t *testing.T) {
 	f.annotation("", "prs_alice", "claim_b", "near:mainnet:carol.near", "treasurer emerita")
 	f.exploration("exp_anon", "anon_x", "", "treasury of the anon")
 
-	alice := f.search("prs_alice", app.SearchPetalsInput{Q: "treasur"})
+	alice := f.search("prs_alice", relationsapp.SearchPetalsInput{Q: "treasur"})
 	want := []string{"annotation:claim_a", "annotation:claim_b", "exploration:exp_a", "note:note_a"}
 	if got := hitIDs(alice); !slices.Equal(sorted(got), want) {
 		t.Fatalf("alice finds %v, want %v", got, want)
 	}
 	for _, other := range []string{"", "prs_bob", "anon_y"} {
-		if got := f.search(other, app.SearchPetalsInput{Q: "treasur"}); len(got.Results) != 0 {
+		if got := f.search(other, relationsapp.SearchPetalsInput{Q: "treasur"}); len(got.Results) != 0 {
 			t.Fatalf("%q finds %v", other, hitIDs(got))
 		}
 	}
-	if got := hitIDs(f.search("prs_alice", app.SearchPetalsInput{Q: "treasur", Kinds: "note"})); !slices.Equal(got, []string{"note:note_a"}) {
+	if got := hitIDs(f.search("prs_alice", relationsapp.SearchPetalsInput{Q: "treasur", Kinds: "note"})); !slices.Equal(got, []string{"note:note_a"}) {
 		t.Fatalf("kinds=note: %v", got)
 	}
-	if got := hitIDs(f.search("anon_x", app.SearchPetalsInput{Q: "treasury"})); !slices.Equal(got, []string{"exploration:exp_anon"}) {
+	if got := hitIDs(f.search("anon_x", relationsapp.SearchPetalsInput{Q: "treasury"})); !slices.Equal(got, []string{"exploration:exp_anon"}) {
 		t.Fatalf("anon_x: %v", got)
 	}
 
 	// Sign-in moves an anonymous owner's exploration to the person; its notes follow.
 	f.note("note_anon", "exp_anon", "treasury multisig")
 	f.exec(`UPDATE explorations SET owner = 'prs_dan' WHERE owner = 'anon_x'`)
-	if got := f.search("anon_x", app.SearchPetalsInput{Q: "treasury"}); len(got.Results) != 0 {
+	if got := f.search("anon_x", relationsapp.SearchPetalsInput{Q: "treasury"}); len(got.Results) != 0 {
 		t.Fatalf("the old owner still finds %v", hitIDs(got))
 	}
-	if got := hitIDs(f.search("prs_dan", app.SearchPetalsInput{Q: "treasury"})); !slices.Equal(sorted(got), []string{"exploration:exp_anon", "note:note_anon"}) {
+	if got := hitIDs(f.search("prs_dan", relationsapp.SearchPetalsInput{Q: "treasury"})); !slices.Equal(sorted(got), []string{"exploration:exp_anon", "note:note_anon"}) {
 		t.Fatalf("prs_dan: %v", got)
 	}
 	// A note deleted, an exploration deleted: gone from the index.
 	f.exec(`DELETE FROM exploration_notes WHERE id = 'note_anon'`)
 	f.exec(`DELETE FROM explorations WHERE id = 'exp_a'`)
-	if got := hitIDs(f.search("prs_alice", app.SearchPetalsInput{Q: "treasur"})); !slices.Equal(got, []string{"annotation:claim_b"}) {
+	if got := hitIDs(f.search("prs_alice", relationsapp.SearchPetalsInput{Q: "treasur"})); !slices.Equal(got, []string{"annotation:claim_b"}) {
 		t.Fatalf("after deletes: %v", got)
 	}
 }
@@ -170,14 +170,14 @@ func TestSearchNeverAnswersAHiddenMap(t *testing.T) {
 	f := newSearchFixture(t)
 	hidden := f.flower("near:testnet:hidden-example.sputnikv2.testnet", "Hidden council", "a council", "ok")
 	shown := f.flower("near:testnet:shown.sputnikv2.testnet", "Shown council", "a council", "ok")
-	got := hitIDs(f.search("", app.SearchPetalsInput{Q: "council"}))
+	got := hitIDs(f.search("", relationsapp.SearchPetalsInput{Q: "council"}))
 	if slices.Contains(got, "flower:"+hidden) || slices.Contains(got, "map:near:testnet:hidden-example.sputnikv2.testnet") {
 		t.Fatalf("a hidden map answered: %v", got)
 	}
 	if !slices.Contains(got, "flower:"+shown) || !slices.Contains(got, "map:near:testnet:shown.sputnikv2.testnet") {
 		t.Fatalf("the shown map is missing: %v", got)
 	}
-	if got := f.search("", app.SearchPetalsInput{Q: "hidden-example"}); len(got.Results) != 0 {
+	if got := f.search("", relationsapp.SearchPetalsInput{Q: "hidden-example"}); len(got.Results) != 0 {
 		t.Fatalf("by its id: %v", hitIDs(got))
 	}
 }
@@ -190,7 +190,7 @@ func TestSearchPagesEveryHitOnce(t *testing.T) {
 	var all []string
 	cursor := ""
 	for page := 0; ; page++ {
-		a := f.search("", app.SearchPetalsInput{Q: "guild", Limit: 3, Cursor: cursor})
+		a := f.search("", relationsapp.SearchPetalsInput{Q: "guild", Limit: 3, Cursor: cursor})
 		all = append(all, hitIDs(a)...)
 		if a.NextCursor == nil {
 			break
@@ -207,7 +207,7 @@ func TestSearchPagesEveryHitOnce(t *testing.T) {
 
 func TestSearchRefusesBadInput(t *testing.T) {
 	f := newSearchFixture(t)
-	for _, in := range []app.SearchPetalsInput{
+	for _, in := range []relationsapp.SearchPetalsInput{
 		{Q: ""}, {Q: "   "}, {Q: "-- ..."}, {Q: "a", Kinds: "map,person"}, {Q: "a", Limit: 51}, {Q: "a", Cursor: "!!"},
 		{Q: string(make([]rune, 301))},
 	} {

@@ -19,6 +19,7 @@ import (
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/jobsapp"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/ports"
@@ -48,7 +49,7 @@ type service struct {
 	// Marks reads the maps' marks (the map_marks job).
 	Marks *app.MarkReader
 	// Relations is the relations index and its tools.
-	Relations *app.RelationService
+	Relations *relationsapp.RelationService
 	Log       *slog.Logger
 	// Metrics is every metric declared; serve answers them on
 	// PETAL_METRICS_ADDR.
@@ -116,7 +117,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
 func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg config.Config, db *postgres.DB, clock ports.Clock,
 	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService, mapSync *app.MapSync,
-	agentJobs *app.AgentJobsService, relations *app.RelationService, random ports.Random, marks *app.MarkReader, ledgerStore *postgres.LedgerRepository) *jobsapp.Scheduler {
+	agentJobs *app.AgentJobsService, relations *relationsapp.RelationService, random ports.Random, marks *app.MarkReader, ledgerStore *postgres.LedgerRepository) *jobsapp.Scheduler {
 	s := jobsapp.NewScheduler(leases, process, log)
 	s.JitterFrom(random)
 	s.Observe(jobsapp.CountJobs(m))

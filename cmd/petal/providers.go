@@ -29,6 +29,7 @@ import (
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/peopleapp"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/app/viewsapp"
@@ -138,9 +139,9 @@ var (
 		// The map is here so every door's store of published flowers tells it
 		// of what is kept (newPublishedFlowers).
 		newMapService,
-		app.NewRelationService,
-		app.NewSearchService,
-		app.NewLookUpService,
+		relationsapp.NewRelationService,
+		relationsapp.NewSearchService,
+		relationsapp.NewLookUpService,
 		annotationsapp.NewAnnotationService,
 		annotationsapp.NewLayerService,
 		newSnapshotService,
@@ -224,14 +225,14 @@ func newTracedDoor(t *tracing.Tracing) httpapi.HandlerWrap {
 // answers with no chain read.
 // newPublishedFlowers is the published flowers' store as every writer uses
 // it: what is kept through it is on this process's map at once.
-func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *app.MapService, relations *app.RelationService) ports.PublishedFlowers {
-	return app.IndexingKeeps(maps.Watching(store), relations)
+func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *app.MapService, relations *relationsapp.RelationService) ports.PublishedFlowers {
+	return relationsapp.IndexingKeeps(maps.Watching(store), relations)
 }
 
 // newMapService is the map, its /map answer carrying the relations' groups
 // and pairs, its cards the maps' marks.
 func newMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store app.MapFlowerStore, views viewsapp.PersonViews, clock ports.Clock,
-	log *slog.Logger, m ports.Metrics, relations *app.RelationService, marks ports.MapMarks) (*app.MapService, error) {
+	log *slog.Logger, m ports.Metrics, relations *relationsapp.RelationService, marks ports.MapMarks) (*app.MapService, error) {
 	return app.NewMapService(cfg, library, store, views, relations, marks, clock, log, m)
 }
 
@@ -315,7 +316,7 @@ func newRandom() ports.Random { return rand.Reader }
 // toolSets lists every service that brings tools to the registry.
 func toolSets(agentJobs *app.AgentJobsService, explorations *explorationsapp.ExplorationService, flowers *flowersapp.FlowerService, snapshots *snapshotsapp.SnapshotService,
 	annotations *annotationsapp.AnnotationService, layers *annotationsapp.LayerService, eyes *eyesapp.EyesService, brain *app.BrainService, publish *app.PublishService,
-	relations *app.RelationService, search *app.SearchService, lookUp *app.LookUpService) []toolkit.ToolSet {
+	relations *relationsapp.RelationService, search *relationsapp.SearchService, lookUp *relationsapp.LookUpService) []toolkit.ToolSet {
 	return []toolkit.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}
 }
 
@@ -396,9 +397,9 @@ func newAgentService(d app.AgentDeps, jobs *app.AgentJobsService) *app.AgentServ
 // newSiteClaims is the site's own claims, finding each map's accounts through
 // the map; it also has the map draw a person's names (annotations) on their
 // own pictures.
-func newSiteClaims(m *app.MapService, a *annotationsapp.AnnotationService) (*app.SiteClaims, error) {
+func newSiteClaims(m *app.MapService, a *annotationsapp.AnnotationService) (*relationsapp.SiteClaims, error) {
 	m.DrawNamesFrom(a)
-	c, err := app.NewSiteClaims()
+	c, err := relationsapp.NewSiteClaims()
 	if err != nil {
 		return nil, err
 	}

@@ -17,8 +17,8 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/relations"
 	"github.com/petal-near/petal/ports"
@@ -72,7 +72,7 @@ func BenchmarkRelations(b *testing.B) {
 	b.Logf("scale %.2f: %d groups, %d memberships, %d pairs, %s, loaded in %s (vacuumed in %s more)", scale, len(gen), memberships, pairs, size,
 		loaded.Round(time.Second), (time.Since(started) - loaded).Round(time.Second))
 
-	rel, err := app.NewRelationService(store, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	rel, err := relationsapp.NewRelationService(store, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func BenchmarkRelations(b *testing.B) {
 	}
 	cases := []tcase{
 		{name: "account_groups",
-			tool: func() { call(app.ToolAccountGroups, map[string]any{"account": account()}) },
+			tool: func() { call(relationsapp.ToolAccountGroups, map[string]any{"account": account()}) },
 			// The newcomer: an account's groups by share, computed from
 			// weights over each group's sum.
 			floor: func() {
@@ -159,7 +159,7 @@ JOIN (SELECT group_id, sum(weight) AS total FROM relation_members GROUP BY group
 WHERE m.account = $1 ORDER BY share DESC LIMIT 50`, account())
 			}, floorN: 5},
 		{name: "account_groups/plain-index-read",
-			tool: func() { call(app.ToolAccountGroups, map[string]any{"account": account()}) },
+			tool: func() { call(relationsapp.ToolAccountGroups, map[string]any{"account": account()}) },
 			floor: func() {
 				sql(`SELECT group_id, weight::text, share_e12 FROM relation_members WHERE account = $1 ORDER BY share_e12 DESC LIMIT 50`, account())
 			}},
@@ -169,7 +169,7 @@ WHERE m.account = $1 ORDER BY share DESC LIMIT 50`, account())
 				for c == a {
 					c = group()
 				}
-				call(app.ToolSharedAccounts, map[string]any{"group_a": a, "group_b": c})
+				call(relationsapp.ToolSharedAccounts, map[string]any{"group_a": a, "group_b": c})
 			},
 			floor: func() {
 				a, c := group(), group()
@@ -180,7 +180,7 @@ WHERE x.group_id = $1 AND y.group_id = $2 ORDER BY least(x.share_e12, y.share_e1
 		{name: "shared_accounts/two-100k-groups", // the issue's goal: two of the large groups
 			tool: func() {
 				i := rng.IntN(3)
-				call(app.ToolSharedAccounts, map[string]any{"group_a": gen[i].group, "group_b": gen[(i+1+rng.IntN(2))%3].group})
+				call(relationsapp.ToolSharedAccounts, map[string]any{"group_a": gen[i].group, "group_b": gen[(i+1+rng.IntN(2))%3].group})
 			},
 			floor: func() {
 				i := rng.IntN(3)
@@ -190,13 +190,13 @@ WHERE x.group_id = $1 AND y.group_id = $2 ORDER BY least(x.share_e12, y.share_e1
 WHERE x.group_id = $1 AND y.group_id = $2 ORDER BY least(x.share_e12, y.share_e12) DESC LIMIT 50`, a, c)
 			}, floorN: 20},
 		{name: "related_groups",
-			tool: func() { call(app.ToolRelatedGroups, map[string]any{"group": group(), "by": "jaccard"}) },
+			tool: func() { call(relationsapp.ToolRelatedGroups, map[string]any{"group": group(), "by": "jaccard"}) },
 			floor: func() {
 				sql(`SELECT y.group_id, count(*) FROM relation_members x JOIN relation_members y ON y.account = x.account AND y.group_id <> x.group_id
 WHERE x.group_id = $1 GROUP BY y.group_id ORDER BY count(*) DESC LIMIT 50`, group())
 			}, floorN: 20},
 		{name: "relations_overview",
-			tool: func() { call(app.ToolRelationsOverview, map[string]any{}) },
+			tool: func() { call(relationsapp.ToolRelationsOverview, map[string]any{}) },
 			floor: func() {
 				sql(`SELECT x.group_id, y.group_id, count(*) FROM relation_members x JOIN relation_members y ON y.account = x.account AND x.group_id < y.group_id
 GROUP BY 1, 2 HAVING count(*) >= 2 ORDER BY 3 DESC LIMIT 50`)
@@ -204,7 +204,7 @@ GROUP BY 1, 2 HAVING count(*) >= 2 ORDER BY 3 DESC LIMIT 50`)
 		{name: "power_path",
 			tool: func() {
 				a, c := pathCase()
-				call(app.ToolPowerPath, map[string]any{"account_a": a, "account_b": c})
+				call(relationsapp.ToolPowerPath, map[string]any{"account_a": a, "account_b": c})
 			},
 			// The newcomer: a recursive walk from a to b, two groups deep
 			// (deeper does not finish).

@@ -13,7 +13,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -51,7 +51,7 @@ func TestRelationsCatchUpPutsOffReadingsThatFail(t *testing.T) {
 	// The test runs the catch-up itself: the scheduled relations_index job's
 	// lease is held before the service starts, so its own run can't race.
 	db := pgtest.New(t)
-	held, err := postgres.NewJobLeases(db.DB).Claim(t.Context(), (*app.RelationService)(nil).Job().Name, "proc_test", time.Hour)
+	held, err := postgres.NewJobLeases(db.DB).Claim(t.Context(), (*relationsapp.RelationService)(nil).Job().Name, "proc_test", time.Hour)
 	require.NoError(t, err)
 	require.True(t, held)
 	p := startPetalOn(t, nil, db, db.DB)
@@ -133,11 +133,11 @@ func TestALargeReadingIsIndexedBesideTheKeep(t *testing.T) {
 	// Only the keep may index the readings here: the catch-up job's lease is
 	// held, so a keep that failed to index can't be rescued by it.
 	db := pgtest.New(t)
-	held, err := postgres.NewJobLeases(db.DB).Claim(t.Context(), (*app.RelationService)(nil).Job().Name, "proc_test", time.Hour)
+	held, err := postgres.NewJobLeases(db.DB).Claim(t.Context(), (*relationsapp.RelationService)(nil).Job().Name, "proc_test", time.Hour)
 	require.NoError(t, err)
 	require.True(t, held)
 	p := startPetalOn(t, nil, db, db.DB)
-	keeps := app.IndexingKeeps(postgres.NewPublishedFlowerRepository(p.DB.DB), p.Svc.Relations)
+	keeps := relationsapp.IndexingKeeps(postgres.NewPublishedFlowerRepository(p.DB.DB), p.Svc.Relations)
 	keep := func(ctx context.Context, r relReading) {
 		s := r.snapshot()
 		sha, canonical, err := snapshots.Name(s)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/snapshots"
 )
@@ -340,7 +340,7 @@ func TestRelationsNoReaderSeesHalfARebuild(t *testing.T) {
 					return
 				default:
 				}
-				var a app.SharedAnswer
+				var a relationsapp.SharedAnswer
 				res, err := http.Get(p.URL + "/api/v1/relations/shared?limit=200&group_a=near:mainnet:base.near&group_b=" + url.QueryEscape(flip))
 				if err == nil {
 					if res.StatusCode != http.StatusOK {
@@ -405,12 +405,12 @@ func TestRelationsToolsAnswerAlikeThroughHTTPAndMCP(t *testing.T) {
 		tool, path string
 		args       map[string]any
 	}{
-		{app.ToolAccountGroups, "/api/v1/relations/account-groups?account=" + url.QueryEscape(acct("alice.near")), map[string]any{"account": acct("alice.near")}},
-		{app.ToolSharedAccounts, "/api/v1/relations/shared?group_a=" + url.QueryEscape(relDAO1) + "&group_b=" + url.QueryEscape(relDAO2) + "&limit=1",
+		{relationsapp.ToolAccountGroups, "/api/v1/relations/account-groups?account=" + url.QueryEscape(acct("alice.near")), map[string]any{"account": acct("alice.near")}},
+		{relationsapp.ToolSharedAccounts, "/api/v1/relations/shared?group_a=" + url.QueryEscape(relDAO1) + "&group_b=" + url.QueryEscape(relDAO2) + "&limit=1",
 			map[string]any{"group_a": relDAO1, "group_b": relDAO2, "limit": 1}},
-		{app.ToolRelatedGroups, "/api/v1/relations/related?group=" + url.QueryEscape(relDAO3) + "&by=weight", map[string]any{"group": relDAO3, "by": "weight"}},
-		{app.ToolRelationsOverview, "/api/v1/relations/overview?min_shared=1&kind=dao", map[string]any{"min_shared": 1, "kind": "dao"}},
-		{app.ToolPowerPath, "/api/v1/relations/path?account_a=" + url.QueryEscape(acct("ivan.near")) + "&account_b=" + url.QueryEscape(acct("erin.near")) + "&include_inferred=true",
+		{relationsapp.ToolRelatedGroups, "/api/v1/relations/related?group=" + url.QueryEscape(relDAO3) + "&by=weight", map[string]any{"group": relDAO3, "by": "weight"}},
+		{relationsapp.ToolRelationsOverview, "/api/v1/relations/overview?min_shared=1&kind=dao", map[string]any{"min_shared": 1, "kind": "dao"}},
+		{relationsapp.ToolPowerPath, "/api/v1/relations/path?account_a=" + url.QueryEscape(acct("ivan.near")) + "&account_b=" + url.QueryEscape(acct("erin.near")) + "&include_inferred=true",
 			map[string]any{"account_a": acct("ivan.near"), "account_b": acct("erin.near"), "include_inferred": true}},
 	} {
 		viaHTTP := relOK(t, p, c.path, "")

@@ -8,8 +8,6 @@ package main
 
 import (
 	"context"
-	"log/slog"
-
 	"github.com/petal-near/petal/adapters/http"
 	"github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/postgres"
@@ -21,9 +19,11 @@ import (
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/peopleapp"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/app/viewsapp"
+	"log/slog"
 )
 
 // Injectors from wire.go:
@@ -92,7 +92,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	brainService := app.NewBrainService()
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	relationRepository := postgres.NewRelationRepository(db)
-	relationService, err := app.NewRelationService(relationRepository, snapshotLibrary, log, registry)
+	relationService, err := relationsapp.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -117,14 +117,14 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		return nil, nil, err
 	}
 	searchRepository := postgres.NewSearchRepository(db)
-	searchService, err := app.NewSearchService(searchRepository, registry)
+	searchService, err := relationsapp.NewSearchService(searchRepository, registry)
 	if err != nil {
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	lookUpService := app.NewLookUpService(client, client, searchService, relationService)
+	lookUpService := relationsapp.NewLookUpService(client, client, searchService, relationService)
 	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService, lookUpService)
 	toolkitRegistry := toolkit.NewRegistry(cfg, rateLimiter, v)
 	healthService := app.NewHealthService(cfg, db, client)
@@ -322,7 +322,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	brainService := app.NewBrainService()
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	relationRepository := postgres.NewRelationRepository(db)
-	relationService, err := app.NewRelationService(relationRepository, snapshotLibrary, log, registry)
+	relationService, err := relationsapp.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -347,14 +347,14 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 		return nil, nil, err
 	}
 	searchRepository := postgres.NewSearchRepository(db)
-	searchService, err := app.NewSearchService(searchRepository, registry)
+	searchService, err := relationsapp.NewSearchService(searchRepository, registry)
 	if err != nil {
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	lookUpService := app.NewLookUpService(client, client, searchService, relationService)
+	lookUpService := relationsapp.NewLookUpService(client, client, searchService, relationService)
 	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService, lookUpService)
 	toolkitRegistry := toolkit.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(toolkitRegistry, log)

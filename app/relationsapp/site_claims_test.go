@@ -1,11 +1,11 @@
-package app_test
+package relationsapp_test
 
 import (
 	"context"
 	"encoding/json"
 	"testing"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/domain/claims"
 	"github.com/petal-near/petal/domain/errs"
 )
@@ -37,7 +37,7 @@ func TestSiteClaimsAreTheMapsAccountsOldestFirst(t *testing.T) {
 		siteClaim(t, "near:mainnet:elsewhere.near", claims.VerbIs, `{"value":"exchange"}`, "2026-11-01T00:00:00Z"),
 		siteClaim(t, "near:mainnet:dao.near", claims.VerbIs, `{"value":"dao"}`, "2026-11-02T00:00:00Z"),
 	})
-	s, err := app.LoadSiteClaims(file)
+	s, err := relationsapp.LoadSiteClaims(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,10 +54,10 @@ func TestSiteClaimsAreTheMapsAccountsOldestFirst(t *testing.T) {
 	named.Verb, named.Object = claims.VerbNamed, json.RawMessage(`{"value":"Dekan"}`)
 	named.ID, _ = claims.NamePublished(named)
 	bad, _ := json.Marshal([]claims.Published{named})
-	if _, err := app.LoadSiteClaims(bad); err == nil {
+	if _, err := relationsapp.LoadSiteClaims(bad); err == nil {
 		t.Fatal("a claim naming a person loaded")
 	}
-	if _, err := app.NewSiteClaims(); err != nil {
+	if _, err := relationsapp.NewSiteClaims(); err != nil {
 		t.Fatalf("the shipped claims: %v", err)
 	}
 }
