@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/mapsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
@@ -68,8 +68,8 @@ type (
 	}
 )
 
-func (s *Server) mapPage(c echo.Context) (app.MapPage, error) {
-	p := app.MapPage{View: c.QueryParam("view"), Cursor: c.QueryParam("cursor")}
+func (s *Server) mapPage(c echo.Context) (mapsapp.MapPage, error) {
+	p := mapsapp.MapPage{View: c.QueryParam("view"), Cursor: c.QueryParam("cursor")}
 	if sess, ok := s.session(c); ok {
 		p.Subject = sess.Subject
 	}
@@ -86,7 +86,7 @@ func (s *Server) mapPage(c echo.Context) (app.MapPage, error) {
 	return p, nil
 }
 
-func (s *Server) mapList(list func(ctx context.Context, p app.MapPage) ([]byte, error)) echo.HandlerFunc {
+func (s *Server) mapList(list func(ctx context.Context, p mapsapp.MapPage) ([]byte, error)) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		p, err := s.mapPage(c)
 		if err != nil {
@@ -104,7 +104,7 @@ func (s *Server) mapList(list func(ctx context.Context, p app.MapPage) ([]byte, 
 // listCaching: a list changes whenever a flower lands, so it is always
 // asked again; a signed-in person's is theirs alone (drawn through their own
 // view without ?view=, and its picture addresses carry their names' hash).
-func listCaching(c echo.Context, p app.MapPage) {
+func listCaching(c echo.Context, p mapsapp.MapPage) {
 	if p.Subject != "" {
 		c.Response().Header().Set("Cache-Control", "private, no-cache")
 		return

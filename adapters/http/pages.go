@@ -23,8 +23,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/flowersapp"
+	"github.com/petal-near/petal/app/mapsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -386,7 +386,7 @@ func (s *Server) mapGalleryPage(c echo.Context) error {
 	if s.deps.Maps == nil {
 		return s.renderPage(c, http.StatusOK, "map.tmpl", pageShell{Title: "The map", Nav: "map", Body: mapBody{None: true}})
 	}
-	p := app.MapPage{Cursor: c.QueryParam("cursor")}
+	p := mapsapp.MapPage{Cursor: c.QueryParam("cursor")}
 	if sess, ok := s.session(c); ok {
 		p.Subject = sess.Subject
 	}

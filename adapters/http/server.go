@@ -19,6 +19,7 @@ import (
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/explorationsapp"
 	"github.com/petal-near/petal/app/flowersapp"
+	"github.com/petal-near/petal/app/mapsapp"
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -110,7 +111,7 @@ type Deps struct {
 	Views  *viewsapp.ViewService
 	TopUps *app.TopUpService
 	// Maps is the shared map's lists and pictures (nil: no map routes).
-	Maps *app.MapService
+	Maps *mapsapp.MapService
 	// Profiles keeps people's profiles and serves their pictures.
 	Profiles *peopleapp.ProfileService
 	// Wallets is where /signin's wallet connector finds its wallets.

@@ -19,6 +19,7 @@ import (
 	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/jobsapp"
+	"github.com/petal-near/petal/app/mapsapp"
 	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
@@ -43,11 +44,11 @@ type service struct {
 	// Maps is the shared map; MapListener tells it of every replica's new
 	// flowers, and MapSync brings in flowers published elsewhere.
 	Cfg         config.Config
-	Maps        *app.MapService
+	Maps        *mapsapp.MapService
 	MapListener *postgres.Listener
-	MapSync     *app.MapSync
+	MapSync     *mapsapp.MapSync
 	// Marks reads the maps' marks (the map_marks job).
-	Marks *app.MarkReader
+	Marks *mapsapp.MarkReader
 	// Relations is the relations index and its tools.
 	Relations *relationsapp.RelationService
 	Log       *slog.Logger
@@ -116,8 +117,8 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 // newScheduler is this process's scheduler with every scheduled job petal
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
 func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg config.Config, db *postgres.DB, clock ports.Clock,
-	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService, mapSync *app.MapSync,
-	agentJobs *app.AgentJobsService, relations *relationsapp.RelationService, random ports.Random, marks *app.MarkReader, ledgerStore *postgres.LedgerRepository) *jobsapp.Scheduler {
+	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService, mapSync *mapsapp.MapSync,
+	agentJobs *app.AgentJobsService, relations *relationsapp.RelationService, random ports.Random, marks *mapsapp.MarkReader, ledgerStore *postgres.LedgerRepository) *jobsapp.Scheduler {
 	s := jobsapp.NewScheduler(leases, process, log)
 	s.JitterFrom(random)
 	s.Observe(jobsapp.CountJobs(m))

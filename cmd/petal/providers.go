@@ -28,6 +28,7 @@ import (
 	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/jobsapp"
+	"github.com/petal-near/petal/app/mapsapp"
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -111,7 +112,7 @@ var (
 		postgres.NewViewRepository,
 		wire.Bind(new(ports.ViewStore), new(*postgres.ViewRepository)),
 		postgres.NewPublishedFlowerRepository,
-		wire.Bind(new(app.MapFlowerStore), new(*postgres.PublishedFlowerRepository)),
+		wire.Bind(new(mapsapp.MapFlowerStore), new(*postgres.PublishedFlowerRepository)),
 		newPublishedFlowers,
 		postgres.NewRelationRepository,
 		wire.Bind(new(ports.RelationStore), new(*postgres.RelationRepository)),
@@ -168,7 +169,7 @@ var (
 		peopleapp.NewProfileService,
 		app.NewNearPrices,
 		newMapSync,
-		app.NewMarkReader,
+		mapsapp.NewMarkReader,
 		newFlowerListener,
 		wire.Struct(new(app.AgentDeps), "*"),
 		newAgentService,
@@ -225,34 +226,34 @@ func newTracedDoor(t *tracing.Tracing) httpapi.HandlerWrap {
 // answers with no chain read.
 // newPublishedFlowers is the published flowers' store as every writer uses
 // it: what is kept through it is on this process's map at once.
-func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *app.MapService, relations *relationsapp.RelationService) ports.PublishedFlowers {
+func newPublishedFlowers(store *postgres.PublishedFlowerRepository, maps *mapsapp.MapService, relations *relationsapp.RelationService) ports.PublishedFlowers {
 	return relationsapp.IndexingKeeps(maps.Watching(store), relations)
 }
 
 // newMapService is the map, its /map answer carrying the relations' groups
 // and pairs, its cards the maps' marks.
-func newMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store app.MapFlowerStore, views viewsapp.PersonViews, clock ports.Clock,
-	log *slog.Logger, m ports.Metrics, relations *relationsapp.RelationService, marks ports.MapMarks) (*app.MapService, error) {
-	return app.NewMapService(cfg, library, store, views, relations, marks, clock, log, m)
+func newMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, store mapsapp.MapFlowerStore, views viewsapp.PersonViews, clock ports.Clock,
+	log *slog.Logger, m ports.Metrics, relations *relationsapp.RelationService, marks ports.MapMarks) (*mapsapp.MapService, error) {
+	return mapsapp.NewMapService(cfg, library, store, views, relations, marks, clock, log, m)
 }
 
 func newMapSync(cfg config.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, positions ports.JobPositions, library *snapshotsapp.SnapshotLibrary,
-	log *slog.Logger, m ports.Metrics) (*app.MapSync, error) {
+	log *slog.Logger, m ports.Metrics) (*mapsapp.MapSync, error) {
 	var social ports.SocialDB = chain
 	if cfg.Public {
-		shipped, err := nearrpc.NewShippedSocialDB(app.ShippedMapRows())
+		shipped, err := nearrpc.NewShippedSocialDB(mapsapp.ShippedMapRows())
 		if err != nil {
 			return nil, err
 		}
 		social = shipped
 	}
-	return app.NewMapSync(cfg, social, flowers, positions, library, log, m), nil
+	return mapsapp.NewMapSync(cfg, social, flowers, positions, library, log, m), nil
 }
 
 // newFlowerListener hears every replica's newly kept flowers (NOTIFY on
 // ports.FlowersChannel) for this process's map; after a reconnect the map
 // reads the whole store again, since notifications may have been missed.
-func newFlowerListener(db *postgres.DB, log *slog.Logger, maps *app.MapService) *postgres.Listener {
+func newFlowerListener(db *postgres.DB, log *slog.Logger, maps *mapsapp.MapService) *postgres.Listener {
 	l := postgres.NewListener(db, log, ports.FlowersChannel)
 	l.On(func(payload string) {
 		id, _, _ := strings.Cut(payload, " ")
@@ -397,7 +398,7 @@ func newAgentService(d app.AgentDeps, jobs *app.AgentJobsService) *app.AgentServ
 // newSiteClaims is the site's own claims, finding each map's accounts through
 // the map; it also has the map draw a person's names (annotations) on their
 // own pictures.
-func newSiteClaims(m *app.MapService, a *annotationsapp.AnnotationService) (*relationsapp.SiteClaims, error) {
+func newSiteClaims(m *mapsapp.MapService, a *annotationsapp.AnnotationService) (*relationsapp.SiteClaims, error) {
 	m.DrawNamesFrom(a)
 	c, err := relationsapp.NewSiteClaims()
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/jobsapp"
+	"github.com/petal-near/petal/app/mapsapp"
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -231,7 +232,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		cleanup()
 		return nil, nil, err
 	}
-	markReader, err := app.NewMarkReader(cfg, client, mapMarks, mapService, clock, log, registry)
+	markReader, err := mapsapp.NewMarkReader(cfg, client, mapMarks, mapService, clock, log, registry)
 	if err != nil {
 		cleanup4()
 		cleanup3()
