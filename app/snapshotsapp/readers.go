@@ -8,6 +8,7 @@ import (
 
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/evm"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
 )
@@ -35,11 +36,24 @@ type target struct {
 }
 
 // readContext is one fresh read in progress: the contracts read at one
-// block (which keeps the calls made), and where progress goes.
+// block (which keeps the calls made), and where progress goes. A NEAR
+// reader reads through near, an EVM reader through evm; the other is nil.
 type readContext struct {
 	near     ports.NearReading
-	network  string // the chain id, near:mainnet
+	evm      ports.EVMReading
+	network  string // the chain id, near:mainnet or eip155:100
 	progress func(toolkit.Progress)
+}
+
+// pinned is the reading's block and the calls made, whichever chain it reads.
+func (rc *readContext) pinned() interface {
+	Block() snapshots.Block
+	Source() snapshots.Source
+} {
+	if rc.evm != nil {
+		return rc.evm
+	}
+	return rc.near
 }
 
 func (rc *readContext) say(stage, message string, done, total *int) {
@@ -62,9 +76,9 @@ func (rc *readContext) paging(stage, noun string) ports.Paging {
 // reading is a snapshot of this read with its common part and the tally made.
 func (rc *readContext) reading(network string, params json.RawMessage, title, about string, t snapshots.Tally) snapshots.Snapshot {
 	return snapshots.Snapshot{
-		Schema: snapshots.Schema, Network: network, Params: params, Chain: rc.network, Block: rc.near.Block(),
+		Schema: snapshots.Schema, Network: network, Params: params, Chain: rc.network, Block: rc.pinned().Block(),
 		Title: snapshots.Clip(title, snapshots.MaxTitle), About: snapshots.Clip(about, snapshots.MaxAbout),
-		Groups: t.Groups, Accounts: t.Accounts, Detail: t.Detail, Source: rc.near.Source(),
+		Groups: t.Groups, Accounts: t.Accounts, Detail: t.Detail, Source: rc.pinned().Source(),
 	}
 }
 
@@ -72,10 +86,14 @@ const chainProperty = `"chain":{"type":"string","enum":["near:mainnet","near:tes
 
 // readers is every network petal reads, in the order list_networks gives;
 // each is in a file of its own (reader_*.go).
-var readers = []Reader{daoMembersReader, daoProposalsReader, stakingPoolReader, ftBalancesReader}
+var readers = []Reader{daoMembersReader, daoProposalsReader, stakingPoolReader, ftBalancesReader, erc20HoldersReader, erc20DelegatesReader}
 
 func init() {
 	for i := range readers {
+		if strings.HasPrefix(readers[i].Chain, evm.ChainPrefix) {
+			readers[i].Chains = evmChains()
+			continue
+		}
 		readers[i].Chains = []string{snapshots.Mainnet, snapshots.Testnet}
 	}
 }

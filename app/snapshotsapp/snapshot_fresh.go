@@ -9,6 +9,7 @@ import (
 
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/evm"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
 )
@@ -173,12 +174,24 @@ func (s *SnapshotService) read(ctx context.Context, t *target, progress func(too
 		progress = func(toolkit.Progress) {}
 	}
 	rc := &readContext{network: t.chain, progress: progress}
-	rc.say("block", "reading the newest final block of "+t.chain, nil, nil)
-	reading, err := s.near.Pin(ctx, t.chain)
-	if err != nil {
-		return snapshots.Snapshot{}, err
+	if _, isEVM := evm.ChainID(t.chain); isEVM {
+		if s.evm == nil {
+			return snapshots.Snapshot{}, errs.Newf(errs.BadInput, "%s can't be read here: no EVM chain is set up", t.chain)
+		}
+		rc.say("block", "reading the newest finalized block of "+t.chain, nil, nil)
+		reading, err := s.evm.PinEVM(ctx, t.chain)
+		if err != nil {
+			return snapshots.Snapshot{}, err
+		}
+		rc.evm = reading
+	} else {
+		rc.say("block", "reading the newest final block of "+t.chain, nil, nil)
+		reading, err := s.near.Pin(ctx, t.chain)
+		if err != nil {
+			return snapshots.Snapshot{}, err
+		}
+		rc.near = reading
 	}
-	rc.near = reading
 	snap, err := t.read(ctx, rc)
 	if err != nil {
 		return snapshots.Snapshot{}, err

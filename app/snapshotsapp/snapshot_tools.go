@@ -29,6 +29,7 @@ type SnapshotService struct {
 	library *SnapshotLibrary
 	daos    ports.DAODirectory
 	near    ports.NearContracts
+	evm     ports.EVMTokens // nil: no EVM chain is read
 	clock   ports.Clock
 	slots   ports.Semaphore // fresh reads: PETAL_FRESH_READS at once, one per address
 	// refreshing lets one refresh of a chain's DAO list run at a time; the
@@ -55,6 +56,13 @@ func NewSnapshotService(cfg config.Config, log *slog.Logger, library *SnapshotLi
 	s := &SnapshotService{cfg: cfg, log: log, store: library.Store(), library: library, daos: daos, near: near, clock: clock,
 		slots: slots}
 	return s.ObservedBy(ports.NoMetrics{})
+}
+
+// WithEVM gives the service the EVM chains it reads (the chains with an RPC
+// setting); without it the EVM readers refuse every chain as unset.
+func (s *SnapshotService) WithEVM(e ports.EVMTokens) *SnapshotService {
+	s.evm = e
+	return s
 }
 
 // StoreShipped stores the snapshots that ship inside petal, once, with
@@ -130,7 +138,10 @@ type (
 		Token    string   `json:"token,omitempty" jsonschema:"a fungible token's contract"`
 		Accounts []string `json:"accounts,omitempty" jsonschema:"the accounts whose balances to read"`
 		Snapshot string   `json:"snapshot,omitempty" jsonschema:"a stored snapshot's sha256"`
-		Chain    string   `json:"chain,omitempty" jsonschema:"near:mainnet or near:testnet"`
+		Chain    string   `json:"chain,omitempty" jsonschema:"near:mainnet or near:testnet; an EVM chain as eip155:<id>"`
+		// FromBlock is evm-erc20-holders' first block; a pointer, so a 0
+		// sent is passed on as sent.
+		FromBlock *uint64 `json:"from_block,omitempty" jsonschema:"the first block an EVM reader reads logs from"`
 	}
 	findTargetInput struct {
 		Query string `json:"query" jsonschema:"words naming a DAO or a staking pool"`

@@ -46,9 +46,10 @@ func TestImportRule(t *testing.T) {
 // layer may import: the in-memory adapters, which stand in for a store a
 // test only needs to exist, and the NEAR RPC, model, web page and web search
 // adapters, which tests run for real against the fakes at the network edge
-// (nearrpctest, nearaitest, pages served on loopback, bravetest). PostgreSQL's
+// (nearrpctest, nearaitest, pages served on loopback, bravetest), and the
+// EVM adapter, run against a real EVM (evmtest). PostgreSQL's
 // adapter is not one: outside its own package and cmd, no test imports it.
-var standIns = []string{"adapters/memory", "adapters/nearrpc", "adapters/nearai", "adapters/webpage", "adapters/brave"}
+var standIns = []string{"adapters/memory", "adapters/nearrpc", "adapters/nearai", "adapters/webpage", "adapters/brave", "adapters/evm"}
 
 // testImportBreaksRule is importBreaksRule for a package's test files. The
 // domain's and the ports' tests get no stand-ins: they need no adapter.

@@ -12,6 +12,7 @@ import (
 	"github.com/google/wire"
 
 	"github.com/petal-near/petal/adapters/brave"
+	"github.com/petal-near/petal/adapters/evm"
 	httpapi "github.com/petal-near/petal/adapters/http"
 	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/memory"
@@ -123,6 +124,8 @@ var (
 		wire.Bind(new(ports.ProfileStore), new(*postgres.ProfileRepository)),
 		newChain,
 		wire.Bind(new(ports.NearContracts), new(*nearrpc.Client)),
+		newEVM,
+		wire.Bind(new(ports.EVMTokens), new(*evm.Client)),
 		postgres.NewDAODirectoryRepository,
 		wire.Bind(new(ports.DAODirectory), new(*postgres.DAODirectoryRepository)),
 		wire.Bind(new(ports.NearViews), new(*nearrpc.Client)),
@@ -312,6 +315,16 @@ func newChain(cfg config.Config, m ports.Metrics, t *tracing.Tracing) *nearrpc.C
 	}, PageSize: cfg.NearPageSize, Metrics: m, HTTPClient: &http.Client{Transport: t.Transport()}})
 }
 
+// newEVM is the EVM chains' client over their configured endpoints
+// (PETAL_EVM_RPC_<id>); with none set it reads no chain.
+func newEVM(cfg config.Config, m ports.Metrics, t *tracing.Tracing) (*evm.Client, func(), error) {
+	c, err := evm.New(evm.Options{Endpoints: cfg.EVMRPC, Metrics: m, HTTPClient: &http.Client{Transport: t.Transport()}})
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, c.Close, nil
+}
+
 func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
@@ -382,8 +395,8 @@ func newLedgerRepository(db *postgres.DB, m ports.Metrics) *postgres.LedgerRepos
 
 // newSnapshotService is the snapshot service, observed.
 func newSnapshotService(cfg config.Config, log *slog.Logger, library *snapshotsapp.SnapshotLibrary, daos ports.DAODirectory,
-	near ports.NearContracts, clock ports.Clock, slots ports.Semaphore, m ports.Metrics) *snapshotsapp.SnapshotService {
-	return snapshotsapp.NewSnapshotService(cfg, log, library, daos, near, clock, slots).ObservedBy(m)
+	near ports.NearContracts, evm ports.EVMTokens, clock ports.Clock, slots ports.Semaphore, m ports.Metrics) *snapshotsapp.SnapshotService {
+	return snapshotsapp.NewSnapshotService(cfg, log, library, daos, near, clock, slots).WithEVM(evm).ObservedBy(m)
 }
 
 // newAgentService is Petals' agent, which also takes up the reports the

@@ -70,13 +70,21 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry, tracing)
+	evmClient, cleanup4, err := newEVM(cfg, registry, tracing)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	semaphore := newSemaphore(cfg, db, clock)
-	snapshotService := newSnapshotService(cfg, log, snapshotLibrary, daoDirectoryRepository, client, clock, semaphore, registry)
+	snapshotService := newSnapshotService(cfg, log, snapshotLibrary, daoDirectoryRepository, client, evmClient, clock, semaphore, registry)
 	annotationRepository := postgres.NewAnnotationRepository(db)
 	sessionRepository := postgres.NewSessionRepository(db)
 	peopleRepository := postgres.NewPeopleRepository(db)
 	walletKeys, err := peopleapp.NewWalletKeys(cfg, random, log)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -95,6 +103,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	relationRepository := postgres.NewRelationRepository(db)
 	relationService, err := relationsapp.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -103,6 +112,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	mapMarks := postgres.NewMapMarks(db)
 	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarks)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -112,6 +122,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	nearPrice := newNearPrice(cfg, log, tracing)
 	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, signInService, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -120,6 +131,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	searchRepository := postgres.NewSearchRepository(db)
 	searchService, err := relationsapp.NewSearchService(searchRepository, registry)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -133,16 +145,18 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	server := mcp.New(toolkitRegistry, log)
 	siteClaims, err := newSiteClaims(mapService, annotationService)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	leases, cleanup4 := newLeases(db, processID, log)
+	leases, cleanup5 := newLeases(db, processID, log)
 	attestations := postgres.NewAttestations(db)
 	promptCountRepository := postgres.NewPromptCountRepository(db)
 	modelProvider, err := newModelProvider(cfg, attestations, promptCountRepository, registry, log, tracing)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -226,6 +240,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	jobPositions := postgres.NewJobPositions(db)
 	mapSync, err := newMapSync(cfg, client, publishedFlowers, jobPositions, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -234,6 +249,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	}
 	markReader, err := mapsapp.NewMarkReader(cfg, client, mapMarks, mapService, clock, log, registry)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -263,6 +279,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		Metrics:     registry,
 	}
 	return mainService, func() {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -309,8 +326,15 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry, tracing)
+	evmClient, cleanup4, err := newEVM(cfg, registry, tracing)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	semaphore := newSemaphore(cfg, db, clock)
-	snapshotService := newSnapshotService(cfg, log, snapshotLibrary, daoDirectoryRepository, client, clock, semaphore, registry)
+	snapshotService := newSnapshotService(cfg, log, snapshotLibrary, daoDirectoryRepository, client, evmClient, clock, semaphore, registry)
 	annotationRepository := postgres.NewAnnotationRepository(db)
 	sessionRepository := postgres.NewSessionRepository(db)
 	walletReader := noWallets()
@@ -325,6 +349,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	relationRepository := postgres.NewRelationRepository(db)
 	relationService, err := relationsapp.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -333,6 +358,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	mapMarks := postgres.NewMapMarks(db)
 	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarks)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -342,6 +368,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	nearPrice := newNearPrice(cfg, log, tracing)
 	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, walletReader, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -350,6 +377,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	searchRepository := postgres.NewSearchRepository(db)
 	searchService, err := relationsapp.NewSearchService(searchRepository, registry)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -364,6 +392,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 		Snapshots: snapshotService,
 	}
 	return mainStdioMCP, func() {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/adapters/evm/evmtest"
+)
+
+// An ERC-20's holders and delegates on a real EVM (go-ethereum's simulated
+// chain, OpenZeppelin's ERC20Votes), read through the wired service: listed,
+// read fresh over HTTP, drawn, and served over MCP.
+func TestERC20ReadingsThroughHTTPAndMCP(t *testing.T) {
+	chain := evmtest.NewChain(t, evmtest.Options{Accounts: 3})
+	votes := evmtest.Contracts(t)["PetalVotes"]
+	token := chain.Deploy(t, votes)
+	unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
+	chain.Transact(t, 0, votes, token, "mint", chain.Address(0), new(big.Int).Mul(big.NewInt(600), unit))
+	chain.Transact(t, 0, votes, token, "mint", chain.Address(1), new(big.Int).Mul(big.NewInt(300), unit))
+	chain.Transact(t, 1, votes, token, "transfer", chain.Address(2), new(big.Int).Mul(big.NewInt(100), unit))
+	chain.Transact(t, 0, votes, token, "delegate", chain.Address(0))
+	chain.Transact(t, 1, votes, token, "delegate", chain.Address(0))
+	chain.Finalize(t)
+
+	p := startPetal(t, map[string]string{"PETAL_EVM_CHAINS": "1337", "PETAL_EVM_RPC_1337": chain.URL})
+	res, body := p.do(t, http.MethodGet, "/api/v1/networks", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var networks struct {
+		Networks []struct {
+			ID     string          `json:"id"`
+			Chains []string        `json:"chains"`
+			Params json.RawMessage `json:"params"`
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &networks))
+	listed := map[string]string{}
+	for _, n := range networks.Networks {
+		listed[n.ID] = string(n.Params)
+	}
+	require.Contains(t, listed, "evm-erc20-holders")
+	require.Contains(t, listed, "evm-erc20-delegates")
+	assert.Contains(t, listed["evm-erc20-holders"], `"from_block"`)
+
+	params := fmt.Sprintf(`{"chain":"eip155:1337","token":"%s"}`, token.Hex())
+	res, body = p.do(t, http.MethodPost, "/api/v1/snapshots", `{"network":"evm-erc20-holders","params":`+params+`,"fresh":true}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var answer struct {
+		SHA256     string `json:"sha256"`
+		Count      int    `json:"count"`
+		StoredOnly bool   `json:"stored_only"`
+		TargetKey  string `json:"target_key"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &answer))
+	assert.Equal(t, 3, answer.Count)
+	assert.Equal(t, `evm-erc20-holders{"chain":"eip155:1337","token":"`+strings.ToLower(token.Hex())+`"}`, answer.TargetKey)
+
+	res, body = p.do(t, http.MethodGet, "/api/v1/snapshots/"+answer.SHA256, "")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	var snap struct {
+		Chain    string `json:"chain"`
+		Accounts []struct{ ID, Weight string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &snap))
+	assert.Equal(t, "eip155:1337", snap.Chain)
+	assert.Equal(t, "eip155:1337:"+strings.ToLower(chain.Address(0).Hex()), snap.Accounts[0].ID)
+	assert.Equal(t, "600", snap.Accounts[0].Weight)
+
+	// Drawn like any other reading.
+	res, body = p.do(t, http.MethodPost, "/api/v1/specs/propose", `{"sha256":"`+answer.SHA256+`"}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var proposal struct {
+		Spec json.RawMessage `json:"spec"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &proposal))
+	res, body = p.do(t, http.MethodPost, "/api/v1/render?format=svg", `{"spec":`+string(proposal.Spec)+`}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, "<svg")
+
+	// Over MCP: the stored reading, and the delegates read fresh.
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: p.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	var tokenParams map[string]any
+	require.NoError(t, json.Unmarshal([]byte(params), &tokenParams))
+	out, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "get_snapshot", Arguments: map[string]any{"network": "evm-erc20-holders", "params": tokenParams}})
+	require.NoError(t, err)
+	require.False(t, out.IsError, "%+v", out.Content)
+	stored := out.StructuredContent.(map[string]any)
+	assert.Equal(t, answer.SHA256, stored["sha256"])
+	assert.Equal(t, true, stored["stored_only"])
+
+	out, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "get_snapshot", Arguments: map[string]any{"network": "evm-erc20-delegates", "params": tokenParams, "fresh": true}})
+	require.NoError(t, err)
+	require.False(t, out.IsError, "%+v", out.Content)
+	delegates := out.StructuredContent.(map[string]any)
+	assert.EqualValues(t, 1, delegates["count"], "both holders delegated to the first")
+	assert.Equal(t, "PVT delegates", delegates["title"])
+
+	// A chain without a setting is bad input, naming the setting.
+	other := fmt.Sprintf(`{"chain":"eip155:100","token":"%s"}`, common.Address{1}.Hex())
+	res, body = p.do(t, http.MethodPost, "/api/v1/snapshots", `{"network":"evm-erc20-holders","params":`+other+`,"fresh":true}`)
+	require.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+	assert.Contains(t, body, "PETAL_EVM_RPC_100")
+}
