@@ -107,7 +107,7 @@ func TestFlowerWordsAreReadableWhereShown(t *testing.T) {
 		{"draft-crowded", "/draft?spec=" + url.QueryEscape(string(specJSON)), "#flower svg"},
 	}
 	for _, pg := range pages {
-		for _, width := range []int64{1280, 375} {
+		for _, width := range []int64{1280, 375, 320} {
 			for _, scheme := range []string{"light", "dark"} {
 				t.Run(fmt.Sprintf("%s at %d, %s", pg.name, width, scheme), func(t *testing.T) {
 					ctx := b.tab(t)
@@ -144,6 +144,20 @@ func TestFlowerWordsAreReadableWhereShown(t *testing.T) {
 					t.Logf("smallest words: %s", strings.Join(report, "; "))
 					for _, s := range sizes {
 						assert.GreaterOrEqual(t, s.Px, minTextPx, "%s %q", s.Kind, s.Text)
+					}
+					if width == 320 {
+						// There it reaches the screen's edges: all of it, and no
+						// sideways scroll for the page.
+						var fits bool
+						require.NoError(t, chromedp.Run(ctx, chromedp.Evaluate(`(() => {
+							const box = document.querySelector('.flower svg').getBoundingClientRect();
+							return document.documentElement.scrollWidth <= innerWidth && box.left >= -0.5 && box.right <= innerWidth + 0.5;
+						})()`, &fits)))
+						assert.True(t, fits, "the picture within the screen, the page without a sideways scroll")
+						if scheme == "dark" && pg.name == "draft-crowded" {
+							require.NoError(t, chromedp.Run(ctx, chromedp.ScrollIntoView(".flower svg", chromedp.ByQuery)))
+							screenshot(t, ctx, pg.name+"-320-dark")
+						}
 					}
 					if width == 375 && scheme == "dark" {
 						require.NoError(t, chromedp.Run(ctx, chromedp.ScrollIntoView(".flower svg", chromedp.ByQuery)))

@@ -14,9 +14,10 @@ import (
 )
 
 // The drawing's geometry, in SVG user units. The picture is drawn for the
-// box people see it in: 400 units wide, shown 326 to 480 CSS px wide on the
-// pages (a phone to a wide screen), so every word (13.5 units, the title 18)
-// is drawn at 11 px or more there. Fixed numbers decide the width and the
+// box people see it in: 400 units wide, shown 320 to 480 CSS px wide on the
+// pages (a 320 px phone, where petal.css lets it reach the screen's edges, to
+// a wide screen), so every word (14 units, the title 18) is drawn at 11 px or
+// more there (11.2 at 320). Fixed numbers decide the width and the
 // flower's frame; the height grows with the rows of the key and the legend, which are bounded.
 const (
 	canvasW     = 400
@@ -24,13 +25,13 @@ const (
 	discR       = 12.0  // the flower's centre disc
 	petalMaxLen = 140.0 // the largest petal, from the disc's edge to its tip
 	labelGap    = 6.0
-	textFont    = 13.5 // every word but the title: ≥ 11 px from 326 px wide
+	textFont    = 14 // every word but the title: ≥ 11 px from 315 px wide
 	titleFont   = 18.0
 	rowH        = 19
 	titleChars  = 34 // columns of a title line at titleFont
-	lineChars   = 48 // columns of a subtitle line at textFont
-	keyChars    = 34 // columns of a petal's name in the key
-	legendChars = 22 // columns of a colour's label (two columns of them)
+	lineChars   = 46 // columns of a subtitle line at textFont
+	keyChars    = 33 // columns of a petal's name in the key
+	legendChars = 21 // columns of a colour's label (two columns of them)
 	// keyRows is the most petals the key names; the rest are named by their
 	// own titles (the hover, and the text alternative).
 	keyRows = 16
@@ -53,7 +54,7 @@ const (
 // RenderVersion names how Render draws: picture addresses carry it (the
 // map's ?look=), so a cached picture is never an old look. Change it with
 // any change that changes a golden file's bytes.
-const RenderVersion = "2"
+const RenderVersion = "3"
 
 // Form is the box a picture is drawn for.
 type Form int
