@@ -159,7 +159,7 @@ func (a *AgentService) fallBack(ctx context.Context, c *chat, failed fitted, too
 		req.Tools = nil
 		req.Messages = append(slices.Clip(req.Messages[:1]), req.Messages[1:]...)
 		req.Messages[0].Content += "\n" + lastCallLine
-		f, ok, err = a.fitRound(ctx, c, req, req.MaxTokens)
+		f, ok, err = a.fitRound(ctx, c, req, max(req.MaxTokens, finalAllowance))
 		tools = nil
 	}
 	if err != nil {

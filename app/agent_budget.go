@@ -98,6 +98,9 @@ func (a *AgentService) fit(ctx context.Context, c *chat, req ports.ModelRequest,
 // fits after it; offered nil, it is the final answer itself, told so. A
 // chat that isn't paid for is sent as asked.
 func (a *AgentService) plan(ctx context.Context, c *chat, tools []ports.ModelTool, want int) (fitted, error) {
+	if tools == nil {
+		want = max(want, finalAllowance)
+	}
 	req := a.callRequest(ctx, c.run, c.thread, tools)
 	req.MaxTokens, req.NoFallback = want, true
 	if c.payer == nil {
@@ -111,9 +114,16 @@ func (a *AgentService) plan(ctx context.Context, c *chat, tools []ports.ModelToo
 	a.lastCalls.Add(1, "answered_without_tools")
 	req = a.callRequest(ctx, c.run, c.thread, nil)
 	req.Messages[0].Content += "\n" + lastCallLine
-	f, _, err = a.fitRound(ctx, c, req, want)
+	f, _, err = a.fitRound(ctx, c, req, max(want, finalAllowance))
 	return f, err
 }
+
+// finalAllowance is the max_tokens of a call offered no tools (the chat's
+// last words: out of rounds, or what is left pays for an answer only),
+// fitted down to what is left: its answer is words for the person, longer
+// than a tool call, and when the budget is short no attempt follows it, so
+// it gets more room than a round's first attempt.
+const finalAllowance = 4 * firstAllowance
 
 // fitRound fits req (want output tokens at most) in what the chat has left;
 // a request offering tools leaves room for the answer after it: the thread

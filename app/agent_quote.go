@@ -97,7 +97,8 @@ type quotedRound struct {
 // now: each is priced with the thread grown by an answer (answerBytesBound)
 // and a tool's result (toolResultMax) a round, and one use of the dearest
 // tool (switch D). A chat's rounds: runs.MaxToolRounds with tools, then one
-// without, each at its first attempt's allowance (firstAllowance).
+// without, each at its first attempt's allowance (firstAllowance; the last,
+// offered no tools, finalAllowance).
 func (a *AgentService) chatWorstCase(ctx context.Context, payer *credit.Payer, c quotedChat) ([]quotedRound, error) {
 	tools := offered(a.modelTools(), nil)
 	dearest := a.dearestTool(tools)
@@ -114,6 +115,9 @@ func (a *AgentService) chatWorstCase(ctx context.Context, payer *credit.Payer, c
 		// is the chat's cap.
 		req := a.callRequest(ctx, c.run, t, offer)
 		req.MaxTokens, req.NoFallback = firstAllowance, true
+		if offer == nil {
+			req.MaxTokens = finalAllowance
+		}
 		call := a.worstCall(ctx, req)
 		var used []string
 		if round > 0 && dearest != "" {
