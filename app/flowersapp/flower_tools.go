@@ -106,6 +106,25 @@ const figureProperties = `
     "nakamoto": { "type": ["integer", "null"] },
     "hhi": { "type": ["number", "null"] }`
 
+// banzhafSchema is the Banzhaf index compute_figures adds (docs/figures.md,
+// "What a vote weighs").
+const banzhafSchema = `{
+      "type": ["object", "null"],
+      "description": "the normalised Banzhaf index of the largest accounts in a vote of the whole reading's weight; null when nobody holds anything",
+      "required": ["rule", "quota", "voters", "method", "accounts"],
+      "properties": {
+        "rule": { "type": "string", "description": "the decision rule, in words" },
+        "quota": { "type": "string", "description": "the weight a coalition needs to win, exact decimal" },
+        "voters": { "type": "integer" },
+        "method": { "type": "string", "enum": ["exact", "sampled"] },
+        "samples": { "type": "integer", "description": "random coalitions drawn, when sampled" },
+        "accounts": { "type": "array", "items": { "type": "object", "required": ["id", "label", "index", "error"], "properties": {
+          "id": { "type": "string" }, "label": { "type": "string" },
+          "index": { "type": ["number", "null"] },
+          "error": { "type": ["number", "null"], "description": "half-width of an about-95% interval when sampled; null when exact" } } } }
+      }
+    }`
+
 const figuresOutputSchema = `{
   "type": "object",
   "required": ["sha256", "count", "total_weight", "top1_share", "top10_share", "top1pct_share", "gini", "nakamoto", "hhi", "groups"],
@@ -113,6 +132,7 @@ const figuresOutputSchema = `{
     "sha256": { "type": "string" },` + figureProperties + `,
     "origin": { "type": "string", "enum": ["this_site", "their_machine", "demo"], "description": "where the stored snapshot came from (none for one sent inline)" },
     "demo": { "type": "boolean", "description": "true when the snapshot is the made-up demo reading" },
+    "banzhaf": ` + banzhafSchema + `,
     "groups": {
       "type": "array",
       "items": {

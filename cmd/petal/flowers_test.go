@@ -70,7 +70,11 @@ func TestFiguresRoute(t *testing.T) {
 		"groups":[
 		 {"id":"council","label":"Council","share":0.8,"count":2,"total_weight":"8","top1_share":0.75,"top10_share":1,"top1pct_share":0.75,"top1pct_count":1,"gini":0.25,"nakamoto":1,"hhi":0.625},
 		 {"id":"community","label":"Community","share":0.4,"count":2,"total_weight":"4","top1_share":0.5,"top10_share":1,"top1pct_share":0.5,"top1pct_count":1,"gini":0,"nakamoto":2,"hhi":0.5},
-		 {"id":"empty","label":"Nobody","share":0,"count":0,"total_weight":"0","top1_share":null,"top10_share":null,"top1pct_share":null,"top1pct_count":0,"gini":null,"nakamoto":null,"hhi":null}]}`, body)
+		 {"id":"empty","label":"Nobody","share":0,"count":0,"total_weight":"0","top1_share":null,"top10_share":null,"top1pct_share":null,"top1pct_count":0,"gini":null,"nakamoto":null,"hhi":null}],
+		"banzhaf":{"rule":"majority of weight: more than half of the total","quota":"6","voters":3,"method":"exact","accounts":[
+		 {"id":"near:mainnet:alice.near","label":"","index":1,"error":null},
+		 {"id":"near:mainnet:bob.near","label":"<script>alert(1)</script>","index":0,"error":null},
+		 {"id":"near:mainnet:carol.near","label":"","index":0,"error":null}]}}`, body)
 
 	// Inline, the same figures under the same name.
 	inline, err := json.Marshal(map[string]any{"snapshot": snap, "group": "council"})

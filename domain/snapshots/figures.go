@@ -119,6 +119,9 @@ type GroupFigures struct {
 type FigureSet struct {
 	Figures
 	Groups []GroupFigures `json:"groups"`
+	// Banzhaf is what a vote of the whole reading's weight gives its largest
+	// accounts; null when nobody holds anything, or past 128 bits.
+	Banzhaf *Banzhaf `json:"banzhaf"`
 }
 
 // Weights are a snapshot's account weights as integers on one common decimal
@@ -244,6 +247,12 @@ func computeFiguresBig(s *Snapshot, onlyGroup string) (FigureSet, error) {
 	}
 	all := FiguresOf(w.Values, w.Scale)
 	out := FigureSet{Figures: all, Groups: []GroupFigures{}}
+	// The Banzhaf index has its own reference (brute force, in its tests); this
+	// path gives the fixed-width one's where the weights fit 128 bits, and
+	// none past them.
+	if r, err := RankWeights(s.Accounts); err == nil && !r.wide {
+		out.Banzhaf = banzhafOf(r.desc, r.total, r.scale, s.Accounts)
+	}
 	total := sum(w.Values)
 	for _, g := range s.Groups {
 		if onlyGroup != "" && g.ID != onlyGroup {

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"math/bits"
 	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -114,6 +115,11 @@ type RankedWeights struct {
 	total u128
 	scale int
 	wide  bool // the total needs more than 128 bits: figures take the math/big path
+
+	// The Banzhaf index depends on the weights alone: made once, by the
+	// first call that needs it, and kept with the ranked weights.
+	banzhafOnce sync.Once
+	banzhaf     *Banzhaf
 }
 
 // RankWeights parses every account's weight exactly and sorts them. A weight
@@ -226,7 +232,8 @@ func (r *RankedWeights) Figures(s *Snapshot, onlyGroup string) (FigureSet, error
 	for i, w := range r.desc {
 		values[i] = w.v
 	}
-	out := FigureSet{Figures: figuresOf128(values, r.total, r.scale), Groups: []GroupFigures{}}
+	r.banzhafOnce.Do(func() { r.banzhaf = banzhafOf(r.desc, r.total, r.scale, s.Accounts) })
+	out := FigureSet{Figures: figuresOf128(values, r.total, r.scale), Groups: []GroupFigures{}, Banzhaf: r.banzhaf}
 	member := r.memberships(s, onlyGroup)
 	var totalBig *big.Int
 	for gi, g := range s.Groups {
