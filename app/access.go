@@ -136,3 +136,22 @@ func (a *Access) dailyLeft(ctx context.Context, now time.Time, need credit.Micro
 	_, err = credit.PlanHold(credit.Payer{Kind: credit.PayOpen, DailyCap: a.cfg.LLMDailyCap}, []credit.Account{acct}, 0, need, now)
 	return err
 }
+
+// PersonPayer is a person's own credit as the payer of a chat whose first
+// call may cost up to firstCall: payment_required when it can't pay it.
+// Reports a person's agents bring back are paid this way alone, never from
+// an invite or the site's open allowance.
+func (a *Access) PersonPayer(ctx context.Context, personID string, firstCall credit.Micros) (credit.Payer, error) {
+	acct, err := a.ledger.Account(ctx, credit.PersonAccount(personID))
+	if errs.Is(err, errs.NotFound) {
+		return credit.Payer{}, errs.New(errs.PaymentRequired, "no credit of the person's own")
+	}
+	if err != nil {
+		return credit.Payer{}, err
+	}
+	p := credit.Payer{Kind: credit.PayPerson, PersonID: personID, PerChat: a.cfg.PersonPerChat}
+	if _, err := credit.PlanHold(p, []credit.Account{acct}, 0, max(firstCall, 1), a.clock.Now()); err != nil {
+		return credit.Payer{}, err
+	}
+	return p, nil
+}

@@ -9,25 +9,6 @@ import (
 	"github.com/petal-near/petal/domain/runs"
 )
 
-// PersonPayer is a person's own credit as the payer of a chat whose first
-// call may cost up to firstCall: payment_required when it can't pay it.
-// Reports a person's agents bring back are paid this way alone, never from
-// an invite or the site's open allowance.
-func (a *Access) PersonPayer(ctx context.Context, personID string, firstCall credit.Micros) (credit.Payer, error) {
-	acct, err := a.ledger.Account(ctx, credit.PersonAccount(personID))
-	if errs.Is(err, errs.NotFound) {
-		return credit.Payer{}, errs.New(errs.PaymentRequired, "no credit of the person's own")
-	}
-	if err != nil {
-		return credit.Payer{}, err
-	}
-	p := credit.Payer{Kind: credit.PayPerson, PersonID: personID, PerChat: a.cfg.PersonPerChat}
-	if _, err := credit.PlanHold(p, []credit.Account{acct}, 0, max(firstCall, 1), a.clock.Now()); err != nil {
-		return credit.Payer{}, err
-	}
-	return p, nil
-}
-
 // TakeUpReport implements ReportTurns: a new turn of the person's run with
 // message as theirs, paid from their own credit. It answers false, and
 // the report waits for the person's next message, when the run is going,
