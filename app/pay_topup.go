@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/big"
-	"regexp"
 	"time"
 
 	"github.com/petal-near/petal/app/peopleapp"
@@ -38,8 +37,6 @@ type PriceUsed struct {
 	BlockAt time.Time `json:"block_at"`
 }
 
-var txHashPattern = regexp.MustCompile(`^[1-9A-HJ-NP-Za-km-z]{32,44}$`)
-
 // Pay counts a NEAR transfer from one of the person's wallets to Petal's
 // receiver onto their credit, once per transaction hash. Refusals, as the
 // contract lists them: unauthorised (not signed in, not their wallet),
@@ -59,7 +56,7 @@ func (s *PayService) Pay(ctx context.Context, sess people.Session, in PayInput) 
 		return PayBody{}, errs.New(errs.BadInput, "this site counts mainnet NEAR only, not testnet: testnet NEAR is free and this site's model costs real dollars",
 			"send NEAR on mainnet")
 	}
-	if b, err := people.Base58Decode(in.TxHash); !txHashPattern.MatchString(in.TxHash) || err != nil || len(b) != 32 {
+	if !people.IsTxHash(in.TxHash) {
 		return PayBody{}, errs.New(errs.BadInput, "tx_hash must be a NEAR transaction hash (base58)")
 	}
 	wallets, err := s.signIn.WalletsOf(ctx, sess.Subject)

@@ -17,7 +17,7 @@ import (
 // is the wallet that sent it (account_id, else the person's wallet on the
 // network); id, when given too, must be one the transaction wrote.
 func (s *PublishService) flowerOfTransaction(ctx context.Context, caller toolkit.Caller, chain, short string, in publishInput) (id, account string, err error) {
-	if b, err := people.Base58Decode(in.TxHash); !txHashPattern.MatchString(in.TxHash) || err != nil || len(b) != 32 {
+	if !people.IsTxHash(in.TxHash) {
 		return "", "", errs.New(errs.BadInput, "tx_hash must be a NEAR transaction hash (base58)")
 	}
 	account = in.AccountID

@@ -70,3 +70,13 @@ func Base58Decode(s string) ([]byte, error) {
 	copy(out[zeros:], body)
 	return out, nil
 }
+
+// IsTxHash says whether s is a NEAR transaction hash: base58 of 32 bytes. Top-ups
+// and publishing both take one a person's wallet sent, and check it this one way.
+func IsTxHash(s string) bool {
+	if len(s) < 32 || len(s) > 44 {
+		return false
+	}
+	b, err := Base58Decode(s)
+	return err == nil && len(b) == 32
+}
