@@ -14,6 +14,7 @@ import (
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/jobsapp"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
@@ -41,9 +42,9 @@ type AgentService struct {
 	attest    ports.Attestations
 	registry  *toolkit.Registry
 	flowers   FlowerDrawer
-	access    *Access
-	ledger    *Ledger
-	pay       *PayService // reconciles a person's calls with NEAR AI's bill before their chat
+	access    *moneyapp.Access
+	ledger    *moneyapp.Ledger
+	pay       *moneyapp.PayService // reconciles a person's calls with NEAR AI's bill before their chat
 	snapshots ports.SnapshotStore
 	limiter   ports.RateLimiter
 	budget    *snapshotsapp.DataBudget // what strangers' chats store
@@ -88,9 +89,9 @@ type AgentDeps struct {
 	Attestations ports.Attestations
 	Registry     *toolkit.Registry
 	Flowers      FlowerDrawer // the flower event; nil: none
-	Access       *Access
-	Ledger       *Ledger
-	Pay          *PayService // reconciles a person's calls with NEAR AI's bill before their chat; nil: not
+	Access       *moneyapp.Access
+	Ledger       *moneyapp.Ledger
+	Pay          *moneyapp.PayService // reconciles a person's calls with NEAR AI's bill before their chat; nil: not
 	Snapshots    ports.SnapshotStore
 	Limiter      ports.RateLimiter
 	Log          *slog.Logger

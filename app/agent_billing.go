@@ -24,7 +24,7 @@ func (a *AgentService) reconcileFirst(ctx context.Context, runID string, payer *
 	if a.pay == nil || payer == nil || payer.Kind != credit.PayPerson {
 		return
 	}
-	if err := a.pay.reconcileSpaced(ctx, payer.PersonID); err != nil {
+	if err := a.pay.ReconcileSpaced(ctx, payer.PersonID); err != nil {
 		a.log.Warn("agent run: reconciling the person's calls before the chat", "run", runID, "err", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/petal-near/petal/app/jobsapp"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -23,7 +24,7 @@ const (
 // viewers see through the bus) and then gives back their ledger holds. One
 // replica sweeps at a time; any replica may.
 // Its metrics count what the sweeps of this process ended.
-func SweepJob(agent *AgentService, ledger *Ledger, m ports.Metrics) jobsapp.Job {
+func SweepJob(agent *AgentService, ledger *moneyapp.Ledger, m ports.Metrics) jobsapp.Job {
 	m = ports.MetricsOrNone(m)
 	ended := m.Counter("petal_sweep_runs_ended_total", "Runs of processes whose lease lapsed that this process's sweeps ended (interrupted).")
 	released := m.Counter("petal_sweep_holds_released_total", "Ledger holds of processes whose lease lapsed that this process's sweeps released.")

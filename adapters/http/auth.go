@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/domain/errs"
 )
@@ -21,8 +21,8 @@ func (s *Server) authRoutes() []Route {
 			Body: peopleapp.VerifyInput{}, Answers: answersJSON(peopleapp.VerifyBody{}), Takes: []Credential{Anyone, Session}},
 		{Method: http.MethodPost, Path: "/api/v1/auth/logout", Access: AccessSession, Summary: "ends this session and clears its cookie: { ok: true }", Handler: s.logout, Answers: answersJSON(okBody{}), Takes: []Credential{Anyone, Session}},
 		{Method: http.MethodPost, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "body { token }: holds the invite in this session, opening an anonymous one if needed: { invite }", Handler: s.redeemInvite,
-			Body: redeemBody{}, Answers: answersJSON(app.InviteBody{}), Takes: []Credential{Anyone, Session}},
-		{Method: http.MethodGet, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "the invite this session holds: { invite }, or { invite: null }", Handler: s.heldInvite, Answers: answersJSON(app.InviteBody{}), Takes: []Credential{Anyone, Session}},
+			Body: redeemBody{}, Answers: answersJSON(moneyapp.InviteBody{}), Takes: []Credential{Anyone, Session}},
+		{Method: http.MethodGet, Path: "/api/v1/auth/invite", Access: AccessSession, Summary: "the invite this session holds: { invite }, or { invite: null }", Handler: s.heldInvite, Answers: answersJSON(moneyapp.InviteBody{}), Takes: []Credential{Anyone, Session}},
 		{Method: http.MethodPost, Path: "/api/v1/me/wallets", Access: AccessSession, Summary: "signed in, same-origin, body { network, proof } as verify's: attaches another wallet to this person (SYS-023): { person_id, attached, already, wallets }; a wallet bound to another person is 409 conflict and nothing is merged", Handler: s.attachWallet,
 			Body: peopleapp.VerifyInput{}, Answers: answersJSON(peopleapp.AttachBody{}), Fails: []int{http.StatusConflict}},
 		{Method: http.MethodGet, Path: "/api/v1/me", Access: AccessSession, Summary: "the signed-in person: { person_id, network, account, wallets, credit }; 401 to anyone else", Handler: s.me, Answers: answersJSON(peopleapp.MeBody{})},

@@ -20,6 +20,7 @@ import (
 	"github.com/petal-near/petal/app/explorationsapp"
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/mapsapp"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -99,17 +100,17 @@ type Deps struct {
 	AgentJobs *app.AgentJobsService
 	// Conversations is the list of a session's runs and explorations.
 	Conversations *app.ConversationService
-	Invites       *app.InviteService
-	Ledger        *app.Ledger
+	Invites       *moneyapp.InviteService
+	Ledger        *moneyapp.Ledger
 	// Snapshots is the service behind the snapshot body route.
 	Snapshots *snapshotsapp.SnapshotService
 	SignIn    *peopleapp.SignInService
-	Pay       *app.PayService
+	Pay       *moneyapp.PayService
 	// Publish is the service behind a published flower's SVG.
 	Publish *app.PublishService
 	// Views keeps people's views (GET/PUT /api/v1/me/view, /api/v1/views/:hash).
 	Views  *viewsapp.ViewService
-	TopUps *app.TopUpService
+	TopUps *moneyapp.TopUpService
 	// Maps is the shared map's lists and pictures (nil: no map routes).
 	Maps *mapsapp.MapService
 	// Profiles keeps people's profiles and serves their pictures.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
@@ -23,8 +23,8 @@ func TestGateFollowsWhoPays(t *testing.T) {
 	ctx := t.Context()
 	sessions := postgres.NewSessionRepository(f.db.DB)
 	cfg := config.Config{AgentAccess: "gated", LLMDailyCap: 3 * credit.MicrosPerUSD, PersonPerChat: 500_000}
-	gate := func(cfg config.Config) *app.Access {
-		return app.NewAccess(cfg, sessions, postgres.NewInviteRepository(f.db.DB), f.store, memory.SystemClock{})
+	gate := func(cfg config.Config) *moneyapp.Access {
+		return moneyapp.NewAccess(cfg, sessions, postgres.NewInviteRepository(f.db.DB), f.store, memory.SystemClock{})
 	}
 	open := func(subject, inviteID string) toolkit.Caller {
 		if people.IsPerson(subject) {

@@ -15,8 +15,8 @@ import (
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/domain/credit"
 )
 
@@ -50,8 +50,8 @@ func BenchmarkLedger(b *testing.B) {
 	db := &postgres.DB{Pool: pool}
 	ctx := context.Background()
 	store := postgres.NewLedgerRepository(db)
-	ledger := app.NewLedger(config.Config{}, store, postgres.NewPeopleRepository(db), memory.SystemClock{}, rand.Reader, nil)
-	invites := app.NewInviteService(postgres.NewInviteRepository(db), postgres.NewSessionRepository(db), memory.SystemClock{}, rand.Reader)
+	ledger := moneyapp.NewLedger(config.Config{}, store, postgres.NewPeopleRepository(db), memory.SystemClock{}, rand.Reader, nil)
+	invites := moneyapp.NewInviteService(postgres.NewInviteRepository(db), postgres.NewSessionRepository(db), memory.SystemClock{}, rand.Reader)
 
 	persons := make([]credit.Payer, 100)
 	for i := range persons {

@@ -16,16 +16,16 @@ import (
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
 type ledgerFixture struct {
 	db      *pgtest.DB
-	ledger  *app.Ledger
-	invites *app.InviteService
+	ledger  *moneyapp.Ledger
+	invites *moneyapp.InviteService
 	store   *postgres.LedgerRepository
 }
 
@@ -36,8 +36,8 @@ func newLedgerFixture(t testing.TB) *ledgerFixture {
 	return &ledgerFixture{
 		db:      db,
 		store:   store,
-		ledger:  app.NewLedger(config.Config{}, store, postgres.NewPeopleRepository(db.DB), clock, rand.Reader, nil),
-		invites: app.NewInviteService(postgres.NewInviteRepository(db.DB), postgres.NewSessionRepository(db.DB), clock, rand.Reader),
+		ledger:  moneyapp.NewLedger(config.Config{}, store, postgres.NewPeopleRepository(db.DB), clock, rand.Reader, nil),
+		invites: moneyapp.NewInviteService(postgres.NewInviteRepository(db.DB), postgres.NewSessionRepository(db.DB), clock, rand.Reader),
 	}
 }
 

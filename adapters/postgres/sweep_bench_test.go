@@ -10,8 +10,8 @@ import (
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/domain/runs"
 )
 
@@ -70,7 +70,7 @@ func BenchmarkSweep(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ledger := app.NewLedger(cfg, postgres.NewLedgerRepository(db.DB), postgres.NewPeopleRepository(db.DB), memory.SystemClock{}, rand.Reader, slog.New(slog.DiscardHandler))
+		ledger := moneyapp.NewLedger(cfg, postgres.NewLedgerRepository(db.DB), postgres.NewPeopleRepository(db.DB), memory.SystemClock{}, rand.Reader, slog.New(slog.DiscardHandler))
 		for b.Loop() {
 			b.StopTimer()
 			ctx := context.Background()

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/domain/credit"
 )
 
@@ -207,9 +207,9 @@ func TestThePriceDocumentFollowsTheSwitches(t *testing.T) {
 	require.NoError(t, err)
 	on, err := load(map[string]string{"PETAL_FEE_PER_TURN_USD": "0.01"})
 	require.NoError(t, err)
-	a, err := app.NewPayService(off, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil).Price()
+	a, err := moneyapp.NewPayService(off, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil).Price()
 	require.NoError(t, err)
-	b, err := app.NewPayService(on, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil).Price()
+	b, err := moneyapp.NewPayService(on, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil).Price()
 	require.NoError(t, err)
 	assert.False(t, a.Price.BaseFee.C.On)
 	assert.True(t, b.Price.BaseFee.C.On)

@@ -15,8 +15,8 @@ import (
 
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/invites"
 )
@@ -42,7 +42,7 @@ func inviteCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	}
 	defer closeDB()
 	clock := memory.SystemClock{}
-	svc := app.NewInviteService(postgres.NewInviteRepository(db), postgres.NewSessionRepository(db), clock, rand.Reader)
+	svc := moneyapp.NewInviteService(postgres.NewInviteRepository(db), postgres.NewSessionRepository(db), clock, rand.Reader)
 	switch args[0] {
 	case "mint":
 		return inviteMint(ctx, svc, args[1:], stdout)
@@ -73,7 +73,7 @@ func inviteCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	return fmt.Errorf("unknown invite command %q:\n%s", args[0], inviteUsage)
 }
 
-func inviteMint(ctx context.Context, svc *app.InviteService, args []string, stdout io.Writer) error {
+func inviteMint(ctx context.Context, svc *moneyapp.InviteService, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("invite mint", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	days := fs.Int("days", invites.DefaultDays, "days the invite lasts")

@@ -12,8 +12,8 @@ import (
 
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/domain/credit"
 )
 
@@ -23,7 +23,7 @@ func TestARestartLeavesNothingHeld(t *testing.T) {
 	p := startPetal(t, nil)
 	ctx := t.Context()
 	m := mintInvite(t, p, "1")
-	ledger := app.NewLedger(config.Config{}, postgres.NewLedgerRepository(p.DB.DB), postgres.NewPeopleRepository(p.DB.DB), memory.SystemClock{}, rand.Reader, nil)
+	ledger := moneyapp.NewLedger(config.Config{}, postgres.NewLedgerRepository(p.DB.DB), postgres.NewPeopleRepository(p.DB.DB), memory.SystemClock{}, rand.Reader, nil)
 	payer := credit.Payer{Kind: credit.PayInvite, InviteID: m.ID, PerChat: credit.InvitePerChat, DailyCap: p.Cfg.LLMDailyCap}
 
 	_, err := p.DB.Pool.Exec(ctx, `INSERT INTO processes (id, hostname, pid, build_id, heartbeat_at) VALUES ('proc_crashed', 'h', 1, 'dev', now() - interval '5 minutes')`)

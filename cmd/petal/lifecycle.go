@@ -20,6 +20,7 @@ import (
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/mapsapp"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
@@ -37,7 +38,7 @@ type service struct {
 	Bus       *postgres.EventBus
 	Leases    ports.Leases
 	Process   jobsapp.ProcessID
-	Ledger    *app.Ledger
+	Ledger    *moneyapp.Ledger
 	Jobs      *jobsapp.Scheduler
 	// Near reads the chain; serve checks the receivers with it at start.
 	Near ports.NearAccounts
@@ -116,15 +117,15 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 
 // newScheduler is this process's scheduler with every scheduled job petal
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
-func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *app.Ledger, cfg config.Config, db *postgres.DB, clock ports.Clock,
-	prices *app.NearPrices, retention ports.Retention, topUps *app.TopUpService, mapSync *mapsapp.MapSync,
+func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *moneyapp.Ledger, cfg config.Config, db *postgres.DB, clock ports.Clock,
+	prices *moneyapp.NearPrices, retention ports.Retention, topUps *moneyapp.TopUpService, mapSync *mapsapp.MapSync,
 	agentJobs *app.AgentJobsService, relations *relationsapp.RelationService, random ports.Random, marks *mapsapp.MarkReader, ledgerStore *postgres.LedgerRepository) *jobsapp.Scheduler {
 	s := jobsapp.NewScheduler(leases, process, log)
 	s.JitterFrom(random)
 	s.Observe(jobsapp.CountJobs(m))
 	s.Add(app.SweepJob(agent, ledger, m))
 	s.Add(app.RetentionJob(retention, cfg, m))
-	s.Add(app.DaySlicesJob(ledgerStore, clock))
+	s.Add(moneyapp.DaySlicesJob(ledgerStore, clock))
 	if cfg.Limits != config.LimitsMemory {
 		// Closed windows of the limits counted in PostgreSQL (newRateLimiter).
 		shared := postgres.NewRateLimiter(db, clock)

@@ -20,8 +20,8 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/oneclick"
 	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 )
@@ -199,8 +199,8 @@ func TestPriceTipAndUsage(t *testing.T) {
 	ctx := t.Context()
 	store := postgres.NewLedgerRepository(p.DB.DB)
 	peopleStore := postgres.NewPeopleRepository(p.DB.DB)
-	ledger := app.NewLedger(config.Config{}, store, peopleStore, memory.SystemClock{}, rand.Reader, nil)
-	access := app.NewAccess(p.Cfg, postgres.NewSessionRepository(p.DB.DB), postgres.NewInviteRepository(p.DB.DB), store, memory.SystemClock{})
+	ledger := moneyapp.NewLedger(config.Config{}, store, peopleStore, memory.SystemClock{}, rand.Reader, nil)
+	access := moneyapp.NewAccess(p.Cfg, postgres.NewSessionRepository(p.DB.DB), postgres.NewInviteRepository(p.DB.DB), store, memory.SystemClock{})
 	var sessionID string
 	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT id FROM sessions WHERE subject = $1`, person).Scan(&sessionID))
 	payer, err := access.Gate(ctx, toolkit.Caller{Subject: person, Session: sessionID})
@@ -287,7 +287,7 @@ func TestTheNEARPriceFromNEARIntents(t *testing.T) {
 	res, body = p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", txTransfer), "Cookie", cookie)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.Contains(t, body, `"added_usd":9`, "2 NEAR at $4.50")
-	assert.Contains(t, body, `"source":"`+app.SourceOneClick+`"`)
+	assert.Contains(t, body, `"source":"`+moneyapp.SourceOneClick+`"`)
 }
 
 // blockAt makes every block the fake RPC answers (the recordings' blocks
@@ -326,7 +326,7 @@ func TestATopUpIsPricedAtItsBlockTime(t *testing.T) {
 	require.Eventually(t, func() bool { return readings() > 0 }, 60*time.Second, 50*time.Millisecond, "the job reads the price at start")
 	var source string
 	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT source FROM near_prices`).Scan(&source))
-	assert.Equal(t, app.SourceOneClick, source)
+	assert.Equal(t, moneyapp.SourceOneClick, source)
 
 	pay := func(hash string) (*http.Response, string) {
 		return p.do(t, http.MethodPost, "/api/v1/pay", payBody("testnet", "alice.testnet", hash), "Cookie", cookie, "Origin", siteOrigin)
@@ -344,8 +344,8 @@ func TestATopUpIsPricedAtItsBlockTime(t *testing.T) {
 	// after; NEAR is at $9 now. Priced at $3, never the later, higher $5.
 	block := time.Now().Add(-time.Hour).Truncate(time.Second)
 	blockAt(t, rpc, block)
-	require.NoError(t, history.RecordNearPrice(ctx, credit.NearQuote{At: block.Add(-4 * time.Minute), USD: 3_000_000, Source: app.SourceOneClick}))
-	require.NoError(t, history.RecordNearPrice(ctx, credit.NearQuote{At: block.Add(2 * time.Minute), USD: 5_000_000, Source: app.SourceOneClick}))
+	require.NoError(t, history.RecordNearPrice(ctx, credit.NearQuote{At: block.Add(-4 * time.Minute), USD: 3_000_000, Source: moneyapp.SourceOneClick}))
+	require.NoError(t, history.RecordNearPrice(ctx, credit.NearQuote{At: block.Add(2 * time.Minute), USD: 5_000_000, Source: moneyapp.SourceOneClick}))
 	res, body = pay(txTransfer)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	var out struct {
@@ -361,18 +361,18 @@ func TestATopUpIsPricedAtItsBlockTime(t *testing.T) {
 	assert.Equal(t, 6.0, out.AddedUSD, "2 NEAR at $3")
 	assert.Equal(t, 3.0, out.NearUSD)
 	assert.True(t, block.Add(-4*time.Minute).Equal(out.Price.At), "the reading it was counted at: %s", out.Price.At)
-	assert.Equal(t, app.SourceOneClick, out.Price.Source)
+	assert.Equal(t, moneyapp.SourceOneClick, out.Price.Source)
 	assert.True(t, block.Equal(out.Price.BlockAt))
 	var priceAt, blockStored time.Time
 	var priceSource string
 	require.NoError(t, p.DB.Pool.QueryRow(ctx, `SELECT price_at, price_source, block_at FROM credit_topups WHERE tx_hash = $1`, txTransfer).
 		Scan(&priceAt, &priceSource, &blockStored))
 	assert.True(t, priceAt.Equal(block.Add(-4*time.Minute)))
-	assert.Equal(t, app.SourceOneClick, priceSource)
+	assert.Equal(t, moneyapp.SourceOneClick, priceSource)
 	assert.True(t, blockStored.Equal(block), "the top-up keeps which price it was counted at")
 
 	// A reading a minute after the block at $2.50, lower and nearer: that one.
-	require.NoError(t, history.RecordNearPrice(ctx, credit.NearQuote{At: block.Add(time.Minute), USD: 2_500_000, Source: app.SourceOneClick}))
+	require.NoError(t, history.RecordNearPrice(ctx, credit.NearQuote{At: block.Add(time.Minute), USD: 2_500_000, Source: moneyapp.SourceOneClick}))
 	res, body = pay(txBatch)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.Contains(t, body, `"added_usd":1.25`, "0.5 NEAR at $2.50")
@@ -381,10 +381,10 @@ func TestATopUpIsPricedAtItsBlockTime(t *testing.T) {
 	assert.EqualValues(t, 7_250_000, funded)
 
 	// Retention: the job prunes readings older than 30 days.
-	require.NoError(t, history.RecordNearPrice(ctx, credit.NearQuote{At: time.Now().Add(-31 * 24 * time.Hour), USD: 1_000_000, Source: app.SourceOneClick}))
+	require.NoError(t, history.RecordNearPrice(ctx, credit.NearQuote{At: time.Now().Add(-31 * 24 * time.Hour), USD: 1_000_000, Source: moneyapp.SourceOneClick}))
 	before := readings()
 	nowUSD.Store("4.25")
-	prices := app.NewNearPrices(p.Cfg, oneclick.NewPriceFeed(oneClick.URL, nil), history, memory.SystemClock{}, nil)
+	prices := moneyapp.NewNearPrices(p.Cfg, oneclick.NewPriceFeed(oneClick.URL, nil), history, memory.SystemClock{}, nil)
 	n, err := prices.Record(ctx)
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, n, "one reading written, one pruned")

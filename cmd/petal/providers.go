@@ -30,6 +30,7 @@ import (
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/mapsapp"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -160,17 +161,17 @@ var (
 	appSet = wire.NewSet(
 		app.NewHealthService,
 		peopleapp.NewSessionService,
-		app.NewInviteService,
-		app.NewAccess,
-		app.NewLedger,
+		moneyapp.NewInviteService,
+		moneyapp.NewAccess,
+		moneyapp.NewLedger,
 		peopleapp.NewWalletKeys,
 		peopleapp.NewSignInService,
 		newSiteClaims,
 		wire.Bind(new(annotationsapp.WalletReader), new(*peopleapp.SignInService)),
-		app.NewPayService,
-		app.NewTopUpService,
+		moneyapp.NewPayService,
+		moneyapp.NewTopUpService,
 		peopleapp.NewProfileService,
-		app.NewNearPrices,
+		moneyapp.NewNearPrices,
 		newMapSync,
 		mapsapp.NewMarkReader,
 		newFlowerListener,

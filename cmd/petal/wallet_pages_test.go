@@ -28,8 +28,8 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/oneclick/oneclicktest"
 	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/credit"
 	"github.com/petal-near/petal/domain/people"
@@ -150,8 +150,8 @@ func TestSignInThroughTheWalletConnector(t *testing.T) {
 		require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT subject, id FROM sessions WHERE wallet_id IS NOT NULL ORDER BY created_at DESC LIMIT 1`).
 			Scan(&person, &session)) // erin's: the only person signed in so far
 		store := postgres.NewLedgerRepository(p.DB.DB)
-		ledger := app.NewLedger(config.Config{}, store, postgres.NewPeopleRepository(p.DB.DB), memory.SystemClock{}, rand.Reader, nil)
-		access := app.NewAccess(p.Cfg, postgres.NewSessionRepository(p.DB.DB), postgres.NewInviteRepository(p.DB.DB), store, memory.SystemClock{})
+		ledger := moneyapp.NewLedger(config.Config{}, store, postgres.NewPeopleRepository(p.DB.DB), memory.SystemClock{}, rand.Reader, nil)
+		access := moneyapp.NewAccess(p.Cfg, postgres.NewSessionRepository(p.DB.DB), postgres.NewInviteRepository(p.DB.DB), store, memory.SystemClock{})
 		payer, err := access.Gate(t.Context(), toolkit.Caller{Subject: person, Session: session})
 		require.NoError(t, err)
 		require.Equal(t, credit.PayPerson, payer.Kind, "her own credit pays")

@@ -19,6 +19,7 @@ import (
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/mapsapp"
+	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -164,14 +165,14 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		return nil, nil, err
 	}
 	inviteRepository := postgres.NewInviteRepository(db)
-	access := app.NewAccess(cfg, sessionRepository, inviteRepository, ledgerRepository, clock)
-	ledger := app.NewLedger(cfg, ledgerRepository, peopleRepository, clock, random, log)
+	access := moneyapp.NewAccess(cfg, sessionRepository, inviteRepository, ledgerRepository, clock)
+	ledger := moneyapp.NewLedger(cfg, ledgerRepository, peopleRepository, clock, random, log)
 	nearPriceRepository := postgres.NewNearPriceRepository(db)
-	nearPrices := app.NewNearPrices(cfg, nearPrice, nearPriceRepository, clock, log)
+	nearPrices := moneyapp.NewNearPrices(cfg, nearPrice, nearPriceRepository, clock, log)
 	modelBilling := newModelBilling(modelProvider)
 	modelPrices := newModelPrices(modelProvider)
 	billingClaimRepository := postgres.NewBillingClaimRepository(db)
-	payService := app.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, nearPrices, modelBilling, modelPrices, billingClaimRepository, rateLimiter, log)
+	payService := moneyapp.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, nearPrices, modelBilling, modelPrices, billingClaimRepository, rateLimiter, log)
 	chatQuoteRepository := postgres.NewChatQuoteRepository(db)
 	agentDeps := app.AgentDeps{
 		Config:       cfg,
@@ -199,10 +200,10 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	agentService := newAgentService(agentDeps, agentJobsService)
 	conversations := postgres.NewConversations(db)
 	conversationService := app.NewConversationService(conversations)
-	inviteService := app.NewInviteService(inviteRepository, sessionRepository, clock, random)
+	inviteService := moneyapp.NewInviteService(inviteRepository, sessionRepository, clock, random)
 	intentTopUpRepository := postgres.NewIntentTopUpRepository(db)
 	swaps := newSwaps(cfg, registry, tracing)
-	topUpService := app.NewTopUpService(cfg, intentTopUpRepository, swaps, signInService, rateLimiter, clock, log, registry)
+	topUpService := moneyapp.NewTopUpService(cfg, intentTopUpRepository, swaps, signInService, rateLimiter, clock, log, registry)
 	profileRepository := postgres.NewProfileRepository(db)
 	profileService := peopleapp.NewProfileService(profileRepository, dataBudget, rateLimiter, clock, log, registry)
 	walletConnector := newWalletConnector(cfg)

@@ -1,4 +1,4 @@
-package app
+package moneyapp
 
 import (
 	"context"
@@ -94,10 +94,10 @@ func (s *PayService) ReconcilePending(ctx context.Context, personID string) erro
 	return nil
 }
 
-// reconcileSpaced is ReconcilePending at most once every BillingAskEvery
+// ReconcileSpaced is ReconcilePending at most once every BillingAskEvery
 // per person, one at a time (within reconcileTimeout): the usage route's
 // and each chat's, sharing one turn.
-func (s *PayService) reconcileSpaced(ctx context.Context, personID string) error {
+func (s *PayService) ReconcileSpaced(ctx context.Context, personID string) error {
 	if s.billing == nil {
 		return nil
 	}
@@ -240,7 +240,7 @@ func (s *PayService) Usage(ctx context.Context, personID string) (UsageBody, err
 			return UsageBody{}, toolkit.RateLimited(fmt.Sprintf("more than %d usage reads a minute", UsageCallsPerMinute), wait)
 		}
 	}
-	if err := s.reconcileSpaced(ctx, personID); err != nil {
+	if err := s.ReconcileSpaced(ctx, personID); err != nil {
 		return UsageBody{}, err
 	}
 	recs, err := s.ledger.Usage(ctx, credit.PersonAccount(personID), usageLimit)
