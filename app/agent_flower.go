@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/petal-near/petal/app/publishapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
@@ -111,7 +112,7 @@ func (a *AgentService) preparePublish(ctx context.Context, caller toolkit.Caller
 	if err != nil {
 		return nil
 	}
-	out, err := a.registry.Call(ctx, ToolPreparePublish, toolkit.Call{Input: in,
+	out, err := a.registry.Call(ctx, publishapp.ToolPreparePublish, toolkit.Call{Input: in,
 		Caller: toolkit.Caller{Door: toolkit.DoorAgent, Address: caller.Address, Subject: caller.Subject, Session: caller.Session}})
 	if err != nil {
 		a.log.Debug("agent: the flower could not be prepared for publishing", "err", err)

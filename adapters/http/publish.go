@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/publishapp"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -14,16 +14,16 @@ import (
 // (docs/publishing.md). Preparing and publishing act on the signed-in
 // person's wallet, so a browser page of another site is refused them.
 func (s *Server) publishRoutes() []Route {
-	prepare := Route{Method: http.MethodPost, Path: "/api/v1/publish/prepare", Tool: app.ToolPreparePublish}
+	prepare := Route{Method: http.MethodPost, Path: "/api/v1/publish/prepare", Tool: publishapp.ToolPreparePublish}
 	prepare.Handler = s.sameOrigin(s.toolHandler(prepare))
-	publish := Route{Method: http.MethodPost, Path: "/api/v1/publish", Tool: app.ToolPublishFlower}
+	publish := Route{Method: http.MethodPost, Path: "/api/v1/publish", Tool: publishapp.ToolPublishFlower}
 	publish.Handler = s.sameOrigin(s.toolHandler(publish))
 	return []Route{
-		{Method: http.MethodPost, Path: "/api/v1/quote", Tool: app.ToolQuotePayment},
+		{Method: http.MethodPost, Path: "/api/v1/quote", Tool: publishapp.ToolQuotePayment},
 		prepare,
 		publish,
-		{Method: http.MethodGet, Path: "/api/v1/flowers", Tool: app.ToolListFlowers},
-		{Method: http.MethodGet, Path: "/api/v1/flowers/:id", Tool: app.ToolGetFlower},
+		{Method: http.MethodGet, Path: "/api/v1/flowers", Tool: publishapp.ToolListFlowers},
+		{Method: http.MethodGet, Path: "/api/v1/flowers/:id", Tool: publishapp.ToolGetFlower},
 		{Method: http.MethodGet, Path: "/api/v1/flowers/:id/svg", Access: AccessOpen, Handler: s.publishedFlowerSVG, Head: true, Query: []string{"view"},
 			Answers: []Answer{svgAnswer, notModified},
 			Summary: "the published flower's SVG, drawn through the view its address names (?view=<whole hash>, none: the default; an unknown view is not_found); immutable, ETag its render_sha256"},

@@ -22,6 +22,7 @@ import (
 	"github.com/petal-near/petal/app/mapsapp"
 	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/peopleapp"
+	"github.com/petal-near/petal/app/publishapp"
 	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
@@ -107,7 +108,7 @@ type Deps struct {
 	SignIn    *peopleapp.SignInService
 	Pay       *moneyapp.PayService
 	// Publish is the service behind a published flower's SVG.
-	Publish *app.PublishService
+	Publish *publishapp.PublishService
 	// Views keeps people's views (GET/PUT /api/v1/me/view, /api/v1/views/:hash).
 	Views  *viewsapp.ViewService
 	TopUps *moneyapp.TopUpService

@@ -14,7 +14,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/publishapp"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/specs"
 	"github.com/petal-near/petal/ports"
@@ -65,7 +65,7 @@ func BenchmarkListFlowers(b *testing.B) {
 	seedPublished(b, db, 10_000, 2_000)
 	ctx := context.Background()
 	store := postgres.NewPublishedFlowerRepository(db.DB)
-	svc, err := app.NewPublishService(nil, store, nil, nil, nil, nil, nil, nil, nil, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), ports.NoMetrics{})
+	svc, err := publishapp.NewPublishService(nil, store, nil, nil, nil, nil, nil, nil, nil, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), ports.NoMetrics{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func BenchmarkListFlowers(b *testing.B) {
 		}},
 		{"store-maker", func() error { return page(ports.FlowerQuery{Limit: 20, Maker: "maker07.near"}) }},
 		{"tool-first", func() error {
-			out, err := svc.List(ctx, app.FlowerFilter{Limit: 20})
+			out, err := svc.List(ctx, publishapp.FlowerFilter{Limit: 20})
 			if err != nil {
 				return err
 			}

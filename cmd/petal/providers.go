@@ -32,6 +32,7 @@ import (
 	"github.com/petal-near/petal/app/mapsapp"
 	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/peopleapp"
+	"github.com/petal-near/petal/app/publishapp"
 	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
@@ -154,7 +155,7 @@ var (
 		newAgentJobsService,
 		eyesapp.NewEyesService,
 		app.NewBrainService,
-		app.NewPublishService,
+		publishapp.NewPublishService,
 		toolSets,
 		toolkit.NewRegistry,
 	)
@@ -330,7 +331,7 @@ func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
 func toolSets(agentJobs *app.AgentJobsService, explorations *explorationsapp.ExplorationService, flowers *flowersapp.FlowerService, snapshots *snapshotsapp.SnapshotService,
-	annotations *annotationsapp.AnnotationService, layers *annotationsapp.LayerService, eyes *eyesapp.EyesService, brain *app.BrainService, publish *app.PublishService,
+	annotations *annotationsapp.AnnotationService, layers *annotationsapp.LayerService, eyes *eyesapp.EyesService, brain *app.BrainService, publish *publishapp.PublishService,
 	relations *relationsapp.RelationService, search *relationsapp.SearchService, lookUp *relationsapp.LookUpService) []toolkit.ToolSet {
 	return []toolkit.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}
 }

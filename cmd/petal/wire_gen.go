@@ -21,6 +21,7 @@ import (
 	"github.com/petal-near/petal/app/mapsapp"
 	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/peopleapp"
+	"github.com/petal-near/petal/app/publishapp"
 	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
@@ -121,7 +122,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	}
 	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService, relationService)
 	nearPrice := newNearPrice(cfg, log, tracing)
-	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, signInService, client, nearPrice, viewService, clock, random, log, registry)
+	publishService, err := publishapp.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, signInService, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -367,7 +368,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	}
 	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService, relationService)
 	nearPrice := newNearPrice(cfg, log, tracing)
-	publishService, err := app.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, walletReader, client, nearPrice, viewService, clock, random, log, registry)
+	publishService, err := publishapp.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, walletReader, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
 		cleanup4()
 		cleanup3()
