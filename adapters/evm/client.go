@@ -39,10 +39,12 @@ type Options struct {
 	Backoff time.Duration
 	// HTTPClient's transport carries the requests (default http.DefaultTransport).
 	HTTPClient *http.Client
-	// FirstRange is how many blocks the first eth_getLogs asks for (default 10,000);
+	// FirstRange is how many blocks the first eth_getLogs asks for (default 2,000,
+	// the smallest range limit common among public providers);
 	// MaxRange the most any asks for (default 1,000,000).
 	FirstRange, MaxRange uint64
-	// MaxAnswer bounds one answer's bytes (default 32 MiB); a log range past it shrinks.
+	// MaxAnswer bounds one answer's bytes (default 16 MiB, about 25,000 logs); a log
+	// range past it shrinks.
 	MaxAnswer int64
 	// Metrics receives each call's outcome and time (nil: none kept).
 	Metrics ports.Metrics
@@ -72,7 +74,7 @@ func New(o Options) (*Client, error) {
 		c.timeout = 15 * time.Second
 	}
 	if c.first == 0 {
-		c.first = 10_000
+		c.first = 2_000
 	}
 	if c.most == 0 {
 		c.most = 1_000_000
@@ -88,7 +90,7 @@ func New(o Options) (*Client, error) {
 	}
 	maxAnswer := o.MaxAnswer
 	if maxAnswer <= 0 {
-		maxAnswer = 32 << 20
+		maxAnswer = 16 << 20
 	}
 	for id, urls := range o.Endpoints {
 		if len(urls) == 0 {

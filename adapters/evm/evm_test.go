@@ -156,7 +156,7 @@ func TestAReadingIsPinnedToTheFinalizedBlock(t *testing.T) {
 	head, err := v.Backend.Client().BlockNumber(ctx)
 	require.NoError(t, err)
 	assert.Less(t, r.Block().Height, head)
-	assert.Equal(t, uint64(32), r.Block().Height)
+	assert.Zero(t, r.Block().Height%32, "the simulated beacon finalizes every 32nd block")
 	assert.Regexp(t, `^0x[0-9a-f]{64}$`, r.Block().Hash)
 }
 

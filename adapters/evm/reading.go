@@ -275,17 +275,10 @@ func (r *reading) VotesChanges(ctx context.Context, addr domevm.Address, from ui
 	}, progress)
 }
 
-// lightAnswer is how many logs an answer may hold and still let the next
-// range grow; one past heavyAnswer makes the next range smaller at once.
-const (
-	lightAnswer = 2_500
-	heavyAnswer = 10_000
-)
-
 // logs reads one event of addr from block from to the pinned block, range by
-// range, in order. A range the provider refuses (too many results, a range
-// limit, an answer too large, a time-out) is halved and asked again; a
-// range of one block refused is cannot_read.
+// range, in order, the ranges sized by ranges. A range the provider refuses
+// (too many results, a range limit, an answer too large, a time-out) is
+// asked again smaller; a range of one block refused is cannot_read.
 func (r *reading) logs(ctx context.Context, addr domevm.Address, topic common.Hash, event string, from uint64, maxLogs int,
 	each func(*types.Log) error, progress ports.BlockProgress) error {
 	to := r.block.Height
@@ -293,7 +286,7 @@ func (r *reading) logs(ctx context.Context, addr domevm.Address, topic common.Ha
 		return nil
 	}
 	total := to - from + 1
-	span := r.c.first
+	sizes := newRanges(r.c.first, r.c.most)
 	seen := 0
 	method := "eth_getLogs(" + event + ")"
 	var lastBlock uint64
@@ -301,7 +294,7 @@ func (r *reading) logs(ctx context.Context, addr domevm.Address, topic common.Ha
 	first := true
 	busy := 0
 	for pos := from; pos <= to; {
-		end := min(pos+span-1, to)
+		end := min(pos+sizes.span-1, to)
 		q := ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(pos), ToBlock: new(big.Int).SetUint64(end),
 			Addresses: []common.Address{common.Address(addr)}, Topics: [][]common.Hash{{topic}}}
 		cctx, cancel := context.WithTimeout(ctx, r.c.timeout)
@@ -327,11 +320,11 @@ func (r *reading) logs(ctx context.Context, addr domevm.Address, topic common.Ha
 				continue
 			}
 			if refusedRange(err) || timedOut {
-				if span == 1 {
+				if sizes.span == 1 {
 					return errs.Newf(errs.CannotRead, "%s's RPC refuses the %s logs of %s even for block %d alone: %s",
 						domevm.Chain(r.cc.id), event, addr.Hex(), pos, clip(err.Error())).WithCause(err)
 				}
-				span = max(span/2, 1)
+				sizes.refused(err.Error(), errors.Is(err, errAnswerTooLarge) || timedOut)
 				continue
 			}
 			return sourceFailed(r.cc.id, "the "+event+" logs of "+addr.Hex(), err)
@@ -355,15 +348,10 @@ func (r *reading) logs(ctx context.Context, addr domevm.Address, topic common.Ha
 				return err
 			}
 		}
+		sizes.answered(end-pos+1, len(got))
 		pos = end + 1
 		if progress != nil {
 			progress(pos-from, total, seen)
-		}
-		switch {
-		case len(got) > heavyAnswer:
-			span = max(span/2, 1)
-		case len(got) < lightAnswer:
-			span = min(span*2, r.c.most)
 		}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -249,6 +250,13 @@ func (c *Chain) Commit(t testing.TB, txs ...common.Hash) {
 	c.Backend.Commit()
 	for _, h := range txs {
 		r, err := c.Backend.Client().TransactionReceipt(context.Background(), h)
+		// The pool takes a sent transaction in the background: one it had
+		// not yet made pending goes in a next block.
+		for tries := 0; errors.Is(err, ethereum.NotFound) && tries < 50; tries++ {
+			time.Sleep(10 * time.Millisecond)
+			c.Backend.Commit()
+			r, err = c.Backend.Client().TransactionReceipt(context.Background(), h)
+		}
 		require.NoError(t, err)
 		if r.Status != types.ReceiptStatusSuccessful {
 			tx, _, _ := c.Backend.Client().TransactionByHash(context.Background(), h)
