@@ -113,7 +113,7 @@ func (a *AgentService) finish(ctx context.Context, c *chat, err error) {
 	case errors.Is(cause, errStopped):
 		status = runs.Stopped
 		evs = append(evs, runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeStopped, Message: "stopped, as asked",
-			Hint: "send a message with this run_id to carry on"}))
+			Hint: continueHint}))
 	case errors.Is(cause, errTimeout):
 		status = runs.Failed
 		evs = append(evs, runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeTimeout,

@@ -112,10 +112,14 @@ const (
 	interruptedStuck      = "the server running this run could not write its end, so it ended here"
 )
 
+// continueHint is a stopped or interrupted run's hint: how a program carries
+// on (the route and what to send), and where a person does.
+const continueHint = "to carry on from where it stopped, POST /api/v1/agent/chat with this run_id and the next message (on the pages: write below the run on /make?run=<run_id>)"
+
 // interrupted is the last event of a run its process could not finish.
 func interrupted(message string) runs.NewEvent {
 	return runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted, Message: message,
-		Hint: "send a message with this run_id to carry on from where it was"})
+		Hint: continueHint})
 }
 
 // Recover ends as interrupted the runs whose process is gone. Runs of live

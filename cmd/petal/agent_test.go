@@ -242,6 +242,9 @@ func TestStopEndsTheRunAsStopped(t *testing.T) {
 	assert.Equal(t, "live", evs[n-1].Name)
 	assert.Equal(t, "error", evs[n-3].Name)
 	assert.Equal(t, "stopped", evs[n-3].json(t)["code"])
+	// The hint says how to carry on: the route and what to send.
+	assert.Equal(t, "to carry on from where it stopped, POST /api/v1/agent/chat with this run_id and the next message (on the pages: write below the run on /make?run=<run_id>)",
+		evs[n-3].json(t)["hint"])
 	assert.Equal(t, "done", evs[n-2].Name)
 
 	res, body = p.do(t, http.MethodPost, "/api/v1/agent/runs/"+id+"/stop", "")
