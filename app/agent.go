@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/petal-near/petal/app/agentjobsapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/jobsapp"
@@ -51,8 +52,8 @@ type AgentService struct {
 	log       *slog.Logger
 	process   jobsapp.ProcessID
 	random    ports.Random
-	opens     ports.Opens // when each run was last opened, for retention; nil: not noted
-	jobNotes  JobNotes    // the person's agents and jobs, for the system message; nil: none
+	opens     ports.Opens           // when each run was last opened, for retention; nil: not noted
+	jobNotes  agentjobsapp.JobNotes // the person's agents and jobs, for the system message; nil: none
 	quotes    ports.ChatQuotes
 	quoted    ports.Counter // quotes made, bound and refused
 	lastCalls ports.Counter // calls made without tools because the budget left paid for an answer only
@@ -126,7 +127,7 @@ func NewAgentService(d AgentDeps) *AgentService {
 }
 
 // SetJobNotes tells the agent about the person's own agents and jobs.
-func (a *AgentService) SetJobNotes(n JobNotes) { a.jobNotes = n }
+func (a *AgentService) SetJobNotes(n agentjobsapp.JobNotes) { a.jobNotes = n }
 
 // Start has stop requests from other processes, arriving through the bus,
 // stop this process's jobs. A serving process calls it once, before the bus

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/petal-near/petal/app/agentjobsapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/ports"
@@ -78,7 +79,7 @@ func RetentionJob(ret ports.Retention, cfg config.Config, m ports.Metrics) jobsa
 		{ports.ExpiredPrepared, 0},
 		{ports.UnshownPictures, UnshownPicturesKept},
 		{ports.ExpiredQuotes, QuotesKept},
-		{ports.EndedJobs, JobsKept},
+		{ports.EndedJobs, agentjobsapp.JobsKept},
 		{ports.OldPromptCounts, PromptCountsKept},
 		{ports.OldPromptHeads, PromptCountsKept},
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentjobsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
@@ -22,13 +22,13 @@ func (s *Server) agentsRoutes() []Route {
 	}
 	const base = "/api/v1/agents"
 	return []Route{
-		{Method: http.MethodPost, Path: base + "/link", Access: AccessSession, Handler: s.createAgentLink, Answers: answersJSON(app.AgentLinkMade{}),
+		{Method: http.MethodPost, Path: base + "/link", Access: AccessSession, Handler: s.createAgentLink, Answers: answersJSON(agentjobsapp.AgentLinkMade{}),
 			Summary: "signed in, same-origin: { id, token, created_at }, the token (petal_agent_…) shown this once; older links keep working"},
 		{Method: http.MethodGet, Path: base + "/link", Access: AccessSession, Handler: s.listAgentLinks, Answers: answersJSON(agentLinksBody{}),
 			Summary: "signed in: { links: [{ id, created_at }] }, the links that work"},
 		{Method: http.MethodPost, Path: base + "/link/revoke", Access: AccessSession, Handler: s.revokeAgentLinks, Body: revokeLinksInput{}, Answers: answersJSON(revokedBody{}),
 			Summary: "signed in, same-origin, { id? }: revokes one link, or all: { revoked }"},
-		{Method: http.MethodPost, Path: base + "/wait", Handler: s.agentWait, Body: app.WaitInput{}, Answers: answersJSON(app.WaitAnswer{}), Takes: []Credential{AgentLink},
+		{Method: http.MethodPost, Path: base + "/wait", Handler: s.agentWait, Body: agentjobsapp.WaitInput{}, Answers: answersJSON(agentjobsapp.WaitAnswer{}), Takes: []Credential{AgentLink},
 			Fails: []int{http.StatusUnauthorized},
 			Summary: "Authorization: Bearer <agent link>, { as, worker?, wait_s?, can? }: waits up to wait_s (50, at most 90) for an open job " +
 				"sent to as or to anyone, and takes it: { job, project: { exploration, question }, view }, or { job: null }"},
@@ -40,11 +40,11 @@ func (s *Server) agentsRoutes() []Route {
 			Summary: "any link or the owner: an event stream with ready, then changed { exploration } for each change to the conversation (a job's state, a report), from any replica; read it again then"},
 		{Method: http.MethodPost, Path: "/api/v1/jobs/take", Tool: "take_job"},
 		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/report", Tool: "report_job"},
-		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/stop", Access: AccessSession, Handler: s.superviseJob("stop"), Body: superviseInput{}, Answers: answersJSON(app.JobState{}),
+		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/stop", Access: AccessSession, Handler: s.superviseJob("stop"), Body: superviseInput{}, Answers: answersJSON(agentjobsapp.JobState{}),
 			Summary: "signed in, same-origin: stops an open or taken job of theirs: { job }; its worker's next call is refused with error.ended stopped"},
-		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/retry", Access: AccessSession, Handler: s.superviseJob("retry"), Body: superviseInput{}, Answers: answersJSON(app.JobState{}),
+		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/retry", Access: AccessSession, Handler: s.superviseJob("retry"), Body: superviseInput{}, Answers: answersJSON(agentjobsapp.JobState{}),
 			Summary: "signed in, same-origin: puts a taken, failed or stopped job back as open, for whoever takes it first: { job }; the old worker hears ended handed_over"},
-		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/hand-over", Access: AccessSession, Handler: s.superviseJob("hand-over"), Body: superviseInput{}, Answers: answersJSON(app.JobState{}),
+		{Method: http.MethodPost, Path: "/api/v1/jobs/:job/hand-over", Access: AccessSession, Handler: s.superviseJob("hand-over"), Body: superviseInput{}, Answers: answersJSON(agentjobsapp.JobState{}),
 			Summary: "signed in, same-origin, { to }: as retry, for the agent named: { job }"},
 	}
 }
@@ -55,7 +55,7 @@ type (
 		To string `json:"to,omitempty"`
 	}
 	agentLinksBody struct {
-		Links []app.AgentLinkView `json:"links"`
+		Links []agentjobsapp.AgentLinkView `json:"links"`
 	}
 	revokeLinksInput struct {
 		ID string `json:"id,omitempty"`
@@ -64,7 +64,7 @@ type (
 		Revoked int `json:"revoked"`
 	}
 	presenceBody struct {
-		Agents []app.PresenceEntry `json:"agents"`
+		Agents []agentjobsapp.PresenceEntry `json:"agents"`
 	}
 )
 
@@ -151,7 +151,7 @@ func bearer(c echo.Context) string {
 // job is only taken while the request is open (its context is live), and one
 // whose answer could not be written goes back to open.
 func (s *Server) agentWait(c echo.Context) error {
-	var in app.WaitInput
+	var in agentjobsapp.WaitInput
 	if err := decodeBody(c, &in); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentjobsapp"
 	"github.com/petal-near/petal/app/annotationsapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/explorationsapp"
@@ -98,7 +99,7 @@ type Deps struct {
 	SiteClaims *relationsapp.SiteClaims
 	Agent      *app.AgentService
 	// AgentJobs is a person's own agents: links, waits, presence, jobs.
-	AgentJobs *app.AgentJobsService
+	AgentJobs *agentjobsapp.AgentJobsService
 	// Conversations is the list of a session's runs and explorations.
 	Conversations *app.ConversationService
 	Invites       *moneyapp.InviteService

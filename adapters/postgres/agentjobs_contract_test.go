@@ -11,7 +11,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentjobsapp"
 	"github.com/petal-near/petal/domain/agentjobs"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/explorations"
@@ -72,7 +72,7 @@ func TestRetentionDeletesEndedJobsOnly(t *testing.T) {
 	require.NoError(t, err)
 	_, err = jobs.Stop(ctx, person, all[1].ID, now)
 	require.NoError(t, err)
-	n, err := postgres.NewRetention(db.DB).Delete(ctx, ports.EndedJobs, app.JobsKept, 100)
+	n, err := postgres.NewRetention(db.DB).Delete(ctx, ports.EndedJobs, agentjobsapp.JobsKept, 100)
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, n, "only the job that ended more than 30 days ago")
 	_, err = jobs.Job(ctx, all[0].ID)

@@ -17,6 +17,7 @@ import (
 	"github.com/petal-near/petal/adapters/recorded"
 	"github.com/petal-near/petal/adapters/tracing"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentjobsapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/mapsapp"
@@ -119,7 +120,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
 func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *moneyapp.Ledger, cfg config.Config, db *postgres.DB, clock ports.Clock,
 	prices *moneyapp.NearPrices, retention ports.Retention, topUps *moneyapp.TopUpService, mapSync *mapsapp.MapSync,
-	agentJobs *app.AgentJobsService, relations *relationsapp.RelationService, random ports.Random, marks *mapsapp.MarkReader, ledgerStore *postgres.LedgerRepository) *jobsapp.Scheduler {
+	agentJobs *agentjobsapp.AgentJobsService, relations *relationsapp.RelationService, random ports.Random, marks *mapsapp.MarkReader, ledgerStore *postgres.LedgerRepository) *jobsapp.Scheduler {
 	s := jobsapp.NewScheduler(leases, process, log)
 	s.JitterFrom(random)
 	s.Observe(jobsapp.CountJobs(m))

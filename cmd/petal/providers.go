@@ -23,6 +23,7 @@ import (
 	"github.com/petal-near/petal/adapters/tracing"
 	"github.com/petal-near/petal/adapters/webpage"
 	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentjobsapp"
 	"github.com/petal-near/petal/app/annotationsapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/explorationsapp"
@@ -330,7 +331,7 @@ func newEVM(cfg config.Config, m ports.Metrics, t *tracing.Tracing) (*evm.Client
 func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
-func toolSets(agentJobs *app.AgentJobsService, explorations *explorationsapp.ExplorationService, flowers *flowersapp.FlowerService, snapshots *snapshotsapp.SnapshotService,
+func toolSets(agentJobs *agentjobsapp.AgentJobsService, explorations *explorationsapp.ExplorationService, flowers *flowersapp.FlowerService, snapshots *snapshotsapp.SnapshotService,
 	annotations *annotationsapp.AnnotationService, layers *annotationsapp.LayerService, eyes *eyesapp.EyesService, brain *app.BrainService, publish *publishapp.PublishService,
 	relations *relationsapp.RelationService, search *relationsapp.SearchService, lookUp *relationsapp.LookUpService) []toolkit.ToolSet {
 	return []toolkit.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}
@@ -403,7 +404,7 @@ func newSnapshotService(cfg config.Config, log *slog.Logger, library *snapshotsa
 
 // newAgentService is Petals' agent, which also takes up the reports the
 // person's own agents bring back.
-func newAgentService(d app.AgentDeps, jobs *app.AgentJobsService) *app.AgentService {
+func newAgentService(d app.AgentDeps, jobs *agentjobsapp.AgentJobsService) *app.AgentService {
 	a := app.NewAgentService(d)
 	jobs.SetTurns(a)
 	a.SetJobNotes(jobs)
@@ -428,8 +429,8 @@ func newSiteClaims(m *mapsapp.MapService, a *annotationsapp.AnnotationService) (
 // changes (the live signal).
 func newAgentJobsService(cfg config.Config, store ports.AgentJobs, exps ports.ExplorationStore, runStore ports.RunStore, signals ports.Signals,
 	views viewsapp.PersonViews, clock ports.Clock, random ports.Random, process jobsapp.ProcessID, m ports.Metrics, log *slog.Logger,
-	explorationService *explorationsapp.ExplorationService) *app.AgentJobsService {
-	s := app.NewAgentJobsService(cfg, store, exps, runStore, signals, views, clock, random, process, m, log)
+	explorationService *explorationsapp.ExplorationService) *agentjobsapp.AgentJobsService {
+	s := agentjobsapp.NewAgentJobsService(cfg, store, exps, runStore, signals, views, clock, random, process, m, log)
 	explorationService.Watch(s)
 	return s
 }
