@@ -7,14 +7,14 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/siteapp"
 	"github.com/petal-near/petal/app/toolkit"
 )
 
 func (s *Server) healthRoutes() []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: "/api/v1/health", Access: AccessOpen, Sessionless: true, Summary: "whether petal can serve: 200 when the database answers, 503 when not", Handler: s.health,
-			Answers: []Answer{{JSON: app.Health{}, Says: "petal can serve"}, {Status: http.StatusServiceUnavailable, JSON: app.Health{}, Says: "petal cannot serve: what failed"}}},
+			Answers: []Answer{{JSON: siteapp.Health{}, Says: "petal can serve"}, {Status: http.StatusServiceUnavailable, JSON: siteapp.Health{}, Says: "petal cannot serve: what failed"}}},
 		{Method: http.MethodGet, Path: "/api/v1/info", Access: AccessOpen, Sessionless: true, Summary: "identity probe: build id and server implementation", Handler: s.info, Answers: answersJSON(infoBody{})},
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/publishapp"
 	"github.com/petal-near/petal/app/relationsapp"
+	"github.com/petal-near/petal/app/siteapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/app/viewsapp"
@@ -86,7 +87,7 @@ type Deps struct {
 	Config   config.Config
 	Log      *slog.Logger
 	Registry *toolkit.Registry
-	Health   *app.HealthService
+	Health   *siteapp.HealthService
 	Sessions *peopleapp.SessionService
 	Flowers  *flowersapp.FlowerService
 	MCP      MCPDoor
@@ -143,7 +144,7 @@ type Server struct {
 	// props caches each tool's query parameter types (queryTypes).
 	props sync.Map
 	// skill is /skill.md, rendered once the routes are known.
-	skill app.Skill
+	skill siteapp.Skill
 	// outer is the whole app as served: echo, or echo inside what Wrap put
 	// around it.
 	outer http.Handler

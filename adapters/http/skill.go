@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/siteapp"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -25,7 +25,7 @@ func (s *Server) skillRoutes() []Route {
 // door maps. A code without a meaning is a programming error, found at
 // start-up.
 func (s *Server) renderSkill() {
-	door := app.SkillDoor{Routes: map[string]string{}, Statuses: map[errs.Code]int{},
+	door := siteapp.SkillDoor{Routes: map[string]string{}, Statuses: map[errs.Code]int{},
 		BodyLimit: DefaultBodyLimit, ChatBodyLimit: ChatBodyLimit,
 		PostedWireLimit: PostedReadingWireLimit, PostedInflatedLimit: PostedReadingInflatedLimit}
 	for _, r := range s.routes {
@@ -36,7 +36,7 @@ func (s *Server) renderSkill() {
 	for code, status := range statusOf {
 		door.Statuses[code] = status
 	}
-	skill, err := app.RenderSkill(s.deps.Config, s.deps.Registry, door)
+	skill, err := siteapp.RenderSkill(s.deps.Config, s.deps.Registry, door)
 	if err != nil {
 		panic("httpapi: " + err.Error())
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/siteapp"
 	"github.com/petal-near/petal/domain/errs"
 )
 
@@ -19,11 +19,11 @@ import (
 func TestEveryRefusalIsExplainedInTheSkill(t *testing.T) {
 	statuses := map[errs.Code]int{}
 	for code, status := range statusOf {
-		_, ok := app.RefusalMeaning(code)
+		_, ok := siteapp.RefusalMeaning(code)
 		assert.True(t, ok, "the skill says nothing about %s", code)
 		statuses[code] = status
 	}
-	skill, err := app.RenderSkill(config.Config{}, nil, app.SkillDoor{Statuses: statuses})
+	skill, err := siteapp.RenderSkill(config.Config{}, nil, siteapp.SkillDoor{Statuses: statuses})
 	require.NoError(t, err)
 	for code, status := range statusOf {
 		assert.Contains(t, string(skill.Body), "- `"+string(code)+"` ("+strconv.Itoa(status)+"): ")

@@ -10,8 +10,8 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
 	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/app/siteapp"
 	"github.com/petal-near/petal/ports"
 )
 
@@ -116,7 +116,7 @@ func TestRetentionDeletesWhatIsPastItAndKeepsTheRest(t *testing.T) {
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)
 	require.Equal(t, 90*24*time.Hour, cfg.RetainAnon, "90 days unless told")
-	deleted, err := app.RetentionJob(ret, cfg, nil).Run(t.Context())
+	deleted, err := siteapp.RetentionJob(ret, cfg, nil).Run(t.Context())
 	require.NoError(t, err)
 	assert.EqualValues(t, 2+2+1+1+2+2+1+1+1, deleted)
 
@@ -132,7 +132,7 @@ func TestRetentionDeletesWhatIsPastItAndKeepsTheRest(t *testing.T) {
 	assert.Equal(t, []string{"0xpaid_old", "0xrefunded_old", "0xunpaid_new"}, ids(t, db, `SELECT deposit_address FROM intent_topups ORDER BY 1`))
 	assert.Equal(t, []string{"2", "3"}, ids(t, db, `SELECT left(sha256, 1) FROM media ORDER BY 1`), "a picture nobody shows for an hour goes")
 
-	again, err := app.RetentionJob(ret, cfg, nil).Run(t.Context())
+	again, err := siteapp.RetentionJob(ret, cfg, nil).Run(t.Context())
 	require.NoError(t, err)
 	assert.Zero(t, again)
 }
@@ -147,7 +147,7 @@ func TestRetentionKeepsAnonymousWorkWhenToldTo(t *testing.T) {
 		return ""
 	})
 	require.NoError(t, err)
-	_, err = app.RetentionJob(postgres.NewRetention(db.DB), cfg, nil).Run(t.Context())
+	_, err = siteapp.RetentionJob(postgres.NewRetention(db.DB), cfg, nil).Run(t.Context())
 	require.NoError(t, err)
 	assert.Len(t, ids(t, db, `SELECT id FROM runs`), 6)
 	assert.Len(t, ids(t, db, `SELECT id FROM explorations`), 4)

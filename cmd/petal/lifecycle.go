@@ -23,6 +23,7 @@ import (
 	"github.com/petal-near/petal/app/mapsapp"
 	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/app/relationsapp"
+	"github.com/petal-near/petal/app/siteapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/ports"
@@ -125,7 +126,7 @@ func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.L
 	s.JitterFrom(random)
 	s.Observe(jobsapp.CountJobs(m))
 	s.Add(app.SweepJob(agent, ledger, m))
-	s.Add(app.RetentionJob(retention, cfg, m))
+	s.Add(siteapp.RetentionJob(retention, cfg, m))
 	s.Add(moneyapp.DaySlicesJob(ledgerStore, clock))
 	if cfg.Limits != config.LimitsMemory {
 		// Closed windows of the limits counted in PostgreSQL (newRateLimiter).

@@ -35,6 +35,7 @@ import (
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/publishapp"
 	"github.com/petal-near/petal/app/relationsapp"
+	"github.com/petal-near/petal/app/siteapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/app/viewsapp"
@@ -161,7 +162,7 @@ var (
 		toolkit.NewRegistry,
 	)
 	appSet = wire.NewSet(
-		app.NewHealthService,
+		siteapp.NewHealthService,
 		peopleapp.NewSessionService,
 		moneyapp.NewInviteService,
 		moneyapp.NewAccess,

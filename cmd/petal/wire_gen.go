@@ -23,6 +23,7 @@ import (
 	"github.com/petal-near/petal/app/peopleapp"
 	"github.com/petal-near/petal/app/publishapp"
 	"github.com/petal-near/petal/app/relationsapp"
+	"github.com/petal-near/petal/app/siteapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/app/viewsapp"
@@ -142,7 +143,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	lookUpService := relationsapp.NewLookUpService(client, client, searchService, relationService)
 	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService, lookUpService)
 	toolkitRegistry := toolkit.NewRegistry(cfg, rateLimiter, v)
-	healthService := app.NewHealthService(cfg, db, client)
+	healthService := siteapp.NewHealthService(cfg, db, client)
 	sessionService := peopleapp.NewSessionService(sessionRepository, clock, random)
 	server := mcp.New(toolkitRegistry, log)
 	siteClaims, err := newSiteClaims(mapService, annotationService)
