@@ -3,6 +3,8 @@ package relationsapp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/evm"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
 )
@@ -31,25 +34,26 @@ const (
 type LookUpService struct {
 	near      ports.NearAccounts
 	views     ports.NearViews
+	evm       ports.EVMTokens
 	search    *SearchService
 	relations *RelationService
 }
 
 // NewLookUpService builds the service.
-func NewLookUpService(near ports.NearAccounts, views ports.NearViews, search *SearchService, relations *RelationService) *LookUpService {
-	return &LookUpService{near: near, views: views, search: search, relations: relations}
+func NewLookUpService(near ports.NearAccounts, views ports.NearViews, evm ports.EVMTokens, search *SearchService, relations *RelationService) *LookUpService {
+	return &LookUpService{near: near, views: views, evm: evm, search: search, relations: relations}
 }
 
 // LookUpInput is look_up's input (GET /api/v1/look-up's query).
 type LookUpInput struct {
-	Query string `json:"query" jsonschema:"a NEAR account id (marketing.sputnik-dao.near) or words naming one"`
-	Chain string `json:"chain,omitempty" jsonschema:"near:mainnet (the default) or near:testnet"`
+	Query string `json:"query" jsonschema:"a NEAR account id (marketing.sputnik-dao.near), an EVM address (0x…) with an eip155 chain, or words naming one"`
+	Chain string `json:"chain,omitempty" jsonschema:"near:mainnet (the default), near:testnet, or an EVM chain as eip155:<id> (eip155:100 is Gnosis)"`
 }
 
 func (LookUpInput) RefineSchema(s *jsonschema.Schema) {
 	toolkit.Property(s, "query").MinLength = jsonschema.Ptr(1)
 	toolkit.Property(s, "query").MaxLength = jsonschema.Ptr(200)
-	toolkit.Property(s, "chain").Enum = []any{snapshots.Mainnet, snapshots.Testnet}
+	toolkit.Property(s, "chain").Pattern = `^(near:mainnet|near:testnet|eip155:[1-9][0-9]{0,19})$`
 }
 
 // LookUpAnswer is look_up's answer.
@@ -75,7 +79,7 @@ type LookUpMap struct {
 type LookUpChain struct {
 	Exists      bool            `json:"exists"`
 	AmountYocto *string         `json:"amount_yocto"`
-	Kind        *string         `json:"kind"` // sputnik_dao, staking_pool, fungible_token, or null
+	Kind        *string         `json:"kind"` // sputnik_dao, staking_pool, fungible_token, erc20, erc20_votes, or null
 	Probe       *string         `json:"probe"`
 	Detail      json.RawMessage `json:"detail"`
 }
@@ -119,9 +123,14 @@ func (s *LookUpService) LookUp(ctx context.Context, caller toolkit.Caller, in Lo
 	if q == "" || len(in.Query) > 200 {
 		return LookUpAnswer{}, errs.New(errs.BadInput, "query is required: an account id or words, up to 200 characters")
 	}
+	if _, isEVM := evm.ChainID(in.Chain); isEVM {
+		ctx, cancel := context.WithTimeout(ctx, lookUpDeadline)
+		defer cancel()
+		return s.lookUpEVM(ctx, q, in.Chain)
+	}
 	chain, err := snapshotsapp.ChainOf(in.Chain)
 	if err != nil {
-		return LookUpAnswer{}, errs.Newf(errs.BadInput, "chain must be near:mainnet or near:testnet, not %q", in.Chain)
+		return LookUpAnswer{}, errs.Newf(errs.BadInput, "chain must be near:mainnet, near:testnet or an EVM chain as eip155:<id>, not %q", in.Chain)
 	}
 	ctx, cancel := context.WithTimeout(ctx, lookUpDeadline)
 	defer cancel()
@@ -129,17 +138,8 @@ func (s *LookUpService) LookUp(ctx context.Context, caller toolkit.Caller, in Lo
 	account := strings.ToLower(strings.TrimPrefix(q, chain+":"))
 	isAccount := snapshots.ValidNearAccount(account) && (strings.Contains(account, ".") || len(account) == 64)
 
-	// What the map holds: its own search, the words whole (no prefix).
-	found, err := s.search.Search(ctx, toolkit.Caller{}, SearchPetalsInput{Q: q + " ", Kinds: "map,flower", Limit: SearchMaxLimit})
-	if err != nil && !errs.Is(err, errs.BadInput) {
+	if err := s.mapHolds(ctx, q, &ans); err != nil {
 		return LookUpAnswer{}, err
-	}
-	for _, r := range found.Results {
-		if r.Kind == "map" && len(ans.Map.Maps) < lookUpListMax {
-			ans.Map.Maps = append(ans.Map.Maps, r)
-		} else if r.Kind == "flower" && len(ans.Map.Flowers) < lookUpListMax {
-			ans.Map.Flowers = append(ans.Map.Flowers, r)
-		}
 	}
 	if !isAccount {
 		ans.Next = nextStep("find_target", map[string]any{"query": q, "chain": chain},
@@ -172,6 +172,82 @@ func (s *LookUpService) LookUp(ctx context.Context, caller toolkit.Caller, in Lo
 		ans.Next = nextStep("get_snapshot", map[string]any{"network": "near-ft-balances"},
 			"read the token's balances of the accounts you name (its params: GET /api/v1/networks/near-ft-balances)")
 	}
+	return ans, nil
+}
+
+// mapHolds fills in what the map holds: its own search, the words whole (no prefix).
+func (s *LookUpService) mapHolds(ctx context.Context, q string, ans *LookUpAnswer) error {
+	found, err := s.search.Search(ctx, toolkit.Caller{}, SearchPetalsInput{Q: q + " ", Kinds: "map,flower", Limit: SearchMaxLimit})
+	if err != nil && !errs.Is(err, errs.BadInput) {
+		return err
+	}
+	for _, r := range found.Results {
+		if r.Kind == "map" && len(ans.Map.Maps) < lookUpListMax {
+			ans.Map.Maps = append(ans.Map.Maps, r)
+		} else if r.Kind == "flower" && len(ans.Map.Flowers) < lookUpListMax {
+			ans.Map.Flowers = append(ans.Map.Flowers, r)
+		}
+	}
+	return nil
+}
+
+// lookUpEVM answers for an EVM chain: an address is probed at the
+// finalized block as the EVM readers read it (an ERC-20 by its name,
+// symbol, decimals and totalSupply, ERC20Votes by getVotes).
+func (s *LookUpService) lookUpEVM(ctx context.Context, q, chain string) (LookUpAnswer, error) {
+	id, _ := evm.ChainID(chain)
+	chain = evm.Chain(id)
+	if s.evm == nil || !slices.Contains(s.evm.EVMChains(), id) {
+		return LookUpAnswer{}, errs.Newf(errs.BadInput, "chain %s (%s) can't be read here: it has no RPC endpoint", chain, evm.ChainName(id)).
+			WithHint(fmt.Sprintf("set PETAL_EVM_RPC_%d to its JSON-RPC URL", id))
+	}
+	ans := LookUpAnswer{Query: q, Chain: chain, Map: LookUpMap{Maps: []PetalSearchResult{}, Flowers: []PetalSearchResult{}, Groups: []AccountGroup{}}}
+	if err := s.mapHolds(ctx, q, &ans); err != nil {
+		return LookUpAnswer{}, err
+	}
+	addr, err := evm.ParseAddress(strings.TrimPrefix(q, chain+":"))
+	if err != nil {
+		ans.Next = nextStep("list_networks", map[string]any{"query": "evm"}, "not an EVM address (0x and 40 hex digits): petal reads ERC-20 tokens on EVM chains by their address")
+		return ans, nil
+	}
+	account := addr.Hex()
+	ans.Account = &account
+	groups, err := s.relations.AccountGroups(ctx, accountGroupsInput{Account: evm.AccountID(chain, addr), Limit: lookUpListMax})
+	if err != nil && !errs.Is(err, errs.BadInput) && !errs.Is(err, errs.NotFound) {
+		return LookUpAnswer{}, err
+	}
+	ans.Map.Groups = append(ans.Map.Groups, groups.Groups...)
+
+	reading, err := s.evm.PinEVM(ctx, chain)
+	if err != nil {
+		return LookUpAnswer{}, err
+	}
+	// Any address exists on an EVM chain; what matters is its contract.
+	said := &LookUpChain{Exists: true, Detail: json.RawMessage(`null`)}
+	ans.OnChain = said
+	params := map[string]any{"chain": chain, "token": account}
+	tok, err := reading.Token(ctx, addr)
+	switch {
+	case errs.Is(err, errs.NotFound) || errs.Is(err, errs.CannotRead):
+		ans.Next = nextStep("list_networks", map[string]any{"query": "evm"},
+			"not an ERC-20 by petal's probes (no contract, or no decimals and totalSupply): petal reads ERC-20 tokens' holders and delegates")
+		return ans, nil
+	case err != nil:
+		return LookUpAnswer{}, err
+	}
+	kind, probe := "erc20", "decimals"
+	if _, err := reading.VotesOf(ctx, addr, []evm.Address{{}}); err == nil {
+		kind, probe = "erc20_votes", "getVotes"
+	}
+	block := reading.Block()
+	said.Kind, said.Probe = &kind, &probe
+	said.Detail, _ = json.Marshal(map[string]any{"name": tok.Name, "symbol": tok.Symbol, "decimals": tok.Decimals,
+		"total_supply": tok.TotalSupply.String(), "block": block.Height})
+	why := "read the token's holders from its Transfer logs"
+	if kind == "erc20_votes" {
+		why += "; it is ERC20Votes, so evm-erc20-delegates reads its delegates too"
+	}
+	ans.Next = nextStep("get_snapshot", map[string]any{"network": "evm-erc20-holders", "params": params}, why)
 	return ans, nil
 }
 

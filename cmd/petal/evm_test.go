@@ -106,9 +106,45 @@ func TestERC20ReadingsThroughHTTPAndMCP(t *testing.T) {
 	assert.EqualValues(t, 1, delegates["count"], "both holders delegated to the first")
 	assert.Equal(t, "PVT delegates", delegates["title"])
 
+	// look_up knows the token by its address: an ERC20Votes, read next as its holders.
+	res, body = p.do(t, http.MethodGet, "/api/v1/look-up?query="+token.Hex()+"&chain=eip155:1337", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var look struct {
+		Account   string `json:"account"`
+		ChainSays struct {
+			Exists bool   `json:"exists"`
+			Kind   string `json:"kind"`
+			Detail struct {
+				Symbol   string `json:"symbol"`
+				Decimals int    `json:"decimals"`
+			} `json:"detail"`
+		} `json:"chain_says"`
+		Next struct {
+			Tool string          `json:"tool"`
+			Args json.RawMessage `json:"args"`
+		} `json:"next"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &look))
+	assert.Equal(t, strings.ToLower(token.Hex()), look.Account)
+	assert.Equal(t, "erc20_votes", look.ChainSays.Kind)
+	assert.Equal(t, "PVT", look.ChainSays.Detail.Symbol)
+	assert.Equal(t, 18, look.ChainSays.Detail.Decimals)
+	assert.Equal(t, "get_snapshot", look.Next.Tool)
+	assert.JSONEq(t, `{"network":"evm-erc20-holders","params":{"chain":"eip155:1337","token":"`+strings.ToLower(token.Hex())+`"}}`, string(look.Next.Args))
+	// An address with no contract is no token.
+	res, body = p.do(t, http.MethodGet, "/api/v1/look-up?query="+chain.Address(2).Hex()+"&chain=eip155:1337", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	look.ChainSays.Kind, look.Next.Tool = "", "" // null leaves a field as it was
+	require.NoError(t, json.Unmarshal([]byte(body), &look))
+	assert.Empty(t, look.ChainSays.Kind)
+	assert.Equal(t, "list_networks", look.Next.Tool)
+
 	// A chain without a setting is bad input, naming the setting.
 	other := fmt.Sprintf(`{"chain":"eip155:100","token":"%s"}`, common.Address{1}.Hex())
 	res, body = p.do(t, http.MethodPost, "/api/v1/snapshots", `{"network":"evm-erc20-holders","params":`+other+`,"fresh":true}`)
+	require.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+	assert.Contains(t, body, "PETAL_EVM_RPC_100")
+	res, body = p.do(t, http.MethodGet, "/api/v1/look-up?query=x&chain=eip155:100", "")
 	require.Equal(t, http.StatusBadRequest, res.StatusCode, body)
 	assert.Contains(t, body, "PETAL_EVM_RPC_100")
 }

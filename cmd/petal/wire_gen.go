@@ -140,7 +140,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		cleanup()
 		return nil, nil, err
 	}
-	lookUpService := relationsapp.NewLookUpService(client, client, searchService, relationService)
+	lookUpService := relationsapp.NewLookUpService(client, client, evmClient, searchService, relationService)
 	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService, lookUpService)
 	toolkitRegistry := toolkit.NewRegistry(cfg, rateLimiter, v)
 	healthService := siteapp.NewHealthService(cfg, db, client)
@@ -386,7 +386,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 		cleanup()
 		return nil, nil, err
 	}
-	lookUpService := relationsapp.NewLookUpService(client, client, searchService, relationService)
+	lookUpService := relationsapp.NewLookUpService(client, client, evmClient, searchService, relationService)
 	v := toolSets(agentJobsService, explorationService, flowerService, snapshotService, annotationService, layerService, eyesService, brainService, publishService, relationService, searchService, lookUpService)
 	toolkitRegistry := toolkit.NewRegistry(cfg, rateLimiter, v)
 	server := mcp.New(toolkitRegistry, log)
