@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -248,4 +250,34 @@ func TestEVMParamsAreChecked(t *testing.T) {
 	snap, err := svc.Read(t.Context(), "evm-erc20-holders", caip, nil)
 	require.NoError(t, err)
 	assert.Equal(t, fmt.Sprintf(`{"chain":"eip155:1337","token":"%s"}`, strings.ToLower(e.token.Hex())), string(snap.Params))
+}
+
+// A provider that never answers holds a fresh read no longer than the
+// fresh-read deadline: source_failed, and nothing kept.
+func TestAStalledEVMReadEndsAtTheFreshReadDeadline(t *testing.T) {
+	stall := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	}))
+	t.Cleanup(stall.Close)
+	cfg, err := config.LoadConfig(func(k string) string { return map[string]string{"PETAL_FRESH_READ_TIMEOUT_S": "1"}[k] })
+	require.NoError(t, err)
+	client, err := adevm.New(adevm.Options{Endpoints: map[uint64][]string{evmtest.ChainID: {stall.URL}}})
+	require.NoError(t, err)
+	t.Cleanup(client.Close)
+	store := memory.NewSnapshotStore()
+	clock := &setClock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	svc := snapshotsapp.NewSnapshotService(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		snapshotsapp.NewSnapshotLibrary(cfg, store, ports.NoMetrics{}), memory.NewDAODirectory(), nearrpc.New(nearrpc.Options{}), clock, memory.NewSemaphore(clock)).WithEVM(client)
+	p := json.RawMessage(`{"chain":"eip155:1337","token":"0x0000000000000000000000000000000000000001"}`)
+	_, err = runGetSnapshot(t, svc, "evm-erc20-holders", p)
+	ee, ok := errs.As(err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, errs.SourceFailed, ee.Code)
+	assert.Contains(t, ee.Message, "longer than 1 s")
+	key, _ := snapshots.TargetKey("evm-erc20-holders", p)
+	_, err = store.Latest(t.Context(), key)
+	assert.True(t, errs.Is(err, errs.NotFound), "nothing kept: %v", err)
 }

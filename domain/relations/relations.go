@@ -32,7 +32,8 @@ func KindOf(reader string) string {
 		return KindDAO
 	case "near-staking-pool":
 		return KindPool
-	case "near-ft-balances":
+	case "near-ft-balances", "evm-erc20-holders", "evm-erc20-delegates":
+		// A token's holders and its delegates are two readings of one map.
 		return KindToken
 	}
 	return KindOther
