@@ -35,6 +35,8 @@ func (s *Server) mapRoutes() []Route {
 			Summary: "{ maps, next_cursor }: one card per map, the newest first by its newest drawing"},
 		{Method: http.MethodGet, Path: "/api/v1/maps/:id", Handler: s.oneMap, Query: []string{"view"}, Answers: answersJSON(oneMapAnswer{}),
 			Summary: "{ map }: one card by its id URL-encoded (an EVM address in any case), hidden maps too with hidden: { why, decided }; not_found for an address with nothing on the map"},
+		{Method: http.MethodGet, Path: "/api/v1/maps/:id/history", Handler: s.mapHistory, Answers: answersJSON(mapsapp.MapHistory{}),
+			Summary: "{ map, readings, chart }: the map's readings the oldest first, each with its block time, headline figures (count, top1_share, nakamoto, gini) and previous (the same reader's reading before, to compare_figures with); chart, an SVG of them; not_found for a map that isn't on the map"},
 		{Method: http.MethodGet, Path: "/api/v1/maps/:id/proposals", Handler: s.mapProposals, Answers: answersJSON(proposalsAnswer{}),
 			Summary: "{ proposals }: the map's proposals/v2 from its newest near-dao-proposals reading; not_found when none was read"},
 	}
@@ -132,6 +134,15 @@ func (s *Server) oneMap(c echo.Context) error {
 		return err
 	}
 	listCaching(c, p)
+	return writeJSONBytes(c, http.StatusOK, b)
+}
+
+func (s *Server) mapHistory(c echo.Context) error {
+	b, err := s.deps.Maps.History(c.Request().Context(), mapID(c))
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-cache")
 	return writeJSONBytes(c, http.StatusOK, b)
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/petal-near/petal/app/mapsapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/domain/specs"
@@ -380,6 +381,11 @@ type mapBody struct {
 	Next  string // the next page's cursor
 	One   *mapCard
 	None  bool // this site keeps no map
+	// History is one map's readings the oldest first with their headline
+	// figures, and Chart their SVG (domain/maps.HistoryChart, every text in
+	// it escaped there).
+	History []maps.HistoryPoint
+	Chart   template.HTML
 }
 
 func (s *Server) mapGalleryPage(c echo.Context) error {
@@ -402,7 +408,14 @@ func (s *Server) mapGalleryPage(c echo.Context) error {
 		if err := json.Unmarshal(b, &one); err != nil {
 			return s.errorPage(c, errs.New(errs.Internal, "the map could not be read").WithCause(err), "map")
 		}
-		return s.renderPage(c, http.StatusOK, "map.tmpl", pageShell{Title: one.Map.Label(), Nav: "map", Body: mapBody{One: &one.Map}})
+		body := mapBody{One: &one.Map}
+		if hb, err := s.deps.Maps.History(ctx, id); err == nil {
+			var h mapsapp.MapHistory
+			if json.Unmarshal(hb, &h) == nil {
+				body.History, body.Chart = h.Readings, template.HTML(h.Chart) // #nosec G203: drawn by HistoryChart, which escapes its text
+			}
+		}
+		return s.renderPage(c, http.StatusOK, "map.tmpl", pageShell{Title: one.Map.Label(), Nav: "map", Body: body})
 	}
 	b, err := s.deps.Maps.Maps(ctx, p)
 	if err != nil {

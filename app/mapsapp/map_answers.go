@@ -212,6 +212,30 @@ func (s *MapService) Proposals(ctx context.Context, id string) ([]byte, error) {
 	})
 }
 
+// History is GET /api/v1/maps/:id/history: { map, readings, chart }, the
+// map's readings the oldest first with their headline figures (made once
+// when each was read onto the map), and chart, the SVG the map's page draws
+// of them; not_found for a map that isn't on the map.
+func (s *MapService) History(ctx context.Context, id string) ([]byte, error) {
+	id = maps.NormaliseID(id)
+	return s.cached(ctx, "history:"+id, MapPage{}, func(st *mapState, _ maps.Look, _ int) (any, error) {
+		points, ok := st.index.History(id)
+		if !ok {
+			return nil, notOnTheMap(id)
+		}
+		return MapHistory{Map: id, Readings: points, Chart: maps.HistoryChart(points)}, nil
+	})
+}
+
+// MapHistory is what GET /api/v1/maps/:id/history answers.
+type MapHistory struct {
+	Map      string              `json:"map"`
+	Readings []maps.HistoryPoint `json:"readings"`
+	// Chart is the top account's share and the Gini of the newest reading's
+	// reader over time, as SVG; "" with no reading's figures to draw.
+	Chart string `json:"chart"`
+}
+
 func notOnTheMap(id string) error {
 	return errs.New(errs.NotFound, "nothing of "+strconv.Quote(id)+" is on the map",
 		"the maps list names every map; an id is <chain>:<address> or <chain>:population")

@@ -155,6 +155,13 @@ func (s *MapService) drawingFacts(ctx context.Context, f mapFlower) (maps.Readin
 	snap := loaded.Snapshot
 	if !haveReading {
 		r = readingOf(f.Snapshot, snap)
+		// Its headline figures, once, for the map's history: from the ranked
+		// weights the snapshot cache keeps, never per request.
+		if ranked, err := loaded.Ranked(); err == nil {
+			if fs, err := ranked.Figures(snap, ""); err == nil {
+				r.Headline = maps.HeadlineOf(r.Count, fs.Figures)
+			}
+		}
 		s.readings.Put(f.Snapshot, r)
 	}
 	if !haveKeys {

@@ -32,6 +32,9 @@ type Reading struct {
 	Count    int             // its accounts
 	Params   json.RawMessage // the reader's params, as read
 	Map      string          // the map its params name (published.MapOf)
+	// Headline is its headline figures, made once when it is read onto the
+	// map; nil when they couldn't be.
+	Headline *Headline
 }
 
 // Drawing is one published flower, as the map shows it.
