@@ -14,7 +14,9 @@ import (
 	"github.com/petal-near/petal/domain/snapshots"
 )
 
-func frac(num, den int64) snapshots.Fraction { return snapshots.NewFraction(big.NewInt(num), big.NewInt(den)) }
+func frac(num, den int64) snapshots.Fraction {
+	return snapshots.NewFraction(big.NewInt(num), big.NewInt(den))
+}
 
 // A map with three readings of its members a month apart, and one of its
 // votes between them: oldest first, each reader's previous beside it.
