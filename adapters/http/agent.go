@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/runs"
 )
@@ -19,14 +19,14 @@ import (
 // across origins, since no credentials are allowed.
 func (s *Server) agentRoutes() []Route {
 	return []Route{
-		{Method: http.MethodPost, Path: "/api/v1/agent/chat", Access: AccessOpen, BodyLimit: ChatBodyLimit, Handler: s.chat, Body: app.ChatRequest{}, Fails: []int{http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden, http.StatusConflict},
-			Answers: []Answer{streamAnswer, {Status: http.StatusAccepted, JSON: app.ChatStarted{}, Says: "the run started (Accept: application/json)"}},
+		{Method: http.MethodPost, Path: "/api/v1/agent/chat", Access: AccessOpen, BodyLimit: ChatBodyLimit, Handler: s.chat, Body: agentapp.ChatRequest{}, Fails: []int{http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden, http.StatusConflict},
+			Answers: []Answer{streamAnswer, {Status: http.StatusAccepted, JSON: agentapp.ChatStarted{}, Says: "the run started (Accept: application/json)"}},
 			Summary: "Petals' agent: a chat is a run; SSE of its events, or 202 { run_id, status } with Accept: application/json alone"},
-		{Method: http.MethodPost, Path: "/api/v1/agent/quote", Access: AccessOpen, BodyLimit: ChatBodyLimit, Handler: s.quoteChat, Body: app.QuoteRequest{}, Answers: answersJSON(app.QuoteBody{}), Fails: []int{http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden},
+		{Method: http.MethodPost, Path: "/api/v1/agent/quote", Access: AccessOpen, BodyLimit: ChatBodyLimit, Handler: s.quoteChat, Body: agentapp.QuoteRequest{}, Answers: answersJSON(agentapp.QuoteBody{}), Fails: []int{http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden},
 			Summary: "prices a chat before it starts, spending nothing: { quote: { id, expires_at, payer, max_usd, line_items, fees, tip_usd, limits, left_usd } }; quote_id on a chat binds it"},
 		{Method: http.MethodGet, Path: "/api/v1/agent/runs/:id", Access: AccessOpen, Handler: s.getRun, Query: []string{"from", "limit"}, Answers: []Answer{{JSON: runBody{}, Says: "the run and a page of its events"}, streamAnswer},
 			Summary: "a stored run; with Accept: text/event-stream, its events from the cursor (Last-Event-ID or ?from=), a live marker, then live events until it ends"},
-		{Method: http.MethodPost, Path: "/api/v1/agent/runs/:id/stop", Access: AccessOpen, Handler: s.stopRun, Answers: answersJSON(app.StopResult{}), Fails: []int{http.StatusUnauthorized},
+		{Method: http.MethodPost, Path: "/api/v1/agent/runs/:id/stop", Access: AccessOpen, Handler: s.stopRun, Answers: answersJSON(agentapp.StopResult{}), Fails: []int{http.StatusUnauthorized},
 			Summary: "stops a run and answers once it has ended: { run_id, status, stopped, already_finished }"},
 		{Method: http.MethodGet, Path: "/api/v1/attestations/:sha256", Access: AccessOpen, Handler: s.attestation, Answers: []Answer{{Media: "application/json", Says: "the report, byte for byte as NEAR AI gave it"}, notModified},
 			Summary: "a NEAR AI attestation report Petal stored, byte for byte, by its SHA-256"},
@@ -41,7 +41,7 @@ func (s *Server) chat(c echo.Context) error {
 			return err
 		}
 	}
-	var req app.ChatRequest
+	var req agentapp.ChatRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (s *Server) chat(c echo.Context) error {
 }
 
 func (s *Server) quoteChat(c echo.Context) error {
-	var req app.QuoteRequest
+	var req agentapp.QuoteRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func (s *Server) getRun(c echo.Context) error {
 // eventsPage reads a JSON read's page of events: ?from=<seq> (default 0)
 // and ?limit= (default app.DefaultEventsPage, at most app.MaxEventsPage).
 func eventsPage(c echo.Context) (from int64, limit int, err error) {
-	limit = app.DefaultEventsPage
+	limit = agentapp.DefaultEventsPage
 	for name, vs := range c.QueryParams() {
 		if name != "from" && name != "limit" {
 			return 0, 0, errs.Newf(errs.BadInput, "unknown query parameter %s", name).WithHint("a page of events is ?from=<seq>&limit=<n>")
@@ -171,8 +171,8 @@ func eventsPage(c echo.Context) (from int64, limit int, err error) {
 			return 0, 0, errs.Newf(errs.BadInput, "query parameter from must be a seq (a whole number, 0 or more), not %q", vs[0])
 		case name == "from":
 			from = n
-		case perr != nil || n < 1 || n > app.MaxEventsPage:
-			return 0, 0, errs.Newf(errs.BadInput, "query parameter limit must be a whole number from 1 to %d, not %q", app.MaxEventsPage, vs[0])
+		case perr != nil || n < 1 || n > agentapp.MaxEventsPage:
+			return 0, 0, errs.Newf(errs.BadInput, "query parameter limit must be a whole number from 1 to %d, not %q", agentapp.MaxEventsPage, vs[0])
 		default:
 			limit = int(n)
 		}
@@ -254,7 +254,7 @@ type sseViewer struct {
 	next   int64
 }
 
-var _ app.FrameViewer = (*sseViewer)(nil)
+var _ agentapp.FrameViewer = (*sseViewer)(nil)
 
 func (v *sseViewer) Event(e runs.Event) error { return v.Frame(e, v.Encode(e)) }
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentapp"
 	"github.com/petal-near/petal/domain/conversations"
 	"github.com/petal-near/petal/domain/errs"
 )
@@ -18,7 +18,7 @@ func (s *Server) conversationRoutes() []Route {
 		return nil
 	}
 	return []Route{
-		{Method: http.MethodGet, Path: "/api/v1/conversations", Access: AccessSession, Handler: s.listConversations, Query: []string{"limit", "cursor"}, Answers: answersJSON(app.ConversationPage{}), Takes: []Credential{Anyone, Session},
+		{Method: http.MethodGet, Path: "/api/v1/conversations", Access: AccessSession, Handler: s.listConversations, Query: []string{"limit", "cursor"}, Answers: answersJSON(agentapp.ConversationPage{}), Takes: []Credential{Anyone, Session},
 			Summary: "the session's or person's runs and explorations as one list, newest activity first: " +
 				"{ conversations: [{ id, kind, title, updated_at, status, exploration? }], next_cursor }; ?limit= (1 to 100, default 20), ?cursor= the next_cursor of the page before"},
 	}

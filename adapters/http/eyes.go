@@ -3,7 +3,7 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentapp"
 	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/relationsapp"
 )
@@ -17,8 +17,8 @@ func (s *Server) eyesRoutes() []Route {
 		{Method: http.MethodGet, Path: "/api/v1/web-search", Tool: eyesapp.ToolSearch},
 		{Method: http.MethodGet, Path: "/api/v1/look-up", Tool: relationsapp.ToolLookUp},
 		{Method: http.MethodGet, Path: "/api/v1/search", Tool: relationsapp.ToolSearchPetals},
-		{Method: http.MethodGet, Path: "/api/v1/brain", Tool: app.ToolBrainIndex},
-		{Method: http.MethodGet, Path: "/api/v1/brain/route", Tool: app.ToolBrainRoute},
-		{Method: http.MethodGet, Path: "/api/v1/brain/files/:id", Tool: app.ToolBrainFile},
+		{Method: http.MethodGet, Path: "/api/v1/brain", Tool: agentapp.ToolBrainIndex},
+		{Method: http.MethodGet, Path: "/api/v1/brain/route", Tool: agentapp.ToolBrainRoute},
+		{Method: http.MethodGet, Path: "/api/v1/brain/files/:id", Tool: agentapp.ToolBrainFile},
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentapp"
 	"github.com/petal-near/petal/app/agentjobsapp"
 	"github.com/petal-near/petal/app/annotationsapp"
 	"github.com/petal-near/petal/app/config"
@@ -98,11 +98,11 @@ type Deps struct {
 	Annotations *annotationsapp.AnnotationService
 	// SiteClaims is the site's own claims about the map's accounts.
 	SiteClaims *relationsapp.SiteClaims
-	Agent      *app.AgentService
+	Agent      *agentapp.AgentService
 	// AgentJobs is a person's own agents: links, waits, presence, jobs.
 	AgentJobs *agentjobsapp.AgentJobsService
 	// Conversations is the list of a session's runs and explorations.
-	Conversations *app.ConversationService
+	Conversations *agentapp.ConversationService
 	Invites       *moneyapp.InviteService
 	Ledger        *moneyapp.Ledger
 	// Snapshots is the service behind the snapshot body route.

@@ -16,7 +16,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/recorded"
 	"github.com/petal-near/petal/adapters/tracing"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentapp"
 	"github.com/petal-near/petal/app/agentjobsapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/jobsapp"
@@ -35,7 +35,7 @@ import (
 type service struct {
 	Server    *httpapi.Server
 	Registry  *toolkit.Registry // every tool; tests hold the doors to it
-	Agent     *app.AgentService
+	Agent     *agentapp.AgentService
 	Snapshots *snapshotsapp.SnapshotService
 	Bus       *postgres.EventBus
 	Leases    ports.Leases
@@ -119,13 +119,13 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 
 // newScheduler is this process's scheduler with every scheduled job petal
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
-func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.Logger, m ports.Metrics, agent *app.AgentService, ledger *moneyapp.Ledger, cfg config.Config, db *postgres.DB, clock ports.Clock,
+func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.Logger, m ports.Metrics, agent *agentapp.AgentService, ledger *moneyapp.Ledger, cfg config.Config, db *postgres.DB, clock ports.Clock,
 	prices *moneyapp.NearPrices, retention ports.Retention, topUps *moneyapp.TopUpService, mapSync *mapsapp.MapSync,
 	agentJobs *agentjobsapp.AgentJobsService, relations *relationsapp.RelationService, random ports.Random, marks *mapsapp.MarkReader, ledgerStore *postgres.LedgerRepository) *jobsapp.Scheduler {
 	s := jobsapp.NewScheduler(leases, process, log)
 	s.JitterFrom(random)
 	s.Observe(jobsapp.CountJobs(m))
-	s.Add(app.SweepJob(agent, ledger, m))
+	s.Add(agentapp.SweepJob(agent, ledger, m))
 	s.Add(siteapp.RetentionJob(retention, cfg, m))
 	s.Add(moneyapp.DaySlicesJob(ledgerStore, clock))
 	if cfg.Limits != config.LimitsMemory {

@@ -22,7 +22,7 @@ import (
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/tracing"
 	"github.com/petal-near/petal/adapters/webpage"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentapp"
 	"github.com/petal-near/petal/app/agentjobsapp"
 	"github.com/petal-near/petal/app/annotationsapp"
 	"github.com/petal-near/petal/app/config"
@@ -156,7 +156,7 @@ var (
 		jobsapp.NewProcessID,
 		newAgentJobsService,
 		eyesapp.NewEyesService,
-		app.NewBrainService,
+		agentapp.NewBrainService,
 		publishapp.NewPublishService,
 		toolSets,
 		toolkit.NewRegistry,
@@ -178,10 +178,10 @@ var (
 		newMapSync,
 		mapsapp.NewMarkReader,
 		newFlowerListener,
-		wire.Struct(new(app.AgentDeps), "*"),
+		wire.Struct(new(agentapp.AgentDeps), "*"),
 		newAgentService,
-		app.NewConversationService,
-		wire.Bind(new(app.FlowerDrawer), new(*flowersapp.FlowerService)),
+		agentapp.NewConversationService,
+		wire.Bind(new(agentapp.FlowerDrawer), new(*flowersapp.FlowerService)),
 		registrySet,
 	)
 	mcpSet = wire.NewSet(
@@ -333,7 +333,7 @@ func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
 func toolSets(agentJobs *agentjobsapp.AgentJobsService, explorations *explorationsapp.ExplorationService, flowers *flowersapp.FlowerService, snapshots *snapshotsapp.SnapshotService,
-	annotations *annotationsapp.AnnotationService, layers *annotationsapp.LayerService, eyes *eyesapp.EyesService, brain *app.BrainService, publish *publishapp.PublishService,
+	annotations *annotationsapp.AnnotationService, layers *annotationsapp.LayerService, eyes *eyesapp.EyesService, brain *agentapp.BrainService, publish *publishapp.PublishService,
 	relations *relationsapp.RelationService, search *relationsapp.SearchService, lookUp *relationsapp.LookUpService) []toolkit.ToolSet {
 	return []toolkit.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}
 }
@@ -405,8 +405,8 @@ func newSnapshotService(cfg config.Config, log *slog.Logger, library *snapshotsa
 
 // newAgentService is Petals' agent, which also takes up the reports the
 // person's own agents bring back.
-func newAgentService(d app.AgentDeps, jobs *agentjobsapp.AgentJobsService) *app.AgentService {
-	a := app.NewAgentService(d)
+func newAgentService(d agentapp.AgentDeps, jobs *agentjobsapp.AgentJobsService) *agentapp.AgentService {
+	a := agentapp.NewAgentService(d)
 	jobs.SetTurns(a)
 	a.SetJobNotes(jobs)
 	return a

@@ -19,7 +19,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/postgres"
 	"github.com/petal-near/petal/adapters/postgres/pgtest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentapp"
 	"github.com/petal-near/petal/domain/runs"
 )
 
@@ -179,7 +179,7 @@ func TestRestartInterruptsTheRunsOfAProcessThatDied(t *testing.T) {
 	// the run before the stop below looks at it.
 	jobs := postgres.NewJobLeases(db.DB)
 	require.Eventually(t, func() bool {
-		held, err := jobs.Claim(t.Context(), app.SweepJob(nil, nil, nil).Name, "proc_test", time.Hour)
+		held, err := jobs.Claim(t.Context(), agentapp.SweepJob(nil, nil, nil).Name, "proc_test", time.Hour)
 		require.NoError(t, err)
 		return held
 	}, time.Minute, 50*time.Millisecond)

@@ -11,7 +11,7 @@ import (
 	"github.com/petal-near/petal/adapters/http"
 	"github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/postgres"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentapp"
 	"github.com/petal-near/petal/app/annotationsapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/explorationsapp"
@@ -101,7 +101,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	webPages := newWebPages(cfg, registry)
 	webSearch := newWebSearch(cfg, registry)
 	eyesService := eyesapp.NewEyesService(client, webPages, webSearch, clock)
-	brainService := app.NewBrainService()
+	brainService := agentapp.NewBrainService()
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	relationRepository := postgres.NewRelationRepository(db)
 	relationService, err := relationsapp.NewRelationService(relationRepository, snapshotLibrary, log, registry)
@@ -176,7 +176,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	billingClaimRepository := postgres.NewBillingClaimRepository(db)
 	payService := moneyapp.NewPayService(cfg, ledgerRepository, peopleRepository, signInService, client, nearPrice, nearPrices, modelBilling, modelPrices, billingClaimRepository, rateLimiter, log)
 	chatQuoteRepository := postgres.NewChatQuoteRepository(db)
-	agentDeps := app.AgentDeps{
+	agentDeps := agentapp.AgentDeps{
 		Config:       cfg,
 		Runs:         runStore,
 		Bus:          eventBus,
@@ -201,7 +201,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	}
 	agentService := newAgentService(agentDeps, agentJobsService)
 	conversations := postgres.NewConversations(db)
-	conversationService := app.NewConversationService(conversations)
+	conversationService := agentapp.NewConversationService(conversations)
 	inviteService := moneyapp.NewInviteService(inviteRepository, sessionRepository, clock, random)
 	intentTopUpRepository := postgres.NewIntentTopUpRepository(db)
 	swaps := newSwaps(cfg, registry, tracing)
@@ -347,7 +347,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	webPages := newWebPages(cfg, registry)
 	webSearch := newWebSearch(cfg, registry)
 	eyesService := eyesapp.NewEyesService(client, webPages, webSearch, clock)
-	brainService := app.NewBrainService()
+	brainService := agentapp.NewBrainService()
 	publishedFlowerRepository := postgres.NewPublishedFlowerRepository(db)
 	relationRepository := postgres.NewRelationRepository(db)
 	relationService, err := relationsapp.NewRelationService(relationRepository, snapshotLibrary, log, registry)

@@ -1,4 +1,4 @@
-package app_test
+package agentapp_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/memory"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/toolkit"
@@ -68,7 +68,7 @@ func (p plainViewer) Event(e runs.Event) error { return p.f.Event(e) }
 func (p plainViewer) CaughtUp() error          { return p.f.CaughtUp() }
 func (p plainViewer) Heartbeat() error         { return nil }
 
-func followService(tb testing.TB) (*app.AgentService, ports.RunStore) {
+func followService(tb testing.TB) (*agentapp.AgentService, ports.RunStore) {
 	tb.Helper()
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(tb, err)
@@ -78,7 +78,7 @@ func followService(tb testing.TB) (*app.AgentService, ports.RunStore) {
 	process, err := jobsapp.NewProcessID(rand.Reader)
 	require.NoError(tb, err)
 	limiter := memory.NewRateLimiter(memory.SystemClock{})
-	agent := app.NewAgentService(app.AgentDeps{Config: cfg, Runs: store, Bus: hub.Bus(), Leases: leases,
+	agent := agentapp.NewAgentService(agentapp.AgentDeps{Config: cfg, Runs: store, Bus: hub.Bus(), Leases: leases,
 		Registry: toolkit.NewRegistry(cfg, limiter, nil), Limiter: limiter, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Process: process, Random: rand.Reader})
 	return agent, store
@@ -87,7 +87,7 @@ func followService(tb testing.TB) (*app.AgentService, ports.RunStore) {
 // followAll has viewers follow run id: once every one has caught up, events
 // are appended, and it waits until every viewer has the run's end. caught is
 // Done by each viewer at its live marker.
-func followAll(tb testing.TB, agent *app.AgentService, store ports.RunStore, id string, events int, viewers []app.Viewer, caught *sync.WaitGroup) {
+func followAll(tb testing.TB, agent *agentapp.AgentService, store ports.RunStore, id string, events int, viewers []agentapp.Viewer, caught *sync.WaitGroup) {
 	tb.Helper()
 	ctx := context.Background()
 	_, err := store.Create(ctx, runs.Run{ID: id, Model: "recorded"}, runs.Make(runs.KindRun, runs.RunData{RunID: id}))
@@ -121,7 +121,7 @@ func followAll(tb testing.TB, agent *app.AgentService, store ports.RunStore, id 
 func TestViewersShareOneEncodingOfEachEvent(t *testing.T) {
 	agent, store := followService(t)
 	var shared, own atomic.Int64
-	var viewers []app.Viewer
+	var viewers []agentapp.Viewer
 	var sharers, loners []*frameViewer
 	var caught sync.WaitGroup
 	for range 20 {
@@ -164,7 +164,7 @@ func BenchmarkFollowFanout(b *testing.B) {
 				var encodes atomic.Int64
 				var caught sync.WaitGroup
 				caught.Add(n)
-				viewers := make([]app.Viewer, n)
+				viewers := make([]agentapp.Viewer, n)
 				for j := range viewers {
 					f := &frameViewer{encodes: &encodes, w: io.Discard, caught: &caught}
 					viewers[j] = f

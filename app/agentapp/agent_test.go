@@ -1,4 +1,4 @@
-package app_test
+package agentapp_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/petal-near/petal/adapters/memory"
 	"github.com/petal-near/petal/adapters/nearai"
 	"github.com/petal-near/petal/adapters/nearai/nearaitest"
-	"github.com/petal-near/petal/app"
+	"github.com/petal-near/petal/app/agentapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/toolkit"
@@ -51,12 +51,12 @@ func TestAPanickingToolEndsTheRunNotTheProcess(t *testing.T) {
 	registry := toolkit.NewRegistry(cfg, limiter, []toolkit.ToolSet{panicky{}})
 	process, err := jobsapp.NewProcessID(rand.Reader)
 	require.NoError(t, err)
-	agent := app.NewAgentService(app.AgentDeps{Config: cfg, Runs: memory.NewRunStore(memory.SystemClock{}, leases, hub), Bus: hub.Bus(), Leases: leases,
+	agent := agentapp.NewAgentService(agentapp.AgentDeps{Config: cfg, Runs: memory.NewRunStore(memory.SystemClock{}, leases, hub), Bus: hub.Bus(), Leases: leases,
 		Model: model, Attestations: attest, Registry: registry, Limiter: limiter, Log: log, Process: process, Random: rand.Reader})
 	agent.Start()
 
 	started, err := agent.Chat(ctx, toolkit.Caller{Door: toolkit.DoorHTTP, Address: "127.0.0.1", Subject: "anon_x"},
-		app.ChatRequest{Messages: []app.ChatMessage{{Role: "user", Content: "go"}}})
+		agentapp.ChatRequest{Messages: []agentapp.ChatMessage{{Role: "user", Content: "go"}}})
 	require.NoError(t, err)
 	v := &collect{}
 	fctx, fcancel := context.WithTimeout(ctx, 30*time.Second)
