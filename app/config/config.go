@@ -17,30 +17,32 @@ import (
 // Config is everything petal reads from its environment. docs/operations.md and
 // .env.example list every variable with its default; keep the three in step.
 type Config struct {
-	Addr           string        // PETAL_ADDR
-	MetricsAddr    string        // PETAL_METRICS_ADDR: metrics and pprof listener; empty: none
-	DatabaseURL    string        // DATABASE_URL; empty means find or start a local PostgreSQL
-	DatabaseDirect string        // DATABASE_DIRECT_URL: PostgreSQL itself when DATABASE_URL is a pooler
-	DataDir        string        // PETAL_DATA_DIR: where a private PostgreSQL cluster lives
-	PublicURL      string        // PETAL_API: the site's public address; decides recipient, Origin and cookie
-	AgentAccess    string        // PETAL_AGENT_ACCESS: "gated" or "open"
-	Public         bool          // PETAL_PUBLIC
-	Migrate        bool          // PETAL_MIGRATE (off skips migrations at start)
-	LogFormat      string        // PETAL_LOG_FORMAT: "json", "text" or "" (json unless a terminal)
-	WalletKey      string        // PETAL_WALLET_KEY: 32 bytes, hex or base64
-	ModelKey       string        // NEAR_AI_API_KEY
-	ModelBaseURL   string        // NEAR_AI_BASE_URL
-	Model          string        // NEAR_AI_MODEL
-	FallbackModel  string        // NEAR_AI_FALLBACK_MODEL
-	NearRPCMainnet []string      // PETAL_NEAR_RPC_MAINNET: endpoints in the order tried
-	NearRPCTestnet []string      // PETAL_NEAR_RPC_TESTNET
-	NearUSD        string        // PETAL_NEAR_USD: fixes the NEAR price when set
-	OneClickURL    string        // PETAL_ONECLICK_URL: NEAR Intents' 1Click API, whose token list prices NEAR
-	OneClickKey    string        // PETAL_ONECLICK_KEY: a 1Click partner key (JWT); empty: none, 1Click adds its fee
-	ReceiverMain   string        // PETAL_RECEIVER_MAINNET: where money is sent on mainnet (NEAR, and NEAR Intents' USDC)
-	ReceiverTest   string        // PETAL_RECEIVER_TESTNET: where testnet NEAR is sent
-	PayTestnet     bool          // PETAL_PAY_TESTNET: testnet NEAR counts even where the model is paid (NEAR AI)
-	NearPriceKeep  time.Duration // PETAL_NEAR_PRICE_KEEP_DAYS: how long the NEAR price history is kept
+	Addr            string        // PETAL_ADDR
+	MetricsAddr     string        // PETAL_METRICS_ADDR: metrics and pprof listener; empty: none
+	DatabaseURL     string        // DATABASE_URL; empty means find or start a local PostgreSQL
+	DatabaseDirect  string        // DATABASE_DIRECT_URL: PostgreSQL itself when DATABASE_URL is a pooler
+	DataDir         string        // PETAL_DATA_DIR: where a private PostgreSQL cluster lives
+	PublicURL       string        // PETAL_API: the site's public address; decides recipient, Origin and cookie
+	AgentAccess     string        // PETAL_AGENT_ACCESS: "gated" or "open"
+	Public          bool          // PETAL_PUBLIC
+	Migrate         bool          // PETAL_MIGRATE (off skips migrations at start)
+	LogFormat       string        // PETAL_LOG_FORMAT: "json", "text" or "" (json unless a terminal)
+	WalletKey       string        // PETAL_WALLET_KEY: 32 bytes, hex or base64
+	ModelKey        string        // NEAR_AI_API_KEY
+	ModelBaseURL    string        // NEAR_AI_BASE_URL
+	Model           string        // NEAR_AI_MODEL
+	FallbackModel   string        // NEAR_AI_FALLBACK_MODEL
+	NearRPCMainnet  []string      // PETAL_NEAR_RPC_MAINNET: endpoints in the order tried
+	NearRPCTestnet  []string      // PETAL_NEAR_RPC_TESTNET
+	FastNEARMainnet string        // PETAL_FASTNEAR_MAINNET: FastNEAR's API, the token holder index
+	FastNEARTestnet string        // PETAL_FASTNEAR_TESTNET
+	NearUSD         string        // PETAL_NEAR_USD: fixes the NEAR price when set
+	OneClickURL     string        // PETAL_ONECLICK_URL: NEAR Intents' 1Click API, whose token list prices NEAR
+	OneClickKey     string        // PETAL_ONECLICK_KEY: a 1Click partner key (JWT); empty: none, 1Click adds its fee
+	ReceiverMain    string        // PETAL_RECEIVER_MAINNET: where money is sent on mainnet (NEAR, and NEAR Intents' USDC)
+	ReceiverTest    string        // PETAL_RECEIVER_TESTNET: where testnet NEAR is sent
+	PayTestnet      bool          // PETAL_PAY_TESTNET: testnet NEAR counts even where the model is paid (NEAR AI)
+	NearPriceKeep   time.Duration // PETAL_NEAR_PRICE_KEEP_DAYS: how long the NEAR price history is kept
 
 	ToolCallsPerMinute    int                      // PETAL_TOOL_CALLS_PER_MIN
 	NewChatsPerHour       int                      // PETAL_NEW_CHATS_PER_HOUR
@@ -105,6 +107,8 @@ var Variables = []Variable{
 	{"NEAR_AI_FALLBACK_MODEL", "openai/gpt-oss-120b", "the model tried once when the first fails on NEAR AI's side"},
 	{"PETAL_NEAR_RPC_MAINNET", "https://rpc.mainnet.near.org", "NEAR RPC for mainnet: one address, or several separated by commas, tried in order; a call an endpoint fails (unreachable, timeout, 5xx, 429) goes on to the next, which stays first until it fails"},
 	{"PETAL_NEAR_RPC_TESTNET", "https://rpc.testnet.near.org", "NEAR RPC for testnet: one address or a comma list, as PETAL_NEAR_RPC_MAINNET"},
+	{"PETAL_FASTNEAR_MAINNET", "https://api.fastnear.com", "FastNEAR's API on mainnet: near-ft-holders asks it a token's top holders (GET /v1/ft/{token}/top), whose balances are then read on chain"},
+	{"PETAL_FASTNEAR_TESTNET", "https://test.api.fastnear.com", "FastNEAR's API on testnet, as PETAL_FASTNEAR_MAINNET"},
 	{"PETAL_NEAR_USD", "", "fixes dollars per NEAR for top-ups; empty reads it from NEAR Intents' token list"},
 	{"PETAL_ONECLICK_URL", "https://1click.chaindefuser.com", "NEAR Intents' 1Click API, whose token list (GET /v0/tokens) gives dollars per NEAR"},
 	{"PETAL_ONECLICK_KEY", "", "a 1Click partner key (a JWT) sent with quotes and status reads; empty: none, and 1Click adds its own fee to each swap"},
@@ -221,30 +225,32 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 
 	c := Config{
-		Addr:           get("PETAL_ADDR"),
-		MetricsAddr:    get("PETAL_METRICS_ADDR"),
-		DatabaseURL:    get("DATABASE_URL"),
-		DatabaseDirect: get("DATABASE_DIRECT_URL"),
-		DataDir:        get("PETAL_DATA_DIR"),
-		PublicURL:      strings.TrimRight(get("PETAL_API"), "/"),
-		AgentAccess:    "gated",
-		Public:         boolean("PETAL_PUBLIC"),
-		Migrate:        boolean("PETAL_MIGRATE"),
-		LogFormat:      get("PETAL_LOG_FORMAT"),
-		WalletKey:      get("PETAL_WALLET_KEY"),
-		ModelKey:       get("NEAR_AI_API_KEY"),
-		ModelBaseURL:   strings.TrimRight(get("NEAR_AI_BASE_URL"), "/"),
-		Model:          get("NEAR_AI_MODEL"),
-		FallbackModel:  get("NEAR_AI_FALLBACK_MODEL"),
-		NearRPCMainnet: endpoints(get("PETAL_NEAR_RPC_MAINNET")),
-		NearRPCTestnet: endpoints(get("PETAL_NEAR_RPC_TESTNET")),
-		NearUSD:        get("PETAL_NEAR_USD"),
-		OneClickURL:    strings.TrimRight(get("PETAL_ONECLICK_URL"), "/"),
-		OneClickKey:    get("PETAL_ONECLICK_KEY"),
-		ReceiverMain:   get("PETAL_RECEIVER_MAINNET"),
-		ReceiverTest:   get("PETAL_RECEIVER_TESTNET"),
-		PayTestnet:     boolean("PETAL_PAY_TESTNET"),
-		NearPriceKeep:  time.Duration(posInt("PETAL_NEAR_PRICE_KEEP_DAYS")) * 24 * time.Hour,
+		Addr:            get("PETAL_ADDR"),
+		MetricsAddr:     get("PETAL_METRICS_ADDR"),
+		DatabaseURL:     get("DATABASE_URL"),
+		DatabaseDirect:  get("DATABASE_DIRECT_URL"),
+		DataDir:         get("PETAL_DATA_DIR"),
+		PublicURL:       strings.TrimRight(get("PETAL_API"), "/"),
+		AgentAccess:     "gated",
+		Public:          boolean("PETAL_PUBLIC"),
+		Migrate:         boolean("PETAL_MIGRATE"),
+		LogFormat:       get("PETAL_LOG_FORMAT"),
+		WalletKey:       get("PETAL_WALLET_KEY"),
+		ModelKey:        get("NEAR_AI_API_KEY"),
+		ModelBaseURL:    strings.TrimRight(get("NEAR_AI_BASE_URL"), "/"),
+		Model:           get("NEAR_AI_MODEL"),
+		FallbackModel:   get("NEAR_AI_FALLBACK_MODEL"),
+		NearRPCMainnet:  endpoints(get("PETAL_NEAR_RPC_MAINNET")),
+		NearRPCTestnet:  endpoints(get("PETAL_NEAR_RPC_TESTNET")),
+		FastNEARMainnet: strings.TrimRight(get("PETAL_FASTNEAR_MAINNET"), "/"),
+		FastNEARTestnet: strings.TrimRight(get("PETAL_FASTNEAR_TESTNET"), "/"),
+		NearUSD:         get("PETAL_NEAR_USD"),
+		OneClickURL:     strings.TrimRight(get("PETAL_ONECLICK_URL"), "/"),
+		OneClickKey:     get("PETAL_ONECLICK_KEY"),
+		ReceiverMain:    get("PETAL_RECEIVER_MAINNET"),
+		ReceiverTest:    get("PETAL_RECEIVER_TESTNET"),
+		PayTestnet:      boolean("PETAL_PAY_TESTNET"),
+		NearPriceKeep:   time.Duration(posInt("PETAL_NEAR_PRICE_KEEP_DAYS")) * 24 * time.Hour,
 
 		ToolCallsPerMinute:    posInt("PETAL_TOOL_CALLS_PER_MIN"),
 		NewChatsPerHour:       posInt("PETAL_NEW_CHATS_PER_HOUR"),

@@ -29,7 +29,8 @@ type SnapshotService struct {
 	library *SnapshotLibrary
 	daos    ports.DAODirectory
 	near    ports.NearContracts
-	evm     ports.EVMTokens // nil: no EVM chain is read
+	evm     ports.EVMTokens     // nil: no EVM chain is read
+	ftIndex ports.FTHolderIndex // nil: near-ft-holders is refused
 	clock   ports.Clock
 	slots   ports.Semaphore // fresh reads: PETAL_FRESH_READS at once, one per address
 	// refreshing lets one refresh of a chain's DAO list run at a time; the
@@ -62,6 +63,13 @@ func NewSnapshotService(cfg config.Config, log *slog.Logger, library *SnapshotLi
 // setting); without it the EVM readers refuse every chain as unset.
 func (s *SnapshotService) WithEVM(e ports.EVMTokens) *SnapshotService {
 	s.evm = e
+	return s
+}
+
+// WithFTHolderIndex gives the service the index near-ft-holders names a
+// token's holders from.
+func (s *SnapshotService) WithFTHolderIndex(ix ports.FTHolderIndex) *SnapshotService {
+	s.ftIndex = ix
 	return s
 }
 

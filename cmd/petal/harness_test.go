@@ -31,6 +31,8 @@ var offlineDefaults = map[string]string{
 	"PETAL_NEAR_RPC_MAINNET": "http://127.0.0.1:1",
 	"PETAL_NEAR_RPC_TESTNET": "http://127.0.0.1:1",
 	"PETAL_ONECLICK_URL":     "http://127.0.0.1:1", // the NEAR price job reads 1Click at start
+	"PETAL_FASTNEAR_MAINNET": "http://127.0.0.1:1",
+	"PETAL_FASTNEAR_TESTNET": "http://127.0.0.1:1",
 	// The map's SocialDB sync reads the chain at start; a test that wants it
 	// turns it on (or runs Svc.MapSync itself).
 	"PETAL_MAP_SYNC_MIN": "0",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/petal-near/petal/adapters/brave"
 	"github.com/petal-near/petal/adapters/evm"
+	"github.com/petal-near/petal/adapters/fastnear"
 	httpapi "github.com/petal-near/petal/adapters/http"
 	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/adapters/memory"
@@ -130,6 +131,8 @@ var (
 		wire.Bind(new(ports.NearContracts), new(*nearrpc.Client)),
 		newEVM,
 		wire.Bind(new(ports.EVMTokens), new(*evm.Client)),
+		newFastNEAR,
+		wire.Bind(new(ports.FTHolderIndex), new(*fastnear.Client)),
 		postgres.NewDAODirectoryRepository,
 		wire.Bind(new(ports.DAODirectory), new(*postgres.DAODirectoryRepository)),
 		wire.Bind(new(ports.NearViews), new(*nearrpc.Client)),
@@ -329,6 +332,14 @@ func newEVM(cfg config.Config, m ports.Metrics, t *tracing.Tracing) (*evm.Client
 	return c, c.Close, nil
 }
 
+// newFastNEAR is FastNEAR's API, near-ft-holders' index of a token's holders.
+func newFastNEAR(cfg config.Config, m ports.Metrics, t *tracing.Tracing) *fastnear.Client {
+	return fastnear.New(fastnear.Options{Bases: map[string]string{
+		snapshots.Mainnet: cfg.FastNEARMainnet,
+		snapshots.Testnet: cfg.FastNEARTestnet,
+	}, Metrics: m, HTTPClient: &http.Client{Transport: t.Transport()}})
+}
+
 func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
@@ -399,8 +410,8 @@ func newLedgerRepository(db *postgres.DB, m ports.Metrics) *postgres.LedgerRepos
 
 // newSnapshotService is the snapshot service, observed.
 func newSnapshotService(cfg config.Config, log *slog.Logger, library *snapshotsapp.SnapshotLibrary, daos ports.DAODirectory,
-	near ports.NearContracts, evm ports.EVMTokens, clock ports.Clock, slots ports.Semaphore, m ports.Metrics) *snapshotsapp.SnapshotService {
-	return snapshotsapp.NewSnapshotService(cfg, log, library, daos, near, clock, slots).WithEVM(evm).ObservedBy(m)
+	near ports.NearContracts, evm ports.EVMTokens, ftIndex ports.FTHolderIndex, clock ports.Clock, slots ports.Semaphore, m ports.Metrics) *snapshotsapp.SnapshotService {
+	return snapshotsapp.NewSnapshotService(cfg, log, library, daos, near, clock, slots).WithEVM(evm).WithFTHolderIndex(ftIndex).ObservedBy(m)
 }
 
 // newAgentService is Petals' agent, which also takes up the reports the

@@ -80,8 +80,9 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		cleanup()
 		return nil, nil, err
 	}
+	fastnearClient := newFastNEAR(cfg, registry, tracing)
 	semaphore := newSemaphore(cfg, db, clock)
-	snapshotService := newSnapshotService(cfg, log, snapshotLibrary, daoDirectoryRepository, client, evmClient, clock, semaphore, registry)
+	snapshotService := newSnapshotService(cfg, log, snapshotLibrary, daoDirectoryRepository, client, evmClient, fastnearClient, clock, semaphore, registry)
 	annotationRepository := postgres.NewAnnotationRepository(db)
 	sessionRepository := postgres.NewSessionRepository(db)
 	peopleRepository := postgres.NewPeopleRepository(db)
@@ -336,8 +337,9 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 		cleanup()
 		return nil, nil, err
 	}
+	fastnearClient := newFastNEAR(cfg, registry, tracing)
 	semaphore := newSemaphore(cfg, db, clock)
-	snapshotService := newSnapshotService(cfg, log, snapshotLibrary, daoDirectoryRepository, client, evmClient, clock, semaphore, registry)
+	snapshotService := newSnapshotService(cfg, log, snapshotLibrary, daoDirectoryRepository, client, evmClient, fastnearClient, clock, semaphore, registry)
 	annotationRepository := postgres.NewAnnotationRepository(db)
 	sessionRepository := postgres.NewSessionRepository(db)
 	walletReader := noWallets()
