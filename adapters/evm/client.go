@@ -39,8 +39,11 @@ type Options struct {
 	Backoff time.Duration
 	// HTTPClient's transport carries the requests (default http.DefaultTransport).
 	HTTPClient *http.Client
-	// FirstRange is how many blocks the first eth_getLogs asks for (default 2,000,
-	// the smallest range limit common among public providers);
+	// FirstRange is how many blocks the first eth_getLogs asks for (default 1:
+	// nothing is known of the token's logs yet, and a busy token's first answer
+	// over a wide range is one the node builds in vain; the ranges grow up to
+	// fourfold per answer from there, so a quiet chain of 40M blocks costs ten
+	// calls more);
 	// MaxRange the most any asks for (default 1,000,000).
 	FirstRange, MaxRange uint64
 	// MaxAnswer bounds one answer's bytes (default 16 MiB, about 25,000 logs); a log
@@ -74,7 +77,7 @@ func New(o Options) (*Client, error) {
 		c.timeout = 15 * time.Second
 	}
 	if c.first == 0 {
-		c.first = 2_000
+		c.first = 1
 	}
 	if c.most == 0 {
 		c.most = 1_000_000
