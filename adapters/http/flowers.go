@@ -19,6 +19,7 @@ func (s *Server) flowerRoutes() []Route {
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/v1/figures", Tool: flowersapp.ToolComputeFigures},
 		{Method: http.MethodPost, Path: "/api/v1/figures/compare", Tool: flowersapp.ToolCompareFigures},
+		{Method: http.MethodPost, Path: "/api/v1/figures/voting-blocs", Tool: flowersapp.ToolVotingBlocs},
 		{Method: http.MethodPost, Path: "/api/v1/specs/propose", Tool: flowersapp.ToolProposeSpec},
 		{Method: http.MethodPost, Path: "/api/v1/specs/validate", Tool: flowersapp.ToolValidateSpec},
 		render,

@@ -36,7 +36,7 @@ var stageTools = map[string][]string{
 	runs.StageThinking:   {"list_networks", "get_network", "list_explorations", "get_exploration", "start_exploration"},
 	runs.StageReadingMap: {"search_petals", "brain_index", "brain_route", "brain_file", "list_flowers", "get_flower"},
 	runs.StageFetching:   {"look_up", "read_chain", "read_page", "search", "describe_snapshot"},
-	runs.StageCounting:   {"describe_snapshot", "compare_figures", "account_groups", "shared_accounts", "power_path", "relations_overview", "related_groups"},
+	runs.StageCounting:   {"describe_snapshot", "compare_figures", "voting_blocs", "account_groups", "shared_accounts", "power_path", "relations_overview", "related_groups"},
 	runs.StageProposing:  {"save_step", "add_note", "keep_layer", "list_layers", "fork_dataset", ToolAnnotate, "add_annotation", "list_annotations"},
 	runs.StageValidating: {"get_flower", "list_flowers"},
 	runs.StageDrawing:    {"get_flower", "list_flowers", "hand_job", "list_jobs", "retry_job", "stop_job"},

@@ -50,6 +50,7 @@ func (s *FlowerService) Tools() []toolkit.Tool {
 			return s.RenderFor(ctx, call.Caller, in.Spec, view)
 		}),
 		s.compareTool(),
+		s.votingBlocsTool(),
 	}
 }
 

@@ -30,6 +30,7 @@ var toolHints = map[string]ToolHints{
 	"describe_snapshot":  {ReadOnly: true},
 	"compute_figures":    {ReadOnly: true},
 	"compare_figures":    {ReadOnly: true},
+	"voting_blocs":       {ReadOnly: true},
 	"propose_spec":       {ReadOnly: true},
 	"validate_spec":      {ReadOnly: true},
 	"render_flower":      {ReadOnly: true},

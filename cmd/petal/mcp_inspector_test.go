@@ -55,6 +55,7 @@ func readOnlyCalls(t *testing.T, p *testPetal) map[string][]string {
 		"describe_snapshot":  {"sha256=" + snapshotsapp.ShippedSnapshots()[0].SHA256, "top=3"},
 		"compute_figures":    {"sha256=" + snapshot},
 		"compare_figures":    {"a=" + snapshot, "b=" + snapshot},
+		"voting_blocs":       {"sha256=" + snapshot},
 		"validate_spec":      {"spec=" + specJSON},
 		"render_flower":      {"spec=" + specJSON},
 		"list_explorations":  {"limit=5"},

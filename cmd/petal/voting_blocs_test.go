@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/domain/snapshots"
+)
+
+// voting_blocs on a hand-built proposals reading, through HTTP and MCP alike.
+func TestVotingBlocsThroughEveryDoor(t *testing.T) {
+	p := startPetal(t, nil)
+	votes := []map[string]string{
+		{"alice.near": "Approve", "bob.near": "Approve", "carol.near": "Reject"},
+		{"alice.near": "Approve", "bob.near": "Approve", "carol.near": "Approve"},
+		{"alice.near": "Reject", "bob.near": "Reject", "carol.near": "Approve"},
+	}
+	var ps []snapshots.Proposal
+	for i, v := range votes {
+		ps = append(ps, snapshots.Proposal{ID: uint64(i), Proposer: "alice.near", Description: "p", Kind: json.RawMessage(`"Vote"`), Status: "Approved",
+			SubmissionTime: "1700000000000000000", Votes: v})
+	}
+	tally, err := snapshots.TallyVotes(snapshots.Mainnet, snapshots.Proposals{List: ps, Last: 3})
+	require.NoError(t, err)
+	s := flowerDAOSnapshot()
+	s.Network, s.Title = snapshots.ProposalsNetwork, "Votes in flowers.sputnik-dao.near"
+	s.Groups, s.Accounts, s.Detail = tally.Groups, tally.Accounts, tally.Detail
+	sha := storeFlowerSnapshot(t, p, s)
+
+	res, body := p.do(t, http.MethodPost, "/api/v1/figures/voting-blocs", `{"sha256":"`+sha+`","limit":2}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &got))
+	// alice–bob alike on all 3; alice–carol and bob–carol only on the second: 1/3.
+	assert.JSONEq(t, `{"total":3,"items":[
+		{"a":"near:mainnet:alice.near","b":"near:mainnet:bob.near","common":3,"agreed":3,"agreement":1},
+		{"a":"near:mainnet:alice.near","b":"near:mainnet:carol.near","common":3,"agreed":1,"agreement":0.333333}]}`, mustJSON(t, got["pairs"]))
+	assert.JSONEq(t, `[{"accounts":["near:mainnet:alice.near","near:mainnet:bob.near"],"size":2}]`, mustJSON(t, got["blocs"]))
+
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: p.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	out, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "voting_blocs", Arguments: map[string]any{"sha256": sha, "limit": 2}})
+	require.NoError(t, err)
+	require.False(t, out.IsError, "%+v", out.Content)
+	var viaMCP map[string]any
+	require.NoError(t, json.Unmarshal([]byte(mustJSON(t, out.StructuredContent)), &viaMCP))
+	delete(got, "tools_version")
+	delete(viaMCP, "tools_version")
+	assert.Equal(t, got, viaMCP)
+
+	members := storeFlowerSnapshot(t, p, flowerDAOSnapshot())
+	res, body = p.do(t, http.MethodPost, "/api/v1/figures/voting-blocs", `{"sha256":"`+members+`"}`)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+	res, body = p.do(t, http.MethodPost, "/api/v1/figures/voting-blocs", `{"sha256":"`+sha+`","min_agreement":2}`)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+}
