@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/app/config"
-	"github.com/petal-near/petal/app/moneyapp"
 	"github.com/petal-near/petal/domain/credit"
 )
 
@@ -199,21 +198,6 @@ func TestFeeSwitches(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, credit.Price{CallFeeBps: 250, TopUpFeeBps: 100, PerTurn: 3_000,
 		PerTool: map[string]credit.Micros{"render_flower": 10_000, "get_snapshot": 20_000}, FreeAllowance: 250_000}, c.Price())
-}
-
-// GET /api/v1/price follows the switches: its hash changes with them.
-func TestThePriceDocumentFollowsTheSwitches(t *testing.T) {
-	off, err := load(nil)
-	require.NoError(t, err)
-	on, err := load(map[string]string{"PETAL_FEE_PER_TURN_USD": "0.01"})
-	require.NoError(t, err)
-	a, err := moneyapp.NewPayService(off, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil).Price()
-	require.NoError(t, err)
-	b, err := moneyapp.NewPayService(on, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil).Price()
-	require.NoError(t, err)
-	assert.False(t, a.Price.BaseFee.C.On)
-	assert.True(t, b.Price.BaseFee.C.On)
-	assert.NotEqual(t, a.Hash, b.Hash)
 }
 
 func TestTestnetCountsOnlyWhereItBuysNothingReal(t *testing.T) {
