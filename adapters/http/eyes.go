@@ -3,7 +3,6 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/petal-near/petal/app/agentapp"
 	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/relationsapp"
 )
@@ -17,8 +16,8 @@ func (s *Server) eyesRoutes() []Route {
 		{Method: http.MethodGet, Path: "/api/v1/web-search", Tool: eyesapp.ToolSearch},
 		{Method: http.MethodGet, Path: "/api/v1/look-up", Tool: relationsapp.ToolLookUp},
 		{Method: http.MethodGet, Path: "/api/v1/search", Tool: relationsapp.ToolSearchPetals},
-		{Method: http.MethodGet, Path: "/api/v1/brain", Tool: agentapp.ToolBrainIndex},
-		{Method: http.MethodGet, Path: "/api/v1/brain/route", Tool: agentapp.ToolBrainRoute},
-		{Method: http.MethodGet, Path: "/api/v1/brain/files/:id", Tool: agentapp.ToolBrainFile},
+		{Method: http.MethodGet, Path: "/api/v1/brain", Tool: eyesapp.ToolBrainIndex},
+		{Method: http.MethodGet, Path: "/api/v1/brain/route", Tool: eyesapp.ToolBrainRoute},
+		{Method: http.MethodGet, Path: "/api/v1/brain/files/:id", Tool: eyesapp.ToolBrainFile},
 	}
 }

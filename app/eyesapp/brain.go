@@ -1,4 +1,4 @@
-package agentapp
+package eyesapp
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package agentapp_test
+package eyesapp_test
 
 import (
 	"strings"
@@ -7,13 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/petal-near/petal/app/agentapp"
+	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 )
 
 func TestBrainIndexDoctrineFirst(t *testing.T) {
-	idx := agentapp.NewBrainService().Index()
+	idx := eyesapp.NewBrainService().Index()
 	assert.Equal(t, toolkit.BuildID, idx.Commit, "the brain's commit is the build id")
 	require.GreaterOrEqual(t, len(idx.Files), 8)
 	assert.Equal(t, "doctrine", idx.Files[0].Kind)
@@ -21,7 +21,7 @@ func TestBrainIndexDoctrineFirst(t *testing.T) {
 	for i := 1; i < len(idx.Files); i++ {
 		assert.LessOrEqual(t, kinds[idx.Files[i-1].Kind], kinds[idx.Files[i].Kind], "doctrine, then chapters, then recipes")
 	}
-	brain := agentapp.NewBrainService()
+	brain := eyesapp.NewBrainService()
 	for _, h := range idx.Files {
 		f, err := brain.File(h.ID)
 		require.NoError(t, err)
@@ -35,7 +35,7 @@ func TestBrainIndexDoctrineFirst(t *testing.T) {
 
 // Questions an agent asks land on the file that answers them.
 func TestBrainRoutesAQuestionToTheRightFile(t *testing.T) {
-	brain := agentapp.NewBrainService()
+	brain := eyesapp.NewBrainService()
 	for q, want := range map[string]string{
 		"what does the gini coefficient mean":               "figures",
 		"how many accounts hold more than half (nakamoto)?": "figures",

@@ -19,7 +19,6 @@ import (
 	"github.com/petal-near/petal/adapters/nearrpc"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/adapters/webpage"
-	"github.com/petal-near/petal/app/agentapp"
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/eyesapp"
 	"github.com/petal-near/petal/app/toolkit"
@@ -39,7 +38,7 @@ func eyes(t *testing.T, near string, search ports.WebSearch) *toolkit.Registry {
 		search = brave.New("", "", nil)
 	}
 	svc := eyesapp.NewEyesService(chain, webpage.New(webpage.Options{AllowLoopback: true}), search, memory.SystemClock{})
-	return toolkit.NewRegistry(cfg, nil, []toolkit.ToolSet{svc, agentapp.NewBrainService()})
+	return toolkit.NewRegistry(cfg, nil, []toolkit.ToolSet{svc, eyesapp.NewBrainService()})
 }
 
 func call(t *testing.T, reg *toolkit.Registry, tool, input string) (any, error) {

@@ -159,7 +159,7 @@ var (
 		jobsapp.NewProcessID,
 		newAgentJobsService,
 		eyesapp.NewEyesService,
-		agentapp.NewBrainService,
+		eyesapp.NewBrainService,
 		publishapp.NewPublishService,
 		toolSets,
 		toolkit.NewRegistry,
@@ -344,7 +344,7 @@ func newRandom() ports.Random { return rand.Reader }
 
 // toolSets lists every service that brings tools to the registry.
 func toolSets(agentJobs *agentjobsapp.AgentJobsService, explorations *explorationsapp.ExplorationService, flowers *flowersapp.FlowerService, snapshots *snapshotsapp.SnapshotService,
-	annotations *annotationsapp.AnnotationService, layers *annotationsapp.LayerService, eyes *eyesapp.EyesService, brain *agentapp.BrainService, publish *publishapp.PublishService,
+	annotations *annotationsapp.AnnotationService, layers *annotationsapp.LayerService, eyes *eyesapp.EyesService, brain *eyesapp.BrainService, publish *publishapp.PublishService,
 	relations *relationsapp.RelationService, search *relationsapp.SearchService, lookUp *relationsapp.LookUpService) []toolkit.ToolSet {
 	return []toolkit.ToolSet{explorations, flowers, snapshots, annotations, layers, eyes, brain, publish, agentJobs, relations, search, lookUp}
 }
