@@ -12,7 +12,9 @@ const module = "github.com/petal-near/petal"
 
 // TestImportRule holds the layers to the rule in docs/architecture.md: imports
 // point inward (cmd → adapters → app → ports → domain), an adapter never
-// imports another adapter, and the domain does no I/O. Test files are held to
+// imports another adapter, the domain does no I/O, and inside app a
+// capability imports only the kernel and capabilities of a lower tier
+// (appTiers). Test files are held to
 // it too, with the stand-ins of testImportBreaksRule.
 func TestImportRule(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f",
@@ -71,8 +73,62 @@ func testImportBreaksRule(pkg, imp string) string {
 // ports instead.
 var ioInDomain = []string{"net", "net/http", "database/sql", "os/exec", "github.com/jackc/", "github.com/labstack/", "github.com/golang-migrate/"}
 
+// appTiers are app's packages by tier (docs/architecture.md, "The app
+// floor"). Tier 0 is the kernel (the tool kernel, the configuration, the
+// internal helpers), which imports no capability; a capability imports the
+// kernel and capabilities of lower tiers only, never one of its own tier, so
+// a call that must go up goes through an interface the caller declares,
+// wired in cmd. A new package takes its place here first.
+var appTiers = map[string]int{
+	"config": 0, "toolkit": 0, "internal": 0,
+	"jobsapp": 1, "snapshotsapp": 1, "eyesapp": 1,
+	"viewsapp": 2, "peopleapp": 2, "relationsapp": 2,
+	"flowersapp": 3, "moneyapp": 3, "mapsapp": 3,
+	"explorationsapp": 4,
+	"annotationsapp":  5, "agentjobsapp": 5,
+	"publishapp": 6,
+	"agentapp":   7, "siteapp": 7,
+}
+
+// appTierBreak is the tier rule between two app packages: "" when from may
+// import to.
+func appTierBreak(pkg, imp string) string {
+	if pkg == imp {
+		return "" // a package's external tests import it
+	}
+	from, to := appPackage(pkg), appPackage(imp)
+	ft, ok := appTiers[from]
+	if !ok {
+		return "app/" + from + " has no tier: give it one in appTiers (docs/architecture.md)"
+	}
+	tt, ok := appTiers[to]
+	if !ok {
+		return "app/" + to + " has no tier: give it one in appTiers (docs/architecture.md)"
+	}
+	switch {
+	case ft == 0 && tt == 0:
+		return ""
+	case ft == 0:
+		return "the kernel imports no capability"
+	case tt < ft:
+		return ""
+	}
+	return "a capability imports only capabilities of a lower tier (appTiers): a call up goes through an interface the caller declares"
+}
+
+// appPackage is the package's folder directly under app ("internal" for all
+// of app/internal/...).
+func appPackage(pkg string) string {
+	rest := strings.TrimPrefix(pkg, module+"/app/")
+	first, _, _ := strings.Cut(rest, "/")
+	return first
+}
+
 func importBreaksRule(pkg, imp string) string {
 	from, to := layer(pkg), layer(imp)
+	if from == "app" && to == "app" {
+		return appTierBreak(pkg, imp)
+	}
 	if from == "domain" {
 		for _, bad := range ioInDomain {
 			if imp == bad || (strings.HasSuffix(bad, "/") && strings.HasPrefix(imp, bad)) {
@@ -128,12 +184,16 @@ func TestImportRuleCatchesBreaks(t *testing.T) {
 		{module + "/domain/credit", module + "/ports"},
 		{module + "/domain/credit", "net/http"},
 		{module + "/ports", module + "/app"},
-		{module + "/app", module + "/adapters/postgres"},
+		{module + "/app/agentapp", module + "/adapters/postgres"},
 		{module + "/adapters/http", module + "/adapters/postgres"},
 		{module + "/adapters/http", module + "/adapters/postgres/pgtest"},
 		{module + "/adapters/postgres", module + "/cmd/petal"},
 		{module + "/adapters/internal/watchset", module + "/adapters/postgres"},
-		{module + "/app", module + "/adapters/internal/watchset"},
+		{module + "/app/snapshotsapp", module + "/adapters/internal/watchset"},
+		{module + "/app/snapshotsapp", module + "/app/flowersapp"}, // up a tier
+		{module + "/app/flowersapp", module + "/app/moneyapp"},     // the same tier
+		{module + "/app/config", module + "/app/moneyapp"},         // the kernel
+		{module + "/app/newapp", module + "/app/toolkit"},          // no tier
 	}
 	for _, c := range cases {
 		require.NotEmpty(t, importBreaksRule(c.pkg, c.imp), "%s → %s should break the rule", c.pkg, c.imp)
@@ -142,7 +202,10 @@ func TestImportRuleCatchesBreaks(t *testing.T) {
 		{module + "/adapters/postgres/pgtest", module + "/adapters/postgres"},
 		{module + "/adapters/postgres", module + "/migrations"},
 		{module + "/cmd/petal", module + "/adapters/http"},
-		{module + "/app", module + "/domain/errs"},
+		{module + "/app/agentapp", module + "/domain/errs"},
+		{module + "/app/agentapp", module + "/app/publishapp"},
+		{module + "/app/mapsapp", module + "/app/internal/hiddenmaps"},
+		{module + "/app/toolkit", module + "/app/config"},
 		{module + "/ports/porttest", module + "/ports"},
 		{module + "/domain/snapshots", "encoding/json"},
 		{module + "/adapters/postgres", module + "/adapters/internal/watchset"},
@@ -153,8 +216,8 @@ func TestImportRuleCatchesBreaks(t *testing.T) {
 	}
 
 	testsBreak := []struct{ pkg, imp string }{
-		{module + "/app", module + "/adapters/postgres"},
-		{module + "/app", module + "/adapters/postgres/pgtest"},
+		{module + "/app/agentapp", module + "/adapters/postgres"},
+		{module + "/app/mapsapp", module + "/adapters/postgres/pgtest"},
 		{module + "/adapters/http", module + "/adapters/postgres"},
 		{module + "/adapters/nearai", module + "/adapters/postgres/pgtest"},
 		{module + "/domain/snapshots", module + "/adapters/memory"},
@@ -164,9 +227,10 @@ func TestImportRuleCatchesBreaks(t *testing.T) {
 		require.NotEmpty(t, testImportBreaksRule(c.pkg, c.imp), "%s's tests → %s should break the rule", c.pkg, c.imp)
 	}
 	testsFine := []struct{ pkg, imp string }{
-		{module + "/app", module + "/adapters/memory"},
-		{module + "/app", module + "/adapters/nearrpc/nearrpctest"},
-		{module + "/app", module + "/adapters/nearai"},
+		{module + "/app/flowersapp", module + "/adapters/memory"},
+		{module + "/app/snapshotsapp", module + "/adapters/nearrpc/nearrpctest"},
+		{module + "/app/agentapp", module + "/adapters/nearai"},
+		{module + "/app/relationsapp", module + "/app/relationsapp"},
 		{module + "/adapters/postgres", module + "/ports/porttest"},
 		{module + "/adapters/http", module + "/adapters/memory"},
 		{module + "/cmd/petal", module + "/adapters/postgres/pgtest"},
