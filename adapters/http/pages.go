@@ -359,8 +359,10 @@ type mapCard struct {
 			ViewURL string  `json:"view_url"`
 			Picture string  `json:"picture"`
 			MadeBy  string  `json:"made_by"`
+			Demo    bool    `json:"demo"`
 		} `json:"drawings"`
 	} `json:"readings"`
+	Demo   bool `json:"demo"` // a demo map of a made-up reading (an empty site's)
 	Hidden *struct {
 		Why string `json:"why"`
 	} `json:"hidden"`
@@ -386,6 +388,16 @@ type mapBody struct {
 	// it escaped there).
 	History []maps.HistoryPoint
 	Chart   template.HTML
+}
+
+// Demo reports whether the gallery shows demo maps (then it says why).
+func (b mapBody) Demo() bool {
+	for _, c := range b.Cards {
+		if c.Demo {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) mapGalleryPage(c echo.Context) error {

@@ -25,6 +25,7 @@ type Config struct {
 	PublicURL       string        // PETAL_API: the site's public address; decides recipient, Origin and cookie
 	AgentAccess     string        // PETAL_AGENT_ACCESS: "gated" or "open"
 	Public          bool          // PETAL_PUBLIC
+	DemoMap         bool          // PETAL_DEMO_MAP: demo drawings on an empty map (never on a public site: see ShowsDemoMap)
 	Migrate         bool          // PETAL_MIGRATE (off skips migrations at start)
 	LogFormat       string        // PETAL_LOG_FORMAT: "json", "text" or "" (json unless a terminal)
 	WalletKey       string        // PETAL_WALLET_KEY: 32 bytes, hex or base64
@@ -98,6 +99,7 @@ var Variables = []Variable{
 	{"PETAL_API", "", "the site's public address (https://… makes the cookie __Host- and Secure)"},
 	{"PETAL_AGENT_ACCESS", "gated", "gated (an invite or credit is needed for the agent) or open"},
 	{"PETAL_PUBLIC", "0", "1: a public site that reads nothing from outside for visitors"},
+	{"PETAL_DEMO_MAP", "on", "on: while no real flower is published here, the map shows a few demo drawings of made-up readings, each marked demo (never stored; always off on a public site); off: an empty map says so"},
 	{"PETAL_MIGRATE", "on", "off: do not apply migrations at start"},
 	{"PETAL_LOG_FORMAT", "", "json or text; empty: json unless stdout is a terminal"},
 	{"PETAL_WALLET_KEY", "", "32 bytes (hex or base64) sealing wallet addresses; required on a gated server with a model key, else a throwaway key per process"},
@@ -233,6 +235,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		PublicURL:       strings.TrimRight(get("PETAL_API"), "/"),
 		AgentAccess:     "gated",
 		Public:          boolean("PETAL_PUBLIC"),
+		DemoMap:         boolean("PETAL_DEMO_MAP"),
 		Migrate:         boolean("PETAL_MIGRATE"),
 		LogFormat:       get("PETAL_LOG_FORMAT"),
 		WalletKey:       get("PETAL_WALLET_KEY"),

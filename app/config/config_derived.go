@@ -76,6 +76,11 @@ func (c Config) LLM() string {
 	}
 }
 
+// ShowsDemoMap reports whether an empty map shows the demo drawings: on a
+// site that isn't public, unless its operator turned them off. A public
+// site's map is real or empty, never made up.
+func (c Config) ShowsDemoMap() bool { return c.DemoMap && !c.Public }
+
 // AgentAccessReported is agent_access as health says it.
 func (c Config) AgentAccessReported() string {
 	if c.Public {

@@ -38,6 +38,7 @@ type MapService struct {
 	clock   ports.Clock
 	log     *slog.Logger
 	public  bool
+	demo    bool                 // config.ShowsDemoMap: an empty map shows the demo drawings (map_demo.go)
 	views   viewsapp.PersonViews // the view a ?view= names, or a signed-in person's own
 	names   MapNamer             // a signed-in person's names on their petals; nil: none
 	// relations gives /map its groups and pairs (nil: empty arrays).
@@ -155,6 +156,8 @@ type mapState struct {
 	marks        map[string]json.RawMessage
 	marksVersion ports.MarksVersion
 	marksLoaded  bool
+	// demo: the index is the demo drawings (no real flower is on the map).
+	demo bool
 }
 
 func newMapPageCache() *bytecache.ByteCache[pageKey, []byte] {
@@ -188,7 +191,7 @@ func NewMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, sto
 	}
 	m = ports.MetricsOrNone(m)
 	s := &MapService{
-		library: library, store: store, relations: relations, marks: marks, walk: true, missingAt: map[string]time.Time{}, views: views, hidden: hidden, clock: clock, log: log, public: cfg.Public,
+		library: library, store: store, relations: relations, marks: marks, walk: true, missingAt: map[string]time.Time{}, views: views, hidden: hidden, clock: clock, log: log, public: cfg.Public, demo: cfg.ShowsDemoMap(),
 		keys: bytecache.NewByteCache[string](mapKeysCacheBytes, 1<<20, func(k []specs.Key) int {
 			n := 64
 			for _, key := range k {

@@ -198,7 +198,7 @@ func (s *MapService) Proposals(ctx context.Context, id string) ([]byte, error) {
 			return nil, errs.New(errs.NotFound, "no proposals of "+strconv.Quote(id)+" were read onto the map",
 				"a map's proposals come from a published flower of its near-dao-proposals reading")
 		}
-		loaded, err := s.library.Load(ctx, sha)
+		loaded, err := s.load(ctx, sha)
 		if err != nil {
 			return nil, err
 		}

@@ -63,8 +63,10 @@ func (s *MapService) build(ctx context.Context, gen uint64) (*mapState, error) {
 		specsBySHA[h.SpecSHA] = h.Spec
 		drawings = append(drawings, h.drawing)
 	}
-	readings := s.readingsHeld
+	realDrawings := len(drawings)
+	drawings, readings := s.withDemo(drawings, s.readingsHeld, specsBySHA)
 	st := &mapState{
+		demo:  realDrawings == 0 && len(drawings) > 0,
 		index: maps.Build(drawings, readings, s.hidden, s.clock.Now()),
 		gen:   gen,
 		specs: specsBySHA,
@@ -148,7 +150,7 @@ func (s *MapService) drawingFacts(ctx context.Context, f mapFlower) (maps.Readin
 		}
 		return r, keys, nil
 	}
-	loaded, err := s.library.Load(ctx, f.Snapshot)
+	loaded, err := s.load(ctx, f.Snapshot)
 	if err != nil {
 		return maps.Reading{}, nil, err
 	}

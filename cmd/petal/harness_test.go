@@ -41,6 +41,9 @@ var offlineDefaults = map[string]string{
 	// The recorded demo at full speed; a test that wants to see it unfold
 	// (stop it, reload into it) paces it itself.
 	"PETAL_RECORDED_PACE_MS": "0",
+	// An empty map stays empty (the tests that count what is on it); the
+	// demo map's own tests turn it on.
+	"PETAL_DEMO_MAP": "off",
 }
 
 // startPetal serves petal for one test. env overrides the configuration.

@@ -51,6 +51,9 @@ type Drawing struct {
 	// Keys are the colours its picture draws, in legend order, before any
 	// palette gives them a swatch.
 	Keys []specs.Key
+	// Demo marks a drawing of a made-up reading, shown only while a site's
+	// map has no real one (app/mapsapp's demo map).
+	Demo bool
 }
 
 // Hidden is why a map is kept out of every list, and who decided.
@@ -87,6 +90,16 @@ func (l Look) Legend(keys []specs.Key) []specs.LegendEntry {
 
 // ViewURL is where a drawing opens: its spec's draft link.
 func ViewURL(sha string) string { return "/d/" + sha }
+
+// viewURL is where a drawing opens: its draft link, or for a demo drawing
+// (whose made-up reading is kept nowhere a draft could read it) its map's
+// page, which says it is a demo.
+func (d Drawing) viewURL() string {
+	if d.Demo {
+		return "/map?id=" + url.QueryEscape(d.Map)
+	}
+	return ViewURL(d.Spec)
+}
 
 // SplitID splits a map id into its chain (CAIP-2, namespace:reference) and
 // address; address is "" for a whole network. ok is false when id has no

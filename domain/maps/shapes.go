@@ -32,6 +32,9 @@ type Card struct {
 	Proposals *string        `json:"proposals"`
 	Readings  []ReadingShape `json:"readings"`
 	Hidden    *Hidden        `json:"hidden,omitempty"` // only at /api/v1/maps/:id
+	// Demo is set (true) only on the demo map's cards: made-up readings a
+	// site with no real flower shows, never stored.
+	Demo bool `json:"demo,omitempty"`
 }
 
 // ReadingShape is one of a map's readings, the newest first by date.
@@ -54,6 +57,7 @@ type DrawingShape struct {
 	Picture string              `json:"picture"`
 	Keys    []specs.LegendEntry `json:"keys"`
 	MadeBy  string              `json:"made_by"`
+	Demo    bool                `json:"demo,omitempty"` // a demo drawing of a made-up reading
 }
 
 // View is one drawing as GET /api/v1/map lists it (the oldest first); GET
@@ -73,6 +77,7 @@ type View struct {
 	Keys     []specs.LegendEntry `json:"keys"`
 	MadeBy   string              `json:"made_by"`
 	MadeAt   string              `json:"made_at"`
+	Demo     bool                `json:"demo,omitempty"` // a demo drawing of a made-up reading
 }
 
 // ViewReading is the reading a view draws, in brief.
@@ -113,8 +118,8 @@ func (x *Index) card(c *card, l Look) Card {
 	n := c.newest
 	out := Card{
 		ID: c.id, Title: n.Title, About: n.About, Chain: c.chain, Address: optional(c.address),
-		Picture: l.Picture(n.Spec), ViewURL: ViewURL(n.Spec), Keys: l.Legend(n.Keys), Mark: null,
-		Readings: make([]ReadingShape, 0, len(c.readings)),
+		Picture: l.Picture(n.Spec), ViewURL: n.viewURL(), Keys: l.Legend(n.Keys), Mark: null,
+		Readings: make([]ReadingShape, 0, len(c.readings)), Demo: n.Demo,
 	}
 	if m, ok := x.marks[c.id]; ok && len(m) > 0 {
 		out.Mark = m
@@ -130,8 +135,8 @@ func (x *Index) card(c *card, l Look) Card {
 		rs := ReadingShape{Snapshot: r.Snapshot, AsOf: when(r.AsOf), Network: r.Network, About: r.About, Title: r.Title,
 			Count: r.Count, MadeBy: r.madeBy, Drawings: make([]DrawingShape, 0, len(r.drawings))}
 		for _, d := range r.drawings {
-			rs.Drawings = append(rs.Drawings, DrawingShape{SHA: d.Spec, Name: optional(d.Name), ViewURL: ViewURL(d.Spec),
-				Picture: l.Picture(d.Spec), Keys: l.Legend(d.Keys), MadeBy: d.MadeBy})
+			rs.Drawings = append(rs.Drawings, DrawingShape{SHA: d.Spec, Name: optional(d.Name), ViewURL: d.viewURL(),
+				Picture: l.Picture(d.Spec), Keys: l.Legend(d.Keys), MadeBy: d.MadeBy, Demo: d.Demo})
 		}
 		out.Readings = append(out.Readings, rs)
 	}
@@ -146,8 +151,8 @@ func (x *Index) View(i int, l Look, withReading bool) View {
 		params = json.RawMessage("{}")
 	}
 	v := View{SHA: d.Spec, Map: d.Map, Name: optional(d.Name), About: d.About, Address: optional(d.card.address),
-		Date: when(d.reading.AsOf), Snapshot: d.Snapshot, Params: params, ViewURL: ViewURL(d.Spec),
-		Picture: l.Picture(d.Spec), Keys: l.Legend(d.Keys), MadeBy: d.MadeBy, MadeAt: when(d.MadeAt)}
+		Date: when(d.reading.AsOf), Snapshot: d.Snapshot, Params: params, ViewURL: d.viewURL(),
+		Picture: l.Picture(d.Spec), Keys: l.Legend(d.Keys), MadeBy: d.MadeBy, MadeAt: when(d.MadeAt), Demo: d.Demo}
 	if withReading {
 		v.Reading = &ViewReading{Network: d.reading.Network, Title: d.reading.Title, AsOf: when(d.reading.AsOf), Count: d.reading.Count}
 	}
