@@ -64,13 +64,16 @@ func schemaTypes(t reflect.Type) []string {
 	for t.Kind() == reflect.Pointer {
 		null, t = true, t.Elem()
 	}
+	if ownJSON(t) {
+		return []string{ownJSONType}
+	}
 	var ts []string
 	switch t.Kind() {
 	case reflect.String:
 		ts = []string{"string"}
 	case reflect.Bool:
 		ts = []string{"boolean"}
-	case reflect.Int, reflect.Int64, reflect.Int32:
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
 		ts = []string{"integer"}
 	case reflect.Float64:
 		ts = []string{"number"}
@@ -83,6 +86,16 @@ func schemaTypes(t reflect.Type) []string {
 		ts = append([]string{"null"}, ts...)
 	}
 	return ts
+}
+
+// ownJSONType stands for a type that writes its own JSON (a json.Marshaler,
+// such as snapshots.Fraction, sent as a number): its schema is the tool's to
+// say, and the struct can't tell what it is.
+const ownJSONType = "its own"
+
+func ownJSON(t reflect.Type) bool {
+	m := reflect.TypeFor[json.Marshaler]()
+	return t.Implements(m) || reflect.PointerTo(t).Implements(m)
 }
 
 // Each tool's published input schema and the struct its input is decoded
@@ -129,7 +142,9 @@ func TestToolInputSchemasAgreeWithTheirStructs(t *testing.T) {
 						got = append(got, x.(string))
 					}
 				}
-				if want := schemaTypes(f.typ); want != nil || got == nil {
+				if want := schemaTypes(f.typ); len(want) == 1 && want[0] == ownJSONType {
+					assert.NotEmpty(t, got, "field %s writes its own JSON: its schema names a type", f.name)
+				} else if want != nil || got == nil {
 					assert.ElementsMatch(t, want, got, "field %s's JSON type", f.name)
 				} else {
 					assert.Equal(t, []string{"object"}, got, "a raw JSON field is narrowed only to an object, field %s", f.name)
