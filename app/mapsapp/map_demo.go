@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/published"
+	"github.com/petal-near/petal/domain/relations"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/domain/specs"
 )
@@ -192,4 +195,74 @@ func (s *MapService) ShowsDemo(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	return st.demo, nil
+}
+
+// demoOverview is the groups and pairs /api/v1/map carries while the demo
+// map shows, in relations_overview's shape, worked out from the demo
+// readings in memory (the relations index reads real flowers only): pairs
+// sharing at least two accounts (its default), the most shared first.
+func demoOverview() (groups, pairs json.RawMessage) {
+	type group struct {
+		Group string `json:"group"`
+		Title string `json:"title"`
+		Kind  string `json:"kind"`
+		Count int64  `json:"count"`
+	}
+	type pair struct {
+		A       string `json:"a"`
+		B       string `json:"b"`
+		Shared  int64  `json:"shared"`
+		Jaccard string `json:"jaccard"`
+	}
+	ds := demoDrawings()
+	members := make([]map[string]bool, len(ds))
+	for i, d := range ds {
+		members[i] = map[string]bool{}
+		for _, a := range d.snap.Accounts {
+			members[i][a.ID] = true
+		}
+	}
+	var ps []pair
+	named := map[int]bool{}
+	for i := range ds {
+		for j := range ds {
+			a, b := ds[i].drawing.Map, ds[j].drawing.Map
+			if a >= b {
+				continue
+			}
+			var shared int64
+			for id := range members[i] {
+				if members[j][id] {
+					shared++
+				}
+			}
+			if shared < 2 {
+				continue
+			}
+			ps = append(ps, pair{A: a, B: b, Shared: shared,
+				Jaccard: relations.Format(relations.Jaccard(shared, int64(len(members[i])), int64(len(members[j]))))})
+			named[i], named[j] = true, true
+		}
+	}
+	slices.SortFunc(ps, func(x, y pair) int {
+		if x.Shared != y.Shared {
+			return int(y.Shared - x.Shared)
+		}
+		if x.A != y.A {
+			return strings.Compare(x.A, y.A)
+		}
+		return strings.Compare(x.B, y.B)
+	})
+	gs := []group{}
+	for i, d := range ds {
+		if named[i] {
+			gs = append(gs, group{Group: d.drawing.Map, Title: d.snap.Title, Kind: relations.KindOf(d.snap.Network), Count: int64(len(members[i]))})
+		}
+	}
+	if ps == nil {
+		ps = []pair{}
+	}
+	groups, _ = json.Marshal(gs)
+	pairs, _ = json.Marshal(ps)
+	return groups, pairs
 }

@@ -37,6 +37,16 @@ type demoViews struct {
 		ViewURL string `json:"view_url"`
 		Demo    bool   `json:"demo"`
 	} `json:"views"`
+	Groups []struct {
+		Group string `json:"group"`
+		Kind  string `json:"kind"`
+		Count int    `json:"count"`
+	} `json:"groups"`
+	Pairs []struct {
+		A, B    string
+		Shared  int    `json:"shared"`
+		Jaccard string `json:"jaccard"`
+	} `json:"pairs"`
 }
 
 func readDemoMap(t *testing.T, p *testPetal) (demoMaps, demoViews) {
@@ -80,6 +90,21 @@ func TestAFreshSiteShowsTheDemoMapUntilARealFlower(t *testing.T) {
 	for _, view := range v.Views {
 		assert.True(t, view.Demo, "%s: the view says demo", view.Map)
 	}
+	// The demo readings share accounts, so the map's relations show.
+	require.NotEmpty(t, v.Pairs, "the demo map's pairs")
+	kinds := map[string]bool{}
+	for _, g := range v.Groups {
+		assert.True(t, strings.HasSuffix(g.Group, ".demo"), g.Group)
+		assert.Positive(t, g.Count, g.Group)
+		kinds[g.Kind] = true
+	}
+	assert.Equal(t, map[string]bool{"dao": true, "pool": true, "token": true}, kinds, "every demo group in a pair")
+	for _, pr := range v.Pairs {
+		assert.GreaterOrEqual(t, pr.Shared, 2, "%s %s", pr.A, pr.B)
+		assert.Less(t, pr.A, pr.B)
+		assert.NotEmpty(t, pr.Jaccard)
+	}
+	t.Logf("the demo map's pairs: %+v", v.Pairs)
 	res, page := p.do(t, http.MethodGet, "/map", "", "Accept", "text/html")
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	assert.Equal(t, 3, strings.Count(page, `<span class="demo-mark">Demo</span>`), "each card is marked")
@@ -105,6 +130,9 @@ func TestAFreshSiteShowsTheDemoMapUntilARealFlower(t *testing.T) {
 	assert.False(t, m.Maps[0].Demo)
 	require.Len(t, v.Views, 1)
 	assert.False(t, v.Views[0].Demo)
+	for _, g := range v.Groups {
+		assert.False(t, strings.HasSuffix(g.Group, ".demo"), "a demo group left on a real map: %s", g.Group)
+	}
 	_, page = p.do(t, http.MethodGet, "/map", "", "Accept", "text/html")
 	assert.NotContains(t, page, "demo-mark")
 	assert.NotContains(t, page, "demo-note")
