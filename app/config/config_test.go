@@ -31,6 +31,18 @@ func TestConfigDefaults(t *testing.T) {
 	assert.Equal(t, credit.Micros(3_000_000), c.LLMDailyCap)
 	assert.Equal(t, credit.Micros(500_000), c.PersonPerChat)
 	assert.Equal(t, "recorded", c.LLM())
+	assert.True(t, c.ShowsDemoMap(), "a local site shows the demo map by default")
+}
+
+// The demo map: on by default, off when turned off, never on a public site.
+func TestTheDemoMapIsNeverOnAPublicSite(t *testing.T) {
+	for env, want := range map[[2]string]bool{
+		{"", ""}: true, {"off", ""}: false, {"", "1"}: false, {"on", "1"}: false, {"on", "0"}: true,
+	} {
+		c, err := load(map[string]string{"PETAL_DEMO_MAP": env[0], "PETAL_PUBLIC": env[1]})
+		require.NoError(t, err, env)
+		assert.Equal(t, want, c.ShowsDemoMap(), "PETAL_DEMO_MAP=%q PETAL_PUBLIC=%q", env[0], env[1])
+	}
 }
 
 // A bad value stops the start with a message naming the variable.
