@@ -145,9 +145,9 @@ type PreparedAnswer struct {
 	Quote       Quote           `json:"quote"`
 }
 
-// publishRequest is a quote's or a prepare's input: a spec, inline or by
+// PublishRequest is a quote's or a prepare's input: a spec, inline or by
 // name, a name, and the network.
-type publishRequest struct {
+type PublishRequest struct {
 	Spec       json.RawMessage
 	SpecSHA256 string
 	Name       string
@@ -166,7 +166,7 @@ func publishNetwork(network string) (chain, short string, err error) {
 
 // record builds the flower/v1 a person would publish: the spec checked
 // against its stored snapshot, the map and about from the snapshot.
-func (s *PublishService) record(ctx context.Context, in publishRequest, account string) (published.Flower, string, []byte, error) {
+func (s *PublishService) record(ctx context.Context, in PublishRequest, account string) (published.Flower, string, []byte, error) {
 	raw := in.Spec
 	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 		raw = nil
@@ -285,7 +285,7 @@ func (s *PublishService) wallet(ctx context.Context, caller toolkit.Caller, netw
 // Prepare is prepare_publish: the record for the signed-in person's wallet,
 // and the SocialDB set their wallet signs and sends. The record is kept
 // until PreparedFor, so publish_flower can compare it byte for byte.
-func (s *PublishService) Prepare(ctx context.Context, caller toolkit.Caller, in publishRequest) (PreparedAnswer, error) {
+func (s *PublishService) Prepare(ctx context.Context, caller toolkit.Caller, in PublishRequest) (PreparedAnswer, error) {
 	short := ""
 	if in.Network != "" {
 		_, sh, err := publishNetwork(in.Network)

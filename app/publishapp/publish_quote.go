@@ -85,7 +85,7 @@ func (s *PublishService) quote(ctx context.Context, chain, key string, canonical
 // Quote is quote_payment: what publishing a flower costs, asked dry.
 // Nothing is kept or reserved; without a signed-in wallet the record is
 // priced for the longest account id.
-func (s *PublishService) Quote(ctx context.Context, caller toolkit.Caller, in publishRequest) (QuoteAnswer, error) {
+func (s *PublishService) Quote(ctx context.Context, caller toolkit.Caller, in PublishRequest) (QuoteAnswer, error) {
 	account := placeholderAccount
 	network := in.Network
 	if people.IsPerson(caller.Subject) {

@@ -58,8 +58,8 @@ func publishedAnswer(k published.Kept) PublishedFlower {
 	return out
 }
 
-// publishInput is publish_flower's input after the door.
-type publishInput struct {
+// PublishInput is publish_flower's input after the door.
+type PublishInput struct {
 	Network   string
 	AccountID string
 	ID        string
@@ -72,7 +72,7 @@ type publishInput struct {
 // against what was prepared here, or for a record prepared elsewhere checks
 // it as a flower/v1 of that account whose snapshot is stored here, and keeps
 // it. The same id again is the same answer. A refusal changes nothing.
-func (s *PublishService) Publish(ctx context.Context, caller toolkit.Caller, in publishInput) (PublishedFlower, error) {
+func (s *PublishService) Publish(ctx context.Context, caller toolkit.Caller, in PublishInput) (PublishedFlower, error) {
 	chain, short, err := publishNetwork(in.Network)
 	if err != nil {
 		return PublishedFlower{}, err

@@ -25,7 +25,7 @@ func (s *PublishService) Tools() []toolkit.Tool {
 			// its model has no use for these, and they would cost every call.
 			HiddenFromAgent: true,
 		}, func(ctx context.Context, call toolkit.Call, in quoteInput) (any, error) {
-			return s.Quote(ctx, call.Caller, publishRequest(in))
+			return s.Quote(ctx, call.Caller, PublishRequest(in))
 		}),
 		toolkit.WithInput(toolkit.Tool{
 			Name:           ToolPreparePublish,
@@ -36,7 +36,7 @@ func (s *PublishService) Tools() []toolkit.Tool {
 			// its model has no use for these, and they would cost every call.
 			HiddenFromAgent: true,
 		}, func(ctx context.Context, call toolkit.Call, in prepareInput) (any, error) {
-			return s.Prepare(ctx, call.Caller, publishRequest(in))
+			return s.Prepare(ctx, call.Caller, PublishRequest(in))
 		}),
 		toolkit.WithInput(toolkit.Tool{
 			Name:           ToolPublishFlower,
@@ -47,7 +47,7 @@ func (s *PublishService) Tools() []toolkit.Tool {
 			// its model has no use for these, and they would cost every call.
 			HiddenFromAgent: true,
 		}, func(ctx context.Context, call toolkit.Call, in publishFlowerInput) (any, error) {
-			return s.Publish(ctx, call.Caller, publishInput(in))
+			return s.Publish(ctx, call.Caller, PublishInput(in))
 		}),
 		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolListFlowers,

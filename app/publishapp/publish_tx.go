@@ -16,7 +16,7 @@ import (
 // id only: what is kept is still what SocialDB holds at that key. account
 // is the wallet that sent it (account_id, else the person's wallet on the
 // network); id, when given too, must be one the transaction wrote.
-func (s *PublishService) flowerOfTransaction(ctx context.Context, caller toolkit.Caller, chain, short string, in publishInput) (id, account string, err error) {
+func (s *PublishService) flowerOfTransaction(ctx context.Context, caller toolkit.Caller, chain, short string, in PublishInput) (id, account string, err error) {
 	if !people.IsTxHash(in.TxHash) {
 		return "", "", errs.New(errs.BadInput, "tx_hash must be a NEAR transaction hash (base58)")
 	}

@@ -147,7 +147,7 @@ func (s *LookUpService) LookUp(ctx context.Context, caller toolkit.Caller, in Lo
 		return ans, nil
 	}
 	ans.Account = &account
-	groups, err := s.relations.AccountGroups(ctx, accountGroupsInput{Account: chain + ":" + account, Limit: lookUpListMax})
+	groups, err := s.relations.AccountGroups(ctx, AccountGroupsInput{Account: chain + ":" + account, Limit: lookUpListMax})
 	if err != nil && !errs.Is(err, errs.BadInput) && !errs.Is(err, errs.NotFound) {
 		return LookUpAnswer{}, err
 	}
@@ -212,7 +212,7 @@ func (s *LookUpService) lookUpEVM(ctx context.Context, q, chain string) (LookUpA
 	}
 	account := addr.Hex()
 	ans.Account = &account
-	groups, err := s.relations.AccountGroups(ctx, accountGroupsInput{Account: evm.AccountID(chain, addr), Limit: lookUpListMax})
+	groups, err := s.relations.AccountGroups(ctx, AccountGroupsInput{Account: evm.AccountID(chain, addr), Limit: lookUpListMax})
 	if err != nil && !errs.Is(err, errs.BadInput) && !errs.Is(err, errs.NotFound) {
 		return LookUpAnswer{}, err
 	}

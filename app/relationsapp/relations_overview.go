@@ -34,7 +34,7 @@ type OverviewPair struct {
 }
 
 // Overview is relations_overview.
-func (s *RelationService) Overview(ctx context.Context, in relationsOverviewInput) (OverviewAnswer, error) {
+func (s *RelationService) Overview(ctx context.Context, in RelationsOverviewInput) (OverviewAnswer, error) {
 	minShared := int64(in.MinShared)
 	if minShared == 0 {
 		minShared = 2
@@ -85,7 +85,7 @@ func (s *RelationService) Overview(ctx context.Context, in relationsOverviewInpu
 // MapOverview is the groups and pairs GET /api/v1/map carries: the first
 // page of relations_overview with its defaults, encoded.
 func (s *RelationService) MapOverview(ctx context.Context) (groups, pairs json.RawMessage, err error) {
-	o, err := s.Overview(ctx, relationsOverviewInput{Limit: RelationsMaxLimit})
+	o, err := s.Overview(ctx, RelationsOverviewInput{Limit: RelationsMaxLimit})
 	if err != nil {
 		return nil, nil, err
 	}

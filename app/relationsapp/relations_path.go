@@ -96,7 +96,7 @@ func newSide(account string) *walkSide {
 }
 
 // PowerPath is power_path.
-func (s *RelationService) PowerPath(ctx context.Context, in powerPathInput) (PathAnswer, error) {
+func (s *RelationService) PowerPath(ctx context.Context, in PowerPathInput) (PathAnswer, error) {
 	if err := checkAccount("account_a", in.AccountA); err != nil {
 		return PathAnswer{}, err
 	}
@@ -156,7 +156,7 @@ func (s *RelationService) PowerPath(ctx context.Context, in powerPathInput) (Pat
 	return out, nil
 }
 
-func (s *RelationService) walk(ctx context.Context, w ports.RelationWalker, in powerPathInput, depth, budget int, out *PathAnswer) error {
+func (s *RelationService) walk(ctx context.Context, w ports.RelationWalker, in PowerPathInput, depth, budget int, out *PathAnswer) error {
 	a, b := newSide(in.AccountA), newSide(in.AccountB)
 	steps := 2 * depth
 	for a.depth+b.depth < steps && len(a.frontier) > 0 && len(b.frontier) > 0 {

@@ -24,30 +24,30 @@ const (
 
 // The relations tools' inputs: each declared here and nowhere else.
 type (
-	accountGroupsInput struct {
+	AccountGroupsInput struct {
 		Account string `json:"account" jsonschema:"the account, CAIP-10 (near:mainnet:alice.near)"`
 		Limit   int    `json:"limit,omitempty" jsonschema:"how many, from 1 to 200 (50 without it)"`
 		Cursor  string `json:"cursor,omitempty" jsonschema:"the next_cursor of the page before"`
 	}
-	sharedAccountsInput struct {
+	SharedAccountsInput struct {
 		GroupA string `json:"group_a" jsonschema:"a group: a map id, <chain>:<address>"`
 		GroupB string `json:"group_b" jsonschema:"the other group"`
 		Limit  int    `json:"limit,omitempty" jsonschema:"how many, from 1 to 200 (50 without it)"`
 		Cursor string `json:"cursor,omitempty" jsonschema:"the next_cursor of the page before"`
 	}
-	relatedGroupsInput struct {
+	RelatedGroupsInput struct {
 		Group  string `json:"group" jsonschema:"a group: a map id, <chain>:<address>"`
 		By     string `json:"by,omitempty" jsonschema:"the order: count (shared accounts, the default), jaccard, or weight (the share of the related group those accounts hold)"`
 		Limit  int    `json:"limit,omitempty" jsonschema:"how many, from 1 to 200 (50 without it)"`
 		Cursor string `json:"cursor,omitempty" jsonschema:"the next_cursor of the page before"`
 	}
-	relationsOverviewInput struct {
+	RelationsOverviewInput struct {
 		MinShared int    `json:"min_shared,omitempty" jsonschema:"only pairs sharing at least this many accounts (2 without it)"`
 		Kind      string `json:"kind,omitempty" jsonschema:"only groups of this kind: dao (DAO members), pool (pool delegators) or token (token holders)"`
 		Limit     int    `json:"limit,omitempty" jsonschema:"how many pairs, from 1 to 200 (50 without it)"`
 		Cursor    string `json:"cursor,omitempty" jsonschema:"the next_cursor of the page before"`
 	}
-	powerPathInput struct {
+	PowerPathInput struct {
 		AccountA        string `json:"account_a" jsonschema:"where the path starts, CAIP-10"`
 		AccountB        string `json:"account_b" jsonschema:"where it ends, CAIP-10"`
 		MaxDepth        int    `json:"max_depth,omitempty" jsonschema:"the most groups a path goes through, from 1 to 6 (4 without it)"`
@@ -70,31 +70,31 @@ func refineGroup(s *jsonschema.Schema, name string) {
 	toolkit.Property(s, name).MaxLength = jsonschema.Ptr(200)
 }
 
-func (accountGroupsInput) RefineSchema(s *jsonschema.Schema) {
+func (AccountGroupsInput) RefineSchema(s *jsonschema.Schema) {
 	refineAccount(s, "account")
 	refinePage(s)
 }
 
-func (sharedAccountsInput) RefineSchema(s *jsonschema.Schema) {
+func (SharedAccountsInput) RefineSchema(s *jsonschema.Schema) {
 	refineGroup(s, "group_a")
 	refineGroup(s, "group_b")
 	refinePage(s)
 }
 
-func (relatedGroupsInput) RefineSchema(s *jsonschema.Schema) {
+func (RelatedGroupsInput) RefineSchema(s *jsonschema.Schema) {
 	refineGroup(s, "group")
 	toolkit.Property(s, "by").Enum = []any{"count", "jaccard", "weight"}
 	refinePage(s)
 }
 
-func (relationsOverviewInput) RefineSchema(s *jsonschema.Schema) {
+func (RelationsOverviewInput) RefineSchema(s *jsonschema.Schema) {
 	ms := toolkit.Property(s, "min_shared")
 	ms.Minimum, ms.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(1_000_000.0)
 	toolkit.Property(s, "kind").Enum = []any{relations.KindDAO, relations.KindPool, relations.KindToken}
 	refinePage(s)
 }
 
-func (powerPathInput) RefineSchema(s *jsonschema.Schema) {
+func (PowerPathInput) RefineSchema(s *jsonschema.Schema) {
 	refineAccount(s, "account_a")
 	refineAccount(s, "account_b")
 	d := toolkit.Property(s, "max_depth")
@@ -111,35 +111,35 @@ func (s *RelationService) Tools() []toolkit.Tool {
 			Name:        ToolAccountGroups,
 			Description: "The groups (maps on this site: DAOs, staking pools, tokens) an account is in, by its share of each, largest first: its weight as read, its share of the group's total weight (exact decimal text, rounded once to 12 places) and its rank in the group. Cursor-paged.",
 			Output:      json.RawMessage(accountGroupsSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in accountGroupsInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in AccountGroupsInput) (any, error) {
 			return s.AccountGroups(ctx, in)
 		}),
 		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolSharedAccounts,
 			Description: "The accounts two groups share: how many, and a page of them by the smaller of their two shares, largest first, each with its weight and share in both.",
 			Output:      json.RawMessage(sharedAccountsSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in sharedAccountsInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in SharedAccountsInput) (any, error) {
 			return s.SharedAccounts(ctx, in)
 		}),
 		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolRelatedGroups,
 			Description: "The groups sharing accounts with a group, by how many they share (count), their Jaccard index (shared over the union), or the share of the related group those shared accounts hold (weight). Cursor-paged.",
 			Output:      json.RawMessage(relatedGroupsSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in relatedGroupsInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in RelatedGroupsInput) (any, error) {
 			return s.RelatedGroups(ctx, in)
 		}),
 		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolRelationsOverview,
 			Description: "How the map's groups connect: pairs of groups sharing at least min_shared accounts (2 without it), the most shared first, with their Jaccard index, and the groups those pairs name with their sizes. kind keeps DAO members (dao), pool delegators (pool) or token holders (token). Cursor-paged by pair.",
 			Output:      json.RawMessage(relationsOverviewSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in relationsOverviewInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in RelationsOverviewInput) (any, error) {
 			return s.Overview(ctx, in)
 		}),
 		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolPowerPath,
 			Description: "How two accounts connect through shared group membership: the shortest paths (at most 5, each through at most max_depth groups), found by a bidirectional breadth-first search that stops at its budget of memberships and says so (exhausted: true) rather than running long. include_inferred also walks the site's same_owner claims.",
 			Output:      json.RawMessage(powerPathSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in powerPathInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in PowerPathInput) (any, error) {
 			return s.PowerPath(ctx, in)
 		}),
 	}
@@ -177,7 +177,7 @@ type AccountGroup struct {
 }
 
 // AccountGroups is account_groups.
-func (s *RelationService) AccountGroups(ctx context.Context, in accountGroupsInput) (AccountGroupsAnswer, error) {
+func (s *RelationService) AccountGroups(ctx context.Context, in AccountGroupsInput) (AccountGroupsAnswer, error) {
 	if err := checkAccount("account", in.Account); err != nil {
 		return AccountGroupsAnswer{}, err
 	}
@@ -228,7 +228,7 @@ type WeightShare struct {
 }
 
 // SharedAccounts is shared_accounts.
-func (s *RelationService) SharedAccounts(ctx context.Context, in sharedAccountsInput) (SharedAnswer, error) {
+func (s *RelationService) SharedAccounts(ctx context.Context, in SharedAccountsInput) (SharedAnswer, error) {
 	a, err := s.groupID(ctx, "group_a", in.GroupA)
 	if err != nil {
 		return SharedAnswer{}, err
@@ -281,7 +281,7 @@ type Related struct {
 }
 
 // RelatedGroups is related_groups.
-func (s *RelationService) RelatedGroups(ctx context.Context, in relatedGroupsInput) (RelatedAnswer, error) {
+func (s *RelationService) RelatedGroups(ctx context.Context, in RelatedGroupsInput) (RelatedAnswer, error) {
 	g, err := s.groupID(ctx, "group", in.Group)
 	if err != nil {
 		return RelatedAnswer{}, err
