@@ -325,16 +325,15 @@ loop:
 // soakStats counts every answer by route: latencies for the current part,
 // errors by status and code for the whole soak and the current part.
 type soakStats struct {
-	mu       sync.Mutex
-	lat      map[string][]time.Duration
-	errs     map[string]int // "route status code", this part
-	allErrs  map[string]int
-	sample   map[string]string // one message of each error, for the report
-	all      int
-	fivexx   int
-	actions  atomic.Int64
-	skipped  atomic.Int64
-	viewerID atomic.Int64
+	mu      sync.Mutex
+	lat     map[string][]time.Duration
+	errs    map[string]int // "route status code", this part
+	allErrs map[string]int
+	sample  map[string]string // one message of each error, for the report
+	all     int
+	fivexx  int
+	actions atomic.Int64
+	skipped atomic.Int64
 }
 
 func newSoakStats() *soakStats {
