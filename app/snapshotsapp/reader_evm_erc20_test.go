@@ -256,6 +256,10 @@ func TestEVMParamsAreChecked(t *testing.T) {
 // fresh-read deadline: source_failed, and nothing kept.
 func TestAStalledEVMReadEndsAtTheFreshReadDeadline(t *testing.T) {
 	stall := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Read to the end first: only then does net/http watch the
+		// connection, so the client going away ends the wait (unread,
+		// the handler sat out its minute and Close waited on it).
+		_, _ = io.Copy(io.Discard, r.Body)
 		select {
 		case <-r.Context().Done():
 		case <-time.After(time.Minute):

@@ -77,15 +77,14 @@ func banzhafOf(desc []rankedWeight, total u128, scale int, accounts []Account) *
 	var swings []uint64 // the first k voters' swings
 	var all *big.Int    // everyone's
 	var errs []Fraction
-	switch {
-	case voters[0].v == voters[n-1].v:
+	if voters[0].v == voters[n-1].v {
 		// Everyone weighs the same: by symmetry each holds 1/n.
 		b.Method = "exact"
 		swings, all = make([]uint64, k), big.NewInt(int64(n))
 		for i := range swings {
 			swings[i] = 1
 		}
-	default:
+	} else {
 		var ok bool
 		if swings, all, ok = banzhafExact(voters, quota, k); ok {
 			b.Method = "exact"

@@ -160,8 +160,7 @@ func Blocs(s *Snapshot, q BlocsQuery) (VotingBlocs, error) {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
