@@ -113,29 +113,9 @@ func readFT(ctx context.Context, rc *readContext, svc *SnapshotService, p ftPara
 		}
 		from = "the accounts of \"" + other.Title + "\""
 	}
-	rc.say("token", "reading "+p.Token+"'s metadata", nil, nil)
-	token, err := rc.near.Token(ctx, p.Token)
+	tally, symbol, err := rc.tokenBalances(ctx, p.Token, accounts)
 	if err != nil {
 		return snapshots.Snapshot{}, err
-	}
-	symbol := token.Symbol
-	if symbol == "" {
-		symbol = p.Token
-	}
-	amounts, err := rc.near.Balances(ctx, p.Token, accounts, func(read, total int) {
-		switch {
-		case read == 0:
-			rc.say("balances", fmt.Sprintf("reading %d balances", total), intp(0), intp(total))
-		case read%ftProgressEvery == 0 || read == total:
-			rc.say("balances", fmt.Sprintf("read %d of %d balances", read, total), intp(read), intp(total))
-		}
-	})
-	if err != nil {
-		return snapshots.Snapshot{}, err
-	}
-	tally, err := snapshots.TallyBalances(rc.network, accounts, amounts, token, symbol)
-	if err != nil {
-		return snapshots.Snapshot{}, errs.Newf(errs.CannotRead, "%s gave a balance petal can't read", p.Token).WithCause(err)
 	}
 	s := rc.reading("near-ft-balances", params, symbol+" balances",
 		fmt.Sprintf("How much %s (%s) each of %s holds, in whole tokens.", symbol, p.Token, from), tally)
@@ -145,4 +125,35 @@ func readFT(ctx context.Context, rc *readContext, svc *SnapshotService, p ftPara
 		s.Detail = detail
 	}
 	return s, nil
+}
+
+// tokenBalances reads token's metadata and the balances of accounts at the
+// pinned block, with progress, and tallies them; symbol is the token's, or
+// its account when it names none.
+func (rc *readContext) tokenBalances(ctx context.Context, tokenAccount string, accounts []string) (tally snapshots.Tally, symbol string, err error) {
+	rc.say("token", "reading "+tokenAccount+"'s metadata", nil, nil)
+	token, err := rc.near.Token(ctx, tokenAccount)
+	if err != nil {
+		return snapshots.Tally{}, "", err
+	}
+	symbol = token.Symbol
+	if symbol == "" {
+		symbol = tokenAccount
+	}
+	amounts, err := rc.near.Balances(ctx, tokenAccount, accounts, func(read, total int) {
+		switch {
+		case read == 0:
+			rc.say("balances", fmt.Sprintf("reading %d balances", total), intp(0), intp(total))
+		case read%ftProgressEvery == 0 || read == total:
+			rc.say("balances", fmt.Sprintf("read %d of %d balances", read, total), intp(read), intp(total))
+		}
+	})
+	if err != nil {
+		return snapshots.Tally{}, "", err
+	}
+	tally, err = snapshots.TallyBalances(rc.network, accounts, amounts, token, symbol)
+	if err != nil {
+		return snapshots.Tally{}, "", errs.Newf(errs.CannotRead, "%s gave a balance petal can't read", tokenAccount).WithCause(err)
+	}
+	return tally, symbol, nil
 }

@@ -60,29 +60,9 @@ func readFTHolders(ctx context.Context, rc *readContext, s *SnapshotService, p f
 	if err != nil {
 		return snapshots.Snapshot{}, err
 	}
-	rc.say("token", "reading "+p.Token+"'s metadata", nil, nil)
-	token, err := rc.near.Token(ctx, p.Token)
+	tally, symbol, err := rc.tokenBalances(ctx, p.Token, accounts)
 	if err != nil {
 		return snapshots.Snapshot{}, err
-	}
-	symbol := token.Symbol
-	if symbol == "" {
-		symbol = p.Token
-	}
-	amounts, err := rc.near.Balances(ctx, p.Token, accounts, func(read, total int) {
-		switch {
-		case read == 0:
-			rc.say("balances", fmt.Sprintf("reading %d balances", total), intp(0), intp(total))
-		case read%ftProgressEvery == 0 || read == total:
-			rc.say("balances", fmt.Sprintf("read %d of %d balances", read, total), intp(read), intp(total))
-		}
-	})
-	if err != nil {
-		return snapshots.Snapshot{}, err
-	}
-	tally, err := snapshots.TallyBalances(rc.network, accounts, amounts, token, symbol)
-	if err != nil {
-		return snapshots.Snapshot{}, errs.Newf(errs.CannotRead, "%s gave a balance petal can't read", p.Token).WithCause(err)
 	}
 	// An account the index lists but that holds nothing at the block (it
 	// sold since the index looked) is no holder.

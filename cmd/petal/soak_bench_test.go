@@ -592,20 +592,7 @@ func mintInviteTB(tb testing.TB, db *pgtest.DB, usd string) string {
 // inviteSessionTB puts the invite in a new session, and returns its cookie.
 func inviteSessionTB(tb testing.TB, base, token string) string {
 	tb.Helper()
-	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/auth/invite", strings.NewReader(`{"token":"`+token+`"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Origin", siteOrigin)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer res.Body.Close()
-	c := cookieOf(res, "__Host-petal_session")
-	if res.StatusCode != http.StatusOK || c == nil {
-		b, _ := io.ReadAll(res.Body)
-		tb.Fatalf("the invite: %d %s", res.StatusCode, b)
-	}
-	return "__Host-petal_session=" + c.Value
+	return sessionFrom(tb, base+"/api/v1/auth/invite", `{"token":"`+token+`"}`)
 }
 
 // signInAliceTB is signInAlice for a benchmark: alice.testnet's NEP-413
@@ -614,7 +601,14 @@ func signInAliceTB(tb testing.TB, p *testPetal) string {
 	tb.Helper()
 	v := loadVectors(tb)[0]
 	issue(tb, p, v.NonceBase64, v.Recipient, 5*time.Minute)
-	req, _ := http.NewRequest(http.MethodPost, p.URL+"/api/v1/auth/verify", strings.NewReader(verifyBody("testnet", vectorProof(v, v.SignatureBase64))))
+	return sessionFrom(tb, p.URL+"/api/v1/auth/verify", verifyBody("testnet", vectorProof(v, v.SignatureBase64)))
+}
+
+// sessionFrom posts body to url from the site's own page and returns the
+// session cookie its answer set.
+func sessionFrom(tb testing.TB, url, body string) string {
+	tb.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Origin", siteOrigin)
 	res, err := http.DefaultClient.Do(req)
@@ -625,7 +619,7 @@ func signInAliceTB(tb testing.TB, p *testPetal) string {
 	c := cookieOf(res, "__Host-petal_session")
 	if res.StatusCode != http.StatusOK || c == nil {
 		b, _ := io.ReadAll(res.Body)
-		tb.Fatalf("alice's sign-in: %d %s", res.StatusCode, b)
+		tb.Fatalf("%s: %d %s", url, res.StatusCode, b)
 	}
 	return "__Host-petal_session=" + c.Value
 }
