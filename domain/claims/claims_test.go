@@ -56,7 +56,7 @@ func TestAClaimsRefusalsNameTheField(t *testing.T) {
 }
 
 func TestTheShippedSiteClaimsLoad(t *testing.T) {
-	raw, err := os.ReadFile("../../app/site-claims.json")
+	raw, err := os.ReadFile("../../app/relationsapp/site-claims.json")
 	if err != nil {
 		t.Fatal(err)
 	}
