@@ -8,10 +8,11 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/petal-near/petal/adapters/internal/retryafter"
 )
 
 // failover is the HTTP transport under one chain's JSON-RPC client: each
@@ -64,7 +65,7 @@ func (f *failover) RoundTrip(req *http.Request) (*http.Response, error) {
 			// the provider gave wins, up to maxRetryAfter.
 			pause := wait/2 + rand.N(wait/2+1)
 			if lastRes != nil {
-				if asked, ok := retryAfter(lastRes.Header.Get("Retry-After")); ok && asked <= maxRetryAfter {
+				if asked, ok := retryafter.Parse(lastRes.Header.Get("Retry-After")); ok && asked <= maxRetryAfter {
 					pause = asked
 				}
 				drain(lastRes)
@@ -119,20 +120,6 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
-}
-
-// retryAfter reads a Retry-After header: seconds, or an HTTP date.
-func retryAfter(v string) (time.Duration, bool) {
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
 }
 
 func drain(res *http.Response) {

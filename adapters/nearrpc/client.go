@@ -30,12 +30,12 @@ import (
 	"net/http"
 	neturl "net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/petal-near/petal/adapters/internal/retryafter"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
 	"github.com/petal-near/petal/ports"
@@ -234,13 +234,13 @@ func (e *endpoints) answered(at int) { e.preferred.Store(int32(at)) }
 // the call fails now rather than hold its caller.
 const maxRetryAfter = 10 * time.Second
 
-// retryAfterOf is a 429's Retry-After in seconds, 0 when absent or past the bound.
+// retryAfterOf is a 429's Retry-After, 0 when absent or past the bound.
 func retryAfterOf(res *http.Response) time.Duration {
-	n, err := strconv.Atoi(strings.TrimSpace(res.Header.Get("Retry-After")))
-	if err != nil || n < 0 || time.Duration(n)*time.Second > maxRetryAfter {
+	d, ok := retryafter.Parse(res.Header.Get("Retry-After"))
+	if !ok || d > maxRetryAfter {
 		return 0
 	}
-	return time.Duration(n) * time.Second
+	return d
 }
 
 // post makes one attempt. retry says whether another attempt may help.
