@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"regexp"
 
 	"gocloud.dev/blob"
@@ -31,12 +32,30 @@ var _ ports.Blobs = (*Store)(nil)
 
 // Open opens the bucket at url (file:///abs/dir?create_dir=true, mem://,
 // s3://bucket?region=…&endpoint=…).
-func Open(ctx context.Context, url string) (*Store, error) {
-	b, err := blob.OpenBucket(ctx, url)
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	b, err := blob.OpenBucket(ctx, withoutSidecars(rawURL))
 	if err != nil {
 		return nil, fmt.Errorf("PETAL_BLOB_URL: %w", err)
 	}
 	return &Store{bucket: b}, nil
+}
+
+// withoutSidecars asks fileblob not to write its ".attrs" side files:
+// fileblob writes them in place (os.Create, then the JSON), so a reader that
+// meets one mid-write fails to decode it (EOF) and Exists or NewReader
+// fails while another replica writes the same key. A body is checked by its
+// SHA-256, so the content type and MD5 kept there buy nothing.
+func withoutSidecars(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "file" {
+		return rawURL
+	}
+	q := u.Query()
+	if q.Get("metadata") == "" {
+		q.Set("metadata", "skip")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
 
 // Close releases the bucket.
