@@ -19,7 +19,7 @@ import (
 //go:embed map-marks.json
 var curatedMarksFile []byte
 
-// CuratedMarks is the curated list shipped in petal (app/map-marks.json),
+// CuratedMarks is the curated list shipped in petal (app/mapsapp/map-marks.json),
 // checked: petal does not start with an invalid one.
 func CuratedMarks() (map[string]maps.CuratedMark, error) { return maps.CheckCurated(curatedMarksFile) }
 

@@ -264,7 +264,7 @@ func TestMapMarksFromTheChainThenTheCuratedList(t *testing.T) {
 	assert.Equal(t, "Figment", fig.Name.Value)
 	assert.Equal(t, "curated", fig.Name.Status)
 	assert.Equal(t, "curated", fig.Name.Source)
-	assert.Equal(t, "app/map-marks.json#near:mainnet:figment.poolv1.near", fig.Name.Ref)
+	assert.Equal(t, "app/mapsapp/map-marks.json#near:mainnet:figment.poolv1.near", fig.Name.Ref)
 	assert.NotEmpty(t, fig.Name.VerifiedBy)
 	// A pool nobody curated: read, nothing known.
 	nobody := marks["near:mainnet:nobody.poolv1.near"]
@@ -386,7 +386,7 @@ func TestACuratedMarkNeedsNoChain(t *testing.T) {
 	sw := marks[sweat]
 	require.NotNil(t, sw)
 	require.NotNil(t, sw.Name)
-	assert.Equal(t, markPart{Value: "SWEAT", Status: "curated", Source: "curated", Ref: "app/map-marks.json#" + sweat,
+	assert.Equal(t, markPart{Value: "SWEAT", Status: "curated", Source: "curated", Ref: "app/mapsapp/map-marks.json#" + sweat,
 		VerifiedBy: sw.Name.VerifiedBy, At: "2026-11-30T00:00:00Z"}, *sw.Name)
 	assert.NotEmpty(t, sw.Name.VerifiedBy)
 	require.NotNil(t, sw.Symbol)

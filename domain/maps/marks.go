@@ -30,7 +30,7 @@ const (
 // (its status).
 const (
 	SourceChain   = "chain"   // the organisation's own contract, read at `at`
-	SourceCurated = "curated" // petal's shipped list, app/map-marks.json
+	SourceCurated = "curated" // petal's shipped list, app/mapsapp/map-marks.json
 	// StatusRead is what the contract says of itself: nobody checked it.
 	StatusRead = "read"
 	// StatusCurated is an entry of the shipped list, checked by the person
@@ -235,7 +235,7 @@ func CheckCurated(b []byte) (map[string]CuratedMark, error) {
 }
 
 // CuratedRef is how a mark names the list entry a part came from.
-func CuratedRef(id string) string { return "app/map-marks.json#" + id }
+func CuratedRef(id string) string { return "app/mapsapp/map-marks.json#" + id }
 
 // ChainRef is how a mark names the call a part came from.
 func ChainRef(contract, method string) string { return contract + " " + method }

@@ -91,7 +91,7 @@ func TestComposeTakesTheChainFirstThenTheList(t *testing.T) {
 		t.Fatalf("name %+v", m.Name)
 	}
 	if m.Symbol.Value != "TT" || m.Symbol.Source != SourceCurated || m.Symbol.Status != StatusCurated ||
-		m.Symbol.Ref != "app/map-marks.json#near:mainnet:t.near" || m.Symbol.At != "2026-11-29T00:00:00Z" {
+		m.Symbol.Ref != "app/mapsapp/map-marks.json#near:mainnet:t.near" || m.Symbol.At != "2026-11-29T00:00:00Z" {
 		t.Fatalf("symbol %+v", m.Symbol)
 	}
 	// The chain's word that differs from the list's stands, unverified.

@@ -105,7 +105,7 @@ func MapMarksContract(t *testing.T, newMarks func(t *testing.T) ports.MapMarks) 
 		if got, err := m.Mark(t.Context(), "near:mainnet:a.near"); err != nil || got != nil {
 			t.Fatalf("a map never read has a mark: %s, %v", got, err)
 		}
-		listed := json.RawMessage(`{"name":{"value":"A","status":"curated","source":"curated","ref":"app/map-marks.json#near:mainnet:a.near","verified_by":"x","at":"2026-11-30T00:00:00Z"},"symbol":null,"logo":null,"read_at":"2026-11-30T00:00:00Z"}`)
+		listed := json.RawMessage(`{"name":{"value":"A","status":"curated","source":"curated","ref":"app/mapsapp/map-marks.json#near:mainnet:a.near","verified_by":"x","at":"2026-11-30T00:00:00Z"},"symbol":null,"logo":null,"read_at":"2026-11-30T00:00:00Z"}`)
 		v0, err := m.Version(t.Context())
 		must(t, err)
 		must(t, m.Failed(t.Context(), "near:mainnet:a.near", listed, "the chain could not be reached", time.Hour, 24*time.Hour))
