@@ -26,6 +26,7 @@ import (
 // Store is a bucket of bodies keyed by their SHA-256.
 type Store struct {
 	bucket *blob.Bucket
+	scheme string
 }
 
 var _ ports.Blobs = (*Store)(nil)
@@ -37,8 +38,16 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("PETAL_BLOB_URL: %w", err)
 	}
-	return &Store{bucket: b}, nil
+	scheme := ""
+	if u, err := url.Parse(rawURL); err == nil {
+		scheme = u.Scheme
+	}
+	return &Store{bucket: b, scheme: scheme}, nil
 }
+
+// Describe names the store for the log without its URL's parameters, which
+// may carry credentials.
+func (s *Store) Describe() string { return s.scheme + "://" }
 
 // withoutSidecars asks fileblob not to write its ".attrs" side files:
 // fileblob writes them in place (os.Create, then the JSON), so a reader that

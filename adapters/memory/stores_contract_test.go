@@ -55,3 +55,7 @@ func TestEventBusContract(t *testing.T) {
 func TestPromptCountsContract(t *testing.T) {
 	porttest.PromptCountsContract(t, func(*testing.T) ports.PromptCounts { return memory.NewPromptCounts() })
 }
+
+func TestBlobsContract(t *testing.T) {
+	porttest.BlobsContract(t, func(*testing.T) ports.Blobs { return memory.NewBlobs() })
+}

@@ -13,13 +13,24 @@ import (
 )
 
 // MapMarks is ports.MapMarks on the map_marks table (migration 38), its
-// logos kept in media beside the profiles' pictures.
-type MapMarks struct{ db *DB }
+// logos kept in media beside the profiles' pictures (their bytes in the blob
+// store when one is set: KeepingBodiesIn).
+type MapMarks struct {
+	db     *DB
+	bodies bodies
+}
 
 var _ ports.MapMarks = (*MapMarks)(nil)
 
-// NewMapMarks makes the keeper of the maps' marks over db.
+// NewMapMarks makes the keeper of the maps' marks over db, logos' bytes in
+// the rows.
 func NewMapMarks(db *DB) *MapMarks { return &MapMarks{db: db} }
+
+// KeepingBodiesIn has new logos' bytes written to blobs (nil: the rows).
+func (m *MapMarks) KeepingBodiesIn(blobs ports.Blobs) *MapMarks {
+	m.bodies = bodies{blobs: blobs}
+	return m
+}
 
 // Due implements ports.MapMarks.
 func (m *MapMarks) Due(ctx context.Context, ids []string, limit int) ([]string, error) {
@@ -43,12 +54,21 @@ ORDER BY k.map_id IS NOT NULL, k.next_at, i.id LIMIT $2`, ids, limit)
 // mark does, so a re-read that finds the same mark leaves every replica's
 // cards as they are.
 func (m *MapMarks) Keep(ctx context.Context, w ports.MarkWrite) error {
+	var kept keptBody
+	if p := w.Logo; p != nil {
+		// The logo's bytes before the transaction: no lock waits on the store.
+		inRow, key, err := m.bodies.keep(ctx, p.Bytes)
+		if err != nil {
+			return fmt.Errorf("postgres: keep mark's logo: %w", err)
+		}
+		kept = keptBody{inRow: inRow, key: key}
+	}
 	err := pgx.BeginFunc(ctx, m.db.Pool, func(tx pgx.Tx) error {
 		var logo *string
 		if p := w.Logo; p != nil {
-			if _, err := tx.Exec(ctx, `INSERT INTO media (sha256, media_type, bytes, width, height, created_at)
-VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT (sha256) DO UPDATE SET created_at = media.created_at`,
-				p.SHA256, p.MediaType, p.Bytes, p.Width, p.Height); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO media (sha256, media_type, bytes, bytes_blob, width, height, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, now()) ON CONFLICT (sha256) DO UPDATE SET created_at = media.created_at`,
+				p.SHA256, p.MediaType, kept.inRow, kept.key, p.Width, p.Height); err != nil {
 				return fmt.Errorf("keep logo: %w", err)
 			}
 			logo = &p.SHA256

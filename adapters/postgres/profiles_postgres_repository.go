@@ -15,13 +15,25 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// ProfileRepository keeps profiles and their pictures (migrations/000026_profiles).
-type ProfileRepository struct{ db *DB }
+// ProfileRepository keeps profiles and their pictures (migrations/000026_profiles),
+// the pictures' bytes in the blob store when one is set (KeepingBodiesIn).
+type ProfileRepository struct {
+	db     *DB
+	bodies bodies
+}
 
 var _ ports.ProfileStore = (*ProfileRepository)(nil)
 
-// NewProfileRepository makes the profile store over db.
+// NewProfileRepository makes the profile store over db, pictures' bytes in
+// the rows.
 func NewProfileRepository(db *DB) *ProfileRepository { return &ProfileRepository{db: db} }
+
+// KeepingBodiesIn has new pictures' bytes written to blobs (nil: the rows),
+// keyed by their SHA-256; a row still holding its bytes is read from them.
+func (r *ProfileRepository) KeepingBodiesIn(blobs ports.Blobs) *ProfileRepository {
+	r.bodies = bodies{blobs: blobs}
+	return r
+}
 
 // KeepProfile implements ports.ProfileStore. Pictures are kept and locked
 // in the order of their names, so two profiles sharing pictures never
@@ -33,16 +45,23 @@ func (r *ProfileRepository) KeepProfile(ctx context.Context, person string, body
 	for _, p := range pictures {
 		sent[p.SHA256] = p
 	}
-	err := pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+	// Pictures' bytes go to the blob store before the transaction, so no
+	// row lock waits on a write to it.
+	kept, err := r.bodies.keepPictures(ctx, sent)
+	if err != nil {
+		return fmt.Errorf("postgres: keep profile: %w", err)
+	}
+	err = pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
 		for _, u := range uses {
 			// A picture sent is kept, or its row locked if it is kept
 			// already: one being deleted meanwhile is waited for, then
 			// inserted again.
 			if p, ok := sent[u.SHA256]; ok {
 				delete(sent, u.SHA256)
-				if _, err := tx.Exec(ctx, `INSERT INTO media (sha256, media_type, bytes, width, height, created_at)
-VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO UPDATE SET created_at = media.created_at`,
-					p.SHA256, p.MediaType, p.Bytes, p.Width, p.Height, at); err != nil {
+				k := kept[p.SHA256]
+				if _, err := tx.Exec(ctx, `INSERT INTO media (sha256, media_type, bytes, bytes_blob, width, height, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (sha256) DO UPDATE SET created_at = media.created_at`,
+					p.SHA256, p.MediaType, k.inRow, k.key, p.Width, p.Height, at); err != nil {
 					return fmt.Errorf("keep picture: %w", err)
 				}
 			}
@@ -140,13 +159,17 @@ func (r *ProfileRepository) Profile(ctx context.Context, person string) (ports.K
 // Picture implements ports.ProfileStore.
 func (r *ProfileRepository) Picture(ctx context.Context, sha256 string) (ports.StoredPicture, error) {
 	p := ports.StoredPicture{SHA256: sha256}
-	err := r.db.Pool.QueryRow(ctx, `SELECT media_type, bytes, width, height FROM media WHERE sha256 = $1`, sha256).
-		Scan(&p.MediaType, &p.Bytes, &p.Width, &p.Height)
+	var key *string
+	err := r.db.Pool.QueryRow(ctx, `SELECT media_type, bytes, bytes_blob, width, height FROM media WHERE sha256 = $1`, sha256).
+		Scan(&p.MediaType, &p.Bytes, &key, &p.Width, &p.Height)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ports.StoredPicture{}, errs.New(errs.NotFound, "no picture has that name")
 	}
 	if err != nil {
 		return ports.StoredPicture{}, fmt.Errorf("postgres: read picture: %w", err)
+	}
+	if p.Bytes, err = r.bodies.read(ctx, p.Bytes, key, pictureBlobLimit); err != nil {
+		return ports.StoredPicture{}, fmt.Errorf("postgres: read picture %s: %w", sha256, err)
 	}
 	return p, nil
 }

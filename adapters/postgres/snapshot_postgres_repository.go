@@ -12,13 +12,27 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// SnapshotRepository keeps snapshots in the snapshots table (migrations/000002_snapshots).
-type SnapshotRepository struct{ db *DB }
+// SnapshotRepository keeps snapshots in the snapshots table (migrations/000002_snapshots),
+// their bodies in the blob store when one is set (KeepingBodiesIn,
+// migrations/000045).
+type SnapshotRepository struct {
+	db     *DB
+	bodies bodies
+}
 
 var _ ports.SnapshotStore = (*SnapshotRepository)(nil)
 
-// NewSnapshotRepository makes the snapshot store over db.
+// NewSnapshotRepository makes the snapshot store over db, its bodies in the
+// rows.
 func NewSnapshotRepository(db *DB) *SnapshotRepository { return &SnapshotRepository{db: db} }
+
+// KeepingBodiesIn has new bodies written to blobs (nil: the rows), keyed by
+// the SHA-256 of the gzip as stored; a row whose body is still in
+// body_gzip is read from there until the move job moves it.
+func (r *SnapshotRepository) KeepingBodiesIn(blobs ports.Blobs) *SnapshotRepository {
+	r.bodies = bodies{blobs: blobs}
+	return r
+}
 
 // Put implements ports.SnapshotStore. The name is the primary key, so a
 // second write of the same snapshot, even a concurrent one, stores nothing
@@ -35,15 +49,19 @@ func (r *SnapshotRepository) Put(ctx context.Context, s ports.StoredSnapshot) (b
 	// A reading this site made itself is this site's, whoever stored the
 	// same bytes first (a posted reading, the demo): only the origin moves,
 	// and only up to this_site. xmax = 0 tells an insert from that update.
+	inRow, key, err := r.bodies.keep(ctx, s.Gzipped)
+	if err != nil {
+		return false, fmt.Errorf("postgres: put snapshot: %w", err)
+	}
 	var inserted bool
 	err = r.db.Pool.QueryRow(ctx, `INSERT INTO snapshots
-  (sha256, network, target_key, block_height, block_hash, block_time, origin, account_count, title, about, body_gzip, stored_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, coalesce($12::timestamptz, now()))
+  (sha256, network, target_key, block_height, block_hash, block_time, origin, account_count, title, about, body_gzip, body_blob, stored_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::timestamptz, now()))
 ON CONFLICT (sha256) DO UPDATE SET origin = 'this_site'
 WHERE EXCLUDED.origin = 'this_site' AND snapshots.origin <> 'this_site'
 RETURNING xmax = 0`,
 		s.SHA256, s.Network, s.TargetKey, int64(s.Block.Height), s.Block.Hash, blockTime, s.Origin, s.Count,
-		s.Title, s.About, s.Gzipped, storedAt).Scan(&inserted)
+		s.Title, s.About, inRow, key, storedAt).Scan(&inserted)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil // held already, origin unchanged
 	}
@@ -53,26 +71,27 @@ RETURNING xmax = 0`,
 	return inserted, nil
 }
 
-const snapshotColumns = `sha256, network, target_key, block_height, block_hash, block_time, origin, account_count, title, about, body_gzip, stored_at`
+const snapshotColumns = `sha256, network, target_key, block_height, block_hash, block_time, origin, account_count, title, about, body_gzip, body_blob, stored_at`
 
 // Get implements ports.SnapshotStore.
 func (r *SnapshotRepository) Get(ctx context.Context, sha256 string) (ports.StoredSnapshot, error) {
-	return scanSnapshot(r.db.Pool.QueryRow(ctx, `SELECT `+snapshotColumns+` FROM snapshots WHERE sha256 = $1`, sha256))
+	return r.scanSnapshot(ctx, r.db.Pool.QueryRow(ctx, `SELECT `+snapshotColumns+` FROM snapshots WHERE sha256 = $1`, sha256))
 }
 
 // Latest implements ports.SnapshotStore: of this site's own readings, the
 // one at the highest block, the latest stored among equals.
 func (r *SnapshotRepository) Latest(ctx context.Context, targetKey string) (ports.StoredSnapshot, error) {
-	return scanSnapshot(r.db.Pool.QueryRow(ctx, `SELECT `+snapshotColumns+` FROM snapshots
+	return r.scanSnapshot(ctx, r.db.Pool.QueryRow(ctx, `SELECT `+snapshotColumns+` FROM snapshots
 WHERE target_key = $1 AND origin = 'this_site' ORDER BY block_height DESC, stored_at DESC LIMIT 1`, targetKey))
 }
 
-func scanSnapshot(row pgx.Row) (ports.StoredSnapshot, error) {
+func (r *SnapshotRepository) scanSnapshot(ctx context.Context, row pgx.Row) (ports.StoredSnapshot, error) {
 	var s ports.StoredSnapshot
 	var height int64
 	var blockTime time.Time
+	var key *string
 	err := row.Scan(&s.SHA256, &s.Network, &s.TargetKey, &height, &s.Block.Hash, &blockTime, &s.Origin, &s.Count,
-		&s.Title, &s.About, &s.Gzipped, &s.StoredAt)
+		&s.Title, &s.About, &s.Gzipped, &key, &s.StoredAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ports.StoredSnapshot{}, errs.New(errs.NotFound, "no such snapshot")
 	}
@@ -81,5 +100,8 @@ func scanSnapshot(row pgx.Row) (ports.StoredSnapshot, error) {
 	}
 	s.Block.Height = uint64(height)
 	s.Block.Time = blockTime.UTC().Format(time.RFC3339Nano)
+	if s.Gzipped, err = r.bodies.read(ctx, s.Gzipped, key, snapshotBlobLimit); err != nil {
+		return ports.StoredSnapshot{}, fmt.Errorf("postgres: read snapshot %s: %w", s.SHA256, err)
+	}
 	return s, nil
 }

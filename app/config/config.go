@@ -22,6 +22,7 @@ type Config struct {
 	DatabaseURL     string        // DATABASE_URL; empty means find or start a local PostgreSQL
 	DatabaseDirect  string        // DATABASE_DIRECT_URL: PostgreSQL itself when DATABASE_URL is a pooler
 	DataDir         string        // PETAL_DATA_DIR: where a private PostgreSQL cluster lives
+	BlobURL         string        // PETAL_BLOB_URL: where snapshot bodies and pictures are kept; "" decided by BlobsFor, BlobsOff: in PostgreSQL
 	PublicURL       string        // PETAL_API: the site's public address; decides recipient, Origin and cookie
 	AgentAccess     string        // PETAL_AGENT_ACCESS: "gated" or "open"
 	Public          bool          // PETAL_PUBLIC
@@ -96,6 +97,7 @@ var Variables = []Variable{
 	{"DATABASE_URL", "", "PostgreSQL URL; empty finds a local server or starts a private one"},
 	{"DATABASE_DIRECT_URL", "", "PostgreSQL itself when DATABASE_URL is a transaction pooler (PgBouncer): LISTEN and migrations use it, the pool sends no statement_timeout; empty: DATABASE_URL is direct"},
 	{"PETAL_DATA_DIR", ".petal", "folder for petal's private PostgreSQL cluster, when one is started"},
+	{"PETAL_BLOB_URL", "", "where snapshot bodies and pictures are kept, by their SHA-256: a go-cloud bucket URL (file:///abs/dir, s3://bucket?region=…&endpoint=…, gs://…, azblob://…) or off (in PostgreSQL's rows); empty: the folder blobs under PETAL_DATA_DIR when petal runs its private cluster, else off. Every replica must reach the same store: a file:// folder serves replicas on one machine only. The move_bodies job moves rows' bodies into it"},
 	{"PETAL_API", "", "the site's public address (https://… makes the cookie __Host- and Secure)"},
 	{"PETAL_AGENT_ACCESS", "gated", "gated (an invite or credit is needed for the agent) or open"},
 	{"PETAL_PUBLIC", "0", "1: a public site that reads nothing from outside for visitors"},
@@ -232,6 +234,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		DatabaseURL:     get("DATABASE_URL"),
 		DatabaseDirect:  get("DATABASE_DIRECT_URL"),
 		DataDir:         get("PETAL_DATA_DIR"),
+		BlobURL:         get("PETAL_BLOB_URL"),
 		PublicURL:       strings.TrimRight(get("PETAL_API"), "/"),
 		AgentAccess:     "gated",
 		Public:          boolean("PETAL_PUBLIC"),
@@ -365,6 +368,14 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
 			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(u.Host, " ;'*") {
 			bad("PETAL_WALLET_HOSTS", fmt.Sprintf("%q is not an origin (scheme://host[:port])", h))
+		}
+	}
+	if c.BlobURL != "" && c.BlobURL != BlobsOff {
+		if u, err := url.Parse(c.BlobURL); err != nil || u.Scheme == "" {
+			bad("PETAL_BLOB_URL", fmt.Sprintf("%q is not a bucket URL (file:///abs/dir, s3://bucket?region=…) or off", c.BlobURL))
+		} else if u.Scheme == "mem" {
+			// Rows would name bodies the next start no longer has.
+			bad("PETAL_BLOB_URL", "mem:// forgets every body when the process ends; use file://, s3:// or another store")
 		}
 	}
 	switch c.LogFormat {

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"net/netip"
+	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/petal-near/petal/domain/credit"
@@ -27,6 +29,29 @@ func (c Config) LimitsFor(privateCluster bool) string {
 		return LimitsMemory
 	default:
 		return LimitsPostgres
+	}
+}
+
+// BlobsOff is PETAL_BLOB_URL's value for bodies kept in PostgreSQL's rows.
+const BlobsOff = "off"
+
+// BlobsFor is where bodies are kept on a database found the way privateCluster
+// says: PETAL_BLOB_URL when set; else, on a private cluster this petal
+// started (one machine, nobody else), the folder blobs under PETAL_DATA_DIR;
+// else off, since a folder on one machine would hide bodies from replicas on
+// another.
+func (c Config) BlobsFor(privateCluster bool) (string, error) {
+	switch {
+	case c.BlobURL != "":
+		return c.BlobURL, nil
+	case privateCluster:
+		dir, err := filepath.Abs(filepath.Join(c.DataDir, "blobs"))
+		if err != nil {
+			return "", fmt.Errorf("PETAL_DATA_DIR: %w", err)
+		}
+		return (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir), RawQuery: "create_dir=true"}).String(), nil
+	default:
+		return BlobsOff, nil
 	}
 }
 

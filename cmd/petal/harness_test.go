@@ -7,7 +7,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,6 +49,23 @@ var offlineDefaults = map[string]string{
 	"PETAL_DEMO_MAP": "off",
 }
 
+// testBlobDir is the blob store folder of every petal this test binary
+// starts: keys are SHA-256s, so tests and replicas sharing one store is what
+// replicas sharing one bucket do. TestMain removes it.
+var testBlobDir = sync.OnceValue(func() string {
+	dir, err := os.MkdirTemp("", "petal-test-blobs-")
+	if err != nil {
+		panic(err)
+	}
+	return dir
+})
+
+// testBlobs is the blob store (a file:// folder) of the petals tests start: bodies
+// and pictures go through it, as they do with the default store.
+func testBlobs() string {
+	return "file://" + filepath.ToSlash(testBlobDir()) + "?create_dir=true"
+}
+
 // startPetal serves petal for one test. env overrides the configuration.
 func startPetal(t testing.TB, env map[string]string) *testPetal {
 	t.Helper()
@@ -67,6 +87,9 @@ func startPetalOn(t testing.TB, env map[string]string, db *pgtest.DB, serving *p
 		t.Fatalf("config: %v", err)
 	}
 	cfg.DatabaseURL = db.URL
+	if cfg.BlobURL == "" {
+		cfg.BlobURL = testBlobs()
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, nil))

@@ -121,7 +121,7 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
 func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.Logger, m ports.Metrics, agent *agentapp.AgentService, ledger *moneyapp.Ledger, cfg config.Config, db *postgres.DB, clock ports.Clock,
 	prices *moneyapp.NearPrices, retention ports.Retention, topUps *moneyapp.TopUpService, mapSync *mapsapp.MapSync,
-	agentJobs *agentjobsapp.AgentJobsService, relations *relationsapp.RelationService, random ports.Random, marks *mapsapp.MarkReader, ledgerStore *postgres.LedgerRepository) *jobsapp.Scheduler {
+	agentJobs *agentjobsapp.AgentJobsService, relations *relationsapp.RelationService, random ports.Random, marks *mapsapp.MarkReader, ledgerStore *postgres.LedgerRepository, blobs ports.Blobs) *jobsapp.Scheduler {
 	s := jobsapp.NewScheduler(leases, process, log)
 	s.JitterFrom(random)
 	s.Observe(jobsapp.CountJobs(m))
@@ -140,6 +140,11 @@ func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.L
 		s.Add(*j)
 	}
 	s.Add(agentJobs.SweepJob())
+	if blobs != nil {
+		// Rows written before the blob store was set still hold their
+		// bodies: moved out a batch at a time (docs/operations.md).
+		s.Add(siteapp.MoveBodiesJob(postgres.NewBodyMover(db, blobs), m))
+	}
 	s.Add(relations.Job())
 	if j := marks.Job(); j != nil && !cfg.Public {
 		// A public site reads nothing from outside: its cards carry the

@@ -30,6 +30,9 @@ func mcpStdio(ctx context.Context, stderr io.Writer) error {
 	}
 	defer stopCluster()
 	cfg.Limits = cfg.LimitsFor(located.PrivateCluster())
+	if cfg.BlobURL, err = cfg.BlobsFor(located.PrivateCluster()); err != nil {
+		return err
+	}
 	svc, cleanup, err := buildMCP(ctx, cfg, log, locatedDatabase{located, log})
 	if err != nil {
 		return err

@@ -29,7 +29,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PETAL_TEST_RUN_AS_PETAL") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	_ = os.RemoveAll(testBlobDir())
+	os.Exit(code)
 }
 
 var installClient sync.Once

@@ -45,6 +45,9 @@ func serve(ctx context.Context, stdout io.Writer) error {
 	}
 	defer stopCluster()
 	cfg.Limits = cfg.LimitsFor(located.PrivateCluster())
+	if cfg.BlobURL, err = cfg.BlobsFor(located.PrivateCluster()); err != nil {
+		return err
+	}
 	// The pool is Wire's: its cleanup gives the lease back, then closes the
 	// pool, before the private cluster (if any) stops.
 	svc, cleanup, err := buildService(ctx, cfg, log, locatedDatabase{located, log})

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/petal-near/petal/adapters/blobstore"
 	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
 	"github.com/petal-near/petal/app/snapshotsapp"
 )
@@ -368,8 +369,7 @@ func TestGetSnapshotStreamsProgressThenOneResult(t *testing.T) {
 func TestSnapshotBodyIsServedAsStored(t *testing.T) {
 	p := startPetal(t, nil)
 	sh := snapshotsapp.ShippedSnapshots()[0]
-	var stored []byte
-	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT body_gzip FROM snapshots WHERE sha256 = $1`, sh.SHA256).Scan(&stored))
+	stored := storedBody(t, p, sh.SHA256)
 
 	res, body := p.do(t, http.MethodGet, "/api/v1/snapshots/"+sh.SHA256, "", "Accept-Encoding", "br, gzip;q=0.8")
 	require.Equal(t, http.StatusOK, res.StatusCode)
@@ -609,4 +609,22 @@ func TestAFreshReadFailsOverToTheNextRPCEndpoint(t *testing.T) {
 	assert.Equal(t, snapshotsapp.ShippedSnapshots()[0].SHA256, out["sha256"])
 	assert.NotZero(t, len(down.Calls()), "the first endpoint was asked")
 	assert.GreaterOrEqual(t, len(up.Calls()), len(down.Calls()), "and the second answered the rest")
+}
+
+// storedBody is a snapshot's body as kept: its row's body_gzip, or the blob
+// its body_blob names in the test's blob store.
+func storedBody(t *testing.T, p *testPetal, sha string) []byte {
+	t.Helper()
+	var inRow []byte
+	var key *string
+	require.NoError(t, p.DB.Pool.QueryRow(t.Context(), `SELECT body_gzip, body_blob FROM snapshots WHERE sha256 = $1`, sha).Scan(&inRow, &key))
+	if key == nil {
+		return inRow
+	}
+	store, err := blobstore.Open(t.Context(), p.Cfg.BlobURL)
+	require.NoError(t, err)
+	defer func() { _ = store.Close() }()
+	b, err := store.Get(t.Context(), *key, 64<<20)
+	require.NoError(t, err)
+	return b
 }

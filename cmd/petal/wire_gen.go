@@ -64,7 +64,14 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		cleanup()
 		return nil, nil, err
 	}
-	snapshotRepository := postgres.NewSnapshotRepository(db)
+	blobs, cleanup4, err := newBlobs(ctx, cfg, log)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	snapshotRepository := newSnapshotRepository(db, blobs)
 	snapshotLibrary := snapshotsapp.NewSnapshotLibrary(cfg, snapshotRepository, registry)
 	specRepository := postgres.NewSpecRepository(db)
 	flowerService := flowersapp.NewFlowerService(snapshotLibrary, specRepository, viewService, dataBudget)
@@ -73,8 +80,9 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry, tracing)
-	evmClient, cleanup4, err := newEVM(cfg, registry, tracing)
+	evmClient, cleanup5, err := newEVM(cfg, registry, tracing)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -88,6 +96,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	peopleRepository := postgres.NewPeopleRepository(db)
 	walletKeys, err := peopleapp.NewWalletKeys(cfg, random, log)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -107,15 +116,17 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	relationRepository := postgres.NewRelationRepository(db)
 	relationService, err := relationsapp.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	mapMarks := postgres.NewMapMarks(db)
+	mapMarks := newMapMarks(db, blobs)
 	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarks)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -126,6 +137,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	nearPrice := newNearPrice(cfg, log, tracing)
 	publishService, err := publishapp.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, signInService, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -135,6 +147,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	searchRepository := postgres.NewSearchRepository(db)
 	searchService, err := relationsapp.NewSearchService(searchRepository, registry)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -149,17 +162,19 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	server := mcp.New(toolkitRegistry, log)
 	siteClaims, err := newSiteClaims(mapService, annotationService)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	leases, cleanup5 := newLeases(db, processID, log)
+	leases, cleanup6 := newLeases(db, processID, log)
 	attestations := postgres.NewAttestations(db)
 	promptCountRepository := postgres.NewPromptCountRepository(db)
 	modelProvider, err := newModelProvider(cfg, attestations, promptCountRepository, registry, log, tracing)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -207,7 +222,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	intentTopUpRepository := postgres.NewIntentTopUpRepository(db)
 	swaps := newSwaps(cfg, registry, tracing)
 	topUpService := moneyapp.NewTopUpService(cfg, intentTopUpRepository, swaps, signInService, rateLimiter, clock, log, registry)
-	profileRepository := postgres.NewProfileRepository(db)
+	profileRepository := newProfileRepository(db, blobs)
 	profileService := peopleapp.NewProfileService(profileRepository, dataBudget, rateLimiter, clock, log, registry)
 	walletConnector := newWalletConnector(cfg)
 	handlerWrap := newTracedDoor(tracing)
@@ -244,6 +259,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	jobPositions := postgres.NewJobPositions(db)
 	mapSync, err := newMapSync(cfg, client, publishedFlowers, jobPositions, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -253,6 +269,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	}
 	markReader, err := mapsapp.NewMarkReader(cfg, client, mapMarks, mapService, clock, log, registry)
 	if err != nil {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -260,7 +277,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		cleanup()
 		return nil, nil, err
 	}
-	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService, relationService, random, markReader, ledgerRepository)
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService, relationService, random, markReader, ledgerRepository, blobs)
 	listener := newFlowerListener(db, log, mapService)
 	mainService := &service{
 		Server:      httpapiServer,
@@ -283,6 +300,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		Metrics:     registry,
 	}
 	return mainService, func() {
+		cleanup6()
 		cleanup5()
 		cleanup4()
 		cleanup3()
@@ -321,7 +339,14 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 		cleanup()
 		return nil, nil, err
 	}
-	snapshotRepository := postgres.NewSnapshotRepository(db)
+	blobs, cleanup4, err := newBlobs(ctx, cfg, log)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	snapshotRepository := newSnapshotRepository(db, blobs)
 	snapshotLibrary := snapshotsapp.NewSnapshotLibrary(cfg, snapshotRepository, registry)
 	specRepository := postgres.NewSpecRepository(db)
 	flowerService := flowersapp.NewFlowerService(snapshotLibrary, specRepository, viewService, dataBudget)
@@ -330,8 +355,9 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry, tracing)
-	evmClient, cleanup4, err := newEVM(cfg, registry, tracing)
+	evmClient, cleanup5, err := newEVM(cfg, registry, tracing)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -354,15 +380,17 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	relationRepository := postgres.NewRelationRepository(db)
 	relationService, err := relationsapp.NewRelationService(relationRepository, snapshotLibrary, log, registry)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	mapMarks := postgres.NewMapMarks(db)
+	mapMarks := newMapMarks(db, blobs)
 	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarks)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -373,6 +401,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	nearPrice := newNearPrice(cfg, log, tracing)
 	publishService, err := publishapp.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, walletReader, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -382,6 +411,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	searchRepository := postgres.NewSearchRepository(db)
 	searchService, err := relationsapp.NewSearchService(searchRepository, registry)
 	if err != nil {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()
@@ -397,6 +427,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 		Snapshots: snapshotService,
 	}
 	return mainStdioMCP, func() {
+		cleanup5()
 		cleanup4()
 		cleanup3()
 		cleanup2()

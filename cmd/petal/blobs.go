@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/petal-near/petal/adapters/blobstore"
+	"github.com/petal-near/petal/adapters/postgres"
+	"github.com/petal-near/petal/app/config"
+	"github.com/petal-near/petal/ports"
+)
+
+// newBlobs is the blob store snapshot bodies and pictures are kept in
+// (PETAL_BLOB_URL, decided by config.BlobsFor at start), or nil when they
+// stay in PostgreSQL's rows (off, or unset where nothing decided it).
+func newBlobs(ctx context.Context, cfg config.Config, log *slog.Logger) (ports.Blobs, func(), error) {
+	if cfg.BlobURL == "" || cfg.BlobURL == config.BlobsOff {
+		return nil, func() {}, nil
+	}
+	s, err := blobstore.Open(ctx, cfg.BlobURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A store that can't be reached fails the start, not the first read.
+	if _, err := s.Has(ctx, "0000000000000000000000000000000000000000000000000000000000000000"); err != nil {
+		_ = s.Close()
+		return nil, nil, fmt.Errorf("PETAL_BLOB_URL: the blob store answers: %w", err)
+	}
+	log.Info("blobs: snapshot bodies and pictures kept in the blob store", "store", s.Describe())
+	return s, func() { _ = s.Close() }, nil
+}
+
+// newSnapshotRepository keeps snapshots' bodies in blobs when there is one.
+func newSnapshotRepository(db *postgres.DB, blobs ports.Blobs) *postgres.SnapshotRepository {
+	return postgres.NewSnapshotRepository(db).KeepingBodiesIn(blobs)
+}
+
+// newProfileRepository keeps pictures' bytes in blobs when there is one.
+func newProfileRepository(db *postgres.DB, blobs ports.Blobs) *postgres.ProfileRepository {
+	return postgres.NewProfileRepository(db).KeepingBodiesIn(blobs)
+}
+
+// newMapMarks keeps logos' bytes in blobs when there is one.
+func newMapMarks(db *postgres.DB, blobs ports.Blobs) *postgres.MapMarks {
+	return postgres.NewMapMarks(db).KeepingBodiesIn(blobs)
+}
