@@ -12,6 +12,7 @@ import (
 
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/evm"
 	"github.com/petal-near/petal/domain/snapshots"
 )
 
@@ -70,19 +71,31 @@ func (s *SnapshotService) findTarget(ctx context.Context, call toolkit.Call, in 
 	if q == "" || len(q) > 200 {
 		return nil, errs.New(errs.BadInput, "query is required: words naming a DAO or a staking pool, up to 200 characters")
 	}
-	chain := snapshots.Mainnet
-	if in.Chain != "" {
-		var err error
-		if chain, err = ChainOf(in.Chain); err != nil {
-			return nil, errs.Newf(errs.BadInput, "chain must be near:mainnet or near:testnet, not %q", in.Chain)
-		}
-	}
 	limit := 5
 	if in.Limit != nil {
 		if *in.Limit < 1 || *in.Limit > 20 {
 			return nil, errs.New(errs.BadInput, "limit must be from 1 to 20")
 		}
 		limit = *in.Limit
+	}
+	if in.Chain == "" {
+		if c, ok := evmChainInQuery(q); ok {
+			in.Chain = c
+		}
+	}
+	if _, isEVM := evm.ChainID(in.Chain); isEVM {
+		return s.findEVMTarget(ctx, q, in.Chain, limit)
+	}
+	chain := snapshots.Mainnet
+	if in.Chain != "" {
+		var err error
+		if chain, err = ChainOf(in.Chain); err != nil {
+			return nil, errs.Newf(errs.BadInput, "chain must be near:mainnet, near:testnet or an EVM chain as eip155:<id>, not %q", in.Chain)
+		}
+	}
+	if len(evmAddresses(q, "")) > 0 {
+		return nil, errs.New(errs.BadInput, "the query names an EVM address but no EVM chain",
+			"give chain as eip155:<id> (eip155:100 is Gnosis), or the address as its CAIP-10 id, eip155:100:0x…")
 	}
 	daos, err := s.daoList(ctx, chain)
 	if err != nil {
@@ -162,6 +175,16 @@ func (s *SnapshotService) findTarget(ctx context.Context, call toolkit.Call, in 
 	}
 	out.Ambiguous = len(found) > 1 && found[0].Score-found[1].Score < ambiguityMargin
 	return out, nil
+}
+
+// sortCandidates puts the best fit first, then by target key.
+func sortCandidates(cs []Candidate) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].Score != cs[j].Score {
+			return cs[i].Score > cs[j].Score
+		}
+		return cs[i].TargetKey < cs[j].TargetKey
+	})
 }
 
 // queryWords splits a query into the words that name a target, and says

@@ -29,22 +29,26 @@ import (
 )
 
 // erc20Chain is a simulated chain with OpenZeppelin's ERC20Votes after
-// mints, transfers, burns and delegations, and a rebasing token that has
-// rebased, everything finalized.
+// mints, transfers, burns and delegations, a rebasing token that has
+// rebased, a fee-on-transfer token after a transfer and an ERC-721 after a
+// mint, everything finalized.
 type erc20Chain struct {
 	*evmtest.Chain
-	votes, rebasing evmtest.Contract
-	token, rebaser  common.Address
-	accounts        []common.Address
+	votes, rebasing, fee, nft evmtest.Contract
+	token, rebaser            common.Address
+	feeToken, nftToken        common.Address
+	accounts                  []common.Address
 }
 
 func newERC20Chain(t *testing.T) *erc20Chain {
 	t.Helper()
 	c := evmtest.NewChain(t, evmtest.Options{Accounts: 4})
 	contracts := evmtest.Contracts(t)
-	e := &erc20Chain{Chain: c, votes: contracts["PetalVotes"], rebasing: contracts["PetalRebasing"]}
+	e := &erc20Chain{Chain: c, votes: contracts["PetalVotes"], rebasing: contracts["PetalRebasing"], fee: contracts["PetalFeeOnTransfer"], nft: contracts["PetalNFT"]}
 	e.token = c.Deploy(t, e.votes)
 	e.rebaser = c.Deploy(t, e.rebasing)
+	e.feeToken = c.Deploy(t, e.fee)
+	e.nftToken = c.Deploy(t, e.nft)
 	for i := range 4 {
 		e.accounts = append(e.accounts, c.Address(i))
 	}
@@ -69,6 +73,10 @@ func newERC20Chain(t *testing.T) *erc20Chain {
 	c.Transact(t, 0, e.rebasing, e.rebaser, "mint", e.accounts[0], tokens(100))
 	c.Transact(t, 0, e.rebasing, e.rebaser, "transfer", e.accounts[1], tokens(40))
 	c.Transact(t, 0, e.rebasing, e.rebaser, "rebase", big.NewInt(2))
+
+	c.Transact(t, 1, e.fee, e.feeToken, "mint", e.accounts[1], tokens(100))
+	c.Transact(t, 1, e.fee, e.feeToken, "transfer", e.accounts[2], tokens(50))
+	c.Transact(t, 0, e.nft, e.nftToken, "mint", e.accounts[1], big.NewInt(7))
 	c.Finalize(t)
 	return e
 }
@@ -176,6 +184,96 @@ func TestATokenWhoseLogsDontAddUpIsRefused(t *testing.T) {
 	key, _ := snapshots.TargetKey("evm-erc20-holders", json.RawMessage(fmt.Sprintf(`{"chain":"eip155:1337","token":"%s"}`, strings.ToLower(e.rebaser.Hex()))))
 	_, err = store.Latest(t.Context(), key)
 	assert.True(t, errs.Is(err, errs.NotFound), "a failed read keeps nothing: %v", err)
+}
+
+// A fee-on-transfer token's supply adds up but its balances don't: the
+// check of the largest holders against balanceOf refuses it. An NFT is
+// refused as no ERC-20, before any log is read.
+func TestAFeeOnTransferTokenAndAnNFTAreRefused(t *testing.T) {
+	e := newERC20Chain(t)
+	svc, store := evmService(t, e, nil)
+	_, err := runGetSnapshot(t, svc, "evm-erc20-holders", params(e, e.feeToken))
+	ee, ok := errs.As(err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, errs.CannotRead, ee.Code)
+	assert.Contains(t, ee.Message, "Transfer logs don't add up, so petal won't draw them")
+	assert.Contains(t, ee.Message, fmt.Sprintf("%s holds 49000000000000000000 by balanceOf but 50000000000000000000 by its logs", strings.ToLower(e.accounts[2].Hex())),
+		"the recipient got 2% less than its log says")
+	assert.Contains(t, ee.Hint, "fee-on-transfer")
+	key, _ := snapshots.TargetKey("evm-erc20-holders", json.RawMessage(fmt.Sprintf(`{"chain":"eip155:1337","token":"%s"}`, strings.ToLower(e.feeToken.Hex()))))
+	_, err = store.Latest(t.Context(), key)
+	assert.True(t, errs.Is(err, errs.NotFound), "a failed read keeps nothing: %v", err)
+
+	for _, network := range []string{"evm-erc20-holders", "evm-erc20-delegates"} {
+		_, err = runGetSnapshot(t, svc, network, params(e, e.nftToken))
+		ee, ok = errs.As(err)
+		require.True(t, ok, "%v", err)
+		assert.Equal(t, errs.CannotRead, ee.Code, network)
+		assert.Contains(t, ee.Message, strings.ToLower(e.nftToken.Hex())+" is not an ERC-20 petal can read: its decimals gave execution reverted", network)
+	}
+}
+
+func findTarget(t *testing.T, svc *snapshotsapp.SnapshotService, input string) (snapshotsapp.FindAnswer, error) {
+	t.Helper()
+	for _, tool := range svc.Tools() {
+		if tool.Name == "find_target" {
+			out, err := tool.Run(t.Context(), toolkit.Call{Input: json.RawMessage(input), Progress: func(toolkit.Progress) {}})
+			if err != nil {
+				return snapshotsapp.FindAnswer{}, err
+			}
+			return out.(snapshotsapp.FindAnswer), nil
+		}
+	}
+	t.Fatal("no find_target tool")
+	return snapshotsapp.FindAnswer{}, nil
+}
+
+func TestFindTargetKnowsAnEVMTokenByProbingIt(t *testing.T) {
+	e := newERC20Chain(t)
+	svc, _ := evmService(t, e, nil)
+	token := strings.ToLower(e.token.Hex())
+	p := fmt.Sprintf(`{"chain":"eip155:1337","token":"%s"}`, token)
+
+	ans, err := findTarget(t, svc, fmt.Sprintf(`{"query":"who holds %s","chain":"eip155:1337"}`, e.token.Hex()))
+	require.NoError(t, err)
+	require.Len(t, ans.Candidates, 2, "ERC20Votes: its holders and its delegates")
+	assert.Equal(t, "evm-erc20-holders", ans.Candidates[0].Network)
+	assert.JSONEq(t, p, string(ans.Candidates[0].Params))
+	assert.Equal(t, "evm-erc20-holders"+p, ans.Candidates[0].TargetKey)
+	assert.Equal(t, "Holders of PVT", ans.Candidates[0].Title)
+	assert.Contains(t, ans.Candidates[0].About, "Petal Votes (PVT, 18 decimals)")
+	assert.Equal(t, "evm-erc20-delegates", ans.Candidates[1].Network)
+	assert.False(t, ans.Ambiguous)
+	// What it proposes reads.
+	_, err = svc.Read(t.Context(), ans.Candidates[1].Network, ans.Candidates[1].Params, nil)
+	require.NoError(t, err)
+
+	// Asked for delegates, by the token's CAIP-10 id and no chain.
+	ans, err = findTarget(t, svc, fmt.Sprintf(`{"query":"delegates of eip155:1337:%s"}`, token))
+	require.NoError(t, err)
+	require.Len(t, ans.Candidates, 2)
+	assert.Equal(t, "evm-erc20-delegates", ans.Candidates[0].Network)
+	assert.Equal(t, "Delegates of PVT", ans.Candidates[0].Title)
+
+	// A plain ERC-20 has holders only.
+	ans, err = findTarget(t, svc, fmt.Sprintf(`{"query":"%s","chain":"eip155:1337","limit":1}`, e.rebaser.Hex()))
+	require.NoError(t, err)
+	require.Len(t, ans.Candidates, 1)
+	assert.Equal(t, "evm-erc20-holders", ans.Candidates[0].Network)
+
+	for _, c := range []struct{ input, code, says string }{
+		{fmt.Sprintf(`{"query":"%s","chain":"eip155:1337"}`, e.nftToken.Hex()), "cannot_read", "is not an ERC-20 petal can read: its decimals gave execution reverted"},
+		{`{"query":"0x00000000000000000000000000000000000000aa","chain":"eip155:1337"}`, "not_found", "no contract at 0x00000000000000000000000000000000000000aa"},
+		{`{"query":"the petal votes token","chain":"eip155:1337"}`, "bad_input", "find_target needs the contract's address"},
+		{`{"query":"0x00000000000000000000000000000000000000aa","chain":"eip155:100"}`, "bad_input", "eip155:100 (Gnosis) can't be read here"},
+		{`{"query":"0x00000000000000000000000000000000000000aa"}`, "bad_input", "names an EVM address but no EVM chain"},
+	} {
+		_, err := findTarget(t, svc, c.input)
+		ee, ok := errs.As(err)
+		require.True(t, ok, "%s: %v", c.input, err)
+		assert.Equal(t, errs.Code(c.code), ee.Code, c.input)
+		assert.Contains(t, ee.Message, c.says, c.input)
+	}
 }
 
 func runGetSnapshot(t *testing.T, svc *snapshotsapp.SnapshotService, network string, p json.RawMessage) (snapshotsapp.SnapshotAnswer, error) {

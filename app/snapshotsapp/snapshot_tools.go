@@ -105,6 +105,7 @@ func (s *SnapshotService) Tools() []toolkit.Tool {
 		toolkit.WithInput(toolkit.Tool{
 			Name: "find_target",
 			Description: "Turn words (\"the marketing DAO\", \"astro stakers\") into candidate targets to read: Sputnik DAOs from the factory's list and known staking pools, " +
+				"or, on an EVM chain (eip155:<id>), a contract's address probed at the finalized block (an ERC-20's holders, an ERC20Votes token's delegates), " +
 				"each with its network and params. ambiguous is true when more than one fits about equally: ask which.",
 			Output: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"ambiguous":{"type":"boolean"},"candidates":{"type":"array","items":{"type":"object","properties":{` +
 				`"network":{"type":"string"},"params":{"type":"object"},"title":{"type":"string"},"about":{"type":"string"},"target_key":{"type":"string"},"score":{"type":"number"}},` +
@@ -152,8 +153,8 @@ type (
 		FromBlock *uint64 `json:"from_block,omitempty" jsonschema:"the first block an EVM reader reads logs from"`
 	}
 	findTargetInput struct {
-		Query string `json:"query" jsonschema:"words naming a DAO or a staking pool"`
-		Chain string `json:"chain,omitempty" jsonschema:"the chain to look on; near:mainnet when left out"`
+		Query string `json:"query" jsonschema:"words naming a DAO or a staking pool; on an EVM chain the contract's address (0x…)"`
+		Chain string `json:"chain,omitempty" jsonschema:"the chain to look on: near:mainnet (when left out), near:testnet, or an EVM chain as eip155:<id>"`
 		Limit *int   `json:"limit,omitempty" jsonschema:"how many candidates, from 1 to 20 (default 5)"`
 	}
 	getSnapshotInput struct {
@@ -171,7 +172,7 @@ type (
 func (findTargetInput) RefineSchema(s *jsonschema.Schema) {
 	q := toolkit.Property(s, "query")
 	q.MinLength, q.MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(200)
-	toolkit.Property(s, "chain").Enum = []any{"near:mainnet", "near:testnet"}
+	toolkit.Property(s, "chain").Pattern = `^(near:mainnet|near:testnet|eip155:[1-9][0-9]{0,19})$`
 	limit := toolkit.Property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(20.0)
 }
