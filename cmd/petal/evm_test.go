@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/petal-near/petal/adapters/evm/evmtest"
+	"github.com/petal-near/petal/domain/published"
 )
 
 // An ERC-20's holders and delegates on a real EVM (go-ethereum's simulated
@@ -147,4 +149,110 @@ func TestERC20ReadingsThroughHTTPAndMCP(t *testing.T) {
 	res, body = p.do(t, http.MethodGet, "/api/v1/look-up?query=x&chain=eip155:100", "")
 	require.Equal(t, http.StatusBadRequest, res.StatusCode, body)
 	assert.Contains(t, body, "PETAL_EVM_RPC_100")
+}
+
+// Two tokens' holders read from a real EVM (one over HTTP, one over MCP),
+// drawn, published by a signed-in wallet, on the map under their tokens'
+// CAIP-10 ids, and in relations: the holder of both sits in both groups.
+func TestEVMReadingsArePublishedOnTheMapAndInRelations(t *testing.T) {
+	chain := evmtest.NewChain(t, evmtest.Options{Accounts: 3})
+	votes := evmtest.Contracts(t)["PetalVotes"]
+	first, second := chain.Deploy(t, votes), chain.Deploy(t, votes)
+	unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
+	tokens := func(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), unit) }
+	chain.Transact(t, 0, votes, first, "mint", chain.Address(0), tokens(500))
+	chain.Transact(t, 0, votes, first, "mint", chain.Address(1), tokens(200))
+	chain.Transact(t, 0, votes, second, "mint", chain.Address(1), tokens(50))
+	chain.Transact(t, 0, votes, second, "mint", chain.Address(2), tokens(80))
+	chain.Finalize(t)
+	p, rpc := signInPetal(t, map[string]string{"PETAL_EVM_CHAINS": "1337", "PETAL_EVM_RPC_1337": chain.URL})
+	x := &publishing{p: p, rpc: rpc}
+	x.cookie, _ = signInAlice(t, p)
+
+	// The first read fresh over HTTP, the second over MCP.
+	params := func(token common.Address) string {
+		return fmt.Sprintf(`{"chain":"eip155:1337","token":"%s"}`, strings.ToLower(token.Hex()))
+	}
+	res, body := p.do(t, http.MethodPost, "/api/v1/snapshots", `{"network":"evm-erc20-holders","params":`+params(first)+`,"fresh":true}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var answer struct {
+		SHA256 string `json:"sha256"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &answer))
+	shas := []string{answer.SHA256}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: p.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	var secondParams map[string]any
+	require.NoError(t, json.Unmarshal([]byte(params(second)), &secondParams))
+	out, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "get_snapshot", Arguments: map[string]any{"network": "evm-erc20-holders", "params": secondParams, "fresh": true}})
+	require.NoError(t, err)
+	require.False(t, out.IsError, "%+v", out.Content)
+	shas = append(shas, out.StructuredContent.(map[string]any)["sha256"].(string))
+
+	mapIDs := []string{"eip155:1337:" + strings.ToLower(first.Hex()), "eip155:1337:" + strings.ToLower(second.Hex())}
+	for i, sha := range shas {
+		res, body := p.do(t, http.MethodPost, "/api/v1/specs/propose", `{"sha256":"`+sha+`"}`)
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+		var proposal struct {
+			Spec json.RawMessage `json:"spec"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &proposal))
+		x.spec = proposal.Spec
+		a := x.prepare(t, fmt.Sprintf("Token %d", i+1))
+		f, _, _, problems := published.Parse(a.Flower)
+		require.Empty(t, problems)
+		assert.Equal(t, mapIDs[i], f.Map, "a token's map is its CAIP-10 id, in lower case")
+		x.send(t, a)
+		res, body = x.publish(t, "alice.testnet", a.ID)
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+	}
+
+	// On the map, each under its token.
+	res, body = p.do(t, http.MethodGet, "/api/v1/maps", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var cards struct {
+		Maps []struct {
+			ID   string  `json:"id"`
+			Name *string `json:"name"`
+		} `json:"maps"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &cards))
+	var onMap []string
+	for _, c := range cards.Maps {
+		onMap = append(onMap, c.ID)
+	}
+	assert.ElementsMatch(t, mapIDs, onMap)
+	for _, id := range mapIDs {
+		res, body = p.do(t, http.MethodGet, "/api/v1/maps/"+url.PathEscape(id), "")
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+		assert.Contains(t, body, `"id":"`+id+`"`)
+	}
+
+	// In relations: the holder of both tokens is in both groups, the others in one.
+	both := "eip155:1337:" + strings.ToLower(chain.Address(1).Hex())
+	res, body = p.do(t, http.MethodGet, "/api/v1/relations/account-groups?account="+url.QueryEscape(both), "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var groups struct {
+		Groups []struct {
+			Group  string `json:"group"`
+			Weight string `json:"weight"`
+		} `json:"groups"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &groups))
+	got := map[string]string{}
+	for _, g := range groups.Groups {
+		got[g.Group] = g.Weight
+	}
+	assert.Equal(t, map[string]string{mapIDs[0]: "200", mapIDs[1]: "50"}, got)
+	res, body = p.do(t, http.MethodGet, "/api/v1/relations/shared?group_a="+url.QueryEscape(mapIDs[0])+"&group_b="+url.QueryEscape(mapIDs[1]), "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, both)
+	assert.NotContains(t, body, strings.ToLower(chain.Address(0).Hex()))
+	// And over MCP, alike.
+	out, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "account_groups", Arguments: map[string]any{"account": both}})
+	require.NoError(t, err)
+	require.False(t, out.IsError, "%+v", out.Content)
+	assert.Len(t, out.StructuredContent.(map[string]any)["groups"], 2)
 }
