@@ -35,9 +35,9 @@ type RunStore struct {
 
 var _ ports.RunStore = (*RunStore)(nil)
 
-// NewRunStore makes an empty run store whose orphans are judged by leases
+// NewRunRepository makes an empty run store whose orphans are judged by leases
 // and whose appends are heard on hub.
-func NewRunStore(clock ports.Clock, leases *Leases, hub *EventHub) *RunStore {
+func NewRunRepository(clock ports.Clock, leases *Leases, hub *EventHub) *RunStore {
 	return &RunStore{clock: clock, leases: leases, hub: hub, runs: map[string]*runs.Run{}, events: map[string][]runs.Event{}}
 }
 

@@ -26,7 +26,7 @@ func TestSpecStoreContract(t *testing.T) {
 
 func memoryRuns(*testing.T) porttest.Runs {
 	leases := memory.NewLeases(memory.SystemClock{})
-	store := memory.NewRunStore(memory.SystemClock{}, leases, memory.NewEventHub())
+	store := memory.NewRunRepository(memory.SystemClock{}, leases, memory.NewEventHub())
 	return porttest.Runs{
 		Store:  store,
 		Leases: leases,
@@ -48,7 +48,7 @@ func TestEventBusContract(t *testing.T) {
 		hub := memory.NewEventHub()
 		a, b := hub.Bus(), hub.Bus()
 		leases := memory.NewLeases(memory.SystemClock{})
-		return porttest.Buses{Store: memory.NewRunStore(memory.SystemClock{}, leases, hub), A: a, B: b}
+		return porttest.Buses{Store: memory.NewRunRepository(memory.SystemClock{}, leases, hub), A: a, B: b}
 	})
 }
 

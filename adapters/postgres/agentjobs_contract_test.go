@@ -25,7 +25,7 @@ func TestAgentJobsContract(t *testing.T) {
 		db := pgtest.New(t)
 		exps := postgres.NewExplorationRepository(db.DB)
 		return porttest.AgentJobsHarness{
-			Jobs: postgres.NewAgentJobs(db.DB),
+			Jobs: postgres.NewAgentJobRepository(db.DB),
 			NewPerson: func(t *testing.T) string {
 				id, err := people.NewPersonID(rand.Reader)
 				if err != nil {
@@ -61,7 +61,7 @@ func TestRetentionDeletesEndedJobsOnly(t *testing.T) {
 	exp, _ := explorations.NewID(rand.Reader, explorations.IDPrefix)
 	now := time.Now().UTC()
 	require.NoError(t, postgres.NewExplorationRepository(db.DB).CreateExploration(ctx, explorations.Exploration{ID: exp, Owner: person, Question: "q", CreatedAt: now, UpdatedAt: now}))
-	jobs := postgres.NewAgentJobs(db.DB)
+	jobs := postgres.NewAgentJobRepository(db.DB)
 	var all []agentjobs.Job
 	for i := range 3 {
 		all = append(all, agentjobs.Job{ID: fmt.Sprintf("job_%032d", i), Owner: person, Exploration: exp, Conversation: exp, Kind: "map", Title: "t", Brief: "b",

@@ -93,7 +93,7 @@ func TestBodiesAreWrittenToTheBlobStoreAndOldRowsStillRead(t *testing.T) {
 	// Pictures and logos the same way.
 	profiles := postgres.NewProfileRepository(db.DB).KeepingBodiesIn(blobs)
 	logo := []byte("a logo's bytes")
-	marks := postgres.NewMapMarks(db.DB).KeepingBodiesIn(blobs)
+	marks := postgres.NewMapMarkRepository(db.DB).KeepingBodiesIn(blobs)
 	require.NoError(t, marks.Keep(t.Context(), ports.MarkWrite{MapID: "m1", Mark: []byte(`{"name":"M"}`), Again: time.Hour,
 		Logo: &ports.StoredPicture{SHA256: hexSHA(logo), MediaType: "image/png", Bytes: logo, Width: 1, Height: 1}}))
 	p, err := profiles.Picture(t.Context(), hexSHA(logo))

@@ -41,7 +41,7 @@ func BenchmarkConversations(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	list := postgres.NewConversations(db.DB)
+	list := postgres.NewConversationRepository(db.DB)
 	first, err := list.Conversations(ctx, "prs_a", conversations.Cursor{}, 21)
 	if err != nil || len(first) != 21 {
 		b.Fatalf("first page: %d, %v", len(first), err)

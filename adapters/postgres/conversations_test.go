@@ -11,7 +11,7 @@ import (
 func TestConversationsContract(t *testing.T) {
 	porttest.ConversationsContract(t, func(t *testing.T) porttest.ConversationStores {
 		db := pgtest.New(t).DB
-		return porttest.ConversationStores{List: postgres.NewConversations(db), Runs: postgres.NewRunStore(db),
+		return porttest.ConversationStores{List: postgres.NewConversationRepository(db), Runs: postgres.NewRunRepository(db),
 			Explorations: postgres.NewExplorationRepository(db)}
 	})
 }

@@ -11,6 +11,6 @@ import (
 
 func TestJobPositionsContract(t *testing.T) {
 	porttest.JobPositionsContract(t, func(t *testing.T) ports.JobPositions {
-		return postgres.NewJobPositions(pgtest.New(t).DB)
+		return postgres.NewJobPositionRepository(pgtest.New(t).DB)
 	})
 }

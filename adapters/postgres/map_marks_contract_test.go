@@ -15,7 +15,7 @@ import (
 
 func TestMapMarksContract(t *testing.T) {
 	porttest.MapMarksContract(t, func(t *testing.T) ports.MapMarks {
-		return postgres.NewMapMarks(pgtest.New(t).DB)
+		return postgres.NewMapMarkRepository(pgtest.New(t).DB)
 	})
 }
 
@@ -23,7 +23,7 @@ func TestMapMarksContract(t *testing.T) {
 // mark shows; once no mark shows it, it goes like any other.
 func TestRetentionKeepsTheLogosMarksShow(t *testing.T) {
 	db := pgtest.New(t)
-	marks := postgres.NewMapMarks(db.DB)
+	marks := postgres.NewMapMarkRepository(db.DB)
 	logo := &ports.StoredPicture{SHA256: "2222222222222222222222222222222222222222222222222222222222222222", MediaType: "image/png", Bytes: []byte("png"), Width: 1, Height: 1}
 	require.NoError(t, marks.Keep(t.Context(), ports.MarkWrite{MapID: "near:mainnet:a.near", Mark: json.RawMessage(`{"logo":{}}`), Logo: logo, Again: time.Hour}))
 	_, err := db.Pool.Exec(t.Context(), `UPDATE media SET created_at = now() - interval '2 hours'`)

@@ -18,7 +18,7 @@ func pgStores(t *testing.T) porttest.Stores {
 		Sessions: postgres.NewSessionRepository(db.DB),
 		Invites:  postgres.NewInviteRepository(db.DB),
 		Ledger:   postgres.NewLedgerRepository(db.DB),
-		Runs:     postgres.NewRunStore(db.DB),
+		Runs:     postgres.NewRunRepository(db.DB),
 		Leases:   postgres.NewLeases(db.DB),
 		Intents:  postgres.NewIntentTopUpRepository(db.DB),
 	}

@@ -29,9 +29,9 @@ const benchWriters = 16
 var benchEvent = runs.Make(runs.KindToolResult, runs.ToolResultData{ID: "call_1", Name: "get_snapshot", OK: true,
 	Summary: "7 accounts in 2 groups (council 3, community 4), total weight 7", MS: 12})
 
-func benchRuns(b *testing.B, n int) (*pgtest.DB, *postgres.RunStore, []string) {
+func benchRuns(b *testing.B, n int) (*pgtest.DB, *postgres.RunRepository, []string) {
 	db := pgtest.New(b)
-	s := postgres.NewRunStore(db.DB)
+	s := postgres.NewRunRepository(db.DB)
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("run_bench_%03d", i)

@@ -18,7 +18,7 @@ import (
 func pgRuns(t *testing.T) porttest.Runs {
 	db := pgtest.New(t)
 	return porttest.Runs{
-		Store:  postgres.NewRunStore(db.DB),
+		Store:  postgres.NewRunRepository(db.DB),
 		Leases: postgres.NewLeases(db.DB),
 		Age: func(t *testing.T, id string, d time.Duration) {
 			if _, err := db.Pool.Exec(t.Context(), `UPDATE processes SET heartbeat_at = heartbeat_at - make_interval(secs => $2) WHERE id = $1`, id, d.Seconds()); err != nil {
@@ -60,7 +60,7 @@ func TestEventBusContract(t *testing.T) {
 		go func() { _ = busB.Run(ctx) }()
 		<-busA.Ready()
 		<-busB.Ready()
-		return porttest.Buses{Store: postgres.NewRunStore(db.DB).PublishingThrough(busA), A: busA, B: busB}
+		return porttest.Buses{Store: postgres.NewRunRepository(db.DB).PublishingThrough(busA), A: busA, B: busB}
 	})
 }
 

@@ -21,7 +21,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-func newRun(t *testing.T, s *postgres.RunStore, id, process string) runs.Run {
+func newRun(t *testing.T, s *postgres.RunRepository, id, process string) runs.Run {
 	t.Helper()
 	r, err := s.Create(t.Context(), runs.Run{ID: id, Model: "recorded", ProcessID: process,
 		Thread: []runs.Message{{Role: runs.RoleUser, Content: "draw it"}}},
@@ -32,7 +32,7 @@ func newRun(t *testing.T, s *postgres.RunStore, id, process string) runs.Run {
 
 func TestAppendNumbersWithoutGapsUnderConcurrency(t *testing.T) {
 	db := pgtest.New(t)
-	s := postgres.NewRunStore(db.DB)
+	s := postgres.NewRunRepository(db.DB)
 	newRun(t, s, "run_a", "")
 	const writers, each = 32, 25
 	var wg sync.WaitGroup
@@ -61,7 +61,7 @@ func TestAppendNumbersWithoutGapsUnderConcurrency(t *testing.T) {
 
 func TestRunLifecycle(t *testing.T) {
 	db := pgtest.New(t)
-	s := postgres.NewRunStore(db.DB)
+	s := postgres.NewRunRepository(db.DB)
 	ctx := t.Context()
 	r := newRun(t, s, "run_b", "proc_1")
 	assert.Equal(t, runs.Running, r.Status)
@@ -101,7 +101,7 @@ func TestRunLifecycle(t *testing.T) {
 
 func TestInterruptOrphansLeavesLiveProcessesAlone(t *testing.T) {
 	db := pgtest.New(t)
-	s := postgres.NewRunStore(db.DB)
+	s := postgres.NewRunRepository(db.DB)
 	leases := postgres.NewLeases(db.DB)
 	ctx := t.Context()
 	require.NoError(t, leases.Register(ctx, ports.Process{ID: "proc_live", Hostname: "h", PID: 1, BuildID: "dev"}))
@@ -185,7 +185,7 @@ func TestAttestationsByteForByte(t *testing.T) {
 
 func TestEventBusCarriesAppendsAndStopsAcrossConnections(t *testing.T) {
 	db := pgtest.New(t)
-	s := postgres.NewRunStore(db.DB)
+	s := postgres.NewRunRepository(db.DB)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// Two buses on two pools stand for two processes.
 	busA := postgres.NewEventBus(db.DB, log)
@@ -212,7 +212,7 @@ func TestEventBusCarriesAppendsAndStopsAcrossConnections(t *testing.T) {
 	// other process, and this process's watchers hear at once.
 	local, stopLocal := busA.Watch("run_c")
 	defer stopLocal()
-	pub := postgres.NewRunStore(db.DB).PublishingThrough(busA)
+	pub := postgres.NewRunRepository(db.DB).PublishingThrough(busA)
 	for i := range 20 {
 		last, err = pub.Append(t.Context(), "run_c", runs.Make(runs.KindMessage, runs.MessageData{Text: fmt.Sprint(i)}))
 		require.NoError(t, err)
@@ -251,7 +251,7 @@ func waitFor(t *testing.T, ch <-chan int64, ok func(int64) bool) int64 {
 // append as before.
 func TestEventBusReconnectsAndWakesItsWatchers(t *testing.T) {
 	db := pgtest.New(t)
-	s := postgres.NewRunStore(db.DB)
+	s := postgres.NewRunRepository(db.DB)
 	bus := postgres.NewEventBus(db.DB, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -268,7 +268,7 @@ WHERE datname = current_database() AND query = 'LISTEN petal_runs'`).Scan(&cut))
 	assert.Equal(t, int64(-1), waitFor(t, updates, func(v int64) bool { return v == -1 }), "told to look again")
 
 	// Appended from another store, so only the NOTIFY can say so.
-	last, err := postgres.NewRunStore(db.DB).Append(t.Context(), "run_r", runs.Make(runs.KindMessage, runs.MessageData{Text: "after"}))
+	last, err := postgres.NewRunRepository(db.DB).Append(t.Context(), "run_r", runs.Make(runs.KindMessage, runs.MessageData{Text: "after"}))
 	require.NoError(t, err)
 	assert.Equal(t, last, waitFor(t, updates, func(v int64) bool { return v == last }))
 }

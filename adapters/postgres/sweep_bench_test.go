@@ -47,7 +47,7 @@ SELECT 'run_orphan_' || i, 0, 'run', '{}' FROM generate_series(1, $1) AS i`, orp
 
 func BenchmarkSweep(b *testing.B) {
 	db := pgtest.New(b)
-	s := postgres.NewRunStore(db.DB)
+	s := postgres.NewRunRepository(db.DB)
 	interrupted := runs.Make(runs.KindError, runs.ErrorData{Code: runs.CodeInterrupted, Message: "the server stopped"})
 	b.Run("InterruptOrphans", func(b *testing.B) {
 		for b.Loop() {

@@ -74,7 +74,7 @@ func followService(tb testing.TB) (*agentapp.AgentService, ports.RunStore) {
 	require.NoError(tb, err)
 	hub := memory.NewEventHub()
 	leases := memory.NewLeases(memory.SystemClock{})
-	store := memory.NewRunStore(memory.SystemClock{}, leases, hub)
+	store := memory.NewRunRepository(memory.SystemClock{}, leases, hub)
 	process, err := jobsapp.NewProcessID(rand.Reader)
 	require.NoError(tb, err)
 	limiter := memory.NewRateLimiter(memory.SystemClock{})

@@ -51,7 +51,7 @@ func TestAPanickingToolEndsTheRunNotTheProcess(t *testing.T) {
 	registry := toolkit.NewRegistry(cfg, limiter, []toolkit.ToolSet{panicky{}})
 	process, err := jobsapp.NewProcessID(rand.Reader)
 	require.NoError(t, err)
-	agent := agentapp.NewAgentService(agentapp.AgentDeps{Config: cfg, Runs: memory.NewRunStore(memory.SystemClock{}, leases, hub), Bus: hub.Bus(), Leases: leases,
+	agent := agentapp.NewAgentService(agentapp.AgentDeps{Config: cfg, Runs: memory.NewRunRepository(memory.SystemClock{}, leases, hub), Bus: hub.Bus(), Leases: leases,
 		Model: model, Attestations: attest, Registry: registry, Limiter: limiter, Log: log, Process: process, Random: rand.Reader})
 	agent.Start()
 

@@ -266,7 +266,7 @@ func TestStopEndsTheRunAsStopped(t *testing.T) {
 
 func TestAnOwnedRunIsNotThereForAnyoneElse(t *testing.T) {
 	p := startPetal(t, nil)
-	store := postgres.NewRunStore(p.DB.DB)
+	store := postgres.NewRunRepository(p.DB.DB)
 	_, err := store.Create(t.Context(), runs.Run{ID: "run_owned", Owner: "anon_someone", Model: "m"},
 		runs.Make(runs.KindRun, runs.RunData{RunID: "run_owned"}))
 	require.NoError(t, err)

@@ -203,7 +203,7 @@ func BenchmarkHandOutToWaiter(b *testing.B) {
 			b.ReportMetric(open["go_goroutines"]-idle[i]["go_goroutines"], fmt.Sprintf("goroutines-per-%d-waits-r%d", waiters/2, i))
 		}
 
-		store := postgres.NewAgentJobs(db.DB)
+		store := postgres.NewAgentJobRepository(db.DB)
 		exps := postgres.NewExplorationRepository(db.DB)
 		exp, _ := explorations.NewID(rand.Reader, explorations.IDPrefix)
 		now := time.Now().UTC()

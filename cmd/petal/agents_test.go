@@ -84,7 +84,7 @@ func openJobs(t *testing.T, db *pgtest.DB, owner string, n int) []string {
 		jobs = append(jobs, agentjobs.Job{ID: id, Owner: owner, Exploration: exp, Conversation: exp, Kind: "map", Title: fmt.Sprint("job ", i),
 			Brief: "b", Status: agentjobs.Open, CreatedAt: now.Add(time.Duration(i) * time.Microsecond)})
 	}
-	require.NoError(t, postgres.NewAgentJobs(db.DB).Open(ctx, jobs, explorations.Exploration{}, agentjobs.MaxOpenPerPerson))
+	require.NoError(t, postgres.NewAgentJobRepository(db.DB).Open(ctx, jobs, explorations.Exploration{}, agentjobs.MaxOpenPerPerson))
 	_, err = db.Pool.Exec(ctx, `SELECT pg_notify('petal_runs', 't jobs ' || $1)`, owner)
 	require.NoError(t, err)
 	return ids
@@ -292,7 +292,7 @@ func TestAJobTakenByAReplicaThatDiedGoesBackToOpen(t *testing.T) {
 	var procA string
 	require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT id FROM processes ORDER BY started_at LIMIT 1`).Scan(&procA))
 	// A took the job and died before its answer was written.
-	store := postgres.NewAgentJobs(db.DB)
+	store := postgres.NewAgentJobRepository(db.DB)
 	lnk, err := explorations.NewID(rand.Reader, "lnk_")
 	require.NoError(t, err)
 	_, hash, err := explorations.NewLinkToken(rand.Reader)

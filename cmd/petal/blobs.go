@@ -41,7 +41,7 @@ func newProfileRepository(db *postgres.DB, blobs ports.Blobs) *postgres.ProfileR
 	return postgres.NewProfileRepository(db).KeepingBodiesIn(blobs)
 }
 
-// newMapMarks keeps logos' bytes in blobs when there is one.
-func newMapMarks(db *postgres.DB, blobs ports.Blobs) *postgres.MapMarks {
-	return postgres.NewMapMarks(db).KeepingBodiesIn(blobs)
+// newMapMarkRepository keeps logos' bytes in blobs when there is one.
+func newMapMarkRepository(db *postgres.DB, blobs ports.Blobs) *postgres.MapMarkRepository {
+	return postgres.NewMapMarkRepository(db).KeepingBodiesIn(blobs)
 }

@@ -156,8 +156,8 @@ func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.L
 
 // newRunStore is the run store, its appends notifying through this
 // process's bus.
-func newRunStore(db *postgres.DB, bus *postgres.EventBus, m ports.Metrics) *postgres.RunStore {
-	return postgres.NewRunStore(db).PublishingThrough(bus).ObservedBy(m)
+func newRunStore(db *postgres.DB, bus *postgres.EventBus, m ports.Metrics) *postgres.RunRepository {
+	return postgres.NewRunRepository(db).PublishingThrough(bus).ObservedBy(m)
 }
 
 // newModelProvider is NEAR AI with a model key, the recorded conversation

@@ -184,7 +184,7 @@ func BenchmarkMapLists(b *testing.B) {
 	// The same list once every map carries a mark (map_marks), beside its
 	// own floor, and the first list after a mark changed (the marks read
 	// again, the page encoded again).
-	b.Run("marks", func(b *testing.B) { benchMarkedCards(b, svc, postgres.NewMapMarks(db.DB), client, url, nMaps) })
+	b.Run("marks", func(b *testing.B) { benchMarkedCards(b, svc, postgres.NewMapMarkRepository(db.DB), client, url, nMaps) })
 	b.Run("after-a-new-flower", func(b *testing.B) {
 		var maps, views, cpu []time.Duration
 		for k := range 30 {
@@ -358,7 +358,7 @@ func BenchmarkMapSync(b *testing.B) {
 // a token's is) for each of the generated maps, then measures the warm list
 // of cards carrying them beside a bare handler answering the same bytes, and
 // the first list after one mark changed.
-func benchMarkedCards(b *testing.B, svc *service, store *postgres.MapMarks, client *http.Client, url string, nMaps int) {
+func benchMarkedCards(b *testing.B, svc *service, store *postgres.MapMarkRepository, client *http.Client, url string, nMaps int) {
 	ctx := b.Context()
 	markOf := func(i, version int) []byte {
 		addr := fmt.Sprintf("dao%05d.sputnik-dao.near", i)

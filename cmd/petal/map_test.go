@@ -155,7 +155,7 @@ func TestMapSyncKeepsFlowersPublishedElsewhereAndRefusesMalformedOnes(t *testing
 
 	// A walk goes on from where the last run stopped (on any replica): past
 	// the last account it finds nothing, and starts again the run after.
-	positions := postgres.NewJobPositions(p.DB.DB)
+	positions := postgres.NewJobPositionRepository(p.DB.DB)
 	if at, err := positions.Position(t.Context(), "map_sync", "near:mainnet"); err != nil || at != 0 {
 		t.Fatalf("a finished walk is at %d (%v)", at, err)
 	}

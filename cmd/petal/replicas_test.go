@@ -163,7 +163,7 @@ func TestRestartInterruptsTheRunsOfAProcessThatDied(t *testing.T) {
 	env := map[string]string{"PETAL_RECORDED_PACE_MS": "60000"}
 	first := startProcess(t, db, env)
 	id := startRun(t, first.testPetal)
-	store := postgres.NewRunStore(db.DB)
+	store := postgres.NewRunRepository(db.DB)
 	run, err := store.Get(t.Context(), id)
 	require.NoError(t, err)
 	require.Equal(t, runs.Running, run.Status)

@@ -274,7 +274,7 @@ func benchFanout(b *testing.B, pace time.Duration) {
 		db := pgtest.New(b)
 		p := startProcess(b, db, benchViewersEnv)
 		pid := p.cmd.Process.Pid
-		store := postgres.NewRunStore(db.DB)
+		store := postgres.NewRunRepository(db.DB)
 		ctx := context.Background()
 		benchLease(b, db)
 		id := "run_fanout"
@@ -373,7 +373,7 @@ func benchFanoutFloor(b *testing.B, pace time.Duration) {
 func BenchmarkReplay10k(b *testing.B) {
 	db := pgtest.New(b)
 	p := startProcess(b, db, benchViewersEnv)
-	store := postgres.NewRunStore(db.DB)
+	store := postgres.NewRunRepository(db.DB)
 	ctx := context.Background()
 	benchLease(b, db)
 	id := "run_replay"
@@ -422,7 +422,7 @@ func BenchmarkIdleViewers(b *testing.B) {
 	for range b.N {
 		db := pgtest.New(b)
 		p := startProcess(b, db, benchViewersEnv)
-		store := postgres.NewRunStore(db.DB)
+		store := postgres.NewRunRepository(db.DB)
 		ctx := context.Background()
 		benchLease(b, db)
 		id := "run_idle"

@@ -106,7 +106,7 @@ func TestAKilledReplicasRunEndsForViewersOnTheOthers(t *testing.T) {
 		msg := endsInterrupted(t, untilEnd(t, view))
 		t.Logf("the viewer on %s was told %.1f s after the kill: %s", name, time.Since(killed).Seconds(), msg)
 	}
-	run, err := postgres.NewRunStore(db.DB).Get(t.Context(), id)
+	run, err := postgres.NewRunRepository(db.DB).Get(t.Context(), id)
 	require.NoError(t, err)
 	assert.Equal(t, runs.Interrupted, run.Status)
 	// The sweep gives the dead call's hold back right after ending its run.
@@ -158,7 +158,7 @@ func TestALapsedLeaseFencesItsOwnJobs(t *testing.T) {
 	b := startProcess(t, db, env)
 	id, cookie := chatInFlight(t, a.testPetal, fake)
 	onB := watch(t, b.testPetal, id, cookie)
-	run, err := postgres.NewRunStore(db.DB).Get(t.Context(), id)
+	run, err := postgres.NewRunRepository(db.DB).Get(t.Context(), id)
 	require.NoError(t, err)
 
 	tx, err := db.Pool.BeginTx(context.Background(), pgx.TxOptions{})

@@ -48,10 +48,10 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	clock := newClock()
 	registry := newMetrics(db)
 	rateLimiter, cleanup3 := newRateLimiter(cfg, db, clock, registry, log)
-	agentJobs := postgres.NewAgentJobs(db)
+	agentJobRepository := postgres.NewAgentJobRepository(db)
 	explorationRepository := postgres.NewExplorationRepository(db)
 	eventBus := newEventBus(db, log, registry)
-	runStore := newRunStore(db, eventBus, registry)
+	runRepository := newRunStore(db, eventBus, registry)
 	viewRepository := postgres.NewViewRepository(db)
 	dataBudgetRepository := postgres.NewDataBudgetRepository(db)
 	dataBudget := snapshotsapp.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
@@ -77,7 +77,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	flowerService := flowersapp.NewFlowerService(snapshotLibrary, specRepository, viewService, dataBudget)
 	retention := postgres.NewRetention(db)
 	explorationService := explorationsapp.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, snapshotLibrary, clock, random, dataBudget, retention, log)
-	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
+	agentJobsService := newAgentJobsService(cfg, agentJobRepository, explorationRepository, runRepository, eventBus, viewService, clock, random, processID, registry, log, explorationService)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry, tracing)
 	evmClient, cleanup5, err := newEVM(cfg, registry, tracing)
@@ -105,7 +105,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	}
 	ledgerRepository := newLedgerRepository(db, registry)
 	signInService := peopleapp.NewSignInService(cfg, peopleRepository, client, walletKeys, ledgerRepository, clock, random, rateLimiter)
-	annotationService := annotationsapp.NewAnnotationService(explorationService, annotationRepository, sessionRepository, signInService, runStore, dataBudget, clock, flowerService, registry)
+	annotationService := annotationsapp.NewAnnotationService(explorationService, annotationRepository, sessionRepository, signInService, runRepository, dataBudget, clock, flowerService, registry)
 	layerRepository := postgres.NewLayerRepository(db)
 	layerService := annotationsapp.NewLayerService(annotationService, layerRepository, snapshotLibrary, registry)
 	webPages := newWebPages(cfg, registry)
@@ -123,8 +123,8 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		cleanup()
 		return nil, nil, err
 	}
-	mapMarks := newMapMarks(db, blobs)
-	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarks)
+	mapMarkRepository := newMapMarkRepository(db, blobs)
+	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarkRepository)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -194,7 +194,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	chatQuoteRepository := postgres.NewChatQuoteRepository(db)
 	agentDeps := agentapp.AgentDeps{
 		Config:       cfg,
-		Runs:         runStore,
+		Runs:         runRepository,
 		Bus:          eventBus,
 		Leases:       leases,
 		Model:        modelProvider,
@@ -216,8 +216,8 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		Clock:        clock,
 	}
 	agentService := newAgentService(agentDeps, agentJobsService)
-	conversations := postgres.NewConversations(db)
-	conversationService := agentapp.NewConversationService(conversations)
+	conversationRepository := postgres.NewConversationRepository(db)
+	conversationService := agentapp.NewConversationService(conversationRepository)
 	inviteService := moneyapp.NewInviteService(inviteRepository, sessionRepository, clock, random)
 	intentTopUpRepository := postgres.NewIntentTopUpRepository(db)
 	swaps := newSwaps(cfg, registry, tracing)
@@ -256,8 +256,8 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	}
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
-	jobPositions := postgres.NewJobPositions(db)
-	mapSync, err := newMapSync(cfg, client, publishedFlowers, jobPositions, snapshotLibrary, log, registry)
+	jobPositionRepository := postgres.NewJobPositionRepository(db)
+	mapSync, err := newMapSync(cfg, client, publishedFlowers, jobPositionRepository, snapshotLibrary, log, registry)
 	if err != nil {
 		cleanup6()
 		cleanup5()
@@ -267,7 +267,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		cleanup()
 		return nil, nil, err
 	}
-	markReader, err := mapsapp.NewMarkReader(cfg, client, mapMarks, mapService, clock, log, registry)
+	markReader, err := mapsapp.NewMarkReader(cfg, client, mapMarkRepository, mapService, clock, log, registry)
 	if err != nil {
 		cleanup6()
 		cleanup5()
@@ -323,10 +323,10 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	clock := newClock()
 	registry := newMetrics(db)
 	rateLimiter, cleanup3 := newRateLimiter(cfg, db, clock, registry, log)
-	agentJobs := postgres.NewAgentJobs(db)
+	agentJobRepository := postgres.NewAgentJobRepository(db)
 	explorationRepository := postgres.NewExplorationRepository(db)
 	eventBus := newEventBus(db, log, registry)
-	runStore := newRunStore(db, eventBus, registry)
+	runRepository := newRunStore(db, eventBus, registry)
 	viewRepository := postgres.NewViewRepository(db)
 	dataBudgetRepository := postgres.NewDataBudgetRepository(db)
 	dataBudget := snapshotsapp.NewDataBudget(cfg, dataBudgetRepository, clock, log, registry)
@@ -352,7 +352,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	flowerService := flowersapp.NewFlowerService(snapshotLibrary, specRepository, viewService, dataBudget)
 	retention := postgres.NewRetention(db)
 	explorationService := explorationsapp.NewExplorationService(cfg, explorationRepository, snapshotRepository, flowerService, snapshotLibrary, clock, random, dataBudget, retention, log)
-	agentJobsService := newAgentJobsService(cfg, agentJobs, explorationRepository, runStore, eventBus, viewService, clock, random, processID, registry, log, explorationService)
+	agentJobsService := newAgentJobsService(cfg, agentJobRepository, explorationRepository, runRepository, eventBus, viewService, clock, random, processID, registry, log, explorationService)
 	daoDirectoryRepository := postgres.NewDAODirectoryRepository(db)
 	client := newChain(cfg, registry, tracing)
 	evmClient, cleanup5, err := newEVM(cfg, registry, tracing)
@@ -369,7 +369,7 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 	annotationRepository := postgres.NewAnnotationRepository(db)
 	sessionRepository := postgres.NewSessionRepository(db)
 	walletReader := noWallets()
-	annotationService := annotationsapp.NewAnnotationService(explorationService, annotationRepository, sessionRepository, walletReader, runStore, dataBudget, clock, flowerService, registry)
+	annotationService := annotationsapp.NewAnnotationService(explorationService, annotationRepository, sessionRepository, walletReader, runRepository, dataBudget, clock, flowerService, registry)
 	layerRepository := postgres.NewLayerRepository(db)
 	layerService := annotationsapp.NewLayerService(annotationService, layerRepository, snapshotLibrary, registry)
 	webPages := newWebPages(cfg, registry)
@@ -387,8 +387,8 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 		cleanup()
 		return nil, nil, err
 	}
-	mapMarks := newMapMarks(db, blobs)
-	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarks)
+	mapMarkRepository := newMapMarkRepository(db, blobs)
+	mapService, err := newMapService(cfg, snapshotLibrary, publishedFlowerRepository, viewService, clock, log, registry, relationService, mapMarkRepository)
 	if err != nil {
 		cleanup5()
 		cleanup4()

@@ -19,26 +19,26 @@ import (
 // a payload is capped at 8000 bytes and readers read the store anyway.
 const notifyChannel = "petal_runs"
 
-// RunStore is the run store and event log on PostgreSQL.
-type RunStore struct {
+// RunRepository is the run store and event log on PostgreSQL.
+type RunRepository struct {
 	db      *DB
 	bus     *EventBus // when set and listening, plain appends notify through it
 	batcher *appendBatcher
 	ended   ports.Counter
 }
 
-var _ ports.RunStore = (*RunStore)(nil)
+var _ ports.RunStore = (*RunRepository)(nil)
 
-// NewRunStore makes the run store over db.
-func NewRunStore(db *DB) *RunStore {
-	s := &RunStore{db: db}
+// NewRunRepository makes the run store over db.
+func NewRunRepository(db *DB) *RunRepository {
+	s := &RunRepository{db: db}
 	s.batcher = newAppendBatcher(s.appendNow)
 	return s.ObservedBy(ports.NoMetrics{})
 }
 
 // ObservedBy declares the store's metrics on m: the runs this process ended,
 // by how.
-func (s *RunStore) ObservedBy(m ports.Metrics) *RunStore {
+func (s *RunRepository) ObservedBy(m ports.Metrics) *RunRepository {
 	s.ended = m.Counter("petal_runs_ended_total",
 		"Agent runs this process ended, by status (done, failed, stopped, interrupted; a sweep's ends count here as interrupted).", "status")
 	return s
@@ -51,10 +51,10 @@ func (s *RunStore) ObservedBy(m ports.Metrics) *RunStore {
 // and its batched NOTIFY costs other processes' viewers up to their safety
 // poll (5 s), never an event. Chats' first and last events still notify in
 // their own transaction.
-func (s *RunStore) PublishingThrough(bus *EventBus) *RunStore { s.bus = bus; return s }
+func (s *RunRepository) PublishingThrough(bus *EventBus) *RunRepository { s.bus = bus; return s }
 
 // Create implements ports.RunStore.
-func (s *RunStore) Create(ctx context.Context, run runs.Run, first ...runs.NewEvent) (runs.Run, error) {
+func (s *RunRepository) Create(ctx context.Context, run runs.Run, first ...runs.NewEvent) (runs.Run, error) {
 	thread, err := json.Marshal(nonNilThread(run.Thread))
 	if err != nil {
 		return run, err
@@ -76,7 +76,7 @@ func (s *RunStore) Create(ctx context.Context, run runs.Run, first ...runs.NewEv
 }
 
 // Get implements ports.RunStore.
-func (s *RunStore) Get(ctx context.Context, id string) (runs.Run, error) {
+func (s *RunRepository) Get(ctx context.Context, id string) (runs.Run, error) {
 	var r runs.Run
 	var owner, process, exploration, pickModel, pickEffort *string
 	var thread, draft, flower []byte
@@ -113,7 +113,7 @@ func (s *RunStore) Get(ctx context.Context, id string) (runs.Run, error) {
 }
 
 // Resume implements ports.RunStore.
-func (s *RunStore) Resume(ctx context.Context, id, processID string, thread []runs.Message, first ...runs.NewEvent) (runs.Run, error) {
+func (s *RunRepository) Resume(ctx context.Context, id, processID string, thread []runs.Message, first ...runs.NewEvent) (runs.Run, error) {
 	b, err := json.Marshal(nonNilThread(thread))
 	if err != nil {
 		return runs.Run{}, err
@@ -144,7 +144,7 @@ func (s *RunStore) Resume(ctx context.Context, id, processID string, thread []ru
 }
 
 // SaveThread implements ports.RunStore.
-func (s *RunStore) SaveThread(ctx context.Context, id string, thread []runs.Message) error {
+func (s *RunRepository) SaveThread(ctx context.Context, id string, thread []runs.Message) error {
 	b, err := json.Marshal(nonNilThread(thread))
 	if err != nil {
 		return err
@@ -160,7 +160,7 @@ func (s *RunStore) SaveThread(ctx context.Context, id string, thread []runs.Mess
 }
 
 // SetExploration implements ports.RunStore.
-func (s *RunStore) SetExploration(ctx context.Context, id, exploration string) error {
+func (s *RunRepository) SetExploration(ctx context.Context, id, exploration string) error {
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE runs SET exploration = $2, updated_at = now() WHERE id = $1`, id, exploration)
 	if err != nil {
 		return fmt.Errorf("set the run's exploration: %w", err)
@@ -173,7 +173,7 @@ func (s *RunStore) SetExploration(ctx context.Context, id, exploration string) e
 
 // SetTitle implements ports.RunStore. Naming is activity: the conversation
 // moves to the top of its owner's list.
-func (s *RunStore) SetTitle(ctx context.Context, id, title string) error {
+func (s *RunRepository) SetTitle(ctx context.Context, id, title string) error {
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE runs SET title = $2, updated_at = now() WHERE id = $1`, id, title)
 	if err != nil {
 		return fmt.Errorf("name the run: %w", err)
@@ -185,7 +185,7 @@ func (s *RunStore) SetTitle(ctx context.Context, id, title string) error {
 }
 
 // SetSettings implements ports.RunStore.
-func (s *RunStore) SetSettings(ctx context.Context, id string, settings runs.Settings) error {
+func (s *RunRepository) SetSettings(ctx context.Context, id string, settings runs.Settings) error {
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE runs SET settings_model = NULLIF($2, ''), settings_effort = NULLIF($3, '') WHERE id = $1`,
 		id, settings.Model, settings.Effort)
 	if err != nil {
@@ -198,7 +198,7 @@ func (s *RunStore) SetSettings(ctx context.Context, id string, settings runs.Set
 }
 
 // End implements ports.RunStore.
-func (s *RunStore) End(ctx context.Context, id string, status runs.Status, events ...runs.NewEvent) (int64, error) {
+func (s *RunRepository) End(ctx context.Context, id string, status runs.Status, events ...runs.NewEvent) (int64, error) {
 	if !status.Ended() {
 		return 0, fmt.Errorf("end run %s: %q is not an ending status", id, status)
 	}
@@ -218,7 +218,7 @@ func (s *RunStore) End(ctx context.Context, id string, status runs.Status, event
 }
 
 // Events implements ports.RunStore.
-func (s *RunStore) Events(ctx context.Context, id string, from int64, limit int) ([]runs.Event, error) {
+func (s *RunRepository) Events(ctx context.Context, id string, from int64, limit int) ([]runs.Event, error) {
 	rows, err := s.db.Pool.Query(ctx, `SELECT seq, kind, data FROM run_events WHERE run_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`, id, from, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
@@ -273,16 +273,16 @@ SELECT s.id, pg_notify($5, 'e ' || s.id || ' ' || s.seq) FROM s`
 
 // InterruptOrphans implements ports.RunStore, in batches of interruptBatch
 // until none is left or ctx ends.
-func (s *RunStore) InterruptOrphans(ctx context.Context, staleAfter time.Duration, ev runs.NewEvent) ([]string, error) {
+func (s *RunRepository) InterruptOrphans(ctx context.Context, staleAfter time.Duration, ev runs.NewEvent) ([]string, error) {
 	return s.interrupt(ctx, interruptSQL, staleAfter, ev)
 }
 
 // InterruptStuck implements ports.RunStore, in batches like InterruptOrphans.
-func (s *RunStore) InterruptStuck(ctx context.Context, quiet time.Duration, ev runs.NewEvent) ([]string, error) {
+func (s *RunRepository) InterruptStuck(ctx context.Context, quiet time.Duration, ev runs.NewEvent) ([]string, error) {
 	return s.interrupt(ctx, interruptStuckSQL, quiet, ev)
 }
 
-func (s *RunStore) interrupt(ctx context.Context, sql string, after time.Duration, ev runs.NewEvent) ([]string, error) {
+func (s *RunRepository) interrupt(ctx context.Context, sql string, after time.Duration, ev runs.NewEvent) ([]string, error) {
 	var done []string
 	for {
 		rows, err := s.db.Pool.Query(ctx, sql, after.Seconds(), interruptBatch, string(ev.Kind), string(ev.Data), notifyChannel)

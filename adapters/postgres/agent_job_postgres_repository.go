@@ -14,16 +14,16 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// AgentJobs keeps agent links, workers and jobs (migrations/000023). A take is
+// AgentJobRepository keeps agent links, workers and jobs (migrations/000023). A take is
 // one transaction: the oldest open job, locked with FOR UPDATE SKIP LOCKED so
 // racing takers (on any replica) each get another, marked taken, with its
 // worker's continue link made beside it.
-type AgentJobs struct{ db *DB }
+type AgentJobRepository struct{ db *DB }
 
-var _ ports.AgentJobs = (*AgentJobs)(nil)
+var _ ports.AgentJobs = (*AgentJobRepository)(nil)
 
-// NewAgentJobs makes the store over db.
-func NewAgentJobs(db *DB) *AgentJobs { return &AgentJobs{db: db} }
+// NewAgentJobRepository makes the store over db.
+func NewAgentJobRepository(db *DB) *AgentJobRepository { return &AgentJobRepository{db: db} }
 
 const jobColumns = `id, owner, coalesce(run_id, ''), exploration, conversation, coalesce(part_of, ''), part, parts, kind, title, brief, inputs,
 	to_agent, status, taken_by, worker, n, report, created_at, updated_at, last_seen`
@@ -57,7 +57,7 @@ func nullable(s string) *string {
 
 // Open implements ports.AgentJobs. The owner's open jobs are counted under
 // a lock on the owner, so two hand-outs can't pass the cap together.
-func (s *AgentJobs) Open(ctx context.Context, jobs []agentjobs.Job, conv explorations.Exploration, maxOpen int) error {
+func (s *AgentJobRepository) Open(ctx context.Context, jobs []agentjobs.Job, conv explorations.Exploration, maxOpen int) error {
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -107,7 +107,7 @@ func (s *AgentJobs) Open(ctx context.Context, jobs []agentjobs.Job, conv explora
 // LOCKED, marked taken, its worker's continue link and the take written,
 // the worker's wait marked over, and the conversation's question read.
 // StillThere is asked just before the statement is sent.
-func (s *AgentJobs) Take(ctx context.Context, t ports.Take) (*agentjobs.Job, error) {
+func (s *AgentJobRepository) Take(ctx context.Context, t ports.Take) (*agentjobs.Job, error) {
 	if t.StillThere != nil {
 		if err := t.StillThere(); err != nil {
 			return nil, err
@@ -171,7 +171,7 @@ SELECT taken.*, coalesce(e.question, '') FROM taken LEFT JOIN explorations e ON 
 // deadLink is the refusal of a take whose link doesn't work (revoked, or
 // never the owner's), nil when it works or when the store can't say (the
 // take took nothing either way).
-func (s *AgentJobs) deadLink(ctx context.Context, t ports.Take) error {
+func (s *AgentJobRepository) deadLink(ctx context.Context, t ports.Take) error {
 	if t.AgentLink == "" && t.ExplorationLink == "" {
 		return nil
 	}
@@ -193,7 +193,7 @@ func (s *AgentJobs) deadLink(ctx context.Context, t ports.Take) error {
 
 // conversationFull says whether job is open with no room left on its
 // conversation for a worker's link.
-func (s *AgentJobs) conversationFull(ctx context.Context, job string) bool {
+func (s *AgentJobRepository) conversationFull(ctx context.Context, job string) bool {
 	var full bool
 	err := s.db.Pool.QueryRow(ctx, `SELECT coalesce(c.live, 0) >= $2 FROM agent_jobs j
 LEFT JOIN exploration_live_links c ON c.exploration = j.conversation WHERE j.id = $1 AND j.status = 'open'`, job, explorations.MaxLiveLinks).Scan(&full)
@@ -205,7 +205,7 @@ const jobColumnsOfJ = `j.id, j.owner, coalesce(j.run_id, ''), j.exploration, j.c
 	j.title, j.brief, j.inputs, j.to_agent, j.status, j.taken_by, j.worker, j.n, j.report, j.created_at, j.updated_at, j.last_seen`
 
 // Delivered implements ports.AgentJobs.
-func (s *AgentJobs) Delivered(ctx context.Context, linkID string, at time.Time) error {
+func (s *AgentJobRepository) Delivered(ctx context.Context, linkID string, at time.Time) error {
 	_, err := s.db.Pool.Exec(ctx, `UPDATE agent_job_takes SET delivered_at = $2 WHERE link_id = $1`, linkID, at)
 	if err != nil {
 		return fmt.Errorf("postgres: take delivered: %w", err)
@@ -222,7 +222,7 @@ UPDATE exploration_links SET revoked_at = $3 WHERE id IN (SELECT link_id FROM en
 }
 
 // Release implements ports.AgentJobs.
-func (s *AgentJobs) Release(ctx context.Context, linkID string, at time.Time) error {
+func (s *AgentJobRepository) Release(ctx context.Context, linkID string, at time.Time) error {
 	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
 		var job string
 		err := tx.QueryRow(ctx, `SELECT job FROM agent_job_takes WHERE link_id = $1 AND ended IS NULL AND delivered_at IS NULL FOR UPDATE`, linkID).Scan(&job)
@@ -245,7 +245,7 @@ WHERE id = $1 AND status = 'taken'`, job, at); err != nil {
 }
 
 // ReleaseUndelivered implements ports.AgentJobs.
-func (s *AgentJobs) ReleaseUndelivered(ctx context.Context, staleAfter time.Duration, limit int) ([]string, error) {
+func (s *AgentJobRepository) ReleaseUndelivered(ctx context.Context, staleAfter time.Duration, limit int) ([]string, error) {
 	rows, err := s.db.Pool.Query(ctx, `SELECT t.link_id, j.owner FROM agent_job_takes t JOIN agent_jobs j ON j.id = t.job
 WHERE t.delivered_at IS NULL AND t.ended IS NULL AND NOT EXISTS (
 	SELECT 1 FROM processes p WHERE p.id = t.process AND p.heartbeat_at > now() - make_interval(secs => $1))
@@ -269,11 +269,11 @@ ORDER BY t.taken_at LIMIT $2`, staleAfter.Seconds(), limit)
 }
 
 // Job implements ports.AgentJobs.
-func (s *AgentJobs) Job(ctx context.Context, id string) (agentjobs.Job, error) {
+func (s *AgentJobRepository) Job(ctx context.Context, id string) (agentjobs.Job, error) {
 	return scanJob(s.db.Pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM agent_jobs WHERE id = $1`, id))
 }
 
-func (s *AgentJobs) collect(rows pgx.Rows, err error) ([]agentjobs.Job, error) {
+func (s *AgentJobRepository) collect(rows pgx.Rows, err error) ([]agentjobs.Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: jobs: %w", err)
 	}
@@ -290,7 +290,7 @@ func (s *AgentJobs) collect(rows pgx.Rows, err error) ([]agentjobs.Job, error) {
 }
 
 // JobsOf implements ports.AgentJobs.
-func (s *AgentJobs) JobsOf(ctx context.Context, exploration, afterID string, limit int) ([]agentjobs.Job, error) {
+func (s *AgentJobRepository) JobsOf(ctx context.Context, exploration, afterID string, limit int) ([]agentjobs.Job, error) {
 	return s.collect(s.db.Pool.Query(ctx, `SELECT `+jobColumns+` FROM agent_jobs
 WHERE (exploration = $1 OR conversation = $1)
 	AND ($2 = '' OR (created_at, id) > (SELECT created_at, id FROM agent_jobs WHERE id = $2))
@@ -298,12 +298,12 @@ ORDER BY created_at, id LIMIT $3`, exploration, afterID, limit))
 }
 
 // Group implements ports.AgentJobs.
-func (s *AgentJobs) Group(ctx context.Context, partOf string) ([]agentjobs.Job, error) {
+func (s *AgentJobRepository) Group(ctx context.Context, partOf string) ([]agentjobs.Job, error) {
 	return s.collect(s.db.Pool.Query(ctx, `SELECT `+jobColumns+` FROM agent_jobs WHERE part_of = $1 ORDER BY part, id LIMIT 100`, partOf))
 }
 
 // TakeOf implements ports.AgentJobs.
-func (s *AgentJobs) TakeOf(ctx context.Context, linkID string) (ports.JobTake, error) {
+func (s *AgentJobRepository) TakeOf(ctx context.Context, linkID string) (ports.JobTake, error) {
 	var t ports.JobTake
 	var ended *string
 	err := s.db.Pool.QueryRow(ctx, `SELECT link_id, job, ended, delivered_at IS NOT NULL FROM agent_job_takes WHERE link_id = $1`, linkID).
@@ -321,7 +321,7 @@ func (s *AgentJobs) TakeOf(ctx context.Context, linkID string) (ports.JobTake, e
 }
 
 // Touch implements ports.AgentJobs.
-func (s *AgentJobs) Touch(ctx context.Context, linkID string, at time.Time) error {
+func (s *AgentJobRepository) Touch(ctx context.Context, linkID string, at time.Time) error {
 	_, err := s.db.Pool.Exec(ctx, `UPDATE agent_jobs SET last_seen = $2
 WHERE id = (SELECT job FROM agent_job_takes WHERE link_id = $1 AND ended IS NULL) AND (last_seen IS NULL OR last_seen < $2)`, linkID, at)
 	if err != nil {

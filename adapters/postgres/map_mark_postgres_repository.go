@@ -12,28 +12,28 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// MapMarks is ports.MapMarks on the map_marks table (migration 38), its
+// MapMarkRepository is ports.MapMarkRepository on the map_marks table (migration 38), its
 // logos kept in media beside the profiles' pictures (their bytes in the blob
 // store when one is set: KeepingBodiesIn).
-type MapMarks struct {
+type MapMarkRepository struct {
 	db     *DB
 	bodies bodies
 }
 
-var _ ports.MapMarks = (*MapMarks)(nil)
+var _ ports.MapMarks = (*MapMarkRepository)(nil)
 
-// NewMapMarks makes the keeper of the maps' marks over db, logos' bytes in
+// NewMapMarkRepository makes the keeper of the maps' marks over db, logos' bytes in
 // the rows.
-func NewMapMarks(db *DB) *MapMarks { return &MapMarks{db: db} }
+func NewMapMarkRepository(db *DB) *MapMarkRepository { return &MapMarkRepository{db: db} }
 
 // KeepingBodiesIn has new logos' bytes written to blobs (nil: the rows).
-func (m *MapMarks) KeepingBodiesIn(blobs ports.Blobs) *MapMarks {
+func (m *MapMarkRepository) KeepingBodiesIn(blobs ports.Blobs) *MapMarkRepository {
 	m.bodies = bodies{blobs: blobs}
 	return m
 }
 
 // Due implements ports.MapMarks.
-func (m *MapMarks) Due(ctx context.Context, ids []string, limit int) ([]string, error) {
+func (m *MapMarkRepository) Due(ctx context.Context, ids []string, limit int) ([]string, error) {
 	rows, err := m.db.Pool.Query(ctx, `SELECT i.id FROM unnest($1::text[]) AS i(id)
 LEFT JOIN map_marks k ON k.map_id = i.id
 WHERE k.map_id IS NULL OR k.next_at <= now()
@@ -53,7 +53,7 @@ ORDER BY k.map_id IS NOT NULL, k.next_at, i.id LIMIT $2`, ids, limit)
 // its keeping and the mark that shows it. changed_at moves only when the
 // mark does, so a re-read that finds the same mark leaves every replica's
 // cards as they are.
-func (m *MapMarks) Keep(ctx context.Context, w ports.MarkWrite) error {
+func (m *MapMarkRepository) Keep(ctx context.Context, w ports.MarkWrite) error {
 	var kept keptBody
 	if p := w.Logo; p != nil {
 		// The logo's bytes before the transaction: no lock waits on the store.
@@ -88,7 +88,7 @@ ON CONFLICT (map_id) DO UPDATE SET mark = EXCLUDED.mark, logo_sha256 = EXCLUDED.
 
 // Failed implements ports.MapMarks. changed_at moves only when a mark
 // given differs from the one kept, as Keep's does.
-func (m *MapMarks) Failed(ctx context.Context, mapID string, mark json.RawMessage, reason string, first, most time.Duration) error {
+func (m *MapMarkRepository) Failed(ctx context.Context, mapID string, mark json.RawMessage, reason string, first, most time.Duration) error {
 	if r := []rune(reason); len(r) > 500 {
 		reason = string(r[:500])
 	}
@@ -111,7 +111,7 @@ ON CONFLICT (map_id) DO UPDATE SET failures = map_marks.failures + 1, last_error
 }
 
 // Mark implements ports.MapMarks.
-func (m *MapMarks) Mark(ctx context.Context, mapID string) (json.RawMessage, error) {
+func (m *MapMarkRepository) Mark(ctx context.Context, mapID string) (json.RawMessage, error) {
 	var mark *string
 	err := m.db.Pool.QueryRow(ctx, `SELECT mark FROM map_marks WHERE map_id = $1`, mapID).Scan(&mark)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && mark == nil) {
@@ -124,7 +124,7 @@ func (m *MapMarks) Mark(ctx context.Context, mapID string) (json.RawMessage, err
 }
 
 // Marks implements ports.MapMarks.
-func (m *MapMarks) Marks(ctx context.Context, after string, limit int) (map[string]json.RawMessage, string, error) {
+func (m *MapMarkRepository) Marks(ctx context.Context, after string, limit int) (map[string]json.RawMessage, string, error) {
 	rows, err := m.db.Pool.Query(ctx, `SELECT map_id, mark FROM map_marks WHERE mark IS NOT NULL AND map_id > $1 ORDER BY map_id LIMIT $2`, after, limit)
 	if err != nil {
 		return nil, "", fmt.Errorf("postgres: read marks: %w", err)
@@ -149,7 +149,7 @@ func (m *MapMarks) Marks(ctx context.Context, after string, limit int) (map[stri
 }
 
 // Version implements ports.MapMarks.
-func (m *MapMarks) Version(ctx context.Context) (ports.MarksVersion, error) {
+func (m *MapMarkRepository) Version(ctx context.Context) (ports.MarksVersion, error) {
 	var v ports.MarksVersion
 	var changed *time.Time
 	err := m.db.Pool.QueryRow(ctx, `SELECT count(mark), max(changed_at) FROM map_marks`).Scan(&v.Marks, &changed)

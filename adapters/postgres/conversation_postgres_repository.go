@@ -9,13 +9,15 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// Conversations lists an owner's runs and explorations in one statement.
-type Conversations struct{ db *DB }
+// ConversationRepository lists an owner's runs and explorations in one statement.
+type ConversationRepository struct{ db *DB }
 
-var _ ports.Conversations = (*Conversations)(nil)
+var _ ports.Conversations = (*ConversationRepository)(nil)
 
-// NewConversations makes the list over db.
-func NewConversations(db *DB) *Conversations { return &Conversations{db: db} }
+// NewConversationRepository makes the list over db.
+func NewConversationRepository(db *DB) *ConversationRepository {
+	return &ConversationRepository{db: db}
+}
 
 // conversationsSQL is each table's newest entries after the cursor, read
 // down its (owner, updated_at DESC, id DESC) index and cut at the limit, then
@@ -44,7 +46,7 @@ LIMIT $4`
 var firstPage = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 
 // Conversations implements ports.Conversations.
-func (c *Conversations) Conversations(ctx context.Context, owner string, after conversations.Cursor, limit int) ([]conversations.Conversation, error) {
+func (c *ConversationRepository) Conversations(ctx context.Context, owner string, after conversations.Cursor, limit int) ([]conversations.Conversation, error) {
 	out := []conversations.Conversation{}
 	if owner == "" || limit <= 0 {
 		return out, nil

@@ -16,7 +16,7 @@ import (
 
 // Append implements ports.RunStore. Concurrent appends to one run from this
 // process go as one statement (runs_batch.go).
-func (s *RunStore) Append(ctx context.Context, id string, events ...runs.NewEvent) (int64, error) {
+func (s *RunRepository) Append(ctx context.Context, id string, events ...runs.NewEvent) (int64, error) {
 	if len(events) == 0 {
 		return appendTx(ctx, s.db.Pool, id, nil)
 	}
@@ -25,7 +25,7 @@ func (s *RunStore) Append(ctx context.Context, id string, events ...runs.NewEven
 
 // appendNow writes events in one statement, its own transaction: no
 // BEGIN/COMMIT round trips.
-func (s *RunStore) appendNow(ctx context.Context, id string, events []runs.NewEvent) (int64, error) {
+func (s *RunRepository) appendNow(ctx context.Context, id string, events []runs.NewEvent) (int64, error) {
 	if s.bus == nil || !s.bus.publishing.Load() {
 		return appendTx(ctx, s.db.Pool, id, events)
 	}

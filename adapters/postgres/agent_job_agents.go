@@ -16,7 +16,7 @@ import (
 // kept) and their workers' places and presence.
 
 // CreateLink implements ports.AgentJobs.
-func (s *AgentJobs) CreateLink(ctx context.Context, l agentjobs.Link) error {
+func (s *AgentJobRepository) CreateLink(ctx context.Context, l agentjobs.Link) error {
 	_, err := s.db.Pool.Exec(ctx, `INSERT INTO agent_links (id, owner, token_sha256, created_at) VALUES ($1, $2, $3, $4)`,
 		l.ID, l.Owner, l.TokenSHA256, l.CreatedAt)
 	if err != nil {
@@ -39,12 +39,12 @@ func scanAgentLink(row pgx.Row) (agentjobs.Link, error) {
 }
 
 // LinkByToken implements ports.AgentJobs.
-func (s *AgentJobs) LinkByToken(ctx context.Context, hash string) (agentjobs.Link, error) {
+func (s *AgentJobRepository) LinkByToken(ctx context.Context, hash string) (agentjobs.Link, error) {
 	return scanAgentLink(s.db.Pool.QueryRow(ctx, `SELECT id, owner, token_sha256, created_at, revoked_at FROM agent_links WHERE token_sha256 = $1`, hash))
 }
 
 // Links implements ports.AgentJobs.
-func (s *AgentJobs) Links(ctx context.Context, owner string) ([]agentjobs.Link, error) {
+func (s *AgentJobRepository) Links(ctx context.Context, owner string) ([]agentjobs.Link, error) {
 	rows, err := s.db.Pool.Query(ctx, `SELECT id, owner, token_sha256, created_at, revoked_at FROM agent_links
 WHERE owner = $1 AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1000`, owner)
 	if err != nil {
@@ -63,7 +63,7 @@ WHERE owner = $1 AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1000`, own
 }
 
 // RevokeLinks implements ports.AgentJobs.
-func (s *AgentJobs) RevokeLinks(ctx context.Context, owner, id string, at time.Time) (int, error) {
+func (s *AgentJobRepository) RevokeLinks(ctx context.Context, owner, id string, at time.Time) (int, error) {
 	tag, err := s.db.Pool.Exec(ctx, `UPDATE agent_links SET revoked_at = $3
 WHERE owner = $1 AND ($2 = '' OR id = $2) AND revoked_at IS NULL`, owner, id, at)
 	if err != nil {
@@ -86,7 +86,7 @@ func scanWorker(row pgx.Row, extra ...any) (agentjobs.Worker, error) {
 
 // Seen implements ports.AgentJobs. A transaction-scoped advisory lock on the
 // agent keeps two new workers from taking one place or passing the cap.
-func (s *AgentJobs) Seen(ctx context.Context, w agentjobs.Worker, maxWorkers, maxAgents int) (agentjobs.Worker, error) {
+func (s *AgentJobRepository) Seen(ctx context.Context, w agentjobs.Worker, maxWorkers, maxAgents int) (agentjobs.Worker, error) {
 	// A worker seen before (every wait but its first) is one statement.
 	out, err := scanWorker(s.db.Pool.QueryRow(ctx, `UPDATE agent_workers SET name = $4, can = coalesce($5, can), last_seen = $6,
 	waiting_until = $7 WHERE owner = $1 AND agent = $2 AND worker = $3 RETURNING `+workerColumns,
@@ -134,7 +134,7 @@ RETURNING `+workerColumns, w.Owner, w.Agent, w.Worker, w.Name, last+1, w.Can, w.
 }
 
 // WaitEnded implements ports.AgentJobs.
-func (s *AgentJobs) WaitEnded(ctx context.Context, owner, agent, worker string, at time.Time) error {
+func (s *AgentJobRepository) WaitEnded(ctx context.Context, owner, agent, worker string, at time.Time) error {
 	_, err := s.db.Pool.Exec(ctx, `UPDATE agent_workers SET waiting_until = NULL, last_seen = greatest(last_seen, $4)
 WHERE owner = $1 AND agent = $2 AND worker = $3`, owner, agent, worker, at)
 	if err != nil {
@@ -144,7 +144,7 @@ WHERE owner = $1 AND agent = $2 AND worker = $3`, owner, agent, worker, at)
 }
 
 // Workers implements ports.AgentJobs.
-func (s *AgentJobs) Workers(ctx context.Context, owner string) ([]agentjobs.Worker, error) {
+func (s *AgentJobRepository) Workers(ctx context.Context, owner string) ([]agentjobs.Worker, error) {
 	rows, err := s.db.Pool.Query(ctx, `SELECT w.owner, w.agent, w.worker, w.name, w.n, w.can, w.first_seen, w.last_seen, w.waiting_until, j.id
 FROM agent_workers w
 LEFT JOIN LATERAL (SELECT id FROM agent_jobs j WHERE j.owner = w.owner AND j.status = 'taken'

@@ -24,7 +24,7 @@ func wrongState(j agentjobs.Job, want string) *errs.Error {
 }
 
 // Stop implements ports.AgentJobs.
-func (s *AgentJobs) Stop(ctx context.Context, owner, id string, at time.Time) (agentjobs.Job, error) {
+func (s *AgentJobRepository) Stop(ctx context.Context, owner, id string, at time.Time) (agentjobs.Job, error) {
 	var out agentjobs.Job
 	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
 		j, err := lockOwned(ctx, tx, owner, id)
@@ -44,7 +44,7 @@ func (s *AgentJobs) Stop(ctx context.Context, owner, id string, at time.Time) (a
 }
 
 // Reopen implements ports.AgentJobs.
-func (s *AgentJobs) Reopen(ctx context.Context, owner, id, to string, at time.Time) (agentjobs.Job, error) {
+func (s *AgentJobRepository) Reopen(ctx context.Context, owner, id, to string, at time.Time) (agentjobs.Job, error) {
 	var out agentjobs.Job
 	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
 		j, err := lockOwned(ctx, tx, owner, id)
@@ -67,7 +67,7 @@ func (s *AgentJobs) Reopen(ctx context.Context, owner, id, to string, at time.Ti
 // Report implements ports.AgentJobs. A part locks its whole group first, in
 // one order, so of two last parts reporting at once the second sees the
 // first's report and only one of them ends the group.
-func (s *AgentJobs) Report(ctx context.Context, id, linkID string, status agentjobs.Status, summary string, at time.Time) (agentjobs.Job, bool, error) {
+func (s *AgentJobRepository) Report(ctx context.Context, id, linkID string, status agentjobs.Status, summary string, at time.Time) (agentjobs.Job, bool, error) {
 	var out agentjobs.Job
 	var groupDone bool
 	err := pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
