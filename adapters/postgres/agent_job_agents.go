@@ -50,16 +50,7 @@ WHERE owner = $1 AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1000`, own
 	if err != nil {
 		return nil, fmt.Errorf("postgres: agent links: %w", err)
 	}
-	defer rows.Close()
-	out := []agentjobs.Link{}
-	for rows.Next() {
-		l, err := scanAgentLink(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (agentjobs.Link, error) { return scanAgentLink(row) })
 }
 
 // RevokeLinks implements ports.AgentJobs.
@@ -155,16 +146,10 @@ LIMIT 1000`, owner)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: workers: %w", err)
 	}
-	defer rows.Close()
-	out := []agentjobs.Worker{}
-	for rows.Next() {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (agentjobs.Worker, error) {
 		var job *string
-		w, err := scanWorker(rows, &job)
-		if err != nil {
-			return nil, err
-		}
+		w, err := scanWorker(row, &job)
 		w.Job = job
-		out = append(out, w)
-	}
-	return out, rows.Err()
+		return w, err
+	})
 }

@@ -277,16 +277,7 @@ func (s *AgentJobRepository) collect(rows pgx.Rows, err error) ([]agentjobs.Job,
 	if err != nil {
 		return nil, fmt.Errorf("postgres: jobs: %w", err)
 	}
-	defer rows.Close()
-	out := []agentjobs.Job{}
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (agentjobs.Job, error) { return scanJob(row) })
 }
 
 // JobsOf implements ports.AgentJobs.

@@ -85,14 +85,5 @@ func (r *InviteRepository) Invites(ctx context.Context) ([]invites.Invite, error
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list invites: %w", err)
 	}
-	defer rows.Close()
-	var out []invites.Invite
-	for rows.Next() {
-		inv, err := scanInvite(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, inv)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (invites.Invite, error) { return scanInvite(row) })
 }

@@ -208,16 +208,7 @@ func (r *PeopleRepository) Wallets(ctx context.Context, personID string) ([]port
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list wallets: %w", err)
 	}
-	defer rows.Close()
-	var out []ports.SealedWallet
-	for rows.Next() {
-		w, err := scanWallet(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, w)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ports.SealedWallet, error) { return scanWallet(row) })
 }
 
 // WalletByHash implements ports.PeopleStore.

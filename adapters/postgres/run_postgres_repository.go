@@ -223,17 +223,17 @@ func (s *RunRepository) Events(ctx context.Context, id string, from int64, limit
 	if err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
 	}
-	out := []runs.Event{}
-	for rows.Next() {
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (runs.Event, error) {
 		var e runs.Event
 		var data []byte
-		if err := rows.Scan(&e.Seq, &e.Kind, &data); err != nil {
-			return nil, fmt.Errorf("read events: %w", err)
-		}
+		err := row.Scan(&e.Seq, &e.Kind, &data)
 		e.Data = data
-		out = append(out, e)
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // interruptBatch is how many orphaned runs one statement ends: each batch is
