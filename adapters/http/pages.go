@@ -25,6 +25,7 @@ import (
 
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/mapsapp"
+	"github.com/petal-near/petal/app/publishapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
@@ -52,6 +53,11 @@ var (
 		"when":    when,
 		"share":   shareText,
 		"linked":  linked,
+		// kindWords says a correction's kind in words.
+		"kindWords": func(kind string) string {
+			return map[string]string{"stale_reading": "Stale reading", "misleading_label": "Misleading label",
+				"misassigned_group": "Mis-assigned group", "other": "Correction"}[kind]
+		},
 	}).ParseFS(pageFiles, "pages/*.tmpl"))
 	// assetVersions names each static file's content, so its address changes
 	// with it and it may be kept long.
@@ -388,6 +394,9 @@ type mapBody struct {
 	// it escaped there).
 	History []maps.HistoryPoint
 	Chart   template.HTML
+	// Corrections are what people said is wrong with the map's flowers,
+	// shown beside them (the flowers never change).
+	Corrections []publishapp.FlowerCorrections
 }
 
 // Demo reports whether the gallery shows demo maps (then it says why).
@@ -426,6 +435,13 @@ func (s *Server) mapGalleryPage(c echo.Context) error {
 			if json.Unmarshal(hb, &h) == nil {
 				body.History, body.Chart = h.Readings, template.HTML(h.Chart) // #nosec G203: drawn by HistoryChart, which escapes its text
 			}
+		}
+		if s.deps.Publish != nil {
+			fixes, err := s.deps.Publish.MapCorrections(ctx, id)
+			if err != nil {
+				return s.errorPage(c, err, "map")
+			}
+			body.Corrections = fixes
 		}
 		return s.renderPage(c, http.StatusOK, "map.tmpl", pageShell{Title: one.Map.Label(), Nav: "map", Body: body})
 	}

@@ -18,10 +18,17 @@ func (s *Server) publishRoutes() []Route {
 	prepare.Handler = s.sameOrigin(s.toolHandler(prepare))
 	publish := Route{Method: http.MethodPost, Path: "/api/v1/publish", Tool: publishapp.ToolPublishFlower}
 	publish.Handler = s.sameOrigin(s.toolHandler(publish))
+	// Corrections act on the person's wallet too.
+	prepareCorrection := Route{Method: http.MethodPost, Path: "/api/v1/corrections/prepare", Tool: publishapp.ToolPrepareCorrection}
+	prepareCorrection.Handler = s.sameOrigin(s.toolHandler(prepareCorrection))
+	submitCorrection := Route{Method: http.MethodPost, Path: "/api/v1/corrections", Tool: publishapp.ToolSubmitCorrection}
+	submitCorrection.Handler = s.sameOrigin(s.toolHandler(submitCorrection))
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/v1/quote", Tool: publishapp.ToolQuotePayment},
 		prepare,
 		publish,
+		prepareCorrection,
+		submitCorrection,
 		{Method: http.MethodGet, Path: "/api/v1/flowers", Tool: publishapp.ToolListFlowers},
 		{Method: http.MethodGet, Path: "/api/v1/flowers/:id", Tool: publishapp.ToolGetFlower},
 		{Method: http.MethodGet, Path: "/api/v1/flowers/:id/svg", Access: AccessOpen, Handler: s.publishedFlowerSVG, Head: true, Query: []string{"view"},

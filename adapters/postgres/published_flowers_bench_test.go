@@ -65,7 +65,7 @@ func BenchmarkListFlowers(b *testing.B) {
 	seedPublished(b, db, 10_000, 2_000)
 	ctx := context.Background()
 	store := postgres.NewPublishedFlowerRepository(db.DB)
-	svc, err := publishapp.NewPublishService(nil, store, nil, nil, nil, nil, nil, nil, nil, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), ports.NoMetrics{})
+	svc, err := publishapp.NewPublishService(nil, store, nil, nil, nil, nil, nil, nil, nil, nil, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), ports.NoMetrics{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/jobsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
+	"github.com/petal-near/petal/domain/corrections"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/specs"
@@ -27,15 +28,19 @@ import (
 // maker than the account it is under, or doesn't fit its snapshot is never
 // kept. Every read is a view call at finality final.
 type MapSync struct {
-	social    ports.SocialDB
-	flowers   ports.PublishedFlowers
-	positions ports.JobPositions
-	library   *snapshotsapp.SnapshotLibrary
-	log       *slog.Logger
-	every     time.Duration
-	networks  []string
+	social  ports.SocialDB
+	flowers ports.PublishedFlowers
+	// corrections are people's corrections of the flowers, published beside
+	// them (petal/correction/*): kept once their flower is.
+	corrections ports.FlowerCorrections
+	positions   ports.JobPositions
+	library     *snapshotsapp.SnapshotLibrary
+	log         *slog.Logger
+	every       time.Duration
+	networks    []string
 
-	records ports.Counter
+	records           ports.Counter
+	correctionRecords ports.Counter
 }
 
 // What one sync reads at a time.
@@ -45,6 +50,8 @@ const (
 	syncKeysBytes    = 4 << 20 // the most of a keys answer read
 	syncGetBytes     = syncGetBatch*published.MaxRecordBytes + 64<<10
 	syncKeepsAtOnce  = 4
+	// syncCorrectionBytes bounds a get of a batch of corrections.
+	syncCorrectionBytes = syncGetBatch*corrections.MaxRecordBytes + 64<<10
 	// syncDeadline bounds a run. Each network gets an equal share of
 	// syncBudget, and where its walk stopped is kept (job_positions), so the
 	// next run, on any replica, goes on from there; what was kept stays kept.
@@ -58,12 +65,14 @@ var SyncNetworks = []string{"near:mainnet", "near:testnet"}
 
 // NewMapSync makes the sync over SocialDB and the published flowers' store.
 // Every PETAL_MAP_SYNC_MIN minutes; 0 turns it off (Job is then nil).
-func NewMapSync(cfg config.Config, social ports.SocialDB, flowers ports.PublishedFlowers, positions ports.JobPositions, library *snapshotsapp.SnapshotLibrary, log *slog.Logger, m ports.Metrics) *MapSync {
+func NewMapSync(cfg config.Config, social ports.SocialDB, flowers ports.PublishedFlowers, corrections ports.FlowerCorrections, positions ports.JobPositions, library *snapshotsapp.SnapshotLibrary, log *slog.Logger, m ports.Metrics) *MapSync {
 	m = ports.MetricsOrNone(m)
-	return &MapSync{social: social, flowers: flowers, positions: positions, library: library, log: log,
+	return &MapSync{social: social, flowers: flowers, corrections: corrections, positions: positions, library: library, log: log,
 		every: time.Duration(cfg.MapSyncMin) * time.Minute, networks: SyncNetworks,
 		records: m.Counter("petal_map_sync_records_total",
 			"SocialDB flower records the map sync looked at, by outcome: kept (drawn), missing (kept as snapshot_missing), known (held already), arrived (flowers kept as snapshot_missing whose snapshot is stored here now), refused (not a valid flower, or not its own key's).", "outcome"),
+		correctionRecords: m.Counter("petal_map_sync_corrections_total",
+			"SocialDB correction records the map sync looked at, by outcome: kept, known (held already), refused (not a valid correction/v1 of its own key, or of a flower not kept here on that network: looked at again on the next walk).", "outcome"),
 	}
 }
 
@@ -136,7 +145,7 @@ func (s *MapSync) syncAccounts(ctx context.Context, network string, accounts []s
 	patterns := make([]string, 0, len(accounts))
 	for _, a := range accounts {
 		if published.ValidNearAccount(a) {
-			patterns = append(patterns, a+"/petal/flower/*")
+			patterns = append(patterns, a+"/petal/flower/*", a+"/"+corrections.KeyPrefix+"*")
 		}
 	}
 	if len(patterns) == 0 {
@@ -148,7 +157,19 @@ func (s *MapSync) syncAccounts(ctx context.Context, network string, accounts []s
 	}
 	var unknown []string
 	arrived := map[string]bool{}
+	// Flowers first, so a correction of a flower of the same page finds it.
+	var unknownCorrections []string
 	for _, k := range keys {
+		if _, id, ok := corrections.ParseKey(k.Path); ok {
+			if _, err := s.corrections.Get(ctx, id); err == nil {
+				s.correctionRecords.Add(1, "known")
+			} else if errs.Is(err, errs.NotFound) {
+				unknownCorrections = append(unknownCorrections, k.Path)
+			} else {
+				return 0, err
+			}
+			continue
+		}
 		_, id, ok := flowerKey(k.Path)
 		if !ok {
 			s.records.Add(1, "refused")
@@ -196,7 +217,68 @@ func (s *MapSync) syncAccounts(ctx context.Context, network string, accounts []s
 			return kept, err
 		}
 	}
+	for len(unknownCorrections) > 0 {
+		batch := unknownCorrections[:min(syncGetBatch, len(unknownCorrections))]
+		unknownCorrections = unknownCorrections[len(batch):]
+		values, err := s.social.Get(ctx, network, batch, syncCorrectionBytes)
+		if err != nil {
+			return kept, err
+		}
+		for _, v := range values {
+			if err := s.takeCorrection(ctx, network, v); err != nil {
+				return kept, err
+			}
+		}
+	}
 	return kept, nil
+}
+
+// takeCorrection checks one correction read from SocialDB and keeps it if
+// it is a valid correction/v1 of its own key, made by the account it is
+// under, of a flower kept here on that network. One of a flower not kept
+// (yet) is refused now, and looked at again on the next walk.
+func (s *MapSync) takeCorrection(ctx context.Context, network string, v ports.SocialValue) error {
+	refuse := func(why string, args ...any) error {
+		s.correctionRecords.Add(1, "refused")
+		s.log.Info("map sync: a SocialDB correction is not kept", append([]any{"network", network, "path", v.Path, "why", why}, args...)...)
+		return nil
+	}
+	account, id, ok := corrections.ParseKey(v.Path)
+	if !ok {
+		return refuse("not a correction's key")
+	}
+	c, gotID, _, problems := corrections.Parse([]byte(v.Value))
+	switch {
+	case len(problems) > 0:
+		return refuse("not a valid correction/v1", "problem", problems[0].Path+": "+problems[0].Message)
+	case gotID != id:
+		return refuse("filed under another id than its own", "its_id", gotID)
+	case c.MadeBy != account:
+		return refuse("made_by is not the account it is under", "made_by", c.MadeBy)
+	}
+	f, err := s.flowers.Get(ctx, c.Flower)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return refuse("its flower isn't kept here", "flower", c.Flower)
+	case err != nil:
+		return err
+	case f.Network != network:
+		return refuse("its flower is published on another network", "flower_network", f.Network)
+	}
+	madeAt, _ := time.Parse(time.RFC3339, c.MadeAt)
+	_, newly, err := s.corrections.Keep(ctx, corrections.Kept{ID: id, Flower: c.Flower, Network: network, Maker: account, Kind: c.Kind,
+		Record: []byte(v.Value), MadeAt: madeAt.UTC(), Came: corrections.CameSynced})
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return refuse("its flower isn't kept here", "flower", c.Flower)
+	case err != nil:
+		return err
+	case newly:
+		s.correctionRecords.Add(1, "kept")
+	default:
+		s.correctionRecords.Add(1, "known")
+	}
+	return nil
 }
 
 // snapshotArrived marks the flowers kept as snapshot_missing of a snapshot

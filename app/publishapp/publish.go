@@ -75,19 +75,23 @@ var yoctoPerByte = new(big.Int).Exp(big.NewInt(10), big.NewInt(19), nil)
 // published: it prepares a SocialDB set for a person's own wallet, reads
 // the record back from the chain and keeps it; the server holds no key.
 type PublishService struct {
-	flowers  *flowersapp.FlowerService
-	store    ports.PublishedFlowers
-	social   ports.SocialDB
-	sessions ports.SessionStore
-	wallets  annotationsapp.WalletReader // nil where no door has sessions (stdio MCP): nobody is signed in
-	near     ports.NearAccounts          // reads a transaction publish_flower is given by hash
-	price    ports.NearPrice
-	views    viewsapp.PersonViews
-	clock    ports.Clock
-	random   ports.Random
-	log      *slog.Logger
-	kept     ports.Counter
-	refused  ports.Counter
+	flowers *flowersapp.FlowerService
+	store   ports.PublishedFlowers
+	// corrections are people's corrections of the flowers (correct.go).
+	corrections ports.FlowerCorrections
+	social      ports.SocialDB
+	sessions    ports.SessionStore
+	wallets     annotationsapp.WalletReader // nil where no door has sessions (stdio MCP): nobody is signed in
+	near        ports.NearAccounts          // reads a transaction publish_flower is given by hash
+	price       ports.NearPrice
+	views       viewsapp.PersonViews
+	clock       ports.Clock
+	random      ports.Random
+	log         *slog.Logger
+	kept        ports.Counter
+	refused     ports.Counter
+
+	correctionsKept, correctionsRefused ports.Counter
 	// svgs are published flowers' pictures by (id, view name): both name
 	// content that never changes, so nothing expires.
 	svgs      *bytecache.ByteCache[flowerSVGKey, flowersapp.Rendered]
@@ -100,18 +104,20 @@ type PublishService struct {
 var _ toolkit.ToolSet = (*PublishService)(nil)
 
 // NewPublishService makes the publishing service.
-func NewPublishService(flowers *flowersapp.FlowerService, store ports.PublishedFlowers, social ports.SocialDB, sessions ports.SessionStore,
+func NewPublishService(flowers *flowersapp.FlowerService, store ports.PublishedFlowers, corrections ports.FlowerCorrections, social ports.SocialDB, sessions ports.SessionStore,
 	wallets annotationsapp.WalletReader, near ports.NearAccounts, price ports.NearPrice, views viewsapp.PersonViews, clock ports.Clock, random ports.Random, log *slog.Logger, m ports.Metrics) (*PublishService, error) {
 	mm := ports.MetricsOrNone(m)
 	hidden, err := hiddenmaps.Load()
 	if err != nil {
 		return nil, err
 	}
-	s := &PublishService{flowers: flowers, store: store, social: social, sessions: sessions, wallets: wallets, near: near, price: price,
+	s := &PublishService{flowers: flowers, store: store, corrections: corrections, social: social, sessions: sessions, wallets: wallets, near: near, price: price,
 		views: views, clock: clock, random: random, log: log,
 		kept:    mm.Counter("petal_flowers_published_total", "Published flowers this site newly kept through publish_flower, by how they came (prepared here, or a record prepared elsewhere).", "came"),
 		refused: mm.Counter("petal_publish_refused_total", "publish_flower calls refused, by reason: unauthorised, not_found (nothing under the key yet), invalid (not the record prepared, or not a valid flower), chain (SocialDB could not be read).", "reason"),
 	}
+	s.correctionsKept = mm.Counter("petal_corrections_kept_total", "Corrections of published flowers this site newly kept through submit_correction.", "came")
+	s.correctionsRefused = mm.Counter("petal_corrections_refused_total", "submit_correction calls refused, by reason: unauthorised (not signed in, or not the signer's wallet), transaction (not a final, successful SocialDB set of a correction by that wallet), not_found (nothing under the key yet), invalid (not a valid correction of a flower kept here), chain (SocialDB could not be read).", "reason")
 	s.svgs = bytecache.NewByteCache[flowerSVGKey](flowerSVGCacheBytes, flowerSVGCacheBytes/8, func(r flowersapp.Rendered) int { return len(r.SVG) + 256 })
 	s.svgLookup = mm.Counter("petal_flower_svg_cache_lookups_total", "Lookups of published flowers' pictures in this process's cache, by result (hit, miss).", "result")
 	for id := range hidden {

@@ -15,7 +15,7 @@ import (
 // agent's model, whose flower event carries prepare instead) and the
 // published flowers (list_flowers, get_flower).
 func (s *PublishService) Tools() []toolkit.Tool {
-	return []toolkit.Tool{
+	return append([]toolkit.Tool{
 		toolkit.WithInput(toolkit.Tool{
 			Name:           ToolQuotePayment,
 			Description:    "What publishing a flower to NEAR costs, asked dry: the storage deposit SocialDB charges for the record's bytes and its key (10^19 yoctoNEAR a byte) and the gas, with line items, in dollars at NEAR's price now (null when it can't be read). Nothing is kept or reserved by asking; a quote holds 10 minutes.",
@@ -58,12 +58,12 @@ func (s *PublishService) Tools() []toolkit.Tool {
 		}),
 		toolkit.WithInput(toolkit.Tool{
 			Name:        ToolGetFlower,
-			Description: "One flower published to NEAR, by its id: its flower/v1 record as published, network, maker, map, status, view_url and picture.",
-			Output:      json.RawMessage(publishedFlowerSchema),
+			Description: "One flower published to NEAR, by its id: its flower/v1 record as published, network, maker, map, status, view_url and picture, and the corrections people published of it (who, when, what: newest first, at most 20, and their count). A correction never changes the flower.",
+			Output:      json.RawMessage(flowerWithCorrectionsSchema),
 		}, func(ctx context.Context, _ toolkit.Call, in getFlowerInput) (any, error) {
-			return s.Get(ctx, in.ID)
+			return s.GetWithCorrections(ctx, in.ID)
 		}),
-	}
+	}, s.correctionTools()...)
 }
 
 // The publishing tools' inputs: each declared here and nowhere else.

@@ -9,6 +9,7 @@ import (
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/domain/published"
+	"github.com/petal-near/petal/ports"
 )
 
 // flowerOfTransaction is publish_flower's { network, tx_hash }: the flower
@@ -28,51 +29,11 @@ func (s *PublishService) flowerOfTransaction(ctx context.Context, caller toolkit
 		}
 		account = w.AccountID
 	}
-	if s.near == nil {
-		return "", "", errs.New(errs.SourceFailed, "NEAR's transactions can't be read here", "send { network, account_id, id }")
+	tx, err := s.finalSet(ctx, chain, short, in.TxHash, account)
+	if err != nil {
+		return "", "", err
 	}
-	rctx, cancel := context.WithTimeout(ctx, chainReadDeadline)
-	defer cancel()
-	tx, err := s.near.Transaction(rctx, chain, in.TxHash, account)
-	switch {
-	case errs.Is(err, errs.NotFound):
-		return "", "", errs.Newf(errs.NotFound, "NEAR has no transaction %s from %s on %s", in.TxHash, account, short).
-			WithHint("the wallet may not have sent it yet: check the hash, or publish again in a few seconds")
-	case errs.Is(err, errs.BadInput):
-		return "", "", errs.New(errs.BadInput, "NEAR refused to read that transaction", "check the hash, the account and the network").WithCause(err)
-	case err != nil:
-		return "", "", errs.New(errs.SourceFailed, "NEAR's RPC could not be read, so nothing was published here", "send the same request again in a moment").WithCause(err)
-	case !tx.Final:
-		return "", "", errs.New(errs.SourceFailed, "the transaction is not final yet, so nothing was published here", "send it again in a few seconds")
-	case !tx.Succeeded:
-		return "", "", errs.New(errs.BadInput, "the transaction failed on chain, so it wrote nothing", "prepare it again and send it from your wallet")
-	}
-	receiver, _ := published.SocialDBContract(chain)
-	if tx.SignerID != account || tx.ReceiverID != receiver {
-		return "", "", errs.Newf(errs.BadInput, "the transaction is not a SocialDB set sent by %s to %s", account, receiver)
-	}
-	var ids []string
-	for _, a := range tx.Actions {
-		if a.Kind != "FunctionCall" || a.Method != "set" {
-			continue
-		}
-		var args struct {
-			Data map[string]struct {
-				Petal struct {
-					Flower map[string]json.RawMessage `json:"flower"`
-				} `json:"petal"`
-			} `json:"data"`
-		}
-		if json.Unmarshal(a.Args, &args) != nil {
-			continue
-		}
-		for key := range args.Data[account].Petal.Flower {
-			if published.ValidID(key) && !slices.Contains(ids, key) {
-				ids = append(ids, key)
-			}
-		}
-	}
-	slices.Sort(ids)
+	ids := idsWritten(tx, account, "flower", published.ValidID)
 	switch {
 	case in.ID != "" && !slices.Contains(ids, in.ID):
 		return "", "", errs.Newf(errs.BadInput, "the transaction did not write the flower %s", in.ID)
@@ -84,4 +45,61 @@ func (s *PublishService) flowerOfTransaction(ctx context.Context, caller toolkit
 		return "", "", errs.New(errs.BadInput, "the transaction wrote no flower", "publish the transaction prepare_publish answered")
 	}
 	return "", "", errs.Newf(errs.BadInput, "the transaction wrote %d flowers: say which with id", len(ids))
+}
+
+// idsWritten are the ids a transaction's SocialDB sets write under
+// <account>/petal/<node>/, sorted: the keys valid says are ids.
+func idsWritten(tx ports.NearTransaction, account, node string, valid func(string) bool) []string {
+	var ids []string
+	for _, a := range tx.Actions {
+		if a.Kind != "FunctionCall" || a.Method != "set" {
+			continue
+		}
+		var args struct {
+			Data map[string]struct {
+				Petal map[string]json.RawMessage `json:"petal"`
+			} `json:"data"`
+		}
+		var written map[string]json.RawMessage
+		if json.Unmarshal(a.Args, &args) != nil || json.Unmarshal(args.Data[account].Petal[node], &written) != nil {
+			continue
+		}
+		for key := range written {
+			if valid(key) && !slices.Contains(ids, key) {
+				ids = append(ids, key)
+			}
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// finalSet is the FINAL outcome of the transaction hash account sent: it
+// must have succeeded, been signed by account and sent to the network's
+// SocialDB.
+func (s *PublishService) finalSet(ctx context.Context, chain, short, hash, account string) (ports.NearTransaction, error) {
+	if s.near == nil {
+		return ports.NearTransaction{}, errs.New(errs.SourceFailed, "NEAR's transactions can't be read here", "send { network, account_id, id }")
+	}
+	rctx, cancel := context.WithTimeout(ctx, chainReadDeadline)
+	defer cancel()
+	tx, err := s.near.Transaction(rctx, chain, hash, account)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return ports.NearTransaction{}, errs.Newf(errs.NotFound, "NEAR has no transaction %s from %s on %s", hash, account, short).
+			WithHint("the wallet may not have sent it yet: check the hash, or publish again in a few seconds")
+	case errs.Is(err, errs.BadInput):
+		return ports.NearTransaction{}, errs.New(errs.BadInput, "NEAR refused to read that transaction", "check the hash, the account and the network").WithCause(err)
+	case err != nil:
+		return ports.NearTransaction{}, errs.New(errs.SourceFailed, "NEAR's RPC could not be read, so nothing was published here", "send the same request again in a moment").WithCause(err)
+	case !tx.Final:
+		return ports.NearTransaction{}, errs.New(errs.SourceFailed, "the transaction is not final yet, so nothing was published here", "send it again in a few seconds")
+	case !tx.Succeeded:
+		return ports.NearTransaction{}, errs.New(errs.BadInput, "the transaction failed on chain, so it wrote nothing", "prepare it again and send it from your wallet")
+	}
+	receiver, _ := published.SocialDBContract(chain)
+	if tx.SignerID != account || tx.ReceiverID != receiver {
+		return ports.NearTransaction{}, errs.Newf(errs.BadInput, "the transaction is not a SocialDB set sent by %s to %s", account, receiver)
+	}
+	return tx, nil
 }

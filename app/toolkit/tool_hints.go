@@ -63,6 +63,10 @@ var toolHints = map[string]ToolHints{
 	// Publishing to NEAR from the person's wallet: a new record each time.
 	"prepare_publish": {OpenWorld: true},
 	"publish_flower":  {OpenWorld: true},
+	// Correcting a published flower, as publishing: submitting the same
+	// correction again is the same.
+	"prepare_correction": {OpenWorld: true},
+	"submit_correction":  {Idempotent: true, OpenWorld: true},
 
 	// Jobs: taking and reporting move a job on; stopping and sending one
 	// again end its worker's take.

@@ -120,6 +120,8 @@ var (
 		wire.Bind(new(ports.ViewStore), new(*postgres.ViewRepository)),
 		postgres.NewPublishedFlowerRepository,
 		wire.Bind(new(mapsapp.MapFlowerStore), new(*postgres.PublishedFlowerRepository)),
+		postgres.NewFlowerCorrectionRepository,
+		wire.Bind(new(ports.FlowerCorrections), new(*postgres.FlowerCorrectionRepository)),
 		newPublishedFlowers,
 		postgres.NewRelationRepository,
 		wire.Bind(new(ports.RelationStore), new(*postgres.RelationRepository)),
@@ -248,7 +250,7 @@ func newMapService(cfg config.Config, library *snapshotsapp.SnapshotLibrary, sto
 	return mapsapp.NewMapService(cfg, library, store, views, relations, marks, clock, log, m)
 }
 
-func newMapSync(cfg config.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, positions ports.JobPositions, library *snapshotsapp.SnapshotLibrary,
+func newMapSync(cfg config.Config, chain *nearrpc.Client, flowers ports.PublishedFlowers, corrections ports.FlowerCorrections, positions ports.JobPositions, library *snapshotsapp.SnapshotLibrary,
 	log *slog.Logger, m ports.Metrics) (*mapsapp.MapSync, error) {
 	var social ports.SocialDB = chain
 	if cfg.Public {
@@ -258,7 +260,7 @@ func newMapSync(cfg config.Config, chain *nearrpc.Client, flowers ports.Publishe
 		}
 		social = shipped
 	}
-	return mapsapp.NewMapSync(cfg, social, flowers, positions, library, log, m), nil
+	return mapsapp.NewMapSync(cfg, social, flowers, corrections, positions, library, log, m), nil
 }
 
 // newFlowerListener hears every replica's newly kept flowers (NOTIFY on

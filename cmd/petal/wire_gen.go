@@ -134,8 +134,9 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		return nil, nil, err
 	}
 	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService, relationService)
+	flowerCorrectionRepository := postgres.NewFlowerCorrectionRepository(db)
 	nearPrice := newNearPrice(cfg, log, tracing)
-	publishService, err := publishapp.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, signInService, client, nearPrice, viewService, clock, random, log, registry)
+	publishService, err := publishapp.NewPublishService(flowerService, publishedFlowers, flowerCorrectionRepository, client, sessionRepository, signInService, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
 		cleanup5()
 		cleanup4()
@@ -257,7 +258,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	httpapiServer := httpapi.New(deps)
 	jobLeases := postgres.NewJobLeases(db)
 	jobPositionRepository := postgres.NewJobPositionRepository(db)
-	mapSync, err := newMapSync(cfg, client, publishedFlowers, jobPositionRepository, snapshotLibrary, log, registry)
+	mapSync, err := newMapSync(cfg, client, publishedFlowers, flowerCorrectionRepository, jobPositionRepository, snapshotLibrary, log, registry)
 	if err != nil {
 		cleanup6()
 		cleanup5()
@@ -398,8 +399,9 @@ func buildMCP(ctx context.Context, cfg config.Config, log *slog.Logger, pool poo
 		return nil, nil, err
 	}
 	publishedFlowers := newPublishedFlowers(publishedFlowerRepository, mapService, relationService)
+	flowerCorrectionRepository := postgres.NewFlowerCorrectionRepository(db)
 	nearPrice := newNearPrice(cfg, log, tracing)
-	publishService, err := publishapp.NewPublishService(flowerService, publishedFlowers, client, sessionRepository, walletReader, client, nearPrice, viewService, clock, random, log, registry)
+	publishService, err := publishapp.NewPublishService(flowerService, publishedFlowers, flowerCorrectionRepository, client, sessionRepository, walletReader, client, nearPrice, viewService, clock, random, log, registry)
 	if err != nil {
 		cleanup5()
 		cleanup4()

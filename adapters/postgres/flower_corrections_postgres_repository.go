@@ -1,0 +1,103 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/petal-near/petal/domain/corrections"
+	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/ports"
+)
+
+// FlowerCorrectionRepository keeps corrections of published flowers
+// (migrations/000055_flower_corrections).
+type FlowerCorrectionRepository struct{ db *DB }
+
+var _ ports.FlowerCorrections = (*FlowerCorrectionRepository)(nil)
+
+// NewFlowerCorrectionRepository makes the store over db.
+func NewFlowerCorrectionRepository(db *DB) *FlowerCorrectionRepository {
+	return &FlowerCorrectionRepository{db: db}
+}
+
+const correctionColumns = `id, flower_id, network, maker, kind, record, made_at, kept_at, came`
+
+func scanCorrection(row pgx.Row) (corrections.Kept, error) {
+	var k corrections.Kept
+	var record string
+	err := row.Scan(&k.ID, &k.Flower, &k.Network, &k.Maker, &k.Kind, &record, &k.MadeAt, &k.KeptAt, &k.Came)
+	k.Record = []byte(record)
+	k.MadeAt, k.KeptAt = k.MadeAt.UTC(), k.KeptAt.UTC()
+	return k, err
+}
+
+// Keep implements ports.FlowerCorrections.
+func (r *FlowerCorrectionRepository) Keep(ctx context.Context, c corrections.Kept) (corrections.Kept, bool, error) {
+	k, err := scanCorrection(r.db.Pool.QueryRow(ctx, `INSERT INTO flower_corrections (id, flower_id, network, maker, kind, record, made_at, came)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+ON CONFLICT (id) DO NOTHING
+RETURNING `+correctionColumns, c.ID, c.Flower, c.Network, c.Maker, c.Kind, string(c.Record), c.MadeAt, c.Came))
+	var pgErr *pgconn.PgError
+	switch {
+	case err == nil:
+		return k, true, nil
+	case errors.As(err, &pgErr) && pgErr.Code == "23503":
+		return corrections.Kept{}, false, errs.Newf(errs.NotFound, "no published flower %s", c.Flower)
+	case !errors.Is(err, pgx.ErrNoRows):
+		return corrections.Kept{}, false, fmt.Errorf("postgres: keep correction: %w", err)
+	}
+	// It was there already (or a concurrent keep just put it there).
+	existing, err := r.Get(ctx, c.ID)
+	return existing, false, err
+}
+
+// Get implements ports.FlowerCorrections.
+func (r *FlowerCorrectionRepository) Get(ctx context.Context, id string) (corrections.Kept, error) {
+	k, err := scanCorrection(r.db.Pool.QueryRow(ctx, `SELECT `+correctionColumns+` FROM flower_corrections WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return corrections.Kept{}, errs.Newf(errs.NotFound, "no correction %s", id)
+	}
+	if err != nil {
+		return corrections.Kept{}, fmt.Errorf("postgres: read correction: %w", err)
+	}
+	return k, nil
+}
+
+// OfFlowers implements ports.FlowerCorrections: for each flower, its newest
+// rows read from the by-flower index (a LATERAL walk stops at limit), and
+// its count.
+func (r *FlowerCorrectionRepository) OfFlowers(ctx context.Context, flowers []string, limit int) (map[string][]corrections.Kept, map[string]int, error) {
+	shown, counts := map[string][]corrections.Kept{}, map[string]int{}
+	if len(flowers) == 0 || limit <= 0 {
+		return shown, counts, nil
+	}
+	rows, err := r.db.Pool.Query(ctx, `SELECT c.id, c.flower_id, c.network, c.maker, c.kind, c.record, c.made_at, c.kept_at, c.came, n.total
+FROM unnest($1::text[]) AS f(id)
+CROSS JOIN LATERAL (SELECT count(*) AS total FROM flower_corrections WHERE flower_id = f.id) n
+CROSS JOIN LATERAL (SELECT * FROM flower_corrections WHERE flower_id = f.id ORDER BY kept_at DESC, id DESC LIMIT $2) c
+ORDER BY c.flower_id, c.kept_at DESC, c.id DESC`, flowers, limit)
+	if err != nil {
+		return nil, nil, fmt.Errorf("postgres: read corrections: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k corrections.Kept
+		var record string
+		var total int
+		if err := rows.Scan(&k.ID, &k.Flower, &k.Network, &k.Maker, &k.Kind, &record, &k.MadeAt, &k.KeptAt, &k.Came, &total); err != nil {
+			return nil, nil, fmt.Errorf("postgres: read corrections: %w", err)
+		}
+		k.Record = []byte(record)
+		k.MadeAt, k.KeptAt = k.MadeAt.UTC(), k.KeptAt.UTC()
+		shown[k.Flower] = append(shown[k.Flower], k)
+		counts[k.Flower] = total
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("postgres: read corrections: %w", err)
+	}
+	return shown, counts, nil
+}

@@ -1,0 +1,128 @@
+package publishapp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/petal-near/petal/app/toolkit"
+	"github.com/petal-near/petal/domain/corrections"
+)
+
+// correctionTools are prepare_correction and submit_correction: like
+// publishing's, they act on the signed-in person's wallet and the chain, so
+// they are refused on a public site and not offered to Petals' agent's model.
+func (s *PublishService) correctionTools() []toolkit.Tool {
+	return []toolkit.Tool{
+		toolkit.WithInput(toolkit.Tool{
+			Name: ToolPrepareCorrection,
+			Description: "Prepare a correction of a published flower, from the signed-in person's own wallet on the flower's network: say it is wrong (kind stale_reading | misleading_label | misassigned_group | other), why, and the evidence (what is wrong, what is right, up to 8 https links). " +
+				"Answers the correction/v1 record (docs/schemas/correction-v1.schema.json) and the SocialDB set transaction their wallet signs and sends, writing it at <account>/petal/correction/<id>, with its quote. Nothing is kept or sent here; then submit_correction. A correction never changes the flower: get_flower shows it beside it.",
+			Output:         json.RawMessage(`{"type":"object","required":["correction","id","transaction","quote"],"properties":{"correction":{"type":"object"},"id":{"type":"string"},"transaction":{"type":"object","required":["receiver_id","actions"]},"quote":` + quoteSchema + `}}`),
+			OnTheirMachine: true,
+			// As publishing's: the model has no wallet to sign with, and
+			// every tool offered costs every call its description.
+			HiddenFromAgent: true,
+		}, func(ctx context.Context, call toolkit.Call, in prepareCorrectionInput) (any, error) {
+			return s.PrepareCorrection(ctx, call.Caller, CorrectionRequest{Flower: in.Flower, Kind: in.Kind, Reason: in.Reason,
+				Evidence: corrections.Evidence(in.Evidence), Subject: in.Subject})
+		}),
+		toolkit.WithInput(toolkit.Tool{
+			Name: ToolSubmitCorrection,
+			Description: "Submit a correction once the person's wallet has sent the prepared transaction: by its tx_hash (its FINAL outcome must be a successful SocialDB set signed by one of the signed-in person's wallets), or by account_id and id. " +
+				"The record is read back from SocialDB at finality final under the signer's account, checked as a correction/v1 of a flower kept here, made by that account, and kept. The same id again is the same answer. 404 while nothing is under the key yet.",
+			Output:          json.RawMessage(correctionSchema),
+			OnTheirMachine:  true,
+			HiddenFromAgent: true,
+		}, func(ctx context.Context, call toolkit.Call, in submitCorrectionInput) (any, error) {
+			return s.SubmitCorrection(ctx, call.Caller, SubmitInput(in))
+		}),
+	}
+}
+
+// The corrections tools' inputs.
+type (
+	prepareCorrectionInput struct {
+		Flower   string        `json:"flower" jsonschema:"the id of the published flower that is wrong"`
+		Kind     string        `json:"kind" jsonschema:"what is wrong: stale_reading, misleading_label, misassigned_group or other"`
+		Reason   string        `json:"reason" jsonschema:"why, in your words: plain text on one line, at most 500 characters"`
+		Evidence evidenceInput `json:"evidence" jsonschema:"what the flower says that is wrong, what is right, and links that show it"`
+		Subject  string        `json:"subject,omitempty" jsonschema:"the account it is about, CAIP-10 (near:mainnet:alice.near), when it is about one petal"`
+	}
+	evidenceInput struct {
+		Wrong string   `json:"wrong" jsonschema:"what the flower says that is wrong: plain text on one line, at most 500 characters"`
+		Right string   `json:"right" jsonschema:"what is right: plain text on one line, at most 500 characters"`
+		Links []string `json:"links,omitempty" jsonschema:"at most 8 https:// links that show it"`
+	}
+	submitCorrectionInput struct {
+		Network   string `json:"network" jsonschema:"mainnet or testnet: the flower's"`
+		TxHash    string `json:"tx_hash,omitempty" jsonschema:"the hash of the transaction the wallet sent (base58)"`
+		AccountID string `json:"account_id,omitempty" jsonschema:"or the wallet that sent it: one of the signed-in person's"`
+		ID        string `json:"id,omitempty" jsonschema:"and the correction's id, as prepare_correction answered it"`
+	}
+)
+
+func (prepareCorrectionInput) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "flower").Pattern = toolkit.Sha256Pattern
+	kinds := make([]any, 0, len(corrections.Kinds))
+	for _, k := range corrections.Kinds {
+		kinds = append(kinds, k)
+	}
+	toolkit.Property(s, "kind").Enum = kinds
+	toolkit.Property(s, "reason").MaxLength = jsonschema.Ptr(corrections.MaxReason)
+	toolkit.Property(s, "subject").MaxLength = jsonschema.Ptr(200)
+	ev := toolkit.Property(s, "evidence")
+	toolkit.Property(ev, "wrong").MaxLength = jsonschema.Ptr(corrections.MaxClaim)
+	toolkit.Property(ev, "right").MaxLength = jsonschema.Ptr(corrections.MaxClaim)
+	links := toolkit.Property(ev, "links")
+	links.MaxItems = jsonschema.Ptr(corrections.MaxLinks)
+	links.Items.MaxLength = jsonschema.Ptr(corrections.MaxLinkSize)
+}
+
+func (submitCorrectionInput) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
+	toolkit.Property(s, "account_id").MaxLength = jsonschema.Ptr(64)
+	toolkit.Property(s, "id").Pattern = toolkit.Sha256Pattern
+	toolkit.Property(s, "tx_hash").MaxLength = jsonschema.Ptr(64)
+}
+
+const correctionSchema = `{
+  "type": "object",
+  "required": ["correction", "id", "flower", "network", "maker", "kind", "reason", "evidence", "subject", "made_at", "kept_at"],
+  "properties": {
+    "correction": { "type": "object", "description": "the correction/v1 record as published (docs/schemas/correction-v1.schema.json)" },
+    "id": { "type": "string" },
+    "flower": { "type": "string", "description": "the id of the flower it corrects" },
+    "network": { "type": "string" },
+    "maker": { "type": "string", "description": "who: the NEAR account that published it" },
+    "kind": { "enum": ["stale_reading", "misleading_label", "misassigned_group", "other"] },
+    "reason": { "type": "string" },
+    "evidence": { "type": "object", "required": ["wrong", "right", "links"], "properties": { "wrong": { "type": "string" }, "right": { "type": "string" }, "links": { "type": "array", "items": { "type": "string" } } } },
+    "subject": { "type": ["string", "null"] },
+    "made_at": { "type": "string", "format": "date-time" },
+    "kept_at": { "type": "string", "format": "date-time", "description": "when this site first kept it" }
+  }
+}`
+
+// flowerWithCorrectionsSchema is get_flower's answer: a published flower
+// and its corrections.
+var flowerWithCorrectionsSchema = func() string {
+	var f map[string]any
+	if err := json.Unmarshal([]byte(publishedFlowerSchema), &f); err != nil {
+		panic(err)
+	}
+	var c any
+	if err := json.Unmarshal([]byte(correctionSchema), &c); err != nil {
+		panic(err)
+	}
+	f["required"] = append(f["required"].([]any), "corrections", "corrections_count")
+	props := f["properties"].(map[string]any)
+	props["corrections"] = map[string]any{"type": "array", "items": c, "description": "the newest corrections of the flower, at most 20"}
+	props["corrections_count"] = map[string]any{"type": "integer", "description": "how many corrections of it are kept here"}
+	b, err := json.Marshal(f)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
