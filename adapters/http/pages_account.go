@@ -22,6 +22,7 @@ type accountBody struct {
 	Name    string // the account part of its CAIP-10 id
 	Groups  []relationsapp.AccountGroup
 	More    bool // there are more groups than one page shows
+	Demo    bool // the groups are the demo map's made-up readings
 	Unknown string
 }
 
@@ -40,6 +41,15 @@ func (s *Server) accountPage(c echo.Context) error {
 	switch {
 	case errs.Is(err, errs.NotFound):
 		body.Unknown = "Petal knows this account from the drawing only: it is in no group on this site's map yet."
+		if s.deps.Maps != nil { // an account of the demo map's made-up readings
+			groups, ok, derr := s.deps.Maps.DemoAccountGroups(c.Request().Context(), id)
+			if derr != nil {
+				return s.errorPage(c, derr, "map")
+			}
+			if ok {
+				body.Unknown, body.Groups, body.Demo = "", groups, true
+			}
+		}
 	case err != nil:
 		return s.errorPage(c, err, "map")
 	default:

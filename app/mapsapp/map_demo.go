@@ -1,6 +1,7 @@
 package mapsapp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/published"
@@ -41,91 +43,23 @@ var (
 )
 
 // demoMadeAt is the demo drawings' one date: the shipped reading's block time.
-var demoMadeAt = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+var demoMadeAt = snapshotsapp.DemoMadeAt
 
 // demoMaker is who the demo drawings say made them.
 const demoMaker = "petal (demo)"
 
-type demoAccount struct {
-	name   string
-	weight string
-	groups []string
-}
-
-type demoReading struct {
-	network, key, contract, title, about string
-	groups                               []snapshots.Group
-	accounts                             []demoAccount
-}
-
-// demoReadings are made up; the DAO shares alice, bob, carol, dave and erin
-// with the shipped marketing DAO reading, and the pool and the token share
-// holders with the DAO, so an account shows in several groups.
-var demoReadings = []demoReading{
-	{
-		network: "near-dao-members", key: "dao", contract: "garden.demo",
-		title:  "Members of garden.demo (a demo DAO)",
-		about:  "A made-up DAO for the demo map: the accounts holding a role in it, grouped by role, each weighing 1. No chain was read.",
-		groups: []snapshots.Group{{ID: "council", Label: "council"}, {ID: "gardeners", Label: "gardeners"}},
-		accounts: []demoAccount{
-			{"alice.near", "1", []string{"council"}}, {"bob.near", "1", []string{"council"}},
-			{"carol.near", "1", []string{"council", "gardeners"}}, {"dave.near", "1", []string{"gardeners"}},
-			{"erin.near", "1", []string{"gardeners"}}, {"grace.near", "1", []string{"gardeners"}},
-			{"heidi.near", "1", []string{"gardeners"}},
-		},
-	},
-	{
-		network: "near-staking-pool", key: "pool", contract: "meadow.pool.demo",
-		title:  "Delegators of meadow.pool.demo (a demo pool)",
-		about:  "A made-up staking pool for the demo map: its delegators by staked NEAR. No chain was read.",
-		groups: []snapshots.Group{{ID: "delegators", Label: "delegators"}},
-		accounts: []demoAccount{
-			{"carol.near", "420000", []string{"delegators"}}, {"ivan.near", "260000", []string{"delegators"}},
-			{"alice.near", "150000", []string{"delegators"}}, {"judy.near", "90000", []string{"delegators"}},
-			{"grace.near", "45000", []string{"delegators"}}, {"mallory.near", "20000", []string{"delegators"}},
-			{"oscar.near", "8000", []string{"delegators"}}, {"peggy.near", "3000", []string{"delegators"}},
-		},
-	},
-	{
-		network: "near-ft-balances", key: "token", contract: "seed.token.demo",
-		title:  "SEED balances (a demo token)",
-		about:  "A made-up token for the demo map: its holders by balance. No chain was read.",
-		groups: []snapshots.Group{{ID: "holders", Label: "holders"}},
-		accounts: []demoAccount{
-			{"ivan.near", "5000000", []string{"holders"}}, {"dave.near", "3100000", []string{"holders"}},
-			{"bob.near", "2400000", []string{"holders"}}, {"trent.near", "1200000", []string{"holders"}},
-			{"heidi.near", "700000", []string{"holders"}}, {"victor.near", "350000", []string{"holders"}},
-		},
-	},
-}
-
-// demoDrawings builds the demo drawings once; a reading that doesn't build
-// is a bug in the list above, so it panics (a test builds them).
+// demoDrawings builds the demo drawings once, from snapshotsapp's demo
+// readings; one that doesn't draw is a bug there, so it panics (a test
+// builds them).
 func demoDrawings() []demoDrawing {
 	demoOnce.Do(func() {
-		for i, r := range demoReadings {
-			params, _ := json.Marshal(map[string]string{"chain": snapshots.Mainnet, r.key: r.contract})
-			snap := snapshots.Snapshot{
-				Schema: snapshots.Schema, Network: r.network, Params: params, Chain: snapshots.Mainnet,
-				Block: snapshots.Block{Height: 131000000, Hash: "11111111111111111111111111111111", Time: demoMadeAt.Format(time.RFC3339)},
-				Title: r.title, About: r.about, Groups: r.groups,
-				Source: snapshots.Source{Calls: []snapshots.Call{}},
-			}
-			for _, a := range r.accounts {
-				snap.Accounts = append(snap.Accounts, snapshots.Account{ID: snapshots.Mainnet + ":" + a.name, Label: a.name, Weight: a.weight, Groups: a.groups})
-			}
-			if problems := snapshots.Validate(snap); len(problems) > 0 {
-				panic(fmt.Sprintf("mapsapp: demo reading %s: %s: %s", r.contract, problems[0].Path, problems[0].Message))
-			}
-			sha, _, err := snapshots.Name(snap)
-			if err != nil {
-				panic(err)
-			}
+		for i, r := range snapshotsapp.DemoMapReadings() {
+			snap, sha := r.Snapshot, r.SHA256
 			spec, err := specs.Propose(&snap, sha, "")
 			if err != nil {
 				panic(err)
 			}
-			spec.Title = r.title
+			spec.Title = snap.Title
 			specSHA, _, err := specs.Name(spec)
 			if err != nil {
 				panic(err)
@@ -141,7 +75,7 @@ func demoDrawings() []demoDrawing {
 			reading := readingOf(sha, &snap)
 			demoSet = append(demoSet, demoDrawing{
 				drawing: maps.Drawing{Flower: fmt.Sprintf("demo-%d", i+1), Spec: specSHA, Snapshot: sha,
-					Map: published.MapOf(snap.Chain, snap.Params), Title: spec.Title, About: r.about,
+					Map: published.MapOf(snap.Chain, snap.Params), Title: spec.Title, About: r.About,
 					MadeBy: demoMaker, MadeAt: demoMadeAt.Add(time.Duration(i) * time.Minute), Keys: keys, Demo: true},
 				reading: reading, spec: spec, snap: &snap,
 			})
@@ -176,7 +110,7 @@ func (s *MapService) withDemo(drawings []maps.Drawing, readings map[string]maps.
 	if !s.demo || len(drawings) > 0 {
 		return drawings, readings
 	}
-	all := make(map[string]maps.Reading, len(readings)+len(demoReadings))
+	all := make(map[string]maps.Reading, len(readings)+len(snapshotsapp.DemoMapReadings()))
 	for k, v := range readings {
 		all[k] = v
 	}
@@ -265,4 +199,43 @@ func demoOverview() (groups, pairs json.RawMessage) {
 	groups, _ = json.Marshal(gs)
 	pairs, _ = json.Marshal(ps)
 	return groups, pairs
+}
+
+// DemoAccountGroups is what /account shows for an account of the demo
+// readings while the demo map shows: the demo maps it is in, in
+// account_groups' shape and order (largest share first), worked out from
+// the readings in memory, as demoOverview is (the relations index reads real
+// flowers only). ok is false when the demo map doesn't show or no demo
+// reading has the account.
+func (s *MapService) DemoAccountGroups(ctx context.Context, account string) (groups []relationsapp.AccountGroup, ok bool, err error) {
+	showing, err := s.ShowsDemo(ctx)
+	if err != nil || !showing {
+		return nil, false, err
+	}
+	type found struct {
+		group relationsapp.AccountGroup
+		share int64
+	}
+	var in []found
+	for _, d := range demoDrawings() {
+		ws := make([]relations.Weighted, len(d.snap.Accounts))
+		for i, a := range d.snap.Accounts {
+			ws[i] = relations.Weighted{Account: a.ID, Weight: a.Weight}
+		}
+		members, _, err := relations.Members(ws)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, m := range members {
+			if m.Account == account {
+				in = append(in, found{relationsapp.AccountGroup{Group: d.drawing.Map, Title: d.snap.Title,
+					Weight: m.Weight, Share: relations.Format(m.Share), Rank: m.Rank}, m.Share})
+			}
+		}
+	}
+	slices.SortStableFunc(in, func(a, b found) int { return cmp.Compare(b.share, a.share) })
+	for _, f := range in {
+		groups = append(groups, f.group)
+	}
+	return groups, len(groups) > 0, nil
 }

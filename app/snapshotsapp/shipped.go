@@ -60,10 +60,17 @@ func ShippedSnapshots() []ShippedSnapshot {
 	return shipped
 }
 
+// ShippedBySHA is a snapshot inside petal by its sha256: one shipped, or
+// one of the demo map's readings (never stored, so found only here).
 func ShippedBySHA(sha string) (ShippedSnapshot, bool) {
 	for _, s := range ShippedSnapshots() {
 		if s.SHA256 == sha {
 			return s, true
+		}
+	}
+	for _, r := range DemoMapReadings() {
+		if r.SHA256 == sha {
+			return r.ShippedSnapshot, true
 		}
 	}
 	return ShippedSnapshot{}, false

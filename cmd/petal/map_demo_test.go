@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -24,7 +23,8 @@ type demoMaps struct {
 		Demo     bool   `json:"demo"`
 		Readings []struct {
 			Drawings []struct {
-				Demo bool `json:"demo"`
+				SHA  string `json:"sha"`
+				Demo bool   `json:"demo"`
 			} `json:"drawings"`
 		} `json:"readings"`
 	} `json:"maps"`
@@ -79,13 +79,14 @@ func TestAFreshSiteShowsTheDemoMapUntilARealFlower(t *testing.T) {
 		require.Len(t, c.Readings, 1)
 		require.Len(t, c.Readings[0].Drawings, 1)
 		assert.True(t, c.Readings[0].Drawings[0].Demo, "%s: its drawing says demo", c.ID)
-		assert.Equal(t, "/map?id="+url.QueryEscape(c.ID), c.ViewURL, "a demo opens at its map's page")
+		assert.Equal(t, "/d/"+c.Readings[0].Drawings[0].SHA, c.ViewURL, "a demo drawing opens at its draft link")
 		res, svg := p.do(t, http.MethodGet, c.Picture, "")
 		assert.Equal(t, http.StatusOK, res.StatusCode, "%s: %s", c.Picture, svg)
 		assert.Contains(t, svg, "<svg", c.Picture)
 		res, page := p.do(t, http.MethodGet, c.ViewURL, "", "Accept", "text/html")
 		assert.Equal(t, http.StatusOK, res.StatusCode, c.ViewURL)
 		assert.Contains(t, page, `class="demo-mark"`, "%s: its page says demo", c.ViewURL)
+		assert.Contains(t, page, "<svg", "%s: its page draws it", c.ViewURL)
 	}
 	for _, view := range v.Views {
 		assert.True(t, view.Demo, "%s: the view says demo", view.Map)
@@ -110,6 +111,17 @@ func TestAFreshSiteShowsTheDemoMapUntilARealFlower(t *testing.T) {
 	assert.Equal(t, 3, strings.Count(page, `<span class="demo-mark">Demo</span>`), "each card is marked")
 	assert.Contains(t, page, "demo-note")
 	assert.NotContains(t, page, "Nothing is on the map yet")
+
+	// A petal of the demo opens its account's groups: carol.near is in the
+	// demo DAO and the demo pool, the larger share first.
+	res, page = p.do(t, http.MethodGet, "/account?id=near:mainnet:carol.near", "", "Accept", "text/html")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Contains(t, page, `class="demo-mark"`, "the account's page says demo")
+	pool, dao := strings.Index(page, "/map?id=near%3amainnet%3ameadow.pool.demo"), strings.Index(page, "/map?id=near%3amainnet%3agarden.demo")
+	require.True(t, pool > 0 && dao > 0, "carol.near's page lists the demo pool and DAO: %s", page)
+	assert.Less(t, pool, dao, "42.2%% of the pool before 1/7 of the DAO")
+	assert.Contains(t, page, "holds 42.2%")
+	assert.NotContains(t, page, "it is in no group")
 
 	// Never stored: no flower, no snapshot of them in the tables.
 	var flowers, snaps int
@@ -202,4 +214,29 @@ func TestTheDemoMapInABrowser(t *testing.T) {
 	assert.Contains(t, strings.ToLower(title), "demo")
 	assert.Equal(t, 1, tileMarks)
 	screenshot(t, ctx, "map-demo-one")
+
+	// The drawing opens at its draft page, drawn and marked demo; its largest
+	// petal opens the account's groups among the demo maps.
+	var heading string
+	var petals int
+	var x, y float64
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Click(".reading .tile a", chromedp.ByQuery),
+		chromedp.WaitVisible("#flower svg path.petal", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('h1').innerText`, &heading),
+		chromedp.Evaluate(`document.querySelectorAll('#flower svg path.petal').length`, &petals),
+		chromedp.Evaluate(`(() => { const r = document.querySelectorAll('#flower svg path.petal')[0].getBoundingClientRect(); return r.x + r.width / 2; })()`, &x),
+		chromedp.Evaluate(`(() => { const r = document.querySelectorAll('#flower svg path.petal')[0].getBoundingClientRect(); return r.y + r.height / 2; })()`, &y),
+	))
+	assert.Contains(t, heading, "Demo", "the draft page says demo")
+	assert.Positive(t, petals)
+	screenshot(t, ctx, "map-demo-drawing")
+	var groups int
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.MouseClickXY(x, y),
+		chromedp.WaitVisible("ul.groups a", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll('ul.groups a').length`, &groups),
+	))
+	assert.Positive(t, groups, "a demo account's page lists its demo maps")
+	screenshot(t, ctx, "map-demo-account")
 }
