@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -346,4 +349,54 @@ func mcpText(r *sdk.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// submitted is a correction alice prepared, sent and submitted by its hash.
+func (x *publishing) submitted(t *testing.T, flower string, seed byte) keptCorrection {
+	t.Helper()
+	res, body := x.p.do(t, http.MethodPost, "/api/v1/corrections/prepare", correctionBody(flower), "Cookie", x.cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var a preparedCorrection
+	require.NoError(t, json.Unmarshal([]byte(body), &a))
+	_, err := x.rpc.SocialSet(a.Transaction.ReceiverID, a.Transaction.SignerID, a.Transaction.Actions[0].Args)
+	require.NoError(t, err)
+	hash := people.Base58Encode(bytes.Repeat([]byte{seed}, 32))
+	x.rpc.Add(txRecording(hash, "alice.testnet", testnetSocial, a.Transaction.Actions[0].Args, true))
+	res, body = x.p.do(t, http.MethodPost, "/api/v1/corrections", `{"network":"testnet","tx_hash":"`+hash+`"}`, "Cookie", x.cookie, "Origin", siteOrigin)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var k keptCorrection
+	require.NoError(t, json.Unmarshal([]byte(body), &k))
+	return k
+}
+
+// The map's page in Chromium shows the correction beside the drawings: who,
+// when, what, its link, at a legible size.
+func TestCorrectionsOnTheMapPageInABrowser(t *testing.T) {
+	x := newPublishing(t)
+	pub := x.published(t)
+	x.submitted(t, pub.ID, 11)
+	b := startBrowser(t, x.p.URL)
+	ctx := b.tab(t)
+	var heading, text, claim, by, href, size string
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Navigate(x.p.URL+"/map?id=near:mainnet:flowers.sputnik-dao.near"),
+		chromedp.WaitVisible(".corrections .correction", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('.corrections h3').innerText`, &heading),
+		chromedp.Evaluate(`document.querySelector('.correction p').innerText`, &text),
+		chromedp.Evaluate(`document.querySelector('.correction p:nth-child(2)').innerText`, &claim),
+		chromedp.Evaluate(`document.querySelector('.correction p:last-child').innerText`, &by),
+		chromedp.Evaluate(`document.querySelector('.correction a').href`, &href),
+		chromedp.Evaluate(`getComputedStyle(document.querySelector('.correction p')).fontSize`, &size),
+	))
+	assert.Equal(t, "Flowers DAO 1 correction", heading)
+	assert.Equal(t, "Mis-assigned group · near:mainnet:bob.near: bob.near left the council in November", text)
+	assert.Equal(t, "Wrong: “bob.near is drawn in council” · Right: “bob.near holds no role now”", claim)
+	assert.Regexp(t, `^by alice\.testnet · `, by)
+	assert.Equal(t, "https://nearblocks.io/txns/4kbcD3NeZ7Gf8VQ5cFmLQAk1VtUTXK6wzCZnhZqK1nUj", href)
+	assert.Equal(t, "16px", size)
+	if os.Getenv("PETAL_PAGE_SCREENSHOTS") == "1" { // below the drawings: the whole page
+		var png []byte
+		require.NoError(t, chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)))
+		require.NoError(t, os.WriteFile(filepath.Join("..", "..", "docs", "pages", "map-corrections.png"), png, 0o644))
+	}
 }
