@@ -14,7 +14,7 @@ import (
 	"github.com/petal-near/petal/app/toolkit"
 )
 
-const usage = `petal: who holds power on NEAR, as a flower.
+const usage = `petal: who holds power on NEAR and EVM chains, as a flower.
 
 Usage:
   petal serve                      run the HTTP server (configuration from the environment)
