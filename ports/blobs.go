@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Blobs keeps content-addressed bodies (snapshot bodies, pictures) outside
@@ -44,4 +45,30 @@ type BodyMoves interface {
 	// Move moves up to batch rows of kind named after after ("" from the
 	// start).
 	Move(ctx context.Context, kind string, after string, batch int) (BodiesMoved, error)
+}
+
+// BlobLinks is a blob store that can hand out a time-limited URL reading a
+// body straight from it (S3's presigned GET), served with the headers asked.
+type BlobLinks interface {
+	// SignedURL is such a URL for key, or ErrNoLinks when this store can't
+	// make one that serves the headers asked.
+	SignedURL(ctx context.Context, key string, as ServedAs, expiry time.Duration) (string, error)
+}
+
+// ServedAs is how the store must serve a body reached by a signed URL.
+type ServedAs struct {
+	ContentType, ContentEncoding, CacheControl string
+}
+
+// ErrNoLinks is BlobLinks.SignedURL's answer for a store that signs no URLs
+// (a file:// folder, memory) or can't set the headers asked.
+var ErrNoLinks = errors.New("this blob store signs no URLs")
+
+// SnapshotLinks sends a snapshot body's reader to the blob store
+// (PETAL_BLOB_REDIRECT).
+type SnapshotLinks interface {
+	// BodyLink is a signed URL serving the snapshot's stored gzip and the
+	// snapshot's origin; link is "" when its body is still in its row.
+	// errs.NotFound when no snapshot has the name.
+	BodyLink(ctx context.Context, sha256 string) (link, origin string, err error)
 }

@@ -11,8 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"regexp"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/fileblob" // file://
@@ -29,7 +33,10 @@ type Store struct {
 	scheme string
 }
 
-var _ ports.Blobs = (*Store)(nil)
+var (
+	_ ports.Blobs     = (*Store)(nil)
+	_ ports.BlobLinks = (*Store)(nil)
+)
 
 // Open opens the bucket at url (file:///abs/dir?create_dir=true, mem://,
 // s3://bucket?region=…&endpoint=…).
@@ -138,4 +145,45 @@ func (s *Store) Has(ctx context.Context, key string) (bool, error) {
 		return false, err
 	}
 	return s.bucket.Exists(ctx, name)
+}
+
+// SignedURL implements ports.BlobLinks on S3 (and S3-compatible servers):
+// a presigned GET whose response-content-* parameters make S3 serve the
+// body with the headers asked. Other stores answer ports.ErrNoLinks: a
+// file:// bucket signs nothing without a URLSigner, and a store whose
+// headers can't be set this way would serve a body with the wrong ones.
+func (s *Store) SignedURL(ctx context.Context, key string, as ports.ServedAs, expiry time.Duration) (string, error) {
+	name, err := objectKey(key)
+	if err != nil {
+		return "", err
+	}
+	headersSet := false
+	link, err := s.bucket.SignedURL(ctx, name, &blob.SignedURLOptions{Expiry: expiry, Method: http.MethodGet,
+		BeforeSign: func(as2 func(any) bool) error {
+			var in *s3.GetObjectInput
+			if !as2(&in) {
+				return ports.ErrNoLinks
+			}
+			in.ResponseContentType = optional(as.ContentType)
+			in.ResponseContentEncoding = optional(as.ContentEncoding)
+			in.ResponseCacheControl = optional(as.CacheControl)
+			headersSet = true
+			return nil
+		}})
+	switch {
+	case gcerrors.Code(err) == gcerrors.Unimplemented || errors.Is(err, ports.ErrNoLinks):
+		return "", ports.ErrNoLinks
+	case err != nil:
+		return "", fmt.Errorf("sign a URL for blob %s: %w", key, err)
+	case !headersSet:
+		return "", ports.ErrNoLinks
+	}
+	return link, nil
+}
+
+func optional(v string) *string {
+	if v == "" {
+		return nil
+	}
+	return &v
 }

@@ -107,8 +107,11 @@ type Deps struct {
 	Ledger        *moneyapp.Ledger
 	// Snapshots is the service behind the snapshot body route.
 	Snapshots *snapshotsapp.SnapshotService
-	SignIn    *peopleapp.SignInService
-	Pay       *moneyapp.PayService
+	// SnapshotLinks, when set (PETAL_BLOB_REDIRECT), sends the body route's
+	// gzip-taking readers to the blob store's signed URL.
+	SnapshotLinks ports.SnapshotLinks
+	SignIn        *peopleapp.SignInService
+	Pay           *moneyapp.PayService
 	// Publish is the service behind a published flower's SVG.
 	Publish *publishapp.PublishService
 	// Views keeps people's views (GET/PUT /api/v1/me/view, /api/v1/views/:hash).

@@ -28,7 +28,8 @@ func (s *Server) snapshotRoutes() []Route {
 		{Method: http.MethodGet, Path: "/api/v1/find", Tool: "find_target"},
 		{Method: http.MethodPost, Path: "/api/v1/snapshots", Tool: "get_snapshot"},
 		{Method: http.MethodGet, Path: "/api/v1/snapshots/:sha256", Handler: s.snapshotBody, Head: true,
-			Answers: []Answer{{Media: "application/json", Says: "the snapshot's canonical JSON (snapshot/v1)"}, notModified},
+			Answers: []Answer{{Media: "application/json", Says: "the snapshot's canonical JSON (snapshot/v1)"}, notModified,
+				{Status: http.StatusFound, Says: "with PETAL_BLOB_REDIRECT, to the blob store's signed URL, which serves the stored gzip (for a reader that takes gzip)"}},
 			Summary: "a snapshot's canonical JSON, application/json, gzip-encoded when accepted (as stored, never recompressed); immutable cache headers and an ETag"},
 		{Method: http.MethodGet, Path: "/api/v1/snapshots/:sha256/describe", Tool: "describe_snapshot"},
 	}
@@ -50,6 +51,22 @@ func (s *Server) snapshotBody(c echo.Context) error {
 		h.Set("ETag", etag)
 		h.Set("Cache-Control", immutable)
 		return c.NoContent(http.StatusNotModified)
+	}
+	if s.deps.SnapshotLinks != nil && acceptsGzip(c.Request().Header.Get("Accept-Encoding")) {
+		link, origin, err := s.deps.SnapshotLinks.BodyLink(c.Request().Context(), sha)
+		if err != nil {
+			return err
+		}
+		if link != "" {
+			// The link runs out after 15 minutes: a cache keeps the
+			// redirect for less. Where the body came from rides on it.
+			h.Set("Cache-Control", "public, max-age=300")
+			h.Set("Petal-Origin", origin)
+			if origin == snapshotsapp.OriginDemo {
+				h.Set("Petal-Demo", "true")
+			}
+			return c.Redirect(http.StatusFound, link)
+		}
 	}
 	b, err := s.deps.Snapshots.Body(c.Request().Context(), sha)
 	if err != nil {

@@ -105,3 +105,32 @@ func (r *SnapshotRepository) scanSnapshot(ctx context.Context, row pgx.Row) (por
 	}
 	return s, nil
 }
+
+// Signed links to snapshot bodies: valid a quarter of an hour, while the
+// redirect to one may be cached five minutes (the HTTP door's), so a cached
+// redirect never points at a link that has run out.
+const snapshotLinkExpiry = 15 * time.Minute
+
+// BodyLink implements ports.SnapshotLinks when the blob store signs URLs
+// (ports.BlobLinks): a body still in its row has none.
+func (r *SnapshotRepository) BodyLink(ctx context.Context, sha256 string) (string, string, error) {
+	var key *string
+	var origin string
+	err := r.db.Pool.QueryRow(ctx, `SELECT body_blob, origin FROM snapshots WHERE sha256 = $1`, sha256).Scan(&key, &origin)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", "", errs.New(errs.NotFound, "no such snapshot")
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("postgres: find a snapshot's body: %w", err)
+	}
+	links, ok := r.bodies.blobs.(ports.BlobLinks)
+	if key == nil || !ok {
+		return "", origin, nil
+	}
+	link, err := links.SignedURL(ctx, *key, ports.ServedAs{ContentType: "application/json", ContentEncoding: "gzip",
+		CacheControl: "public, max-age=31536000, immutable"}, snapshotLinkExpiry)
+	if err != nil {
+		return "", origin, fmt.Errorf("postgres: sign a snapshot body's link: %w", err)
+	}
+	return link, origin, nil
+}

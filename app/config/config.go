@@ -23,6 +23,7 @@ type Config struct {
 	DatabaseDirect  string        // DATABASE_DIRECT_URL: PostgreSQL itself when DATABASE_URL is a pooler
 	DataDir         string        // PETAL_DATA_DIR: where a private PostgreSQL cluster lives
 	BlobURL         string        // PETAL_BLOB_URL: where snapshot bodies and pictures are kept; "" decided by BlobsFor, BlobsOff: in PostgreSQL
+	BlobRedirect    bool          // PETAL_BLOB_REDIRECT: snapshot bodies' readers sent to the store's signed URL
 	PublicURL       string        // PETAL_API: the site's public address; decides recipient, Origin and cookie
 	AgentAccess     string        // PETAL_AGENT_ACCESS: "gated" or "open"
 	Public          bool          // PETAL_PUBLIC
@@ -98,6 +99,7 @@ var Variables = []Variable{
 	{"DATABASE_DIRECT_URL", "", "PostgreSQL itself when DATABASE_URL is a transaction pooler (PgBouncer): LISTEN and migrations use it, the pool sends no statement_timeout; empty: DATABASE_URL is direct"},
 	{"PETAL_DATA_DIR", ".petal", "folder for petal's private PostgreSQL cluster, when one is started"},
 	{"PETAL_BLOB_URL", "", "where snapshot bodies and pictures are kept, by their SHA-256: a go-cloud bucket URL (file:///abs/dir, s3://bucket?region=…&endpoint=…, gs://…, azblob://…) or off (in PostgreSQL's rows); empty: the folder blobs under PETAL_DATA_DIR when petal runs its private cluster, else off. Every replica must reach the same store: a file:// folder serves replicas on one machine only. The move_bodies job moves rows' bodies into it"},
+	{"PETAL_BLOB_REDIRECT", "off", "on: GET /api/v1/snapshots/<sha256> answers a gzip-taking reader whose body is in the blob store with a 302 to the store's signed URL (15 minutes), which serves the stored gzip; only stores that sign URLs with the response's headers (s3:// and S3-compatible servers): any other, or off, refuses the start. Pictures are always served by petal, which sends their CSP"},
 	{"PETAL_API", "", "the site's public address (https://… makes the cookie __Host- and Secure)"},
 	{"PETAL_AGENT_ACCESS", "gated", "gated (an invite or credit is needed for the agent) or open"},
 	{"PETAL_PUBLIC", "0", "1: a public site that reads nothing from outside for visitors"},
@@ -235,6 +237,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		DatabaseDirect:  get("DATABASE_DIRECT_URL"),
 		DataDir:         get("PETAL_DATA_DIR"),
 		BlobURL:         get("PETAL_BLOB_URL"),
+		BlobRedirect:    boolean("PETAL_BLOB_REDIRECT"),
 		PublicURL:       strings.TrimRight(get("PETAL_API"), "/"),
 		AgentAccess:     "gated",
 		Public:          boolean("PETAL_PUBLIC"),

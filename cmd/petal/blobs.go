@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/petal-near/petal/adapters/blobstore"
 	"github.com/petal-near/petal/adapters/postgres"
@@ -44,4 +45,28 @@ func newProfileRepository(db *postgres.DB, blobs ports.Blobs) *postgres.ProfileR
 // newMapMarkRepository keeps logos' bytes in blobs when there is one.
 func newMapMarkRepository(db *postgres.DB, blobs ports.Blobs) *postgres.MapMarkRepository {
 	return postgres.NewMapMarkRepository(db).KeepingBodiesIn(blobs)
+}
+
+// newSnapshotLinks sends snapshot bodies' readers to the blob store's signed
+// URLs when PETAL_BLOB_REDIRECT is on; a store that signs none refuses the
+// start rather than serving every body itself unnoticed.
+func newSnapshotLinks(ctx context.Context, cfg config.Config, repo *postgres.SnapshotRepository, blobs ports.Blobs) (ports.SnapshotLinks, error) {
+	if !cfg.BlobRedirect {
+		return nil, nil
+	}
+	links, ok := blobs.(ports.BlobLinks)
+	if !ok {
+		return nil, fmt.Errorf("PETAL_BLOB_REDIRECT is on, and bodies are kept in PostgreSQL (PETAL_BLOB_URL off): there is no store to send readers to")
+	}
+	if _, err := links.SignedURL(ctx, "0000000000000000000000000000000000000000000000000000000000000000", ports.ServedAs{ContentType: "application/json"}, time.Minute); err != nil {
+		return nil, fmt.Errorf("PETAL_BLOB_REDIRECT is on, and the blob store (%s) can't sign a URL that serves a body with its headers (only s3:// does): %w", describe(blobs), err)
+	}
+	return repo, nil
+}
+
+func describe(b ports.Blobs) string {
+	if d, ok := b.(interface{ Describe() string }); ok {
+		return d.Describe()
+	}
+	return "?"
 }

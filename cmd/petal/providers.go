@@ -103,6 +103,7 @@ var (
 		newModelBilling,
 		newModelPrices,
 		newSnapshotRepository,
+		newSnapshotLinks,
 		wire.Bind(new(ports.SnapshotStore), new(*postgres.SnapshotRepository)),
 		postgres.NewExplorationRepository,
 		wire.Bind(new(ports.ExplorationStore), new(*postgres.ExplorationRepository)),

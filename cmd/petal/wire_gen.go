@@ -220,6 +220,16 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 	conversationRepository := postgres.NewConversationRepository(db)
 	conversationService := agentapp.NewConversationService(conversationRepository)
 	inviteService := moneyapp.NewInviteService(inviteRepository, sessionRepository, clock, random)
+	snapshotLinks, err := newSnapshotLinks(ctx, cfg, snapshotRepository, blobs)
+	if err != nil {
+		cleanup6()
+		cleanup5()
+		cleanup4()
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	intentTopUpRepository := postgres.NewIntentTopUpRepository(db)
 	swaps := newSwaps(cfg, registry, tracing)
 	topUpService := moneyapp.NewTopUpService(cfg, intentTopUpRepository, swaps, signInService, rateLimiter, clock, log, registry)
@@ -244,6 +254,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		Invites:       inviteService,
 		Ledger:        ledger,
 		Snapshots:     snapshotService,
+		SnapshotLinks: snapshotLinks,
 		SignIn:        signInService,
 		Pay:           payService,
 		Publish:       publishService,
