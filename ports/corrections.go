@@ -17,7 +17,10 @@ type FlowerCorrections interface {
 	// Get is one kept correction by id, or errs.NotFound.
 	Get(ctx context.Context, id string) (corrections.Kept, error)
 	// OfFlowers are the newest (kept_at, then id, descending) of each
-	// flower's corrections, at most limit a flower, and how many each has;
-	// a flower with none is absent from both maps.
-	OfFlowers(ctx context.Context, flowers []string, limit int) (map[string][]corrections.Kept, map[string]int, error)
+	// flower's corrections, at most limit a flower; a flower with none is
+	// absent.
+	OfFlowers(ctx context.Context, flowers []string, limit int) (map[string][]corrections.Kept, error)
+	// Count is how many corrections of flower are kept, counting no further
+	// than corrections.MaxCounted.
+	Count(ctx context.Context, flower string) (int, error)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -68,36 +70,44 @@ func (r *FlowerCorrectionRepository) Get(ctx context.Context, id string) (correc
 }
 
 // OfFlowers implements ports.FlowerCorrections: for each flower, its newest
-// rows read from the by-flower index (a LATERAL walk stops at limit), and
-// its count.
-func (r *FlowerCorrectionRepository) OfFlowers(ctx context.Context, flowers []string, limit int) (map[string][]corrections.Kept, map[string]int, error) {
-	shown, counts := map[string][]corrections.Kept{}, map[string]int{}
+// rows read from the by-flower index (a LATERAL walk stops at limit).
+func (r *FlowerCorrectionRepository) OfFlowers(ctx context.Context, flowers []string, limit int) (map[string][]corrections.Kept, error) {
+	shown := map[string][]corrections.Kept{}
 	if len(flowers) == 0 || limit <= 0 {
-		return shown, counts, nil
+		return shown, nil
 	}
-	rows, err := r.db.Pool.Query(ctx, `SELECT c.id, c.flower_id, c.network, c.maker, c.kind, c.record, c.made_at, c.kept_at, c.came, n.total
+	// Each flower's rows come in its walk's order, so no sort is asked for.
+	rows, err := r.db.Pool.Query(ctx, `SELECT c.id, c.flower_id, c.network, c.maker, c.kind, c.record, c.made_at, c.kept_at, c.came
 FROM unnest($1::text[]) AS f(id)
-CROSS JOIN LATERAL (SELECT count(*) AS total FROM flower_corrections WHERE flower_id = f.id) n
-CROSS JOIN LATERAL (SELECT * FROM flower_corrections WHERE flower_id = f.id ORDER BY kept_at DESC, id DESC LIMIT $2) c
-ORDER BY c.flower_id, c.kept_at DESC, c.id DESC`, flowers, limit)
+CROSS JOIN LATERAL (SELECT * FROM flower_corrections WHERE flower_id = f.id ORDER BY kept_at DESC, id DESC LIMIT $2) c`, flowers, limit)
 	if err != nil {
-		return nil, nil, fmt.Errorf("postgres: read corrections: %w", err)
+		return nil, fmt.Errorf("postgres: read corrections: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var k corrections.Kept
-		var record string
-		var total int
-		if err := rows.Scan(&k.ID, &k.Flower, &k.Network, &k.Maker, &k.Kind, &record, &k.MadeAt, &k.KeptAt, &k.Came, &total); err != nil {
-			return nil, nil, fmt.Errorf("postgres: read corrections: %w", err)
-		}
-		k.Record = []byte(record)
-		k.MadeAt, k.KeptAt = k.MadeAt.UTC(), k.KeptAt.UTC()
+	kept, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (corrections.Kept, error) { return scanCorrection(row) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: read corrections: %w", err)
+	}
+	for _, k := range kept {
 		shown[k.Flower] = append(shown[k.Flower], k)
-		counts[k.Flower] = total
 	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("postgres: read corrections: %w", err)
+	for _, list := range shown {
+		slices.SortFunc(list, func(a, b corrections.Kept) int {
+			if c := b.KeptAt.Compare(a.KeptAt); c != 0 {
+				return c
+			}
+			return strings.Compare(b.ID, a.ID)
+		})
 	}
-	return shown, counts, nil
+	return shown, nil
+}
+
+// Count implements ports.FlowerCorrections, from the by-flower index.
+func (r *FlowerCorrectionRepository) Count(ctx context.Context, flower string) (int, error) {
+	var n int
+	err := r.db.Pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM flower_corrections WHERE flower_id = $1 LIMIT $2) c`,
+		flower, corrections.MaxCounted).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: count corrections: %w", err)
+	}
+	return n, nil
 }

@@ -292,22 +292,27 @@ func (s *PublishService) GetWithCorrections(ctx context.Context, id string) (Flo
 		return FlowerAnswer{}, err
 	}
 	out := FlowerAnswer{PublishedFlower: f, Corrections: []Correction{}}
-	shown, counts, err := s.corrections.OfFlowers(ctx, []string{id}, corrections.MaxShown)
+	shown, err := s.corrections.OfFlowers(ctx, []string{id}, corrections.MaxShown)
 	if err != nil {
 		return FlowerAnswer{}, err
 	}
 	for _, k := range shown[id] {
 		out.Corrections = append(out.Corrections, correctionAnswer(k))
 	}
-	out.CorrectionsCount = counts[id]
+	if out.CorrectionsCount = len(out.Corrections); out.CorrectionsCount == corrections.MaxShown {
+		if out.CorrectionsCount, err = s.corrections.Count(ctx, id); err != nil {
+			return FlowerAnswer{}, err
+		}
+	}
 	return out, nil
 }
 
-// FlowerCorrections is one flower of a map and the corrections of it.
+// FlowerCorrections is one flower of a map and its newest corrections;
+// More says it has more than those (get_flower lists 20).
 type FlowerCorrections struct {
 	Flower      PublishedFlower
 	Corrections []Correction
-	Count       int
+	More        bool
 }
 
 // Bounds of a map page's corrections: its newest flowers, and the newest
@@ -328,17 +333,19 @@ func (s *PublishService) MapCorrections(ctx context.Context, mapID string) ([]Fl
 	for _, f := range page.Flowers {
 		ids = append(ids, f.ID)
 	}
-	shown, counts, err := s.corrections.OfFlowers(ctx, ids, mapPageCorrections)
+	// One more than is shown says whether there are more, without counting.
+	shown, err := s.corrections.OfFlowers(ctx, ids, mapPageCorrections+1)
 	if err != nil {
 		return nil, err
 	}
 	var out []FlowerCorrections
 	for _, f := range page.Flowers {
-		if len(shown[f.ID]) == 0 {
+		list := shown[f.ID]
+		if len(list) == 0 {
 			continue
 		}
-		fc := FlowerCorrections{Flower: publishedAnswer(f), Count: counts[f.ID]}
-		for _, k := range shown[f.ID] {
+		fc := FlowerCorrections{Flower: publishedAnswer(f), More: len(list) > mapPageCorrections}
+		for _, k := range list[:min(len(list), mapPageCorrections)] {
 			fc.Corrections = append(fc.Corrections, correctionAnswer(k))
 		}
 		out = append(out, fc)

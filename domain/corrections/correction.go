@@ -272,5 +272,9 @@ type Kept struct {
 }
 
 // MaxShown is how many corrections a flower's answer carries, newest first;
-// its count says how many there are.
-const MaxShown = 20
+// its count says how many there are, up to MaxCounted (a count reads every
+// correction it counts, so it stops there).
+const (
+	MaxShown   = 20
+	MaxCounted = 10_000
+)
