@@ -57,10 +57,31 @@ func shapeOf(m Model, req ports.ModelRequest) requestShape {
 		h.Write(prev[:])
 		h.Write(raw)
 		copy(prev[:], h.Sum(nil))
-		s.msgBytes = append(s.msgBytes, int64(len(raw))+promptMargin)
+		n := int64(len(raw))
+		if m.RawMessages {
+			n = textBytes(msg)
+		}
+		s.msgBytes = append(s.msgBytes, n+promptMargin)
 		s.prefixes = append(s.prefixes, hex.EncodeToString(prev[:]))
 	}
 	return s
+}
+
+// textBytes is the text of msg a chat template that writes it as it is
+// (Model.RawMessages) reads: its content, its tool calls' ids, names and
+// arguments, the id of the call it answers, and for each tool call past
+// the message's own margin the template's margin again (its special tokens
+// wrap each call). Ids are counted though the templates seen write none: a
+// template that does is still bounded.
+func textBytes(msg wireMessage) int64 {
+	n := len(msg.ToolCallID)
+	if msg.Content != nil {
+		n += len(*msg.Content)
+	}
+	for _, tc := range msg.ToolCalls {
+		n += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments) + promptMargin
+	}
+	return int64(n)
 }
 
 // suffixBytes is the most tokens the messages from the k-th on can be.

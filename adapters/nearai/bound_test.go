@@ -1,6 +1,7 @@
 package nearai_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -195,4 +196,53 @@ func TestPricesFromTheModelList(t *testing.T) {
 		assert.Equal(t, nearai.PricesShipped, p.Source, p.Model)
 	}
 	assert.Equal(t, nearai.Catalogue[0].InputPerMTok, c.WorstCall(req).InPerMTok)
+}
+
+// TestAMessageIsBoundedByTheTextItsTemplateReads (issue 25): after a counted
+// prefix, a message added on DeepSeek-V3.1 (its chat template writes a
+// message's text as it is) is held at its text's bytes and the template's
+// margins, not its wire bytes, whose JSON escapes the model never reads; on
+// gpt-oss (its template writes a tool result through tojson) at its wire
+// bytes. Both stay true bounds of what the fake counts.
+func TestAMessageIsBoundedByTheTextItsTemplateReads(t *testing.T) {
+	fake := nearaitest.New(t)
+	fake.Tokenize = true
+	c := countingClient(t, fake, memory.NewPromptCounts())
+	system := runs.Message{Role: runs.RoleSystem, Content: "You are Petals' agent."}
+	result := `{"quota":"4","accounts":[` + strings.Repeat(`{"id":"near:mainnet:alice.near","index":0.166667},`, 20) + `{"id":"x"}]}`
+	for _, tc := range []struct {
+		model string
+		raw   bool
+	}{{"deepseek-ai/DeepSeek-V3.1", true}, {"openai/gpt-oss-120b", false}} {
+		t.Run(tc.model, func(t *testing.T) {
+			req := ports.ModelRequest{Model: tc.model, NoFallback: true, MaxTokens: 128,
+				Messages: []runs.Message{system, {Role: runs.RoleUser, Content: "what are the figures of " + tc.model + "?"}}}
+			_, err := c.Complete(t.Context(), withHeld(c, req))
+			require.NoError(t, err)
+			counted := fake.Completions()[len(fake.Completions())-1].Usage.PromptTokens
+			call := runs.Message{Role: runs.RoleAssistant, ToolCalls: []runs.ToolCall{{ID: "call_1", Name: "compute_figures", Args: json.RawMessage(`{"sha256":"ab"}`)}}}
+			res := runs.Message{Role: runs.RoleTool, ToolCallID: "call_1", Name: "compute_figures", Content: result}
+			req.Messages = append(req.Messages, call, res)
+			w := c.WorstCallFor(t.Context(), req)
+			require.Equal(t, "prefix", w.Source)
+			// The text: the call's id, name and arguments; the result and the
+			// id it answers; a margin (16) a message and a tool call.
+			text := int64(len("call_1"+"compute_figures"+`{"sha256":"ab"}`) + len(result) + len("call_1") + 3*16)
+			if tc.raw {
+				assert.Equal(t, counted+text, w.InputTokensMax, "the prefix's count and the text")
+			} else {
+				assert.Greater(t, w.InputTokensMax, counted+text+int64(strings.Count(result, `"`)), "the wire bytes, escapes and all")
+			}
+			ans, err := c.Complete(t.Context(), withHeld(c, req))
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, w.InputTokensMax, ans.Tokens.In, "a true bound")
+		})
+	}
+}
+
+// withHeld is req held at its bound, as the ledger holds it.
+func withHeld(c *nearai.Client, req ports.ModelRequest) ports.ModelRequest {
+	w := c.WorstCallFor(context.Background(), req)
+	req.Held = &w
+	return req
 }

@@ -15,11 +15,19 @@ type Model struct {
 	// Efforts are the reasoning efforts the model takes (reasoning_effort),
 	// none when it takes none.
 	Efforts []string
+	// RawMessages says the model's chat template writes each message's
+	// text as it is: its content, a tool call's name and arguments, a tool
+	// result (DeepSeek-V3.1's template adds only its special tokens, and
+	// JSON-escapes nothing). Its messages are then bounded by their text's
+	// bytes, not their wire bytes, whose escapes (a tool result's JSON: a
+	// fifth of it) the model never reads. A model whose template escapes
+	// (gpt-oss writes a tool result through tojson) keeps the wire bytes.
+	RawMessages bool
 }
 
 // Catalogue is the allow-list of models a chat may run on.
 var Catalogue = []Model{
-	{ID: "deepseek-ai/DeepSeek-V3.1", InputPerMTok: 1_000_000, CachedPerMTok: 250_000, OutputPerMTok: 2_500_000},
+	{ID: "deepseek-ai/DeepSeek-V3.1", InputPerMTok: 1_000_000, CachedPerMTok: 250_000, OutputPerMTok: 2_500_000, RawMessages: true},
 	{ID: "openai/gpt-oss-120b", InputPerMTok: 200_000, CachedPerMTok: 50_000, OutputPerMTok: 600_000, Efforts: []string{"low", "medium", "high"}},
 	{ID: "Qwen/Qwen3-30B-A3B-Instruct-2507", InputPerMTok: 150_000, CachedPerMTok: 40_000, OutputPerMTok: 550_000},
 	{ID: "zai-org/GLM-4.6", InputPerMTok: 750_000, CachedPerMTok: 200_000, OutputPerMTok: 2_000_000},

@@ -53,7 +53,7 @@ func nameLine(title string) string {
 // the ledger must have left for the chat to start.
 func (a *AgentService) FirstCallWorstCase(question string) credit.Micros {
 	req := modelRequest([]runs.Message{{Role: runs.RoleUser, Content: question}}, offered(a.modelTools(), nil), runs.Settings{}, "")
-	req.MaxTokens, req.NoFallback = minAnswerTokens, true
+	req.MaxTokens, req.NoFallback = firstAllowance, true
 	return a.worstCall(context.Background(), req).Bill
 }
 
@@ -62,7 +62,7 @@ func (a *AgentService) FirstCallWorstCase(question string) credit.Micros {
 // lets a chat start when that fits; the call is then fitted to what is left.
 func (a *AgentService) leastFirstCall(ctx context.Context, run runs.Run, thread []runs.Message) credit.Micros {
 	req := a.callRequest(ctx, run, thread, offered(a.modelTools(), nil))
-	req.MaxTokens, req.NoFallback = minAnswerTokens, true
+	req.MaxTokens, req.NoFallback = firstAllowance, true
 	return a.worstCall(ctx, req).Bill
 }
 
@@ -132,11 +132,14 @@ func (a *AgentService) allowance(c *chat, tools []ports.ModelTool) int {
 	return min(max(firstAllowance, 2*int(c.mostOut)), maxAnswerTokens)
 }
 
-// firstAllowance is a first attempt's max_tokens: the issue's floor (a few
-// sentences, a tool call with its arguments). The typical chat's answers
-// write 10-80 tokens (issue 25); a spec passed to render_flower whole can
-// write more, and is then asked again with 1,024.
-const firstAllowance = minAnswerTokens
+// firstAllowance is a round's first attempt's max_tokens: a tool call with
+// its arguments, or a brief answer. The typical chat's answers write 19-80
+// tokens (issue 25); output is held at 2.5× input's price on the default
+// model, so 256 held 640 µ$ a call for ~50 used, a third of what a call
+// costs. An answer cut at it is asked again with four times the room
+// (complete), and a chat whose answers write more is allowed twice its
+// longest (allowance).
+const firstAllowance = 128
 
 // fallBack asks the fallback model after a call (failed, its hold already
 // released) failed on NEAR AI's side: its request, held on its own when it

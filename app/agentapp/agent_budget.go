@@ -9,8 +9,9 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// minAnswerTokens is the fewest output tokens a call is sent with: enough
-// for a few sentences. A chat whose budget can't pay a call at that ends
+// minAnswerTokens is the fewest output tokens a call is fitted down to:
+// enough for a few sentences (a round's first attempt may ask for less,
+// firstAllowance). A chat whose budget can't pay a call at that ends
 // with budget_exhausted.
 const minAnswerTokens = 256
 
@@ -55,11 +56,11 @@ type fitted struct {
 }
 
 // fit is req with max_tokens the most (at most want, at least
-// minAnswerTokens) whose hold fits in left; ok is false when not even the
-// floor fits (req is then at the floor). A call is held on its own model
+// minAnswerTokens, or want when a round asks for less) whose hold fits in
+// left; ok is false when not even the floor fits (req is then at it). A call is held on its own model
 // alone: a fallback is held only when it is needed (fallBack).
 func (a *AgentService) fit(ctx context.Context, c *chat, req ports.ModelRequest, left credit.Micros, want int) (fitted, bool, error) {
-	want = max(want, minAnswerTokens)
+	least := min(want, minAnswerTokens)
 	try := func(tokens int) (fitted, error) {
 		r := req
 		r.MaxTokens, r.NoFallback = tokens, true
@@ -71,12 +72,12 @@ func (a *AgentService) fit(ctx context.Context, c *chat, req ports.ModelRequest,
 	if err != nil || best.hold.Total() <= left {
 		return best, err == nil, err
 	}
-	floor, err := try(minAnswerTokens)
+	floor, err := try(least)
 	if err != nil || floor.hold.Total() > left {
 		return floor, false, err
 	}
 	// The most tokens that fit: the hold grows with them.
-	lo, hi := minAnswerTokens, want
+	lo, hi := least, want
 	best = floor
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
@@ -123,7 +124,7 @@ func (a *AgentService) plan(ctx context.Context, c *chat, tools []ports.ModelToo
 // fitted down to what is left: its answer is words for the person, longer
 // than a tool call, and when the budget is short no attempt follows it, so
 // it gets more room than a round's first attempt.
-const finalAllowance = 4 * firstAllowance
+const finalAllowance = 4 * minAnswerTokens
 
 // fitRound fits req (want output tokens at most) in what the chat has left;
 // a request offering tools leaves room for the answer after it: the thread

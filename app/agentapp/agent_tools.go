@@ -1,9 +1,11 @@
 package agentapp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/petal-near/petal/app/toolkit"
@@ -104,6 +106,9 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 	if result.OK && tc.Name == "render_flower" {
 		content = withoutSVG(content)
 	}
+	if result.OK {
+		content = forModel(content, args)
+	}
 	if len(content) > toolResultMax {
 		content, _ = json.Marshal(map[string]any{"summary": result.Summary, "note": "the full answer was too long to show here"})
 	}
@@ -148,4 +153,102 @@ func withoutSVG(content []byte) []byte {
 		return content
 	}
 	return out
+}
+
+// forModel is a tool's answer as the model reads it, with what it can't use
+// left out: fields that are null (absent says the same), and top-level
+// fields that repeat the call's own argument of that name (the model wrote
+// it a message ago: find_target's query, compute_figures' sha256). Each
+// byte of a tool result is held as a token on the next call and read on
+// every call after; the typical chat's compute_figures answer is 13 %
+// shorter (issue 25). Field order is kept; what isn't JSON is kept as is.
+func forModel(content []byte, args json.RawMessage) []byte {
+	var echo map[string]json.RawMessage
+	_ = json.Unmarshal(args, &echo)
+	dec := json.NewDecoder(bytes.NewReader(content))
+	dec.UseNumber()
+	var b bytes.Buffer
+	if err := compactTo(&b, dec, echo); err != nil || dec.More() {
+		return content
+	}
+	return b.Bytes()
+}
+
+// compactTo copies the next JSON value of dec to b compactly, without the
+// null fields of its objects, nor (echo non-nil: the top level) the fields
+// equal to echo's of the same name. Strings are written unescaped for HTML:
+// the model reads "<", not "\u003c".
+func compactTo(b *bytes.Buffer, dec *json.Decoder, echo map[string]json.RawMessage) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '[':
+			b.WriteByte('[')
+			for n := 0; dec.More(); n++ {
+				if n > 0 {
+					b.WriteByte(',')
+				}
+				if err := compactTo(b, dec, nil); err != nil {
+					return err
+				}
+			}
+			b.WriteByte(']')
+		case '{':
+			b.WriteByte('{')
+			n := 0
+			for dec.More() {
+				key, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				var v bytes.Buffer
+				if err := compactTo(&v, dec, nil); err != nil {
+					return err
+				}
+				k, _ := key.(string)
+				if v.String() == "null" || (echo != nil && sameJSON(echo[k], v.Bytes())) {
+					continue
+				}
+				if n > 0 {
+					b.WriteByte(',')
+				}
+				writeString(b, k)
+				b.WriteByte(':')
+				b.Write(v.Bytes())
+				n++
+			}
+			b.WriteByte('}')
+		}
+		_, err := dec.Token() // the closing delimiter
+		return err
+	case string:
+		writeString(b, t)
+	case json.Number:
+		b.WriteString(t.String())
+	case bool:
+		b.WriteString(strconv.FormatBool(t))
+	case nil:
+		b.WriteString("null")
+	}
+	return nil
+}
+
+func writeString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	b.Truncate(b.Len() - 1) // Encode's newline
+}
+
+// sameJSON reports whether an argument's value is v, both compacted.
+func sameJSON(arg json.RawMessage, v []byte) bool {
+	if len(arg) == 0 {
+		return false
+	}
+	var c bytes.Buffer
+	return json.Compact(&c, arg) == nil && bytes.Equal(c.Bytes(), v)
 }

@@ -345,7 +345,7 @@ func TestAnAnswerCutAtItsAllowanceIsAskedAgainWithMore(t *testing.T) {
 	require.Len(t, calls, 2)
 	first, _ := calls[0].Body["max_tokens"].(float64)
 	again, _ := calls[1].Body["max_tokens"].(float64)
-	assert.Equal(t, 256.0, first, "a round's first allowance")
+	assert.Equal(t, 128.0, first, "a round's first allowance")
 	assert.Equal(t, 4*first, again, "asked again with four times the room")
 	rows, err := p.DB.Pool.Query(t.Context(), `SELECT status, amount_micros, coalesce(charged_micros, 0) FROM credit_holds WHERE account_id = $1 ORDER BY created_at, reservation_id`, credit.InviteAccount(inv))
 	require.NoError(t, err)

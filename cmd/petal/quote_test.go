@@ -123,7 +123,7 @@ func TestAQuoteIsWhatTheLedgerHolds(t *testing.T) {
 	assert.GreaterOrEqual(t, first, p.Svc.Agent.FirstCallWorstCase("draw the marketing DAO"),
 		"at least what the gate counts: the ledger's request also notes the person's agents")
 	assert.Equal(t, "deepseek-ai/DeepSeek-V3.1", q.Quote.LineItems[0].Model)
-	assert.EqualValues(t, 256, q.Quote.LineItems[0].OutputTokensMax, "a round's first attempt, as the ledger holds it")
+	assert.EqualValues(t, 128, q.Quote.LineItems[0].OutputTokensMax, "a round's first attempt, as the ledger holds it")
 	var sum credit.Micros
 	for i, li := range q.Quote.LineItems {
 		sum += price.WorstCaseParts(micros(t, li.USD), 10, nil).Total()
