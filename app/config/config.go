@@ -78,6 +78,7 @@ type Config struct {
 	RetainAnon            time.Duration            // PETAL_RETAIN_ANON_DAYS; 0 keeps them
 	MapSyncMin            int                      // PETAL_MAP_SYNC_MIN; 0 turns the map's SocialDB sync off
 	MapMarksMin           int                      // PETAL_MAP_MARKS_MIN; 0 turns the reading of maps' marks off
+	MapRefreshPerDay      int                      // PETAL_MAP_REFRESH_PER_DAY; 0 (the default) turns the map's own re-reading off
 	RecordedPace          time.Duration            // PETAL_RECORDED_PACE_MS
 	SearchAPIKey          string                   // PETAL_SEARCH_API_KEY: the Brave Search API key; empty: no web search
 	SearchURL             string                   // PETAL_SEARCH_URL: the Brave Search API's base
@@ -158,6 +159,7 @@ var Variables = []Variable{
 	{"PETAL_RETAIN_ANON_DAYS", "90", "days after which anonymous runs and explorations nobody changed or opened are deleted; 0 keeps them"},
 	{"PETAL_MAP_SYNC_MIN", "10", "minutes between reads of SocialDB for flowers published elsewhere (docs/map.md); 0 turns the sync off"},
 	{"PETAL_MAP_MARKS_MIN", "10", "minutes between runs of the map_marks job, which reads the marks (name, symbol, logo) of maps that have none or a stale one (docs/map.md); 0 turns it off"},
+	{"PETAL_MAP_REFRESH_PER_DAY", "0", "fresh readings a day the map_refresh job may make of the maps people look at most, shared by every replica (docs/map.md, \"A map that keeps itself fresh\"); 0 turns it off; a public site never runs it"},
 	{"PETAL_RECORDED_PACE_MS", "700", "pause before each answer of the recorded model, in milliseconds, so a person sees the demo unfold (0: none)"},
 	{"PETAL_SEARCH_API_KEY", "", "a Brave Search API key (X-Subscription-Token) for the search tool; empty: search answers 503 source_failed and Petals' agent is not offered it"},
 	{"PETAL_SEARCH_URL", "https://api.search.brave.com", "the Brave Search API's base URL (tests point it at a fake)"},
@@ -284,6 +286,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		RetainAnon:            time.Duration(nonNegInt("PETAL_RETAIN_ANON_DAYS")) * 24 * time.Hour,
 		MapSyncMin:            nonNegInt("PETAL_MAP_SYNC_MIN"),
 		MapMarksMin:           nonNegInt("PETAL_MAP_MARKS_MIN"),
+		MapRefreshPerDay:      nonNegInt("PETAL_MAP_REFRESH_PER_DAY"),
 		RecordedPace:          time.Duration(nonNegInt("PETAL_RECORDED_PACE_MS")) * time.Millisecond,
 		Limits:                strings.ToLower(get("PETAL_LIMITS")),
 		DBPoolSize:            posInt("PETAL_DB_POOL_SIZE"),

@@ -64,6 +64,14 @@ type MapService struct {
 	missingAt map[string]time.Time
 	// readingsHeld are the readings of the flowers held, by snapshot.
 	readingsHeld map[string]maps.Reading
+	// refresh keeps the readings the map_refresh job made (nil: none) and,
+	// with countViews, the looks at each map it reads first by.
+	// refreshedStale has the next build read them again; refreshedHeld are
+	// the ones read.
+	refresh        ports.MapRefresh
+	countViews     bool
+	refreshedStale bool
+	refreshedHeld  []maps.Reading
 
 	state      atomic.Pointer[mapState]
 	refreshing atomic.Bool

@@ -178,7 +178,7 @@ func (s *MapService) Maps(ctx context.Context, p MapPage) ([]byte, error) {
 func (s *MapService) OneMap(ctx context.Context, id string, p MapPage) ([]byte, error) {
 	id = maps.NormaliseID(id)
 	p.Cursor, p.Limit = "", 0
-	return s.cached(ctx, "map:"+id, p, func(st *mapState, l maps.Look, _ int) (any, error) {
+	b, err := s.cached(ctx, "map:"+id, p, func(st *mapState, l maps.Look, _ int) (any, error) {
 		c, ok := st.index.CardByID(id, l)
 		if !ok {
 			return nil, notOnTheMap(id)
@@ -187,6 +187,10 @@ func (s *MapService) OneMap(ctx context.Context, id string, p MapPage) ([]byte, 
 			Map maps.Card `json:"map"`
 		}{c}, nil
 	})
+	if err == nil {
+		s.viewed(ctx, id) // only a map on the map is counted
+	}
+	return b, err
 }
 
 // Proposals is GET /api/v1/maps/:id/proposals: { proposals }, proposals/v2

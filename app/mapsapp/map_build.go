@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/published"
@@ -63,11 +64,18 @@ func (s *MapService) build(ctx context.Context, gen uint64) (*mapState, error) {
 		specsBySHA[h.SpecSHA] = h.Spec
 		drawings = append(drawings, h.drawing)
 	}
+	if err := s.catchUpRefreshed(ctx, walk); err != nil {
+		return nil, err
+	}
 	realDrawings := len(drawings)
 	drawings, readings := s.withDemo(drawings, s.readingsHeld, specsBySHA)
+	refreshed := s.refreshedHeld
+	if realDrawings == 0 {
+		refreshed = nil // the demo map's cards are made up
+	}
 	st := &mapState{
 		demo:  realDrawings == 0 && len(drawings) > 0,
-		index: maps.Build(drawings, readings, s.hidden, s.clock.Now()),
+		index: maps.BuildWith(drawings, readings, refreshed, s.hidden, s.clock.Now()),
 		gen:   gen,
 		specs: specsBySHA,
 		pages: newMapPageCache(),
@@ -156,15 +164,7 @@ func (s *MapService) drawingFacts(ctx context.Context, f mapFlower) (maps.Readin
 	}
 	snap := loaded.Snapshot
 	if !haveReading {
-		r = readingOf(f.Snapshot, snap)
-		// Its headline figures, once, for the map's history: from the ranked
-		// weights the snapshot cache keeps, never per request.
-		if ranked, err := loaded.Ranked(); err == nil {
-			if fs, err := ranked.Figures(snap, ""); err == nil {
-				r.Headline = maps.HeadlineOf(r.Count, fs.Figures)
-			}
-		}
-		s.readings.Put(f.Snapshot, r)
+		r = s.readingFrom(f.Snapshot, loaded)
 	}
 	if !haveKeys {
 		keys = nil
@@ -195,3 +195,97 @@ func readingOf(sha string, snap *snapshots.Snapshot) maps.Reading {
 	return maps.Reading{Snapshot: sha, Network: snap.Network, Title: snap.Title, About: snap.About,
 		AsOf: asOf.UTC(), Count: count, Params: snap.Params, Map: published.MapOf(snap.Chain, snap.Params)}
 }
+
+// readingFrom is a loaded snapshot's reading with its headline figures, made
+// once and cached: from the ranked weights the snapshot cache keeps, never
+// per request.
+func (s *MapService) readingFrom(sha string, loaded snapshotsapp.Loaded) maps.Reading {
+	r := readingOf(sha, loaded.Snapshot)
+	if ranked, err := loaded.Ranked(); err == nil {
+		if fs, err := ranked.Figures(loaded.Snapshot, ""); err == nil {
+			r.Headline = maps.HeadlineOf(r.Count, fs.Figures)
+		}
+	}
+	s.readings.Put(sha, r)
+	return r
+}
+
+// catchUpRefreshed reads the readings the map_refresh job kept again, at a
+// walk or when one was kept (here or on another replica). A reading whose
+// snapshot isn't here, or that reads another map than its row's, is left
+// out.
+func (s *MapService) catchUpRefreshed(ctx context.Context, walk bool) error {
+	s.mu.Lock()
+	stale := s.refreshedStale || walk
+	s.refreshedStale = false
+	s.mu.Unlock()
+	if s.refresh == nil || !stale {
+		return nil
+	}
+	kept, err := s.refresh.Readings(ctx, refreshReadingsHeld)
+	if err != nil {
+		s.mu.Lock()
+		s.refreshedStale = true
+		s.mu.Unlock()
+		return err
+	}
+	held := make([]maps.Reading, 0, len(kept))
+	for _, k := range kept {
+		r, ok := s.readings.Get(k.Snapshot)
+		if !ok {
+			loaded, err := s.load(ctx, k.Snapshot)
+			if err != nil {
+				continue
+			}
+			r = s.readingFrom(k.Snapshot, loaded)
+		}
+		if r.Map == k.Map {
+			held = append(held, r)
+		}
+	}
+	s.refreshedHeld = held
+	return nil
+}
+
+// readRefreshedFrom has the map show the readings the map_refresh job kept
+// in store, and count the looks at each map when countViews (the job is on).
+func (s *MapService) readRefreshedFrom(store ports.MapRefresh, countViews bool) {
+	s.mu.Lock()
+	s.refresh, s.countViews, s.refreshedStale = store, countViews, true
+	s.mu.Unlock()
+}
+
+// refreshedKept: a reading kept in this process is on its map at the next
+// request here.
+func (s *MapService) refreshedKept() {
+	s.mu.Lock()
+	s.refreshedStale = true
+	s.mu.Unlock()
+	s.Added("")
+}
+
+// HeardRefreshed: another replica kept a refreshed reading (its NOTIFY on
+// ports.MapRefreshChannel); rebuilt in the background.
+func (s *MapService) HeardRefreshed() {
+	s.mu.Lock()
+	s.refreshedStale = true
+	s.mu.Unlock()
+	s.want.Add(1)
+	s.RefreshSoon()
+}
+
+// viewed counts one look at a map, when the map_refresh job is on. A count
+// that fails costs the look nothing: it is logged.
+func (s *MapService) viewed(ctx context.Context, id string) {
+	if s.refresh == nil || !s.countViews {
+		return
+	}
+	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), viewCountTimeout)
+	defer cancel()
+	if err := s.refresh.Viewed(vctx, id, s.clock.Now()); err != nil {
+		s.log.Warn("map: a look at a map could not be counted", "map", id, "err", err)
+	}
+}
+
+// viewCountTimeout bounds counting one look, which a page waits on.
+const viewCountTimeout = time.Second

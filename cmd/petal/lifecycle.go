@@ -121,7 +121,8 @@ func (s *service) start(ctx context.Context) (stop func(), err error) {
 // runs; each runs on one replica at a time (app.Scheduler). Add a job here.
 func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.Logger, m ports.Metrics, agent *agentapp.AgentService, ledger *moneyapp.Ledger, cfg config.Config, db *postgres.DB, clock ports.Clock,
 	prices *moneyapp.NearPrices, retention ports.Retention, topUps *moneyapp.TopUpService, mapSync *mapsapp.MapSync,
-	agentJobs *agentjobsapp.AgentJobsService, relations *relationsapp.RelationService, random ports.Random, marks *mapsapp.MarkReader, ledgerStore *postgres.LedgerRepository, blobs ports.Blobs) *jobsapp.Scheduler {
+	agentJobs *agentjobsapp.AgentJobsService, relations *relationsapp.RelationService, random ports.Random, marks *mapsapp.MarkReader, ledgerStore *postgres.LedgerRepository, blobs ports.Blobs,
+	refresher *mapsapp.MapRefresher) *jobsapp.Scheduler {
 	s := jobsapp.NewScheduler(leases, process, log)
 	s.JitterFrom(random)
 	s.Observe(jobsapp.CountJobs(m))
@@ -149,6 +150,10 @@ func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.L
 	if j := marks.Job(); j != nil && !cfg.Public {
 		// A public site reads nothing from outside: its cards carry the
 		// marks its database holds.
+		s.Add(*j)
+	}
+	if j := refresher.Job(); j != nil {
+		// Nil on a public site, which reads no chain.
 		s.Add(*j)
 	}
 	return s

@@ -75,6 +75,8 @@ var (
 		wire.Bind(new(ports.JobPositions), new(*postgres.JobPositionRepository)),
 		newMapMarkRepository,
 		wire.Bind(new(ports.MapMarks), new(*postgres.MapMarkRepository)),
+		postgres.NewMapRefreshRepository,
+		wire.Bind(new(ports.MapRefresh), new(*postgres.MapRefreshRepository)),
 		postgres.NewAttestations,
 		wire.Bind(new(ports.Attestations), new(*postgres.Attestations)),
 		newModelProvider,
@@ -184,6 +186,7 @@ var (
 		moneyapp.NewNearPrices,
 		newMapSync,
 		mapsapp.NewMarkReader,
+		newMapRefresher,
 		newFlowerListener,
 		wire.Struct(new(agentapp.AgentDeps), "*"),
 		newAgentService,
@@ -264,6 +267,13 @@ func newMapSync(cfg config.Config, chain *nearrpc.Client, flowers ports.Publishe
 	return mapsapp.NewMapSync(cfg, social, flowers, corrections, positions, library, log, m), nil
 }
 
+// newMapRefresher is the map_refresh job, reading through this site's
+// readers and keeping its readings in the snapshot store.
+func newMapRefresher(cfg config.Config, store ports.MapRefresh, mapService *mapsapp.MapService, snaps *snapshotsapp.SnapshotService,
+	library *snapshotsapp.SnapshotLibrary, chain ports.NearViews, clock ports.Clock, log *slog.Logger, m ports.Metrics) *mapsapp.MapRefresher {
+	return mapsapp.NewMapRefresher(cfg, store, mapService, snaps, library.Store(), chain, clock, log, m)
+}
+
 // newFlowerListener hears every replica's newly kept flowers (NOTIFY on
 // ports.FlowersChannel) for this process's map; after a reconnect the map
 // reads the whole store again, since notifications may have been missed.
@@ -271,6 +281,10 @@ func newFlowerListener(db *postgres.DB, log *slog.Logger, maps *mapsapp.MapServi
 	l := postgres.NewListener(db, log, ports.FlowersChannel)
 	l.On(func(payload string) {
 		id, _, _ := strings.Cut(payload, " ")
+		if id == ports.RefreshedPayload {
+			maps.HeardRefreshed()
+			return
+		}
 		maps.Heard(id)
 	}, func() {
 		maps.Reset()

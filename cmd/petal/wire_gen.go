@@ -289,7 +289,9 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		cleanup()
 		return nil, nil, err
 	}
-	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService, relationService, random, markReader, ledgerRepository, blobs)
+	mapRefreshRepository := postgres.NewMapRefreshRepository(db)
+	mapRefresher := newMapRefresher(cfg, mapRefreshRepository, mapService, snapshotService, snapshotLibrary, client, clock, log, registry)
+	scheduler := newScheduler(jobLeases, processID, log, registry, agentService, ledger, cfg, db, clock, nearPrices, retention, topUpService, mapSync, agentJobsService, relationService, random, markReader, ledgerRepository, blobs, mapRefresher)
 	listener := newFlowerListener(db, log, mapService)
 	mainService := &service{
 		Server:      httpapiServer,

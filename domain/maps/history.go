@@ -35,6 +35,8 @@ type HistoryPoint struct {
 	// compare_figures can set beside it ({ a: previous, b: snapshot }); null
 	// for a reader's first.
 	Previous *string `json:"previous"`
+	// Refreshed is set (true) on a reading the map_refresh job made.
+	Refreshed bool `json:"refreshed,omitempty"`
 }
 
 // History is a map's readings, the oldest first, each with its headline
@@ -49,7 +51,8 @@ func (x *Index) History(id string) (points []HistoryPoint, ok bool) {
 	last := map[string]string{} // a reader's latest reading so far
 	for i := len(c.readings) - 1; i >= 0; i-- {
 		r := c.readings[i].Reading
-		p := HistoryPoint{Snapshot: r.Snapshot, AsOf: r.AsOf, Network: r.Network, Title: r.Title, Headline: Headline{Count: r.Count}}
+		p := HistoryPoint{Snapshot: r.Snapshot, AsOf: r.AsOf, Network: r.Network, Title: r.Title, Headline: Headline{Count: r.Count},
+			Refreshed: c.readings[i].refreshed}
 		if r.Headline != nil {
 			p.Headline = *r.Headline
 		}

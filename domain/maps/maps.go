@@ -131,6 +131,8 @@ type reading struct {
 	Reading
 	drawings []*drawing // the oldest first
 	madeBy   string     // the maker of its first drawing
+	// refreshed: read by the map_refresh job, not drawn by anyone.
+	refreshed bool
 }
 
 type card struct {
@@ -196,6 +198,14 @@ func (x *Index) Subjects() []Subject {
 // reading is missing is drawn nowhere. Flowers of one spec are one drawing:
 // the first published, named by the first that has a name.
 func Build(drawings []Drawing, readings map[string]Reading, hidden map[string]Hidden, made time.Time) *Index {
+	return BuildWith(drawings, readings, nil, hidden, made)
+}
+
+// BuildWith is Build with the readings the map_refresh job kept of maps
+// (refreshed, by their Map): each joins its map's readings, with no drawing
+// of its own, so a map's history grows without anyone drawing it. One of a
+// map with no drawing, or already a drawing's reading, adds nothing.
+func BuildWith(drawings []Drawing, readings map[string]Reading, refreshed []Reading, hidden map[string]Hidden, made time.Time) *Index {
 	// Sorting positions, not the drawings themselves, moves 4 bytes a swap
 	// instead of a whole drawing.
 	order := make([]int32, len(drawings))
@@ -245,6 +255,16 @@ func Build(drawings []Drawing, readings map[string]Reading, hidden map[string]Hi
 		if c.hidden == nil {
 			idx.views = append(idx.views, d)
 		}
+	}
+	for _, r := range refreshed {
+		c := idx.byID[r.Map]
+		key := r.Map + " " + r.Snapshot
+		if c == nil || rs[key] != nil {
+			continue
+		}
+		rd := &reading{Reading: r, refreshed: true}
+		rs[key] = rd
+		c.readings = append(c.readings, rd)
 	}
 	for _, c := range idx.byID {
 		slices.SortFunc(c.readings, func(a, b *reading) int {
@@ -320,4 +340,44 @@ func (x *Index) ProposalsReading(id string) (snapshot string, ok bool) {
 		return "", false
 	}
 	return c.proposals.Snapshot, true
+}
+
+// RefreshTarget is what the map_refresh job may read again: a visible map's
+// newest reading by one reader.
+type RefreshTarget struct {
+	Map      string
+	Network  string
+	Params   json.RawMessage
+	Snapshot string
+	AsOf     time.Time
+}
+
+// RefreshTargets are the newest reading of each reader of each map named
+// (hidden maps and ids not on the map left out), in the order ids gives.
+func (x *Index) RefreshTargets(ids []string) []RefreshTarget {
+	var out []RefreshTarget
+	for _, id := range ids {
+		c, ok := x.byID[id]
+		if !ok || c.hidden != nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, r := range c.readings { // the newest first
+			if seen[r.Network] {
+				continue
+			}
+			seen[r.Network] = true
+			out = append(out, RefreshTarget{Map: c.id, Network: r.Network, Params: r.Params, Snapshot: r.Snapshot, AsOf: r.AsOf})
+		}
+	}
+	return out
+}
+
+// MapIDs are every visible map's id.
+func (x *Index) MapIDs() []string {
+	out := make([]string, 0, len(x.cards))
+	for _, c := range x.cards {
+		out = append(out, c.id)
+	}
+	return out
 }

@@ -45,8 +45,11 @@ type ReadingShape struct {
 	About    string         `json:"about"`
 	Title    string         `json:"title"`
 	Count    int            `json:"count"`
-	MadeBy   string         `json:"made_by"` // the maker of its first drawing
+	MadeBy   string         `json:"made_by"` // the maker of its first drawing; "" for a refreshed reading
 	Drawings []DrawingShape `json:"drawings"`
+	// Refreshed is set (true) on a reading the map_refresh job made of the
+	// map: a reading kept for its history, drawn by nobody.
+	Refreshed bool `json:"refreshed,omitempty"`
 }
 
 // DrawingShape is one of a reading's drawings, the oldest first.
@@ -133,7 +136,7 @@ func (x *Index) card(c *card, l Look) Card {
 	}
 	for _, r := range c.readings {
 		rs := ReadingShape{Snapshot: r.Snapshot, AsOf: when(r.AsOf), Network: r.Network, About: r.About, Title: r.Title,
-			Count: r.Count, MadeBy: r.madeBy, Drawings: make([]DrawingShape, 0, len(r.drawings))}
+			Count: r.Count, MadeBy: r.madeBy, Drawings: make([]DrawingShape, 0, len(r.drawings)), Refreshed: r.refreshed}
 		for _, d := range r.drawings {
 			rs.Drawings = append(rs.Drawings, DrawingShape{SHA: d.Spec, Name: optional(d.Name), ViewURL: d.viewURL(),
 				Picture: l.Picture(d.Spec), Keys: l.Legend(d.Keys), MadeBy: d.MadeBy, Demo: d.Demo})
