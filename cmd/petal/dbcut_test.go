@@ -36,6 +36,7 @@ func proxiedPetal(t *testing.T, env map[string]string) (*testPetal, *tcpProxy) {
 // fresh anonymous session over the person's cookie. When it answers again,
 // the person is still signed in (issue 33, item 5).
 func TestADatabaseThatDoesNotAnswerSignsNobodyOut(t *testing.T) {
+	t.Parallel() // its own database (and proxy or processes): it waits, mostly, so others run meanwhile
 	rpc := nearrpctest.New(t)
 	p, proxy := proxiedPetal(t, map[string]string{
 		"PETAL_API": siteOrigin, "PETAL_NEAR_RPC_MAINNET": rpc.URL, "PETAL_NEAR_RPC_TESTNET": rpc.URL,
@@ -88,6 +89,7 @@ func TestADatabaseThatDoesNotAnswerSignsNobodyOut(t *testing.T) {
 // database's return the run is done, the call charged what it cost (not
 // released uncharged), and nothing is held (issue 33, item 4; issue 25).
 func TestARunEndsAndReleasesItsHoldsWhenTheDatabaseReturns(t *testing.T) {
+	t.Parallel() // its own database (and proxy or processes): it waits, mostly, so others run meanwhile
 	fake := nearaitest.New(t)
 	fake.Hold = make(chan struct{})
 	fake.Holding = make(chan struct{}, 1)

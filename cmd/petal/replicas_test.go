@@ -123,6 +123,7 @@ func startRun(t *testing.T, p *testPetal) string {
 }
 
 func TestRunStartedOnOneProcessIsWatchedAndStoppedFromAnother(t *testing.T) {
+	t.Parallel() // its own database (and proxy or processes): it waits, mostly, so others run meanwhile
 	db := pgtest.New(t)
 	env := map[string]string{"PETAL_RECORDED_PACE_MS": "1500"}
 	a := startProcess(t, db, env)
@@ -159,6 +160,7 @@ func TestRunStartedOnOneProcessIsWatchedAndStoppedFromAnother(t *testing.T) {
 }
 
 func TestRestartInterruptsTheRunsOfAProcessThatDied(t *testing.T) {
+	t.Parallel() // its own database (and proxy or processes): it waits, mostly, so others run meanwhile
 	db := pgtest.New(t)
 	env := map[string]string{"PETAL_RECORDED_PACE_MS": "60000"}
 	first := startProcess(t, db, env)
