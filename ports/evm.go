@@ -46,6 +46,17 @@ type EVMReading interface {
 	BalancesOf(ctx context.Context, token evm.Address, accounts []evm.Address) ([]evm.Amount, error)
 	// VotesOf is getVotes of each account at the block, in order.
 	VotesOf(ctx context.Context, token evm.Address, accounts []evm.Address) ([]evm.Amount, error)
+
+	// BaalTokens is a Baal's shares (voting) and loot (non-voting) tokens,
+	// as its sharesToken() and lootToken() say at the block; not_found with
+	// no contract there, cannot_read when the contract is no Baal.
+	BaalTokens(ctx context.Context, dao evm.Address) (shares, loot evm.Address, err error)
+	// BaalEvents reads a Baal's proposal events (submissions, sponsorships,
+	// votes, processings, cancellings, governance configs) from block from to
+	// the pinned block, in chain order, each with its block's time and a
+	// submission with its transaction's sender; past maxLogs it is
+	// cannot_read.
+	BaalEvents(ctx context.Context, dao evm.Address, from uint64, maxLogs int, apply func(evm.BaalEvent) error, progress BlockProgress) error
 }
 
 // BlockProgress hears how far a read of logs has got: blocks read of total,

@@ -244,7 +244,7 @@ var (
 )
 
 func (r *reading) Transfers(ctx context.Context, addr domevm.Address, from uint64, maxLogs int, apply func(domevm.Transfer) error, progress ports.BlockProgress) error {
-	return r.logs(ctx, addr, transferTopic, "Transfer", from, maxLogs, func(l *types.Log) error {
+	return r.logs(ctx, addr, []common.Hash{transferTopic}, "Transfer", from, maxLogs, func(l *types.Log) error {
 		// Decoded by hand, word by word, rather than through abi's
 		// reflection and a big.Int per log: a token's read is millions of
 		// logs. ERC-721's Transfer has the same topic with the value indexed.
@@ -262,7 +262,7 @@ func (r *reading) Transfers(ctx context.Context, addr domevm.Address, from uint6
 }
 
 func (r *reading) VotesChanges(ctx context.Context, addr domevm.Address, from uint64, maxLogs int, apply func(domevm.VotesChanged) error, progress ports.BlockProgress) error {
-	return r.logs(ctx, addr, votesChangedTopic, "DelegateVotesChanged", from, maxLogs, func(l *types.Log) error {
+	return r.logs(ctx, addr, []common.Hash{votesChangedTopic}, "DelegateVotesChanged", from, maxLogs, func(l *types.Log) error {
 		if len(l.Topics) != 2 || len(l.Data) != 64 {
 			return errs.Newf(errs.CannotRead, "%s's DelegateVotesChanged log at block %d is not ERC20Votes' (%d topics, %d bytes of data)",
 				addr.Hex(), l.BlockNumber, len(l.Topics), len(l.Data))
@@ -279,7 +279,7 @@ func (r *reading) VotesChanges(ctx context.Context, addr domevm.Address, from ui
 // range, in order, the ranges sized by ranges. A range the provider refuses
 // (too many results, a range limit, an answer too large, a time-out) is
 // asked again smaller; a range of one block refused is cannot_read.
-func (r *reading) logs(ctx context.Context, addr domevm.Address, topic common.Hash, event string, from uint64, maxLogs int,
+func (r *reading) logs(ctx context.Context, addr domevm.Address, topics []common.Hash, event string, from uint64, maxLogs int,
 	each func(*types.Log) error, progress ports.BlockProgress) error {
 	to := r.block.Height
 	if from > to {
@@ -296,7 +296,7 @@ func (r *reading) logs(ctx context.Context, addr domevm.Address, topic common.Ha
 	for pos := from; pos <= to; {
 		end := min(pos+sizes.span-1, to)
 		q := ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(pos), ToBlock: new(big.Int).SetUint64(end),
-			Addresses: []common.Address{common.Address(addr)}, Topics: [][]common.Hash{{topic}}}
+			Addresses: []common.Address{common.Address(addr)}, Topics: [][]common.Hash{topics}}
 		cctx, cancel := context.WithTimeout(ctx, r.c.timeout)
 		start := time.Now()
 		got, err := r.cc.eth.FilterLogs(cctx, q)
@@ -337,7 +337,7 @@ func (r *reading) logs(ctx context.Context, addr domevm.Address, topic common.Ha
 		}
 		for i := range got {
 			l := &got[i]
-			if l.Removed || l.BlockNumber < pos || l.BlockNumber > end || l.Address != common.Address(addr) || len(l.Topics) == 0 || l.Topics[0] != topic {
+			if l.Removed || l.BlockNumber < pos || l.BlockNumber > end || l.Address != common.Address(addr) || len(l.Topics) == 0 || !slices.Contains(topics, l.Topics[0]) {
 				return errs.Newf(errs.CannotRead, "%s's RPC answered eth_getLogs with a log it was not asked for (block %d)", domevm.Chain(r.cc.id), l.BlockNumber)
 			}
 			if !first && (l.BlockNumber < lastBlock || (l.BlockNumber == lastBlock && l.Index <= lastIndex)) {

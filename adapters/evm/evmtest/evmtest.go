@@ -4,7 +4,7 @@
 // it as to any provider, and real contracts on it: OpenZeppelin's
 // ERC20Votes and a rebasing token, compiled from their sources with solc-js
 // from npm (solc/, installed from its lock file on first use as cmd/petal's
-// npm tools are). Without node and npm the tests fail: they never skip.
+// npm tools are), and a Baal from DAOhaus' published artifacts (baal.go). Without node and npm the tests fail: they never skip.
 package evmtest
 
 import (
@@ -85,7 +85,11 @@ func compileContracts() (map[string]Contract, error) {
 		return nil, err
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing the file unlocks it too
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "solc", "soljson.js")); err != nil {
+	// A node_modules installed before the lock named every package (the Baal's
+	// artifacts came later) is brought up to it.
+	_, solcErr := os.Stat(filepath.Join(dir, "node_modules", "solc", "soljson.js"))
+	_, baalErr := os.Stat(filepath.Join(dir, "node_modules", "@daohaus", "baal-contracts", "package.json"))
+	if solcErr != nil || baalErr != nil {
 		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -329,4 +333,8 @@ func (c *Chain) Call(t testing.TB, ct Contract, at common.Address, method string
 	require.NoError(t, err)
 	require.Len(t, vals, 1)
 	return vals[0]
+}
+
+func callMsg(to common.Address, data []byte) ethereum.CallMsg {
+	return ethereum.CallMsg{To: &to, Data: data}
 }
