@@ -201,7 +201,8 @@ func baalEvent(dao domevm.Address, l *types.Log) (domevm.BaalEvent, error) {
 	case "GovernanceConfigSet":
 		e.Kind = domevm.BaalConfig
 		v, _ := vals[0].(uint32)
-		e.VotingPeriod = uint64(v)
+		g, _ := vals[1].(uint32)
+		e.VotingPeriod, e.Grace = uint64(v), uint64(g)
 	default:
 		return bad()
 	}

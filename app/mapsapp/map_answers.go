@@ -202,13 +202,13 @@ func (s *MapService) Proposals(ctx context.Context, id string) ([]byte, error) {
 		sha, ok := st.index.ProposalsReading(id)
 		if !ok {
 			return nil, errs.New(errs.NotFound, "no proposals of "+strconv.Quote(id)+" were read onto the map",
-				"a map's proposals come from a published flower of its near-dao-proposals reading")
+				"a map's proposals come from a published flower of its near-dao-proposals or evm-baal-proposals reading")
 		}
 		loaded, err := s.load(ctx, sha)
 		if err != nil {
 			return nil, err
 		}
-		p, err := maps.SputnikProposals(id, sha, loaded.Snapshot)
+		p, err := maps.ReadingProposals(id, sha, loaded.Snapshot)
 		if err != nil {
 			return nil, errs.New(errs.CannotRead, "the map's proposals could not be read").WithCause(err)
 		}

@@ -16,13 +16,13 @@ import (
 // there is named by its address, and find_target says what the contract is
 // by probing it at the finalized block as the readers would read it: an
 // ERC-20 by its name, symbol, decimals and totalSupply, ERC20Votes by
-// getVotes.
+// getVotes, a Baal by its sharesToken and lootToken.
 
 // maxEVMProbes bounds the addresses one query probes.
 const maxEVMProbes = 3
 
 // delegateWords ask for a token's delegates rather than its holders.
-var delegateWords = map[string]bool{"delegate": true, "delegates": true, "delegated": true, "delegation": true, "votes": true, "vote": true, "voting": true, "power": true}
+var delegateWords = map[string]bool{"delegate": true, "delegates": true, "delegated": true, "delegation": true, "votes": true, "vote": true, "voting": true, "power": true, "proposals": true, "proposal": true}
 
 // evmChainInQuery is the chain of a CAIP-10 id in the query (eip155:100:0x…), if any.
 func evmChainInQuery(q string) (string, bool) {
@@ -83,6 +83,23 @@ func (s *SnapshotService) findEVMTarget(ctx context.Context, q, chainParam strin
 	}
 	var firstErr error
 	for _, a := range addrs {
+		// A Baal first: it answers sharesToken and lootToken, no ERC-20 view.
+		if shares, _, err := reading.BaalTokens(ctx, a); err == nil {
+			name := a.Hex()
+			if tok, err := reading.Token(ctx, shares); err == nil {
+				name = tok.Label(shares)
+			}
+			p := baalParams{Chain: chain, DAO: a.Hex()}
+			members, proposals := 3.0, 2.5
+			if wantDelegates {
+				members, proposals = 2.5, 3
+			}
+			add("evm-baal-members", "Members of "+name, "A Baal (Moloch v3): its members by shares (voting) and loot (non-voting).", p, members)
+			add("evm-baal-proposals", "Votes in "+name, "A Baal (Moloch v3): its proposals and who voted how, from its events.", p, proposals)
+			continue
+		} else if !errs.Is(err, errs.CannotRead) && !errs.Is(err, errs.NotFound) {
+			return FindAnswer{}, err
+		}
 		tok, err := reading.Token(ctx, a)
 		if errs.Is(err, errs.NotFound) || errs.Is(err, errs.CannotRead) {
 			if firstErr == nil {

@@ -86,7 +86,7 @@ const chainProperty = `"chain":{"type":"string","enum":["near:mainnet","near:tes
 
 // readers is every network petal reads, in the order list_networks gives;
 // each is in a file of its own (reader_*.go).
-var readers = []Reader{daoMembersReader, daoProposalsReader, stakingPoolReader, ftBalancesReader, ftHoldersReader, erc20HoldersReader, erc20DelegatesReader}
+var readers = []Reader{daoMembersReader, daoProposalsReader, stakingPoolReader, ftBalancesReader, ftHoldersReader, erc20HoldersReader, erc20DelegatesReader, baalMembersReader, baalProposalsReader}
 
 func init() {
 	for i := range readers {

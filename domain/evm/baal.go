@@ -35,8 +35,9 @@ type BaalEvent struct {
 	// Passed and ActionFailed are a processing's result.
 	Passed, ActionFailed bool
 	// VotingPeriod is, on a submission, the DAO's voting period then; on a
-	// config, the new one (0: unchanged). Seconds.
-	VotingPeriod uint64
+	// config, the new one (0: unchanged), and Grace its grace period (0:
+	// unchanged). Seconds.
+	VotingPeriod, Grace uint64
 	// Expiration is a submission's (0: none), Unix seconds.
 	Expiration  uint64
 	SelfSponsor bool

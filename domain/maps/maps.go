@@ -279,7 +279,7 @@ func BuildWith(drawings []Drawing, readings map[string]Reading, refreshed []Read
 					c.named = d
 				}
 			}
-			if r.Network == ProposalsNetwork && c.proposals == nil {
+			if isProposalsNetwork(r.Network) && c.proposals == nil {
 				c.proposals = r
 			}
 		}
