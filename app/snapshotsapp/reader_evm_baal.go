@@ -248,7 +248,9 @@ func readBaalProposals(ctx context.Context, rc *readContext, s *SnapshotService,
 		}
 		accounts = append(accounts, snapshots.Account{ID: a, Label: a[strings.LastIndex(a, ":")+1:], Weight: fmt.Sprint(pt.votes + pt.proposed), Groups: groups})
 	}
-	slices.SortStableFunc(accounts, func(x, y snapshots.Account) int { return parts[y.ID].votes + parts[y.ID].proposed - parts[x.ID].votes - parts[x.ID].proposed })
+	slices.SortStableFunc(accounts, func(x, y snapshots.Account) int {
+		return parts[y.ID].votes + parts[y.ID].proposed - parts[x.ID].votes - parts[x.ID].proposed
+	})
 	detail, _ := json.Marshal(map[string]any{"dao": dao.Hex(), "shares": sharesAt.Hex(), "events": len(events), "proposals": records})
 	name := shares.Label(sharesAt)
 	snap := rc.reading("evm-baal-proposals", params, "Votes in "+name,
