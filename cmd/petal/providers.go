@@ -301,20 +301,27 @@ func newMetrics(db *postgres.DB) *metrics.Registry {
 	return m
 }
 
-// newRateLimiter counts per-address limits in PostgreSQL, shared by every
-// process on the database, or in this process's memory (cfg.Limits, decided
-// by serve from PETAL_LIMITS and the database found). The shared one gives
-// back the calls it holds ahead for keys gone quiet every 100 ms, and all of
-// them at shutdown (its cleanup, before the pool closes).
+// newRateLimiter counts per-address limits shared by every process on the
+// database, or in this process's memory (cfg.Limits, decided by serve from
+// PETAL_LIMITS and the database found). The shared one counts each key in
+// memory up to this replica's share of its limit and asks PostgreSQL only
+// for a key that needs more (postgres.ShareLimiter); it beats its lease
+// every second, from a first beat before serving, and gives it up at
+// shutdown (its cleanup, before the pool closes).
 func newRateLimiter(cfg config.Config, db *postgres.DB, clock ports.Clock, m ports.Metrics, log *slog.Logger) (ports.RateLimiter, func()) {
 	if cfg.Limits == config.LimitsMemory {
 		return toolkit.CountedRateLimiter(memory.NewRateLimiter(clock), m), func() {}
 	}
-	opts := postgres.DefaultLimiterOptions
+	opts := postgres.DefaultShareOptions
 	opts.Metrics = m
-	shared := postgres.NewRateLimiterWith(db, clock, opts)
-	stop := shared.GiveBackIdle(100*time.Millisecond, func(err error) {
-		log.Warn("giving back held rate-limit calls failed; they return when their window ends", "err", err)
+	shared := postgres.NewShareLimiter(db, clock, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	if err := shared.Heartbeat(ctx); err != nil {
+		log.Warn("the rate limiter's first heartbeat failed; every check asks the database until one lands", "err", err)
+	}
+	cancel()
+	stop := shared.Beat(func(err error) {
+		log.Warn("rate limiter heartbeat failed; past its lease this replica counts only in the database", "err", err)
 	})
 	return toolkit.CountedRateLimiter(shared, m), func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -16,6 +16,8 @@
 #	HONO=1 CORS=hono bash deploy/bench/door.sh     # Hono's own cors middleware (its slow path)
 #	PROFILE=1 LIMITS=memory bash deploy/bench/door.sh   # also a CPU profile of petal under load
 #	BEFORE=main bash deploy/bench/door.sh          # also petal built at another commit, in the same rounds
+#	ADDRESSES=each LIMITS=postgres bash deploy/bench/door.sh  # a new client address every request
+#	                                               # (cf-connecting-ip from loopback, a trusted proxy)
 #	TRACED=1 bash deploy/bench/door.sh             # also petal with OpenTelemetry on, exporting every
 #	                                               # request's spans over OTLP/HTTP to deploy/bench/otlpsink
 #
@@ -37,6 +39,9 @@ HONO_PORT=${HONO_PORT:-18789}
 METRICS_PORT=${METRICS_PORT:-18790}
 SINK_PORT=${SINK_PORT:-18791}
 PATH_UNDER_TEST=/api/v1/networks
+ADDRESSES=${ADDRESSES:-one}   # one: every request from loopback; each: a new address every request
+wrk_script=()
+[ "$ADDRESSES" = each ] && wrk_script=(-s deploy/bench/new-address.lua)
 
 for tool in wrk taskset psql curl go; do
 	command -v "$tool" >/dev/null || { echo "door.sh needs $tool" >&2; exit 1; }
@@ -98,7 +103,7 @@ wait_up() { # url
 reqs() {
 	local out t0 t1 n
 	t0=$(awk '{print $14 + $15}' "/proc/$2/stat")
-	out=$(taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d"$DURATION" "$1")
+	out=$(taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d"$DURATION" "${wrk_script[@]}" "$1")
 	t1=$(awk '{print $14 + $15}' "/proc/$2/stat")
 	if grep -q "Non-2xx" <<<"$out"; then
 		echo "$out" >&2
@@ -142,13 +147,13 @@ start_hono() {
 	hono_ready=1
 }
 
-echo "GET $PATH_UNDER_TEST: servers on CPU $SERVER_CPU (GOMAXPROCS=1), wrk -t1 -c$CONNS -d$DURATION on CPU $LOAD_CPU, $ROUNDS rounds"
+echo "GET $PATH_UNDER_TEST from $ADDRESSES address(es): servers on CPU $SERVER_CPU (GOMAXPROCS=1), wrk -t1 -c$CONNS -d$DURATION on CPU $LOAD_CPU, $ROUNDS rounds"
 for limits in $LIMITS; do
 	metrics=()
 	[ "${PROFILE:-}" = 1 ] && metrics=("PETAL_METRICS_ADDR=127.0.0.1:$METRICS_PORT")
 	# The limit is far above the load: this measures checking it, not refusing.
 	taskset -c "$SERVER_CPU" env GOMAXPROCS=1 DATABASE_URL="$DATABASE_URL" PETAL_ADDR="127.0.0.1:$PETAL_PORT" \
-		PETAL_LIMITS="$limits" PETAL_TOOL_CALLS_PER_MIN=1000000000 \
+		PETAL_LIMITS="$limits" PETAL_TOOL_CALLS_PER_MIN=1000000000 PETAL_TRUSTED_PROXIES=127.0.0.1/32 \
 		NEAR_AI_API_KEY= "${metrics[@]}" "$work/petal" serve >"$work/petal-$limits.log" 2>&1 &
 	petal_pid=$!
 	pids+=("$petal_pid")
@@ -156,7 +161,7 @@ for limits in $LIMITS; do
 	before_port=$((PETAL_PORT + 10))
 	if [ -n "${BEFORE:-}" ]; then
 		taskset -c "$SERVER_CPU" env GOMAXPROCS=1 DATABASE_URL="$before_db_url" PETAL_ADDR="127.0.0.1:$before_port" \
-			PETAL_LIMITS="$limits" PETAL_TOOL_CALLS_PER_MIN=1000000000 \
+			PETAL_LIMITS="$limits" PETAL_TOOL_CALLS_PER_MIN=1000000000 PETAL_TRUSTED_PROXIES=127.0.0.1/32 \
 			NEAR_AI_API_KEY= "$work/petal-before" serve >"$work/petal-before-$limits.log" 2>&1 &
 		before_pid=$!
 		pids+=("$before_pid")
@@ -166,7 +171,7 @@ for limits in $LIMITS; do
 	if [ "${TRACED:-}" = 1 ]; then
 		# Every request sampled (the SDK's default), batched every 100 ms.
 		taskset -c "$SERVER_CPU" env GOMAXPROCS=1 DATABASE_URL="$DATABASE_URL" PETAL_ADDR="127.0.0.1:$traced_port" \
-			PETAL_LIMITS="$limits" PETAL_TOOL_CALLS_PER_MIN=1000000000 NEAR_AI_API_KEY= \
+			PETAL_LIMITS="$limits" PETAL_TOOL_CALLS_PER_MIN=1000000000 PETAL_TRUSTED_PROXIES=127.0.0.1/32 NEAR_AI_API_KEY= \
 			OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$SINK_PORT" OTEL_BSP_SCHEDULE_DELAY=100 \
 			"$work/petal" serve >"$work/petal-traced-$limits.log" 2>&1 &
 		traced_pid=$!

@@ -1,0 +1,3 @@
+DROP TABLE IF EXISTS rate_limit_reserved;
+DROP TABLE IF EXISTS rate_limit_claims;
+DROP TABLE IF EXISTS rate_limit_replicas;
