@@ -77,13 +77,17 @@ type ShareOptions struct {
 	// Windows are the window lengths claimed from the first heartbeat; any
 	// other is claimed at the heartbeat after its first call.
 	Windows []time.Duration
+	// WaitForGiveBack: a call refused while other replicas' shares of its
+	// key are reserved waits this long (a heartbeat) and asks once more; 0:
+	// refused at once.
+	WaitForGiveBack time.Duration
 	// Metrics, when set, counts local calls against database asks.
 	Metrics ports.Metrics
 }
 
 // DefaultShareOptions are what petal serve runs with: a beat every second.
 // A key counted here costs about 100 bytes, so MaxKeys is about 100 MB.
-var DefaultShareOptions = ShareOptions{Lease: 3 * time.Second, RefusalHold: time.Second, MaxKeys: 1_000_000,
+var DefaultShareOptions = ShareOptions{Lease: 3 * time.Second, RefusalHold: time.Second, MaxKeys: 1_000_000, WaitForGiveBack: 1200 * time.Millisecond,
 	Windows: []time.Duration{time.Minute, time.Hour}}
 
 // perShare is this replica's share for windows of one length.
@@ -170,7 +174,7 @@ func (l *ShareLimiter) Allow(ctx context.Context, key string, limit int, per tim
 	if k != nil && (int(k.limit) != limit || k.per != per.Microseconds()) {
 		// Another limit on one key (a test's): the database counts it.
 		l.mu.Unlock()
-		return l.ask(ctx, key, limit, per, now, nil, false)
+		return l.ask(ctx, key, limit, per, now, nil, false, false)
 	}
 	if k != nil && at >= k.end && at >= k.dbUntil {
 		if k.used > 0 && k.end > micros(l.beatStart) {
@@ -178,7 +182,7 @@ func (l *ShareLimiter) Allow(ctx context.Context, key string, limit int, per tim
 			// move of the key to the database may not have been seen yet,
 			// so its calls are reported there rather than counted afresh.
 			l.mu.Unlock()
-			return l.ask(ctx, key, limit, per, now, k, false)
+			return l.ask(ctx, key, limit, per, now, k, false, false)
 		}
 		*k = shareKey{limit: k.limit, per: k.per, end: at + per.Microseconds()}
 	}
@@ -190,7 +194,7 @@ func (l *ShareLimiter) Allow(ctx context.Context, key string, limit int, per tim
 		return false, wait, nil
 	case k != nil && at < k.dbUntil:
 		l.mu.Unlock()
-		return l.ask(ctx, key, limit, per, now, k, false)
+		return l.ask(ctx, key, limit, per, now, k, false, false)
 	}
 	share := 0
 	if ps.shareOf > 0 && !l.reload && now.Before(l.leaseUntil) {
@@ -199,7 +203,7 @@ func (l *ShareLimiter) Allow(ctx context.Context, key string, limit int, per tim
 	if k == nil {
 		if share == 0 || len(l.keys) >= l.opts.MaxKeys {
 			l.mu.Unlock()
-			return l.ask(ctx, key, limit, per, now, nil, true)
+			return l.ask(ctx, key, limit, per, now, nil, true, false)
 		}
 		k = &shareKey{limit: int32(min(limit, 1<<31-1)), per: per.Microseconds(), end: at + per.Microseconds()}
 		l.keys[key] = k
@@ -211,7 +215,7 @@ func (l *ShareLimiter) Allow(ctx context.Context, key string, limit int, per tim
 		return true, 0, nil
 	}
 	l.mu.Unlock()
-	return l.ask(ctx, key, limit, per, now, k, false)
+	return l.ask(ctx, key, limit, per, now, k, false, false)
 }
 
 // claimsLock is the advisory lock under which claims grow (exclusive) and
@@ -225,7 +229,7 @@ const claimsLock = `hashtext('petal.rate_limit_claims'), 0`
 // k is the key's local state; nil with bind makes it, so calls of the key
 // arriving meanwhile ask too. Without one (a key under two limits, or no room
 // for more keys) the ask leaves this replica's reservation to the heartbeat.
-func (l *ShareLimiter) ask(ctx context.Context, key string, limit int, per time.Duration, now time.Time, k *shareKey, bind bool) (bool, time.Duration, error) {
+func (l *ShareLimiter) ask(ctx context.Context, key string, limit int, per time.Duration, now time.Time, k *shareKey, bind, waited bool) (bool, time.Duration, error) {
 	// A window moved here keeps the end it has on this replica.
 	end, fresh := now.Add(per), now.Add(per)
 	l.mu.Lock()
@@ -252,6 +256,7 @@ func (l *ShareLimiter) ask(ctx context.Context, key string, limit int, per time.
 	l.counts.Database++
 	l.mu.Unlock()
 	var took bool
+	outstanding := 0
 	err := pgx.BeginFunc(ctx, l.db.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared(`+claimsLock+`), pg_advisory_xact_lock(hashtext('petal.rate_limits'), hashtext($1))`, key); err != nil {
 			return err
@@ -294,6 +299,13 @@ SELECT coalesce(sum(reserved), 0) FROM d`, l.id, key).Scan(&mine); err != nil {
 		}
 		if took = count < limit; took {
 			count++
+		} else if l.opts.WaitForGiveBack > 0 {
+			// Refused while other replicas' shares are still reserved: some
+			// may come back at their next heartbeat.
+			if err := tx.QueryRow(ctx, `SELECT coalesce(sum(reserved), 0) FROM rate_limit_reserved WHERE key = $1 AND replica <> $2`,
+				key, l.id).Scan(&outstanding); err != nil {
+				return err
+			}
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO rate_limits (key, window_end, count, lim, taken) VALUES ($1, $2, $3, $4, 0)
 ON CONFLICT (key) DO UPDATE SET window_end = excluded.window_end, count = excluded.count, lim = excluded.lim, taken = 0`,
@@ -310,12 +322,27 @@ ON CONFLICT (key) DO UPDATE SET window_end = excluded.window_end, count = exclud
 	}
 	if k != nil {
 		k.dbUntil = micros(end)
-		if !took {
+		if !took && outstanding == 0 {
 			k.refused = min(micros(now.Add(l.opts.RefusalHold)), k.dbUntil)
 		}
 	}
 	if took {
 		return true, 0, nil
+	}
+	if outstanding > 0 && !waited {
+		// Briefly slower rather than refused for a share unused elsewhere.
+		l.mu.Unlock()
+		t := time.NewTimer(l.opts.WaitForGiveBack)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			l.mu.Lock()
+			return false, 0, ctx.Err()
+		}
+		ok, wait, err := l.ask(ctx, key, limit, per, l.clock.Now().Truncate(time.Microsecond), k, bind, true)
+		l.mu.Lock()
+		return ok, wait, err
 	}
 	return false, end.Sub(now), nil
 }
