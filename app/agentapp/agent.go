@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"strings"
 	"sync"
@@ -35,6 +36,7 @@ var (
 // AgentService runs Petals' agent: a chat is a run, a job in this process
 // whose events go to the run's log; viewers only read the log.
 type AgentService struct {
+	tracer    trace.Tracer // the chat's spans (agent_spans.go); no-op when tracing is off
 	cfg       config.Config
 	store     ports.RunStore
 	bus       ports.EventBus
@@ -121,6 +123,7 @@ func NewAgentService(d AgentDeps) *AgentService {
 		"Model calls of a round asked again: truncated_asked_again (the answer stopped at its max_tokens, asked again with more), truncated_kept (no more fitted: kept as cut), fallback_held (the call failed on the provider's side, the fallback held and asked), fallback_did_not_fit.",
 		"outcome")
 	a.landing = newLanding(d.Metrics, d.Random, d.Log)
+	a.tracer = newTracer(nil)
 	a.heartbeat.Store(int64(runs.HeartbeatEvery))
 	a.own = a.ownTools()
 	return a

@@ -76,6 +76,8 @@ func (a *AgentService) execute(ctx context.Context, run runs.Run, caller toolkit
 	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.RunMax+toolkit.DetachedWriteTimeout)
 	defer wcancel()
 	c := &chat{run: run, caller: caller, thread: run.Thread, model: run.Model, payer: payer, refused: map[string]bool{}, wctx: wctx}
+	ctx, span := a.startRunSpan(ctx, c)
+	defer span.End()
 	defer func() {
 		// A panic in a tool or the model adapter ends this run, not the
 		// process; the holds were released as it unwound.
@@ -188,10 +190,18 @@ func (a *AgentService) sign(ctx context.Context, ans *ports.ModelAnswer) *runs.S
 
 // loop is the chat: model, tools, model … until the model answers in words,
 // or the rounds run out.
-func (a *AgentService) loop(ctx context.Context, c *chat) error {
+func (a *AgentService) loop(ctx context.Context, c *chat) (err error) {
 	all := a.modelTools()
 	speak := false
+	var span roundSpan
+	heldOut := 0
+	defer func() { span.end(c, heldOut, err) }()
 	for round := 0; ; round++ {
+		if round > 0 {
+			span.end(c, heldOut, nil)
+		}
+		rctx, next := a.startRound(ctx, c, round)
+		span = next
 		tools := offered(all, c.added)
 		offer := tools
 		if c.refusedAny && runs.ApprovedIn(c.thread, c.run.Flower, c.run.Draft).Empty() {
@@ -208,7 +218,8 @@ func (a *AgentService) loop(ctx context.Context, c *chat) error {
 				return err
 			}
 		}
-		ans, offer, err := a.complete(ctx, c, offer)
+		heldOut = a.allowance(c, offer)
+		ans, offer, err := a.complete(rctx, c, offer)
 		if err != nil {
 			return err
 		}
@@ -230,7 +241,7 @@ func (a *AgentService) loop(ctx context.Context, c *chat) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			refused, err := a.runTool(ctx, c, tc, &ans)
+			refused, err := a.runTool(rctx, c, tc, &ans)
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,11 @@ const toolResultMax = 24 << 10
 
 // runTool runs one tool call through the registry, as the agent's door, and
 // stores its call, progress and result.
-func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, ans *ports.ModelAnswer) (refused bool, _ error) {
+func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, ans *ports.ModelAnswer) (refused bool, err error) {
+	ctx, span := a.startToolSpan(ctx, tc.Name)
+	var toolRefusal *errs.Error
+	var toolErr error
+	defer func() { endToolSpan(span, toolRefusal, toolErr, err) }()
 	args := tc.Args
 	if len(args) == 0 || !json.Valid(args) {
 		args = json.RawMessage(`{}`)
@@ -39,6 +43,7 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 		return false, err
 	}
 	if refusal != nil {
+		toolRefusal = refusal
 		content, _ := json.Marshal(map[string]any{"error": map[string]string{"code": string(refusal.Code), "message": refusal.Message, "hint": refusal.Hint}})
 		if _, err := a.store.Append(c.wctx, c.run.ID, runs.Make(runs.KindToolResult, runs.ToolResultData{ID: tc.ID, Name: tc.Name,
 			Summary: string(refusal.Code) + ": " + refusal.Message})); err != nil {
@@ -58,6 +63,7 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 	} else {
 		out, err = a.registry.Call(ctx, tc.Name, call)
 	}
+	toolErr = err
 	if ctx.Err() != nil {
 		// Stopped or out of time: the tool's answer doesn't count.
 		return false, ctx.Err()
