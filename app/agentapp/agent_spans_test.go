@@ -65,7 +65,7 @@ func TestAChatsRoundsAndToolsAreSpans(t *testing.T) {
 	defer cancel()
 	process, err := jobsapp.NewProcessID(rand.Reader)
 	require.NoError(t, err)
-	agent := agentapp.NewAgentService(agentapp.AgentDeps{Config: cfg, Runs: memory.NewRunStore(memory.SystemClock{}, leases, hub), Bus: hub.Bus(), Leases: leases,
+	agent := agentapp.NewAgentService(agentapp.AgentDeps{Config: cfg, Runs: memory.NewRunRepository(memory.SystemClock{}, leases, hub), Bus: hub.Bus(), Leases: leases,
 		Model: model, Attestations: attest, Registry: toolkit.NewRegistry(cfg, limiter, []toolkit.ToolSet{twoTools{}}), Limiter: limiter, Log: log, Process: process, Random: rand.Reader})
 	recorder := tracetest.NewSpanRecorder()
 	agent.TraceWith(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder)))
