@@ -256,3 +256,73 @@ func TestEVMReadingsArePublishedOnTheMapAndInRelations(t *testing.T) {
 	require.False(t, out.IsError, "%+v", out.Content)
 	assert.Len(t, out.StructuredContent.(map[string]any)["groups"], 2)
 }
+
+// A real Baal's proposals read over HTTP, published, and served by
+// GET /api/v1/maps/:id/proposals as proposals/v2, like a Sputnik DAO's.
+func TestABaalsProposalsAreServedOnItsMap(t *testing.T) {
+	chain := evmtest.NewChain(t, evmtest.Options{Accounts: 4})
+	b := chain.BaalStory(t)
+	p, rpc := signInPetal(t, map[string]string{"PETAL_EVM_CHAINS": "1337", "PETAL_EVM_RPC_1337": chain.URL})
+	x := &publishing{p: p, rpc: rpc}
+	x.cookie, _ = signInAlice(t, p)
+	dao := strings.ToLower(b.Address.Hex())
+	res, body := p.do(t, http.MethodPost, "/api/v1/snapshots", `{"network":"evm-baal-proposals","params":{"chain":"eip155:1337","dao":"`+dao+`"},"fresh":true}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var answer struct {
+		SHA256 string `json:"sha256"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &answer))
+	res, body = p.do(t, http.MethodPost, "/api/v1/specs/propose", `{"sha256":"`+answer.SHA256+`"}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var proposal struct {
+		Spec json.RawMessage `json:"spec"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &proposal))
+	x.spec = proposal.Spec
+	a := x.prepare(t, "The Baal's votes")
+	x.send(t, a)
+	res, body = x.publish(t, "alice.testnet", a.ID)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+
+	mapID := "eip155:1337:" + dao
+	res, body = p.do(t, http.MethodGet, "/api/v1/maps/"+url.PathEscape(mapID)+"/proposals", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var got struct {
+		Proposals struct {
+			Schema string `json:"schema"`
+			Map    string `json:"map"`
+			Source struct {
+				Kind, Contract, Snapshot string
+			} `json:"source"`
+			Proposals []struct {
+				ID, Title, Outcome string
+				AsSaid             string  `json:"as_said"`
+				Proposer           string  `json:"proposer"`
+				DecidedAt          *string `json:"decided_at"`
+				Votes              []struct {
+					Account string
+					Vote    string
+					Power   string
+				}
+			} `json:"proposals"`
+		} `json:"proposals"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &got))
+	pr := got.Proposals
+	assert.Equal(t, "proposals/v2", pr.Schema)
+	assert.Equal(t, mapID, pr.Map)
+	assert.Equal(t, "baal", pr.Source.Kind)
+	assert.Equal(t, dao, pr.Source.Contract)
+	assert.Equal(t, answer.SHA256, pr.Source.Snapshot)
+	require.Len(t, pr.Proposals, 4)
+	var outcomes []string
+	for _, q := range pr.Proposals {
+		outcomes = append(outcomes, q.ID+" "+q.Outcome+" "+q.AsSaid)
+	}
+	assert.Equal(t, []string{"4 open Submitted", "3 open Voting", "2 removed Cancelled", "1 approved Processed"}, outcomes)
+	one := pr.Proposals[3]
+	assert.Equal(t, "Fund the garden", one.Title)
+	assert.Equal(t, "eip155:1337:"+strings.ToLower(chain.Address(0).Hex()), one.Proposer)
+	require.NotNil(t, one.DecidedAt)
+	require.Len(t, one.Votes, 2)
+}
