@@ -184,7 +184,7 @@ func operation(r Route, reg *toolkit.Registry) (map[string]any, error) {
 			op["parameters"] = params
 		}
 		if r.Body != nil {
-			schema, err := SchemaOf(r.Body)
+			schema, err := toolkit.SchemaOf(r.Body)
 			if err != nil {
 				return nil, err
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/petal-near/petal/app/toolkit"
 )
 
 // Answer is one success answer of a route with its own handler.
@@ -78,7 +80,7 @@ func addAnswer(responses map[string]any, a Answer) error {
 	var schema any
 	if a.JSON != nil {
 		media = "application/json"
-		s, err := SchemaOf(a.JSON)
+		s, err := toolkit.SchemaOf(a.JSON)
 		if err != nil {
 			return err
 		}

@@ -79,7 +79,7 @@ type LookUpMap struct {
 type LookUpChain struct {
 	Exists      bool            `json:"exists"`
 	AmountYocto *string         `json:"amount_yocto"`
-	Kind        *string         `json:"kind"` // sputnik_dao, staking_pool, fungible_token, erc20, erc20_votes, or null
+	Kind        *string         `json:"kind" jsonschema:"sputnik_dao, staking_pool, fungible_token, erc20, erc20_votes, or null"`
 	Probe       *string         `json:"probe"`
 	Detail      json.RawMessage `json:"detail"`
 }
@@ -87,23 +87,20 @@ type LookUpChain struct {
 // LookUpNextStep names the next tool to call and why.
 type LookUpNextStep struct {
 	Tool string          `json:"tool"`
-	Args json.RawMessage `json:"args"`
+	Args json.RawMessage `json:"args" jsonschema:"the next tool's input"`
 	Why  string          `json:"why"`
 }
-
-const lookUpAnswerSchema = `{"type":"object","required":["query","chain","account","map","chain_says","next"]}`
 
 // Tools implements ToolSet: look_up reads the chain, so a public site
 // refuses it.
 func (s *LookUpService) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name: ToolLookUp,
 			Description: "One answer for a NEAR account id or a name: what this site's map holds about it (maps and flowers naming it, the groups it is in), " +
 				"what the chain says (whether it exists, its balance, whether it is a Sputnik DAO, a staking pool or a fungible token) and the next tool to call.",
-			Output:         json.RawMessage(lookUpAnswerSchema),
 			OnTheirMachine: true,
-		}, func(ctx context.Context, call toolkit.Call, in LookUpInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in LookUpInput) (LookUpAnswer, error) {
 			return s.LookUp(ctx, call.Caller, in)
 		}),
 	}

@@ -22,7 +22,7 @@ type OverviewGroup struct {
 	Group string `json:"group"`
 	Title string `json:"title"`
 	Kind  string `json:"kind"`
-	Count int64  `json:"count"`
+	Count int64  `json:"count" jsonschema:"its accounts"`
 }
 
 // OverviewPair is two groups sharing accounts (a < b).

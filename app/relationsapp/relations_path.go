@@ -15,8 +15,8 @@ import (
 type PathAnswer struct {
 	Found     bool     `json:"found"`
 	Paths     []Path   `json:"paths"`
-	Expanded  int      `json:"expanded"`
-	Exhausted bool     `json:"exhausted"`
+	Expanded  int      `json:"expanded" jsonschema:"memberships the search followed"`
+	Exhausted bool     `json:"exhausted" jsonschema:"the budget stopped the search before it was done"`
 	Notes     []string `json:"notes,omitempty"`
 }
 

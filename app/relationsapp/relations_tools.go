@@ -2,7 +2,6 @@ package relationsapp
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -107,39 +106,34 @@ func (PowerPathInput) RefineSchema(s *jsonschema.Schema) {
 // (they read only this site's index).
 func (s *RelationService) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolAccountGroups,
 			Description: "The groups (maps on this site: DAOs, staking pools, tokens) an account is in, by its share of each, largest first: its weight as read, its share of the group's total weight (exact decimal text, rounded once to 12 places) and its rank in the group. Cursor-paged.",
-			Output:      json.RawMessage(accountGroupsSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in AccountGroupsInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in AccountGroupsInput) (AccountGroupsAnswer, error) {
 			return s.AccountGroups(ctx, in)
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolSharedAccounts,
 			Description: "The accounts two groups share: how many, and a page of them by the smaller of their two shares, largest first, each with its weight and share in both.",
-			Output:      json.RawMessage(sharedAccountsSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in SharedAccountsInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in SharedAccountsInput) (SharedAnswer, error) {
 			return s.SharedAccounts(ctx, in)
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolRelatedGroups,
 			Description: "The groups sharing accounts with a group, by how many they share (count), their Jaccard index (shared over the union), or the share of the related group those shared accounts hold (weight). Cursor-paged.",
-			Output:      json.RawMessage(relatedGroupsSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in RelatedGroupsInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in RelatedGroupsInput) (RelatedAnswer, error) {
 			return s.RelatedGroups(ctx, in)
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolRelationsOverview,
 			Description: "How the map's groups connect: pairs of groups sharing at least min_shared accounts (2 without it), the most shared first, with their Jaccard index, and the groups those pairs name with their sizes. kind keeps DAO members (dao), pool delegators (pool) or token holders (token). Cursor-paged by pair.",
-			Output:      json.RawMessage(relationsOverviewSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in RelationsOverviewInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in RelationsOverviewInput) (OverviewAnswer, error) {
 			return s.Overview(ctx, in)
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolPowerPath,
 			Description: "How two accounts connect through shared group membership: the shortest paths (at most 5, each through at most max_depth groups), found by a bidirectional breadth-first search that stops at its budget of memberships and says so (exhausted: true) rather than running long. include_inferred also walks the site's same_owner claims.",
-			Output:      json.RawMessage(powerPathSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in PowerPathInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in PowerPathInput) (PathAnswer, error) {
 			return s.PowerPath(ctx, in)
 		}),
 	}
@@ -169,11 +163,11 @@ type AccountGroupsAnswer struct {
 
 // AccountGroup is one group an account is in.
 type AccountGroup struct {
-	Group  string `json:"group"`
+	Group  string `json:"group" jsonschema:"a map id"`
 	Title  string `json:"title"`
-	Weight string `json:"weight"`
-	Share  string `json:"share"`
-	Rank   int    `json:"rank"`
+	Weight string `json:"weight" jsonschema:"the account's weight in the group's newest reading, decimal text"`
+	Share  string `json:"share" jsonschema:"weight over the group's total, decimal text rounded once to 12 places"`
+	Rank   int    `json:"rank" jsonschema:"1 for the largest share; equal shares share a rank"`
 }
 
 // AccountGroups is account_groups.
@@ -209,7 +203,7 @@ func (s *RelationService) AccountGroups(ctx context.Context, in AccountGroupsInp
 type SharedAnswer struct {
 	GroupA     string          `json:"group_a"`
 	GroupB     string          `json:"group_b"`
-	Count      int64           `json:"count"`
+	Count      int64           `json:"count" jsonschema:"how many accounts the two groups share"`
 	Accounts   []SharedAccount `json:"accounts"`
 	NextCursor *string         `json:"next_cursor"`
 }
@@ -276,8 +270,8 @@ type Related struct {
 	Group         string `json:"group"`
 	Title         string `json:"title"`
 	Shared        int64  `json:"shared"`
-	Jaccard       string `json:"jaccard"`
-	WeightInGroup string `json:"weight_in_group"`
+	Jaccard       string `json:"jaccard" jsonschema:"shared over the union of the two groups' accounts, decimal text rounded once to 12 places"`
+	WeightInGroup string `json:"weight_in_group" jsonschema:"the share of the related group the shared accounts hold"`
 }
 
 // RelatedGroups is related_groups.

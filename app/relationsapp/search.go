@@ -3,7 +3,6 @@ package relationsapp
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -91,25 +90,20 @@ type PetalSearchAnswer struct {
 	NextCursor *string             `json:"next_cursor"`
 }
 
-const searchAnswerSchema = `{"type":"object","required":["query","results","next_cursor"],"properties":{
-"query":{"type":"string"},
-"results":{"type":"array","items":{"type":"object","required":["kind","id","title","snippet","map","exploration","about","at","rank"],"properties":{
-"kind":{"type":"string","enum":["map","flower","exploration","note","annotation"]},
-"id":{"type":"string"},"title":{"type":"string"},"snippet":{"type":"string"},
-"map":{"type":["string","null"]},"exploration":{"type":["string","null"]},"about":{"type":["string","null"]},
-"at":{"type":"string","format":"date-time"},"rank":{"type":"number"}}}},
-"next_cursor":{"type":["string","null"]}}}`
+// RefineSchema: the kinds a result can be.
+func (PetalSearchAnswer) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(toolkit.Property(s, "results").Items, "kind").Enum = []any{"map", "flower", "exploration", "note", "annotation"}
+}
 
 // Tools implements ToolSet: search_petals, kept on a public site (it reads
 // only this site's own index).
 func (s *SearchService) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name: ToolSearchPetals,
 			Description: "Full-text search of this site: the map (maps and published flowers: titles, names, about, account ids) for anyone, " +
 				"and your own explorations, notes and annotations for you alone. Ranked, best first, each with a snippet (matches in **). Cursor-paged.",
-			Output: json.RawMessage(searchAnswerSchema),
-		}, func(ctx context.Context, call toolkit.Call, in SearchPetalsInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in SearchPetalsInput) (PetalSearchAnswer, error) {
 			return s.Search(ctx, call.Caller, in)
 		}),
 	}

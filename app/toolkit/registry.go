@@ -86,7 +86,10 @@ type Tool struct {
 	Input       json.RawMessage // JSON Schema of the input object; WithInput makes it
 	// InputType is the Go struct Input was generated from (WithInput).
 	InputType reflect.Type
-	Output    json.RawMessage // JSON Schema of the result
+	// Output is the JSON Schema of the result, made from OutputType, the Go
+	// type the tool's Run answers (WithIO, Answers): never written by hand.
+	Output     json.RawMessage
+	OutputType reflect.Type
 	// OnTheirMachine marks tools that reach outside the site (chain, web, model):
 	// a public site refuses them through every door.
 	OnTheirMachine bool

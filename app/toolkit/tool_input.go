@@ -69,6 +69,7 @@ func InputSchema[In any]() (json.RawMessage, error) {
 	if s.Type != "object" {
 		return nil, fmt.Errorf("a tool's input must be a struct, not %s", reflect.TypeFor[In]())
 	}
+	OptionalNotNull(s)
 	if r, ok := any(*new(In)).(SchemaRefiner); ok {
 		r.RefineSchema(s)
 	}
