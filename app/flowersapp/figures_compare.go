@@ -2,7 +2,6 @@ package flowersapp
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -100,14 +99,13 @@ func (s *FlowerService) loadSide(ctx context.Context, field, sha string) (snapsh
 
 // compareTool is compare_figures as FlowerService offers it.
 func (s *FlowerService) compareTool() toolkit.Tool {
-	return toolkit.WithInput(toolkit.Tool{
+	return toolkit.WithIO(toolkit.Tool{
 		Name: ToolCompareFigures,
 		Description: "Compare two stored readings, a (before) and b (after), usually two readings of one map: every figure of compute_figures for each, " +
 			"each figure's change (b − a of the published values, exact), the accounts that entered and left (the largest first), the largest movers by share " +
 			"up and down, and each group's share before and after. Accounts are matched by id. Lists are paged together by offset and limit (default 10, at most 100), " +
 			"each with its total. Readings of another chain, reader or token are bad_input naming b; a snapshot not stored here is not_found.",
-		Output: json.RawMessage(compareOutputSchema),
-	}, func(ctx context.Context, _ toolkit.Call, in compareInput) (any, error) {
+	}, func(ctx context.Context, _ toolkit.Call, in compareInput) (CompareResult, error) {
 		return s.CompareFigures(ctx, in.A, in.B, snapshots.ComparePage{Offset: in.Offset, Limit: in.Limit})
 	})
 }
@@ -128,52 +126,8 @@ func (compareInput) RefineSchema(sc *jsonschema.Schema) {
 	toolkit.Property(sc, "limit").Maximum = jsonschema.Ptr(float64(snapshots.MaxCompareLimit))
 }
 
-const accountMovesSchema = `{
-      "type": "object",
-      "required": ["total", "accounts"],
-      "properties": {
-        "total": { "type": "integer", "description": "how many the whole list holds" },
-        "accounts": { "type": "array", "items": {
-          "type": "object",
-          "required": ["id", "label", "weight_before", "weight_after", "share_before", "share_after", "change"],
-          "properties": {
-            "id": { "type": "string" }, "label": { "type": "string" },
-            "weight_before": { "type": "string", "description": "exact decimal; 0 when absent" },
-            "weight_after": { "type": "string", "description": "exact decimal; 0 when absent" },
-            "share_before": { "type": ["number", "null"] }, "share_after": { "type": ["number", "null"] },
-            "change": { "type": ["number", "null"], "description": "share_after − share_before" } } } } } }`
-
-const compareSideSchema = `{ "type": "object", "required": ["sha256", "as_of", "network", "count", "total_weight", "groups"], "properties": {
-      "sha256": { "type": "string" }, "as_of": { "type": "string" }, "network": { "type": "string" }, "title": { "type": "string" },
-      "origin": { "type": "string" }, "demo": { "type": "boolean" },` + figureProperties + `,
-      "groups": { "type": "array", "items": { "type": "object" } } } }`
-
-const compareOutputSchema = `{
-  "type": "object",
-  "required": ["a", "b", "change", "groups", "entered", "left", "movers_up", "movers_down", "page"],
-  "properties": {
-    "a": ` + compareSideSchema + `,
-    "b": ` + compareSideSchema + `,
-    "change": { "type": "object", "description": "b's figures less a's; total_weight an exact signed decimal, each fraction the published values subtracted, null when either is", "properties": {
-      "count": { "type": "integer" },
-      "total_weight": { "type": "string" },
-      "top1_share": { "type": ["number", "null"] },
-      "top10_share": { "type": ["number", "null"] },
-      "top1pct_share": { "type": ["number", "null"] },
-      "top1pct_count": { "type": "integer" },
-      "gini": { "type": ["number", "null"] },
-      "nakamoto": { "type": ["integer", "null"] },
-      "hhi": { "type": ["number", "null"] } } },
-    "groups": { "type": "array", "items": { "type": "object", "required": ["id", "label", "in", "share_before", "share_after", "change"], "properties": {
-      "id": { "type": "string" }, "label": { "type": "string" },
-      "in": { "type": "string", "enum": ["both", "a", "b"] },
-      "share_before": { "type": ["number", "null"] }, "share_after": { "type": ["number", "null"] }, "change": { "type": ["number", "null"] },
-      "count_before": { "type": "integer" }, "count_after": { "type": "integer" } } } },
-    "entered": ` + accountMovesSchema + `,
-    "left": ` + accountMovesSchema + `,
-    "movers_up": ` + accountMovesSchema + `,
-    "movers_down": ` + accountMovesSchema + `,
-    "page": { "type": "object", "properties": { "offset": { "type": "integer" }, "limit": { "type": "integer" } } },
-    "demo": { "type": "boolean" }
-  }
-}`
+// What CompareResult's type cannot say.
+func (CompareResult) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(toolkit.Property(s, "groups").Items, "in").Enum = []any{"both", "a", "b"}
+	toolkit.Property(s, "change").Description = "b's figures less a's; total_weight an exact signed decimal, each fraction the published values subtracted, null when either is"
+}

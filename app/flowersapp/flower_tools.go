@@ -4,48 +4,44 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/petal-near/petal/domain/specs"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/petal-near/petal/app/toolkit"
-	"github.com/petal-near/petal/domain/specs"
 )
 
 // Tools implements ToolSet.
 func (s *FlowerService) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolComputeFigures,
 			Description: "Concentration figures of a snapshot, exact from its decimal weights: count, total weight, the shares of the top account, the top 10 and the top 1% (rounded up to whole accounts), the Gini coefficient (population form), the Nakamoto coefficient (the fewest accounts holding more than half) and the Herfindahl–Hirschman index, for the whole snapshot and each group. Fractions are rounded half to even to six decimals; a share of nothing is null.",
-			Output:      json.RawMessage(figuresOutputSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in FiguresInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in FiguresInput) (FiguresResult, error) {
 			if string(bytes.TrimSpace(in.Snapshot)) == "null" {
 				in.Snapshot = nil
 			}
 			return s.ComputeFigures(ctx, in.SHA256, in.Snapshot, in.Group)
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolProposeSpec,
 			Description: "Propose a flower spec (flower-spec/v1) for a stored snapshot: enough petals to show its shape, the tail folded into one \"others\" petal, colours that tell its groups apart, with a sentence saying what the flower shows. intent, in plain words, can ask for \"top 20\", \"equal sizes\", \"square root\", \"colour by band\", \"no labels\", \"by name\", \"hide others\" or \"only <group>\". The spec is kept, so /d/<spec_sha256> opens it.",
-			Output:      json.RawMessage(`{"type":"object","required":["spec","spec_sha256","interpretation"],"properties":{"spec":` + specs.SpecJSONSchema + `,"spec_sha256":{"type":"string"},"interpretation":{"type":"string"},"demo":{"type":"boolean"}}}`),
-		}, func(ctx context.Context, call toolkit.Call, in ProposeInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in ProposeInput) (Proposal, error) {
 			return s.Propose(ctx, call.Caller.Subject, in.SHA256, in.Intent)
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolValidateSpec,
 			Description: "Check a flower spec against flower-spec/v1 and against its snapshot (stored here, groups it names exist, at most 60 petals). Answers { valid, problems: [{ path, message }] } with JSON Pointer paths; a valid spec is kept, so /d/<spec_sha256> opens it.",
-			Output:      json.RawMessage(validationSchema),
-		}, func(ctx context.Context, call toolkit.Call, in validateInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in validateInput) (Validation, error) {
 			return s.Validate(ctx, call.Caller.Subject, in.Spec)
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolRenderFlower,
 			Description: "Draw a flower spec as SVG: petals around a centre, each petal's area proportional to its size, colour-blind-safe colours, a title and description for screen readers, every name escaped. The same spec, snapshot and view give the same bytes and render_sha256. view (view/v1) changes only how it is drawn: palette and labels; without it, the signed-in person's own view (GET /api/v1/me/view), or the default view. An invalid spec is invalid_spec with the problems validate_spec gives.",
-			Output:      json.RawMessage(renderOutputSchema),
-		}, func(ctx context.Context, call toolkit.Call, in renderInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in renderInput) (Rendered, error) {
 			view, err := s.ViewFor(ctx, call.Caller.Subject, in.View)
 			if err != nil {
-				return nil, err
+				return Rendered{}, err
 			}
 			return s.RenderFor(ctx, call.Caller, in.Spec, view)
 		}),
@@ -96,83 +92,33 @@ func (ProposeInput) RefineSchema(s *jsonschema.Schema) {
 	toolkit.Property(s, "intent").MaxLength = jsonschema.Ptr(MaxIntent)
 }
 
-const figureProperties = `
-    "count": { "type": "integer" },
-    "total_weight": { "type": "string", "description": "exact decimal" },
-    "top1_share": { "type": ["number", "null"] },
-    "top10_share": { "type": ["number", "null"] },
-    "top1pct_share": { "type": ["number", "null"] },
-    "top1pct_count": { "type": "integer" },
-    "gini": { "type": ["number", "null"] },
-    "nakamoto": { "type": ["integer", "null"] },
-    "hhi": { "type": ["number", "null"] }`
+// The answers' refinements: what a type cannot say about the JSON it writes.
+func (FiguresResult) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "origin").Enum = []any{"this_site", "their_machine", "demo"}
+	toolkit.Property(s, "origin").Description = "where the stored snapshot came from (none for one sent inline)"
+	toolkit.Property(s, "demo").Description = demoDescription
+	b := toolkit.Property(s, "banzhaf")
+	b.Description = "the normalised Banzhaf index of the largest accounts in a vote of the whole reading's weight; null when nobody holds anything"
+	toolkit.Property(b, "method").Enum = []any{"exact", "sampled"}
+}
 
-// banzhafSchema is the Banzhaf index compute_figures adds (docs/figures.md,
-// "What a vote weighs").
-const banzhafSchema = `{
-      "type": ["object", "null"],
-      "description": "the normalised Banzhaf index of the largest accounts in a vote of the whole reading's weight; null when nobody holds anything",
-      "required": ["rule", "quota", "voters", "method", "accounts"],
-      "properties": {
-        "rule": { "type": "string", "description": "the decision rule, in words" },
-        "quota": { "type": "string", "description": "the weight a coalition needs to win, exact decimal" },
-        "voters": { "type": "integer" },
-        "method": { "type": "string", "enum": ["exact", "sampled"] },
-        "samples": { "type": "integer", "description": "random coalitions drawn, when sampled" },
-        "accounts": { "type": "array", "items": { "type": "object", "required": ["id", "label", "index", "error"], "properties": {
-          "id": { "type": "string" }, "label": { "type": "string" },
-          "index": { "type": ["number", "null"] },
-          "error": { "type": ["number", "null"], "description": "half-width of an about-95% interval when sampled; null when exact" } } } }
-      }
-    }`
+// A proposal's spec is flower-spec/v1, as published.
+func (Proposal) RefineSchema(s *jsonschema.Schema) {
+	var spec jsonschema.Schema
+	if err := json.Unmarshal([]byte(specs.SpecJSONSchema), &spec); err != nil {
+		panic("flowers: flower-spec/v1's schema: " + err.Error())
+	}
+	*toolkit.Property(s, "spec") = spec
+	toolkit.Property(s, "demo").Description = demoDescription
+}
 
-const figuresOutputSchema = `{
-  "type": "object",
-  "required": ["sha256", "count", "total_weight", "top1_share", "top10_share", "top1pct_share", "gini", "nakamoto", "hhi", "groups"],
-  "properties": {
-    "sha256": { "type": "string" },` + figureProperties + `,
-    "origin": { "type": "string", "enum": ["this_site", "their_machine", "demo"], "description": "where the stored snapshot came from (none for one sent inline)" },
-    "demo": { "type": "boolean", "description": "true when the snapshot is the made-up demo reading" },
-    "banzhaf": ` + banzhafSchema + `,
-    "groups": {
-      "type": "array",
-      "items": {
-        "type": "object",
-        "properties": {
-          "id": { "type": "string" },
-          "label": { "type": "string" },
-          "share": { "type": ["number", "null"] },` + figureProperties + `
-        }
-      }
-    }
-  }
-}`
+func (Validation) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "demo").Description = demoDescription
+}
 
-const validationSchema = `{
-  "type": "object",
-  "required": ["valid", "problems"],
-  "properties": {
-    "valid": { "type": "boolean" },
-    "problems": {
-      "type": "array",
-      "items": { "type": "object", "required": ["path", "message"], "properties": { "path": { "type": "string" }, "message": { "type": "string" } } }
-    },
-    "spec_sha256": { "type": "string" },
-    "demo": { "type": "boolean", "description": "true when the snapshot is the made-up demo reading" }
-  }
-}`
+func (Rendered) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "render_sha256").Description = "SHA-256 of the SVG's bytes"
+	toolkit.Property(s, "demo").Description = demoDescription
+}
 
-const renderOutputSchema = `{
-  "type": "object",
-  "required": ["svg", "spec_sha256", "render_sha256", "legend"],
-  "properties": {
-    "svg": { "type": "string" },
-    "spec_sha256": { "type": "string" },
-    "render_sha256": { "type": "string", "description": "SHA-256 of the SVG's bytes" },
-    "demo": { "type": "boolean", "description": "true when the snapshot is the made-up demo reading" },
-    "legend": {
-      "type": "array",
-      "items": { "type": "object", "required": ["label", "swatch"], "properties": { "label": { "type": "string" }, "swatch": { "type": "string" } } }
-    }
-  }
-}`
+const demoDescription = "true when the snapshot is the made-up demo reading"

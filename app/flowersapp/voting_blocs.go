@@ -2,7 +2,6 @@ package flowersapp
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -34,14 +33,13 @@ func (s *FlowerService) VotingBlocs(ctx context.Context, sha string, q snapshots
 }
 
 func (s *FlowerService) votingBlocsTool() toolkit.Tool {
-	return toolkit.WithInput(toolkit.Tool{
+	return toolkit.WithIO(toolkit.Tool{
 		Name: ToolVotingBlocs,
 		Description: "Who votes with whom in a DAO's proposals reading (near-dao-proposals): every pair of voters that voted on at least min_common proposals " +
 			"together (default 3), with how many they shared (common), how many they voted alike (agreed) and the agreement share, the most alike first, paged by offset and limit " +
 			"(default 20, at most 100); and blocs, the groups joined by pairs agreeing at least min_agreement (default 0.8). The 1,000 most active voters are paired. " +
 			"Another reading is bad_input.",
-		Output: json.RawMessage(votingBlocsOutputSchema),
-	}, func(ctx context.Context, _ toolkit.Call, in votingBlocsInput) (any, error) {
+	}, func(ctx context.Context, _ toolkit.Call, in votingBlocsInput) (VotingBlocsResult, error) {
 		q := snapshots.BlocsQuery{MinCommon: in.MinCommon, Offset: in.Offset, Limit: in.Limit}
 		if in.MinAgreement != nil {
 			q.MinAgreement = *in.MinAgreement
@@ -68,24 +66,3 @@ func (votingBlocsInput) RefineSchema(sc *jsonschema.Schema) {
 	toolkit.Property(sc, "limit").Minimum = jsonschema.Ptr(1.0)
 	toolkit.Property(sc, "limit").Maximum = jsonschema.Ptr(float64(snapshots.MaxBlocsLimit))
 }
-
-const votingBlocsOutputSchema = `{
-  "type": "object",
-  "required": ["sha256", "proposals", "voters", "paired", "min_common", "min_agreement", "pairs", "blocs"],
-  "properties": {
-    "sha256": { "type": "string" },
-    "proposals": { "type": "integer" },
-    "voters": { "type": "integer" },
-    "paired": { "type": "integer", "description": "the most active voters paired (all, up to 1,000)" },
-    "min_common": { "type": "integer" },
-    "min_agreement": { "type": "number" },
-    "pairs": { "type": "object", "required": ["total", "items"], "properties": {
-      "total": { "type": "integer" },
-      "items": { "type": "array", "items": { "type": "object", "required": ["a", "b", "common", "agreed", "agreement"], "properties": {
-        "a": { "type": "string" }, "b": { "type": "string" },
-        "common": { "type": "integer" }, "agreed": { "type": "integer" }, "agreement": { "type": "number" } } } } } },
-    "blocs": { "type": "array", "items": { "type": "object", "required": ["accounts", "size"], "properties": {
-      "accounts": { "type": "array", "items": { "type": "string" } }, "size": { "type": "integer" } } } },
-    "demo": { "type": "boolean" }
-  }
-}`

@@ -108,7 +108,7 @@ func OutputSchema[Out any]() (json.RawMessage, error) {
 // are described as such.
 func collectionsNotNull(s *jsonschema.Schema) {
 	walkSchema(s, func(s *jsonschema.Schema) {
-		if len(s.Types) == 2 && s.Types[0] == "null" && (s.Types[1] == "array" || (s.Types[1] == "object" && s.AdditionalProperties != nil)) {
+		if len(s.Types) == 2 && s.Types[0] == "null" && (s.Types[1] == "array" || (s.Types[1] == "object" && s.Properties == nil && s.AdditionalProperties != nil)) {
 			s.Type, s.Types = s.Types[1], nil
 		}
 	})
