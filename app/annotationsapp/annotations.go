@@ -123,45 +123,39 @@ func (listAnnotationsInput) RefineSchema(s *jsonschema.Schema) {
 	toolkit.Property(s, "about").MaxLength = jsonschema.Ptr(200)
 }
 
-const annotationSchema = `{"type":"object","required":["claim","exploration","added_at"],"properties":{` +
-	`"claim":{"type":"object","required":["schema","id","subject","verb","object","kind","by","evidence"]},` +
-	`"exploration":{"type":["string","null"]},"added_at":{"type":"string","format":"date-time"}}}`
-
 // Tools implements ToolSet.
 func (s *AnnotationService) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:            "add_annotation",
 			HiddenFromAgent: true, // Petals' agent has its own annotate
 			Description: "Keep claims about accounts (claim/v2: subject CAIP-10, verb, object, kind stated | observed | inferred, evidence) privately under the project's owner, " +
 				"all or none. by comes from the door: the signed-in owner's account, or tool:<as>@1 on a continue link. The same claim twice is kept once. " +
 				"named { value } is the name the owner's petals carry for that account.",
-			Output: json.RawMessage(`{"type":"object","required":["added","existed","ids"],"properties":{"added":{"type":"integer"},"existed":{"type":"integer"},"ids":{"type":"array","items":{"type":"string"}}}}`),
 		}, s.add),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        "list_annotations",
 			Description: "An exploration's annotations, oldest first and in the order sent; with about, everything its owner keeps about that account, from any of their projects.",
-			Output:      json.RawMessage(`{"type":"object","required":["annotations","next_cursor"],"properties":{"annotations":{"type":"array","items":` + annotationSchema + `},"next_cursor":{"type":["string","null"]}}}`),
 		}, s.list),
 	}
 }
 
-func (s *AnnotationService) add(ctx context.Context, call toolkit.Call, in addAnnotationInput) (any, error) {
+func (s *AnnotationService) add(ctx context.Context, call toolkit.Call, in addAnnotationInput) (Added, error) {
 	if in.As != "" && !claims.ValidAs(in.As) {
-		return nil, errs.New(errs.BadInput, "as must be 1 to 32 lower-case letters, digits, - or _")
+		return Added{}, errs.New(errs.BadInput, "as must be 1 to 32 lower-case letters, digits, - or _")
 	}
 	// Access first: anyone without it learns nothing from how claims fail.
 	e, access, err := s.explorations.Resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
 	if err != nil {
-		return nil, err
+		return Added{}, err
 	}
 	by, via, err := s.answerer(ctx, call.Caller, access, in.As)
 	if err != nil {
-		return nil, err
+		return Added{}, err
 	}
 	cs, err := makeClaims(in.Annotations, by, via)
 	if err != nil {
-		return nil, err
+		return Added{}, err
 	}
 	return s.keep(ctx, e.Owner, ports.AnnotationScope{Exploration: e.ID}, cs)
 }
@@ -273,17 +267,17 @@ func (s *AnnotationService) keep(ctx context.Context, owner string, scope ports.
 	return out, nil
 }
 
-func (s *AnnotationService) list(ctx context.Context, call toolkit.Call, in listAnnotationsInput) (any, error) {
+func (s *AnnotationService) list(ctx context.Context, call toolkit.Call, in listAnnotationsInput) (AnnotationList, error) {
 	after, limit, err := annotationPage(in.Cursor, in.Limit)
 	if err != nil {
-		return nil, err
+		return AnnotationList{}, err
 	}
 	if in.About != "" && !claims.ValidCAIP10(in.About) {
-		return nil, errs.New(errs.BadInput, "about must be a CAIP-10 account id", "such as near:mainnet:alice.near")
+		return AnnotationList{}, errs.New(errs.BadInput, "about must be a CAIP-10 account id", "such as near:mainnet:alice.near")
 	}
 	e, _, err := s.explorations.Resolve(ctx, in.Exploration, call.Caller, explorations.ReadAccess)
 	if err != nil {
-		return nil, err
+		return AnnotationList{}, err
 	}
 	var got []ports.Annotation
 	if in.About != "" && e.Owner != "" {
@@ -292,7 +286,7 @@ func (s *AnnotationService) list(ctx context.Context, call toolkit.Call, in list
 		got, err = s.store.InExploration(ctx, e.ID, ports.AnnotationQuery{About: in.About, AfterSeq: after, Limit: limit + 1})
 	}
 	if err != nil {
-		return nil, err
+		return AnnotationList{}, err
 	}
 	return annotationList(got, limit), nil
 }

@@ -62,6 +62,21 @@ type VersionView struct {
 	CreatedAt   time.Time `json:"created_at"`
 }
 
+// KeptLayer is keep_layer's answer: the layer, the version it makes, and
+// how many of its claims were new.
+type KeptLayer struct {
+	Layer   LayerView   `json:"layer"`
+	Version VersionView `json:"version"`
+	Added   int         `json:"added"`
+	Existed int         `json:"existed"`
+}
+
+// Forked is fork_dataset's answer.
+type Forked struct {
+	Version VersionView `json:"version"`
+	Existed bool        `json:"existed"`
+}
+
 type (
 	keepLayerInput struct {
 		Exploration string         `json:"exploration" jsonschema:"the exploration's id, or a continue link's token"`
@@ -112,53 +127,43 @@ func (forkDatasetInput) RefineSchema(s *jsonschema.Schema) {
 	}
 }
 
-const (
-	layerViewSchema   = `{"type":"object","required":["hash","schema","about","snapshot","title","claims","exploration","created_at"]}`
-	versionViewSchema = `{"type":"object","required":["hash","schema","about","snapshot","parent","layer","add","drop","accounts","exploration","created_at"]}`
-)
-
 // Tools implements ToolSet.
 func (s *LayerService) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name: "keep_layer",
 			Description: "Keep a layer (layer/v1): annotations about accounts read against one stored snapshot, privately under the project's owner, " +
 				"and the dataset version (dataset/v1) it makes: the snapshot's accounts with those the claims speak of added. Both named by the SHA-256 of their canonical JSON.",
-			Output: json.RawMessage(`{"type":"object","required":["layer","version","added","existed"],"properties":{"layer":` + layerViewSchema +
-				`,"version":` + versionViewSchema + `,"added":{"type":"integer"},"existed":{"type":"integer"}}}`),
 		}, s.keep),
 		toolkit.WithInput(toolkit.Tool{
 			Name:        "list_layers",
 			Description: "The owner's layers and dataset versions about an address (about), or this project's; or one layer or version whole (hash).",
-			Output: json.RawMessage(`{"type":"object","properties":{"layers":{"type":"array","items":` + layerViewSchema + `},"versions":{"type":"array","items":` + versionViewSchema +
-				`},"next_cursor":{"type":["string","null"]},"layer":` + layerViewSchema + `,"version":` + versionViewSchema + `}}`),
 		}, s.list),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        "fork_dataset",
 			Description: "A new dataset version from one of the owner's, with accounts added or dropped, naming it as parent; content-addressed, so the same fork twice is one version.",
-			Output:      json.RawMessage(`{"type":"object","required":["version","existed"],"properties":{"version":` + versionViewSchema + `,"existed":{"type":"boolean"}}}`),
 		}, s.fork),
 	}
 }
 
-func (s *LayerService) keep(ctx context.Context, call toolkit.Call, in keepLayerInput) (any, error) {
+func (s *LayerService) keep(ctx context.Context, call toolkit.Call, in keepLayerInput) (KeptLayer, error) {
 	if in.As != "" && !claims.ValidAs(in.As) {
-		return nil, errs.New(errs.BadInput, "as must be 1 to 32 lower-case letters, digits, - or _")
+		return KeptLayer{}, errs.New(errs.BadInput, "as must be 1 to 32 lower-case letters, digits, - or _")
 	}
 	if err := snapshotsapp.CheckSHA256("snapshot", in.Snapshot); err != nil {
-		return nil, err
+		return KeptLayer{}, err
 	}
 	e, access, err := s.annotations.explorations.Resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
 	if err != nil {
-		return nil, err
+		return KeptLayer{}, err
 	}
 	by, via, err := s.annotations.answerer(ctx, call.Caller, access, in.As)
 	if err != nil {
-		return nil, err
+		return KeptLayer{}, err
 	}
 	cs, err := makeClaims(in.Annotations, by, via)
 	if err != nil {
-		return nil, err
+		return KeptLayer{}, err
 	}
 	ids, subjects := make([]string, len(cs)), make([]string, len(cs))
 	for i, c := range cs {
@@ -166,51 +171,46 @@ func (s *LayerService) keep(ctx context.Context, call toolkit.Call, in keepLayer
 	}
 	layer, err := datasets.NewLayer(in.About, in.Snapshot, in.Title, ids)
 	if err != nil {
-		return nil, err
+		return KeptLayer{}, err
 	}
 	inSnapshot, count, err := s.snapshotAccounts(ctx, in.Snapshot)
 	if err != nil {
-		return nil, err
+		return KeptLayer{}, err
 	}
 	lh, err := datasets.Name(layer)
 	if err != nil {
-		return nil, err
+		return KeptLayer{}, err
 	}
 	version, err := datasets.LayerVersion(layer, lh, subjects, inSnapshot)
 	if err != nil {
-		return nil, err
+		return KeptLayer{}, err
 	}
 	vh, err := datasets.Name(version)
 	if err != nil {
-		return nil, err
+		return KeptLayer{}, err
 	}
 	now := s.annotations.now()
 	kl := ports.KeptLayer{Hash: lh, Layer: layer, Exploration: e.ID, CreatedAt: now}
 	kv := ports.KeptVersion{Hash: vh, Version: version, Count: count + len(version.Add), Exploration: e.ID, CreatedAt: now}
 	refund, err := s.annotations.budget.Spend(ctx, e.Owner, docBytes(layer)+docBytes(version))
 	if err != nil {
-		return nil, err
+		return KeptLayer{}, err
 	}
 	// The claims first, then the layer naming them: a retry after a failure
 	// between the two finds the claims kept and keeps the layer.
 	added, err := s.annotations.keep(ctx, e.Owner, ports.AnnotationScope{Exploration: e.ID}, cs)
 	if err != nil {
 		refund()
-		return nil, err
+		return KeptLayer{}, err
 	}
 	layerExisted, versionExisted, err := s.store.KeepLayer(ctx, kl, kv)
 	if err != nil {
 		refund()
-		return nil, err
+		return KeptLayer{}, err
 	}
 	s.count("layer", layerExisted)
 	s.count("version", versionExisted)
-	return struct {
-		Layer   LayerView   `json:"layer"`
-		Version VersionView `json:"version"`
-		Added   int         `json:"added"`
-		Existed int         `json:"existed"`
-	}{layerView(kl), versionView(kv), added.Added, added.Existed}, nil
+	return KeptLayer{layerView(kl), versionView(kv), added.Added, added.Existed}, nil
 }
 
 // docBytes is what a kept document costs against the data budget.
@@ -242,58 +242,55 @@ func owners(e explorations.Exploration) ports.LayerQuery {
 	return ports.LayerQuery{Owner: e.Owner, Exploration: e.ID}
 }
 
-func (s *LayerService) fork(ctx context.Context, call toolkit.Call, in forkDatasetInput) (any, error) {
+func (s *LayerService) fork(ctx context.Context, call toolkit.Call, in forkDatasetInput) (Forked, error) {
 	e, _, err := s.annotations.explorations.Resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
 	if err != nil {
-		return nil, err
+		return Forked{}, err
 	}
 	parent, err := s.store.Version(ctx, owners(e), in.Version)
 	if errs.Is(err, errs.NotFound) {
-		return nil, errs.Newf(errs.NotFound, "no dataset version %s of this project's owner", in.Version).WithHint("list_layers lists them")
+		return Forked{}, errs.Newf(errs.NotFound, "no dataset version %s of this project's owner", in.Version).WithHint("list_layers lists them")
 	}
 	if err != nil {
-		return nil, err
+		return Forked{}, err
 	}
 	chain := []datasets.Version{parent.Version}
 	for at := parent.Version.Parent; at != nil; {
 		if len(chain) >= datasets.MaxDepth {
-			return nil, errs.Newf(errs.BadInput, "version %s is %d forks from its snapshot, the most a version may be", in.Version, datasets.MaxDepth).
+			return Forked{}, errs.Newf(errs.BadInput, "version %s is %d forks from its snapshot, the most a version may be", in.Version, datasets.MaxDepth).
 				WithHint("keep a new layer from the snapshot instead")
 		}
 		up, err := s.store.Version(ctx, owners(e), *at)
 		if err != nil {
-			return nil, err
+			return Forked{}, err
 		}
 		chain = append(chain, up.Version)
 		at = up.Version.Parent
 	}
 	inSnapshot, _, err := s.snapshotAccounts(ctx, parent.Version.Snapshot)
 	if err != nil {
-		return nil, err
+		return Forked{}, err
 	}
 	v, err := datasets.Fork(parent.Version, parent.Hash, in.Add, in.Drop, datasets.Holds(chain, inSnapshot))
 	if err != nil {
-		return nil, err
+		return Forked{}, err
 	}
 	vh, err := datasets.Name(v)
 	if err != nil {
-		return nil, err
+		return Forked{}, err
 	}
 	kv := ports.KeptVersion{Hash: vh, Version: v, Count: parent.Count + len(v.Add) - len(v.Drop), Exploration: e.ID, CreatedAt: s.annotations.now()}
 	refund, err := s.annotations.budget.Spend(ctx, e.Owner, docBytes(v))
 	if err != nil {
-		return nil, err
+		return Forked{}, err
 	}
 	existed, err := s.store.KeepVersion(ctx, kv)
 	if err != nil {
 		refund()
-		return nil, err
+		return Forked{}, err
 	}
 	s.count("version", existed)
-	return struct {
-		Version VersionView `json:"version"`
-		Existed bool        `json:"existed"`
-	}{versionView(kv), existed}, nil
+	return Forked{versionView(kv), existed}, nil
 }
 
 func (s *LayerService) list(ctx context.Context, call toolkit.Call, in listLayersInput) (any, error) {
