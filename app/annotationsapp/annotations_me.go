@@ -135,7 +135,7 @@ func (s *AnnotationService) conversation(ctx context.Context, caller toolkit.Cal
 	if err != nil {
 		return "", err
 	}
-	id := made.(explorationsapp.ExplorationView).ID
+	id := made.ID
 	if err := s.runs.SetExploration(ctx, run.ID, id); err != nil {
 		return "", err
 	}

@@ -15,51 +15,28 @@ import (
 	"github.com/petal-near/petal/domain/specs"
 )
 
-// Schemas of the exploration tools.
-var (
-	explorationViewSchema = `"id":{"type":"string"},"question":{"type":"string"},"title":{"type":"string"},` +
-		`"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},` +
-		`"access":{"type":"string","enum":["owner","continue","read"]}`
-	explorationViewRequired = `"id","question","title","created_at","updated_at","access"`
-	stepSchema              = `{"type":"object","properties":{"id":{"type":"string"},"exploration":{"type":"string"},"seq":{"type":"integer"},` +
-		`"spec_sha256":{"type":"string"},"spec":{"type":"object"},"note":{"type":"string"},"created_at":{"type":"string","format":"date-time"}},` +
-		`"required":["id","exploration","seq","spec_sha256","note","created_at"]}`
-	noteSchema = `{"type":"object","properties":{"id":{"type":"string"},"exploration":{"type":"string"},"text":{"type":"string"},` +
-		`"created_at":{"type":"string","format":"date-time"}},"required":["id","exploration","text","created_at"]}`
-)
-
 // Tools implements ToolSet.
 func (s *ExplorationService) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        "start_exploration",
 			Description: "Start an exploration: a project that keeps the steps and notes of an investigation into one question, shareable with links.",
-			Output:      json.RawMessage(`{"type":"object","properties":{` + explorationViewSchema + `},"required":[` + explorationViewRequired + `]}`),
 		}, s.Start),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        "list_explorations",
 			Description: "The caller's own explorations, the newest first, a page at a time (pass next_cursor back as cursor for the next page).",
-			Output: json.RawMessage(`{"type":"object","properties":{"explorations":{"type":"array","items":{"type":"object","properties":{` +
-				explorationViewSchema + `},"required":[` + explorationViewRequired + `]}},` + toolkit.NextCursorSchema + `},"required":["explorations","next_cursor"]}`),
 		}, s.list),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        "get_exploration",
 			Description: "One exploration: its question, and its steps and notes a page at a time (pass next_cursor back as cursor for the next page). By id, or by a link's token.",
-			Output: json.RawMessage(`{"type":"object","properties":{` + explorationViewSchema +
-				`,"steps":{"type":"array","items":` + stepSchema + `},"notes":{"type":"array","items":` + noteSchema + `},` +
-				`"next_cursor":{"type":["string","null"],"description":"the cursor of the next page, null on the last"},` +
-				`"presence":{"type":"object","description":"the person's agent working here on a job: { client, n, worker, job, last_seen }"}},` +
-				`"required":[` + explorationViewRequired + `,"steps","notes","next_cursor"]}`),
 		}, s.get),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        "save_step",
 			Description: "Save a step of an exploration: a flower spec, inline or by its sha256, with an optional note.",
-			Output:      json.RawMessage(stepSchema),
 		}, s.saveStep),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        "add_note",
 			Description: "Add a note to an exploration.",
-			Output:      json.RawMessage(noteSchema),
 		}, s.addNote),
 	}
 }
@@ -109,31 +86,31 @@ func (saveStepInput) RefineSchema(s *jsonschema.Schema) {
 
 // Start is start_exploration: a new exploration of the question, owned by
 // the caller (annotations start one for a person's own marks too).
-func (s *ExplorationService) Start(ctx context.Context, call toolkit.Call, in StartExplorationInput) (any, error) {
+func (s *ExplorationService) Start(ctx context.Context, call toolkit.Call, in StartExplorationInput) (ExplorationView, error) {
 	in.Question, in.Title = strings.TrimSpace(in.Question), strings.TrimSpace(in.Title)
 	if err := explorations.CheckQuestion(in.Question, in.Title); err != nil {
-		return nil, err
+		return ExplorationView{}, err
 	}
 	size := snapshotsapp.RowBytes + int64(len(in.Question)+len(in.Title))
 	// The key is looked up before a session is opened: a caller without one
 	// is known by its address, and the same key twice opens one.
-	return s.once(ctx, &call, "start_exploration", func() (any, error) {
+	return once(ctx, s, &call, "start_exploration", func() (ExplorationView, error) {
 		if err := s.ownWrite(ctx, &call, call.Caller.Subject, size); err != nil {
-			return nil, err
+			return ExplorationView{}, err
 		}
 		id, err := explorations.NewID(s.random, explorations.IDPrefix)
 		if err != nil {
-			return nil, err
+			return ExplorationView{}, err
 		}
 		refund, err := s.budget.Spend(ctx, call.Caller.Subject, size)
 		if err != nil {
-			return nil, err
+			return ExplorationView{}, err
 		}
 		now := s.now()
 		e := explorations.Exploration{ID: id, Owner: call.Caller.Subject, Question: in.Question, Title: in.Title, CreatedAt: now, UpdatedAt: now}
 		if err := s.store.CreateExploration(ctx, e); err != nil {
 			refund()
-			return nil, err
+			return ExplorationView{}, err
 		}
 		return viewOf(e, explorations.AccessByID(e, call.Caller.Subject)), nil
 	})
@@ -156,25 +133,22 @@ func (s *ExplorationService) ownWrite(ctx context.Context, call *toolkit.Call, o
 	return nil
 }
 
-func (s *ExplorationService) list(ctx context.Context, call toolkit.Call, in listExplorationsInput) (any, error) {
+func (s *ExplorationService) list(ctx context.Context, call toolkit.Call, in listExplorationsInput) (ExplorationList, error) {
 	limit, err := explorations.ListLimit(in.Limit)
 	if err != nil {
-		return nil, err
+		return ExplorationList{}, err
 	}
 	after, err := explorations.ParseListCursor(in.Cursor)
 	if err != nil {
-		return nil, err
+		return ExplorationList{}, err
 	}
-	out := struct {
-		Explorations []ExplorationView `json:"explorations"`
-		NextCursor   *string           `json:"next_cursor"`
-	}{Explorations: []ExplorationView{}}
+	out := ExplorationList{Explorations: []ExplorationView{}}
 	if call.Caller.Subject == "" {
 		return out, nil // without a session nothing is the caller's own
 	}
 	es, err := s.store.OwnedBy(ctx, call.Caller.Subject, after, limit+1)
 	if err != nil {
-		return nil, err
+		return ExplorationList{}, err
 	}
 	if len(es) > limit {
 		es = es[:limit]
@@ -188,22 +162,22 @@ func (s *ExplorationService) list(ctx context.Context, call toolkit.Call, in lis
 	return out, nil
 }
 
-func (s *ExplorationService) get(ctx context.Context, call toolkit.Call, in getExplorationInput) (any, error) {
+func (s *ExplorationService) get(ctx context.Context, call toolkit.Call, in getExplorationInput) (ExplorationWhole, error) {
 	cursor, err := explorations.ParseCursor(in.Cursor)
 	if err != nil {
-		return nil, err
+		return ExplorationWhole{}, err
 	}
 	limit, err := explorations.PageItems(in.Limit)
 	if err != nil {
-		return nil, err
+		return ExplorationWhole{}, err
 	}
 	e, access, err := s.Resolve(ctx, in.Exploration, call.Caller, explorations.ReadAccess)
 	if err != nil {
-		return nil, err
+		return ExplorationWhole{}, err
 	}
 	steps, notes, next, err := s.page(ctx, e.ID, cursor, limit)
 	if err != nil {
-		return nil, err
+		return ExplorationWhole{}, err
 	}
 	out := ExplorationWhole{ExplorationView: viewOf(e, access), Steps: []StepView{}, Notes: []NoteView{}}
 	for _, st := range steps {
@@ -264,86 +238,86 @@ func (s *ExplorationService) page(ctx context.Context, id string, cursor explora
 	return steps, notes, next.String(), nil
 }
 
-func (s *ExplorationService) saveStep(ctx context.Context, call toolkit.Call, in saveStepInput) (any, error) {
+func (s *ExplorationService) saveStep(ctx context.Context, call toolkit.Call, in saveStepInput) (StepView, error) {
 	step := explorations.Step{Note: strings.TrimSpace(in.Note)}
 	if err := explorations.CheckNote("note", step.Note, false); err != nil {
-		return nil, err
+		return StepView{}, err
 	}
 	hasSpec := len(in.Spec) > 0 && string(in.Spec) != "null"
 	switch {
 	case hasSpec:
 	case in.SpecSHA256 != "":
 		if !explorations.ValidSHA256(in.SpecSHA256) {
-			return nil, errs.New(errs.BadInput, "spec_sha256 must be 64 lower-case hex characters")
+			return StepView{}, errs.New(errs.BadInput, "spec_sha256 must be 64 lower-case hex characters")
 		}
 		step.SpecSHA256 = in.SpecSHA256
 	default:
-		return nil, errs.New(errs.BadInput, "a step needs spec or spec_sha256", "send the spec itself, or the sha256 of one")
+		return StepView{}, errs.New(errs.BadInput, "a step needs spec or spec_sha256", "send the spec itself, or the sha256 of one")
 	}
 	// Access first: anyone without it learns nothing from how a spec fails.
 	e, _, err := s.Resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
 	if err != nil {
-		return nil, err
+		return StepView{}, err
 	}
 	if hasSpec {
 		if step.Spec, step.SpecSHA256, err = s.checkSpec(ctx, e.Owner, in.Spec); err != nil {
-			return nil, err
+			return StepView{}, err
 		}
 		if in.SpecSHA256 != "" && in.SpecSHA256 != step.SpecSHA256 {
-			return nil, errs.Newf(errs.BadInput, "spec_sha256 is not the spec's name (%s)", step.SpecSHA256).
+			return StepView{}, errs.Newf(errs.BadInput, "spec_sha256 is not the spec's name (%s)", step.SpecSHA256).
 				WithHint("send the spec alone, or its right sha256")
 		}
 	}
 	size := snapshotsapp.RowBytes + int64(len(step.Spec)+len(step.Note))
-	return s.once(ctx, &call, "save_step", func() (any, error) {
+	return once(ctx, s, &call, "save_step", func() (StepView, error) {
 		if err := s.ownWrite(ctx, &call, e.Owner, size); err != nil {
-			return nil, err
+			return StepView{}, err
 		}
 		id, err := explorations.NewID(s.random, "stp_")
 		if err != nil {
-			return nil, err
+			return StepView{}, err
 		}
 		refund, err := s.budget.Spend(ctx, e.Owner, size)
 		if err != nil {
-			return nil, err
+			return StepView{}, err
 		}
 		step.ID, step.Exploration, step.CreatedAt = id, e.ID, s.now()
 		saved, err := s.store.AddStep(ctx, step)
 		if err != nil {
 			refund()
-			return nil, err
+			return StepView{}, err
 		}
 		s.changed(ctx, e.ID)
 		return stepView(saved), nil
 	})
 }
 
-func (s *ExplorationService) addNote(ctx context.Context, call toolkit.Call, in addNoteInput) (any, error) {
+func (s *ExplorationService) addNote(ctx context.Context, call toolkit.Call, in addNoteInput) (NoteView, error) {
 	text := strings.TrimSpace(in.Text)
 	if err := explorations.CheckNote("text", text, true); err != nil {
-		return nil, err
+		return NoteView{}, err
 	}
 	e, _, err := s.Resolve(ctx, in.Exploration, call.Caller, explorations.ContinueAccess)
 	if err != nil {
-		return nil, err
+		return NoteView{}, err
 	}
 	size := snapshotsapp.RowBytes + int64(len(text))
-	return s.once(ctx, &call, "add_note", func() (any, error) {
+	return once(ctx, s, &call, "add_note", func() (NoteView, error) {
 		if err := s.ownWrite(ctx, &call, e.Owner, size); err != nil {
-			return nil, err
+			return NoteView{}, err
 		}
 		id, err := explorations.NewID(s.random, "not_")
 		if err != nil {
-			return nil, err
+			return NoteView{}, err
 		}
 		refund, err := s.budget.Spend(ctx, e.Owner, size)
 		if err != nil {
-			return nil, err
+			return NoteView{}, err
 		}
 		n := explorations.Note{ID: id, Exploration: e.ID, Text: text, CreatedAt: s.now()}
 		if err := s.store.AddNote(ctx, n); err != nil {
 			refund()
-			return nil, err
+			return NoteView{}, err
 		}
 		s.changed(ctx, e.ID)
 		return noteView(n), nil

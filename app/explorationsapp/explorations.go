@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/petal-near/petal/app/config"
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
@@ -90,7 +92,21 @@ type ExplorationView struct {
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	// Access is what the caller may do: owner, continue or read.
-	Access string `json:"access"`
+	Access string `json:"access" jsonschema:"what the caller may do: owner, continue or read"`
+}
+
+// RefineSchema: the accesses there are.
+func (ExplorationView) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "access").Enum = []any{"owner", "continue", "read"}
+}
+
+// A step's spec, when it carries one, is a flower-spec/v1 object.
+func (StepView) RefineSchema(s *jsonschema.Schema) { toolkit.Property(s, "spec").Type = "object" }
+
+// ExplorationList is list_explorations' answer: a page of the caller's own.
+type ExplorationList struct {
+	Explorations []ExplorationView `json:"explorations"`
+	NextCursor   *string           `json:"next_cursor"`
 }
 
 // ExplorationWhole is get_exploration's answer: the exploration and one page
@@ -99,7 +115,7 @@ type ExplorationWhole struct {
 	ExplorationView
 	Steps      []StepView `json:"steps"`
 	Notes      []NoteView `json:"notes"`
-	NextCursor *string    `json:"next_cursor"`
+	NextCursor *string    `json:"next_cursor" jsonschema:"the cursor of the next page, null on the last"`
 	// Presence is the person's agent working here on a job (additive).
 	Presence *WorkerPresence `json:"presence,omitempty"`
 }

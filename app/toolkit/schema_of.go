@@ -92,15 +92,59 @@ func OutputSchema[Out any]() (json.RawMessage, error) {
 		return nil, fmt.Errorf("a tool's answer must be a struct (an object with tools_version), not %s", t)
 	}
 	s.Types, s.Type = nil, "object" // a *Out answered is never nil
-	if r, ok := reflect.Zero(t).Interface().(SchemaRefiner); ok {
-		r.RefineSchema(s)
-	}
+	refineWithin(t, s, map[reflect.Type]bool{})
 	collectionsNotNull(s)
 	OptionalNotNull(s)
 	if err := CheckDescribed(s); err != nil {
 		return nil, err
 	}
 	return json.Marshal(s)
+}
+
+// refineWithin calls RefineSchema of t, and of every type t's JSON holds,
+// on the schema describing it (a field's, an item's, an embedded struct's
+// on its container's), so a type's refinements hold wherever it is written.
+func refineWithin(t reflect.Type, s *jsonschema.Schema, seen map[reflect.Type]bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if s == nil || seen[t] {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		refineWithin(t.Elem(), s.Items, seen)
+		return
+	case reflect.Map:
+		refineWithin(t.Elem(), s.AdditionalProperties, seen)
+		return
+	case reflect.Struct:
+	default:
+		return
+	}
+	if _, own := writesItself[t]; own {
+		return
+	}
+	seen[t] = true
+	defer delete(seen, t)
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || (!f.IsExported() && !f.Anonymous) {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			refineWithin(f.Type, s, seen) // its fields are the container's
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		refineWithin(f.Type, s.Properties[name], seen)
+	}
+	if r, ok := reflect.Zero(t).Interface().(SchemaRefiner); ok {
+		r.RefineSchema(s)
+	}
 }
 
 // collectionsNotNull: jsonschema-go types every slice and map as nullable
