@@ -2,7 +2,6 @@ package publishapp
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -15,27 +14,25 @@ import (
 // they are refused on a public site and not offered to Petals' agent's model.
 func (s *PublishService) correctionTools() []toolkit.Tool {
 	return []toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name: ToolPrepareCorrection,
 			Description: "Prepare a correction of a published flower, from the signed-in person's own wallet on the flower's network: say it is wrong (kind stale_reading | misleading_label | misassigned_group | other), why, and the evidence (what is wrong, what is right, up to 8 https links). " +
 				"Answers the correction/v1 record (docs/schemas/correction-v1.schema.json) and the SocialDB set transaction their wallet signs and sends, writing it at <account>/petal/correction/<id>, with its quote. Nothing is kept or sent here; then submit_correction. A correction never changes the flower: get_flower shows it beside it.",
-			Output:         json.RawMessage(`{"type":"object","required":["correction","id","transaction","quote"],"properties":{"correction":{"type":"object"},"id":{"type":"string"},"transaction":{"type":"object","required":["receiver_id","actions"]},"quote":` + quoteSchema + `}}`),
 			OnTheirMachine: true,
 			// As publishing's: the model has no wallet to sign with, and
 			// every tool offered costs every call its description.
 			HiddenFromAgent: true,
-		}, func(ctx context.Context, call toolkit.Call, in prepareCorrectionInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in prepareCorrectionInput) (PreparedCorrection, error) {
 			return s.PrepareCorrection(ctx, call.Caller, CorrectionRequest{Flower: in.Flower, Kind: in.Kind, Reason: in.Reason,
 				Evidence: corrections.Evidence(in.Evidence), Subject: in.Subject})
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name: ToolSubmitCorrection,
 			Description: "Submit a correction once the person's wallet has sent the prepared transaction: by its tx_hash (its FINAL outcome must be a successful SocialDB set signed by one of the signed-in person's wallets), or by account_id and id. " +
 				"The record is read back from SocialDB at finality final under the signer's account, checked as a correction/v1 of a flower kept here, made by that account, and kept. The same id again is the same answer. 404 while nothing is under the key yet.",
-			Output:          json.RawMessage(correctionSchema),
 			OnTheirMachine:  true,
 			HiddenFromAgent: true,
-		}, func(ctx context.Context, call toolkit.Call, in submitCorrectionInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in submitCorrectionInput) (Correction, error) {
 			return s.SubmitCorrection(ctx, call.Caller, SubmitInput(in))
 		}),
 	}
@@ -87,42 +84,26 @@ func (submitCorrectionInput) RefineSchema(s *jsonschema.Schema) {
 	toolkit.Property(s, "tx_hash").MaxLength = jsonschema.Ptr(64)
 }
 
-const correctionSchema = `{
-  "type": "object",
-  "required": ["correction", "id", "flower", "network", "maker", "kind", "reason", "evidence", "subject", "made_at", "kept_at"],
-  "properties": {
-    "correction": { "type": "object", "description": "the correction/v1 record as published (docs/schemas/correction-v1.schema.json)" },
-    "id": { "type": "string" },
-    "flower": { "type": "string", "description": "the id of the flower it corrects" },
-    "network": { "type": "string" },
-    "maker": { "type": "string", "description": "who: the NEAR account that published it" },
-    "kind": { "enum": ["stale_reading", "misleading_label", "misassigned_group", "other"] },
-    "reason": { "type": "string" },
-    "evidence": { "type": "object", "required": ["wrong", "right", "links"], "properties": { "wrong": { "type": "string" }, "right": { "type": "string" }, "links": { "type": "array", "items": { "type": "string" } } } },
-    "subject": { "type": ["string", "null"] },
-    "made_at": { "type": "string", "format": "date-time" },
-    "kept_at": { "type": "string", "format": "date-time", "description": "when this site first kept it" }
-  }
-}`
+// What the answers' types cannot say: the records are objects, the kinds
+// are corrections.Kinds.
+func (Correction) RefineSchema(s *jsonschema.Schema) {
+	c := toolkit.Property(s, "correction")
+	c.Type, c.Description = "object", "the correction/v1 record as published (docs/schemas/correction-v1.schema.json)"
+	kinds := make([]any, 0, len(corrections.Kinds))
+	for _, k := range corrections.Kinds {
+		kinds = append(kinds, k)
+	}
+	toolkit.Property(s, "kind").Enum = kinds
+	toolkit.Property(s, "flower").Description = "the id of the flower it corrects"
+	toolkit.Property(s, "maker").Description = "who: the NEAR account that published it"
+	toolkit.Property(s, "kept_at").Description = "when this site first kept it"
+}
 
-// flowerWithCorrectionsSchema is get_flower's answer: a published flower
-// and its corrections.
-var flowerWithCorrectionsSchema = func() string {
-	var f map[string]any
-	if err := json.Unmarshal([]byte(publishedFlowerSchema), &f); err != nil {
-		panic(err)
-	}
-	var c any
-	if err := json.Unmarshal([]byte(correctionSchema), &c); err != nil {
-		panic(err)
-	}
-	f["required"] = append(f["required"].([]any), "corrections", "corrections_count")
-	props := f["properties"].(map[string]any)
-	props["corrections"] = map[string]any{"type": "array", "items": c, "description": "the newest corrections of the flower, at most 20"}
-	props["corrections_count"] = map[string]any{"type": "integer", "description": "how many corrections of it are kept here"}
-	b, err := json.Marshal(f)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}()
+func (PreparedCorrection) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "correction").Type = "object"
+}
+
+func (FlowerAnswer) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "corrections").Description = "the newest corrections of the flower, at most 20"
+	toolkit.Property(s, "corrections_count").Description = "how many corrections of it are kept here"
+}

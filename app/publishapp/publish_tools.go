@@ -16,51 +16,46 @@ import (
 // published flowers (list_flowers, get_flower).
 func (s *PublishService) Tools() []toolkit.Tool {
 	return append([]toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:           ToolQuotePayment,
 			Description:    "What publishing a flower to NEAR costs, asked dry: the storage deposit SocialDB charges for the record's bytes and its key (10^19 yoctoNEAR a byte) and the gas, with line items, in dollars at NEAR's price now (null when it can't be read). Nothing is kept or reserved by asking; a quote holds 10 minutes.",
-			Output:         json.RawMessage(`{"type":"object","required":["quote"],"properties":{"quote":` + quoteSchema + `}}`),
 			OnTheirMachine: true,
 			// The agent offers publishing in its flower event (prepare);
 			// its model has no use for these, and they would cost every call.
 			HiddenFromAgent: true,
-		}, func(ctx context.Context, call toolkit.Call, in quoteInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in quoteInput) (QuoteAnswer, error) {
 			return s.Quote(ctx, call.Caller, PublishRequest(in))
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:           ToolPreparePublish,
 			Description:    "Prepare a flower for publishing to NEAR from the signed-in person's own wallet: the flower/v1 record (docs/schemas/flower-v1.schema.json) and the SocialDB set transaction their wallet signs and sends, writing it at <account>/petal/flower/<id>, with its quote. The spec must be valid against a snapshot stored here. The server holds no key: nothing is sent until the wallet sends it; then publish_flower.",
-			Output:         json.RawMessage(`{"type":"object","required":["flower","id","transaction","quote"],"properties":{"flower":{"type":"object"},"id":{"type":"string"},"transaction":{"type":"object","required":["receiver_id","actions"]},"quote":` + quoteSchema + `}}`),
 			OnTheirMachine: true,
 			// The agent offers publishing in its flower event (prepare);
 			// its model has no use for these, and they would cost every call.
 			HiddenFromAgent: true,
-		}, func(ctx context.Context, call toolkit.Call, in prepareInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in prepareInput) (PreparedAnswer, error) {
 			return s.Prepare(ctx, call.Caller, PublishRequest(in))
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:           ToolPublishFlower,
 			Description:    "Publish a flower once the person's wallet has sent the prepared transaction: the record is read back from SocialDB at finality final under their account, checked byte for byte against what was prepared (or, prepared elsewhere, as a flower/v1 whose snapshot is stored here) and kept. The same id again is the same answer. 404 while nothing is under the key yet (the wallet may not have sent it).",
-			Output:         json.RawMessage(publishedFlowerSchema),
 			OnTheirMachine: true,
 			// The agent offers publishing in its flower event (prepare);
 			// its model has no use for these, and they would cost every call.
 			HiddenFromAgent: true,
-		}, func(ctx context.Context, call toolkit.Call, in publishFlowerInput) (any, error) {
+		}, func(ctx context.Context, call toolkit.Call, in publishFlowerInput) (PublishedFlower, error) {
 			return s.Publish(ctx, call.Caller, PublishInput(in))
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolListFlowers,
 			Description: "Flowers published to NEAR, newest first, cursor-paged: each with its flower/v1 record, network, maker, map, status (ok, or snapshot_missing: not drawn here), where it opens (view_url) and its picture.",
-			Output:      json.RawMessage(`{"type":"object","required":["flowers","next_cursor"],"properties":{"flowers":{"type":"array","items":` + publishedFlowerSchema + `},"next_cursor":{"type":["string","null"]}}}`),
-		}, func(ctx context.Context, _ toolkit.Call, in listFlowersInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in listFlowersInput) (FlowerList, error) {
 			return s.List(ctx, FlowerFilter(in))
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolGetFlower,
 			Description: "One flower published to NEAR, by its id: its flower/v1 record as published, network, maker, map, status, view_url and picture, and the corrections people published of it (who, when, what: newest first, at most 20, and their count). A correction never changes the flower.",
-			Output:      json.RawMessage(flowerWithCorrectionsSchema),
-		}, func(ctx context.Context, _ toolkit.Call, in getFlowerInput) (any, error) {
+		}, func(ctx context.Context, _ toolkit.Call, in getFlowerInput) (FlowerAnswer, error) {
 			return s.GetWithCorrections(ctx, in.ID)
 		}),
 	}, s.correctionTools()...)
@@ -123,38 +118,19 @@ func (getFlowerInput) RefineSchema(s *jsonschema.Schema) {
 	toolkit.Property(s, "id").MaxLength = jsonschema.Ptr(64)
 }
 
-const quoteSchema = `{
-  "type": "object",
-  "required": ["nonce", "expires_at", "network", "receiver", "bytes", "deposit_yocto", "deposit_near", "gas", "usd", "line_items"],
-  "properties": {
-    "nonce": { "type": "string" },
-    "expires_at": { "type": "string", "format": "date-time" },
-    "network": { "type": "string" },
-    "receiver": { "type": "string", "description": "the SocialDB contract" },
-    "bytes": { "type": "integer" },
-    "deposit_yocto": { "type": "string" },
-    "deposit_near": { "type": "number" },
-    "gas": { "type": "string" },
-    "usd": { "type": ["number", "null"], "description": "the deposit and the most the gas can cost, in dollars; null when NEAR's price can't be read" },
-    "line_items": { "type": "array", "items": { "type": "object", "required": ["what", "yocto"], "properties": { "what": { "type": "string" }, "yocto": { "type": "string" } } } }
-  }
-}`
+// What the answers' types cannot say: a published flower's status is one of
+// two, and its record is a flower/v1 object.
+func (PublishedFlower) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "status").Enum = []any{published.StatusOK, published.StatusSnapshotMissing}
+	f := toolkit.Property(s, "flower")
+	f.Type, f.Description = "object", "the flower/v1 record as published (docs/schemas/flower-v1.schema.json)"
+}
 
-var publishedFlowerSchema = `{
-  "type": "object",
-  "required": ["flower", "id", "network", "maker", "map", "snapshot", "name", "made_at", "published_at", "status", "view_url", "picture"],
-  "properties": {
-    "flower": { "type": "object", "description": "the flower/v1 record as published (docs/schemas/flower-v1.schema.json)" },
-    "id": { "type": "string" },
-    "network": { "type": "string" },
-    "maker": { "type": "string" },
-    "map": { "type": "string" },
-    "snapshot": { "type": "string" },
-    "name": { "type": ["string", "null"] },
-    "made_at": { "type": "string", "format": "date-time" },
-    "published_at": { "type": "string", "format": "date-time" },
-    "status": { "enum": ["` + published.StatusOK + `", "` + published.StatusSnapshotMissing + `"] },
-    "view_url": { "type": "string" },
-    "picture": { "type": ["string", "null"] }
-  }
-}`
+func (PreparedAnswer) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "flower").Type = "object"
+}
+
+func (Quote) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "receiver").Description = "the SocialDB contract"
+	toolkit.Property(s, "usd").Description = "the deposit and the most the gas can cost, in dollars; null when NEAR's price can't be read"
+}
