@@ -26,7 +26,7 @@ func (s *AgentJobsService) reachOf(ctx context.Context, caller toolkit.Caller, a
 		"send the agent link you were given (agent_key), or the continue link of the job's project (exploration)")
 }
 
-func (s *AgentJobsService) takeJob(ctx context.Context, call toolkit.Call, in takeJobInput) (any, error) {
+func (s *AgentJobsService) takeJob(ctx context.Context, call toolkit.Call, in takeJobInput) (*WaitAnswer, error) {
 	r, err := s.reachOf(ctx, call.Caller, in.AgentKey, in.Exploration)
 	if err != nil {
 		return nil, err
@@ -73,16 +73,16 @@ type ReportAnswer struct {
 // reports); list_jobs has the whole of it.
 const maxReportNote = explorations.MaxNote - 200
 
-func (s *AgentJobsService) reportJob(ctx context.Context, call toolkit.Call, in reportJobInput) (any, error) {
+func (s *AgentJobsService) reportJob(ctx context.Context, call toolkit.Call, in reportJobInput) (ReportAnswer, error) {
 	r, err := s.reachOf(ctx, call.Caller, in.AgentKey, in.Exploration)
 	if err != nil {
-		return nil, err
+		return ReportAnswer{}, err
 	}
 	if err := agentjobs.CheckReport(in.Summary); err != nil {
-		return nil, err
+		return ReportAnswer{}, err
 	}
 	if _, err := s.jobFor(ctx, r, in.Job); err != nil {
-		return nil, err
+		return ReportAnswer{}, err
 	}
 	status := agentjobs.Done
 	if in.Status == "failed" {
@@ -90,7 +90,7 @@ func (s *AgentJobsService) reportJob(ctx context.Context, call toolkit.Call, in 
 	}
 	j, groupDone, err := s.store.Report(ctx, in.Job, r.take, status, in.Summary, s.now())
 	if err != nil {
-		return nil, err
+		return ReportAnswer{}, err
 	}
 	who := j.TakenBy
 	if j.N > 1 {

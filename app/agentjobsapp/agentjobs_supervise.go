@@ -24,18 +24,18 @@ func (s *AgentJobsService) ownJob(ctx context.Context, call toolkit.Call, id str
 	return owner, err
 }
 
-func (s *AgentJobsService) retryJob(ctx context.Context, call toolkit.Call, in retryJobInput) (any, error) {
+func (s *AgentJobsService) retryJob(ctx context.Context, call toolkit.Call, in retryJobInput) (JobState, error) {
 	owner, err := s.ownJob(ctx, call, in.Job)
 	if err != nil {
-		return nil, err
+		return JobState{}, err
 	}
 	return s.reopen(ctx, owner, in.Job, in.To)
 }
 
-func (s *AgentJobsService) stopJob(ctx context.Context, call toolkit.Call, in stopJobInput) (any, error) {
+func (s *AgentJobsService) stopJob(ctx context.Context, call toolkit.Call, in stopJobInput) (JobState, error) {
 	owner, err := s.ownJob(ctx, call, in.Job)
 	if err != nil {
-		return nil, err
+		return JobState{}, err
 	}
 	return s.stop(ctx, owner, in.Job)
 }

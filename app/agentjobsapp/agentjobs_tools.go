@@ -38,6 +38,22 @@ type JobView struct {
 	LastSeen     *time.Time      `json:"last_seen"`
 }
 
+// RefineSchema: the states a job is in.
+func (JobView) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "status").Enum = []any{"open", "taken", "done", "failed", "stopped"}
+}
+
+// JobList is hand_job's answer: the jobs it opened.
+type JobList struct {
+	Jobs []JobView `json:"jobs"`
+}
+
+// JobPage is list_jobs' answer.
+type JobPage struct {
+	Jobs       []JobView `json:"jobs"`
+	NextCursor *string   `json:"next_cursor"`
+}
+
 func jobView(j agentjobs.Job) JobView {
 	v := JobView{ID: j.ID, Exploration: j.Exploration, Conversation: j.Conversation, Kind: j.Kind, Title: j.Title, Brief: j.Brief,
 		Inputs: json.RawMessage("null"), Status: string(j.Status), Part: j.Part, Parts: j.Parts, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
@@ -73,16 +89,6 @@ type JobEventData struct {
 	TakenBy      *string `json:"taken_by"`
 	PartOf       *string `json:"part_of"`
 }
-
-const jobViewSchema = `{"type":"object","properties":{"id":{"type":"string"},"exploration":{"type":"string"},"conversation":{"type":"string"},` +
-	`"kind":{"type":"string"},"title":{"type":"string"},"brief":{"type":"string"},"inputs":{},` +
-	`"status":{"type":"string","enum":["open","taken","done","failed","stopped"]},"to":{"type":["string","null"]},` +
-	`"taken_by":{"type":["string","null"]},"n":{"type":["integer","null"]},"part_of":{"type":["string","null"]},` +
-	`"part":{"type":"integer"},"parts":{"type":"integer"},"report":{"type":["string","null"]},` +
-	`"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},` +
-	`"last_seen":{"type":["string","null"],"format":"date-time"}},"required":["id","exploration","conversation","status"]}`
-
-const takeAnswerSchema = `{"type":"object","properties":{"job":{"type":["object","null"]},"project":{"type":"object"},"view":{},"link":{"type":"string"}},"required":["job"]}`
 
 // The job tools' inputs.
 type (
@@ -147,32 +153,25 @@ func (reportJobInput) RefineSchema(s *jsonschema.Schema) {
 // Tools implements ToolSet.
 func (s *AgentJobsService) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{Name: "hand_job", AgentOnly: true,
+		toolkit.WithIO(toolkit.Tool{Name: "hand_job", AgentOnly: true,
 			Description: "Hand a job to the person's own agent (Claude Code, Codex…), which does it on their machine: one job, for the agent named in to or anyone, " +
 				"or parts (two or more) for different agents. Each job gets its own conversation; its report comes back to this one.",
-			Output: json.RawMessage(`{"type":"object","properties":{"jobs":{"type":"array","items":` + jobViewSchema + `}},"required":["jobs"]}`),
 		}, s.handJob),
-		toolkit.WithInput(toolkit.Tool{Name: "list_jobs",
+		toolkit.WithIO(toolkit.Tool{Name: "list_jobs",
 			Description: "The jobs handed out from a conversation, or worked in it: each one's status, who took it, when it was last seen and its report.",
-			Output: json.RawMessage(`{"type":"object","properties":{"jobs":{"type":"array","items":` + jobViewSchema + `},` +
-				`"next_cursor":{"type":["string","null"]}},"required":["jobs","next_cursor"]}`),
 		}, s.listJobs),
-		toolkit.WithInput(toolkit.Tool{Name: "retry_job", AgentOnly: true,
+		toolkit.WithIO(toolkit.Tool{Name: "retry_job", AgentOnly: true,
 			Description: "Send a taken, failed or stopped job of this conversation again, to the agent named in to or to anyone; its old worker is told to stop.",
-			Output:      json.RawMessage(`{"type":"object","properties":{"job":` + jobViewSchema + `},"required":["job"]}`),
 		}, s.retryJob),
-		toolkit.WithInput(toolkit.Tool{Name: "stop_job", AgentOnly: true,
+		toolkit.WithIO(toolkit.Tool{Name: "stop_job", AgentOnly: true,
 			Description: "Stop an open or taken job of this conversation; its worker is told to stop at its next call.",
-			Output:      json.RawMessage(`{"type":"object","properties":{"job":` + jobViewSchema + `},"required":["job"]}`),
 		}, s.stopJob),
-		toolkit.WithInput(toolkit.Tool{Name: "take_job", HiddenFromAgent: true, // the person's own agent's
+		toolkit.WithIO(toolkit.Tool{Name: "take_job", HiddenFromAgent: true, // the person's own agent's
 			Description: "Take an open job of the person's, now, without waiting: with agent_key (their agent link) any of theirs, with a project's continue link one of that project's. " +
 				"Answers the job and a continue link to work through, or { job: null }.",
-			Output: json.RawMessage(takeAnswerSchema),
 		}, s.takeJob),
-		toolkit.WithInput(toolkit.Tool{Name: "report_job", HiddenFromAgent: true,
+		toolkit.WithIO(toolkit.Tool{Name: "report_job", HiddenFromAgent: true,
 			Description: "Report a job you took: done with what you found, or failed with why. It lands as a note in the job's conversation and the one that handed it out.",
-			Output:      json.RawMessage(`{"type":"object","properties":{"job":` + jobViewSchema + `,"taken_up":{"type":"boolean"}},"required":["job","taken_up"]}`),
 		}, s.reportJob),
 	}
 }
@@ -198,44 +197,44 @@ func cutRunes(s string, n int) string {
 	return strings.TrimSpace(s)
 }
 
-func (s *AgentJobsService) handJob(ctx context.Context, call toolkit.Call, in handJobInput) (any, error) {
+func (s *AgentJobsService) handJob(ctx context.Context, call toolkit.Call, in handJobInput) (JobList, error) {
 	run, owner, err := s.agentRun(ctx, call)
 	if err != nil {
-		return nil, err
+		return JobList{}, err
 	}
 	if err := agentjobs.CheckJob("", in.Title, in.Brief, in.Inputs); err != nil {
-		return nil, err
+		return JobList{}, err
 	}
 	if err := checkTo("to", in.To); err != nil {
-		return nil, err
+		return JobList{}, err
 	}
 	for i, p := range in.Parts {
 		field := "parts[" + strconv.Itoa(i) + "]."
 		if err := agentjobs.CheckJob(field, p.Title, p.Brief, p.Inputs); err != nil {
-			return nil, err
+			return JobList{}, err
 		}
 		if err := checkTo(field+"to", p.To); err != nil {
-			return nil, err
+			return JobList{}, err
 		}
 	}
 	now := s.now()
 	if run.Exploration == "" {
 		id, err := explorations.NewID(s.random, explorations.IDPrefix)
 		if err != nil {
-			return nil, err
+			return JobList{}, err
 		}
 		e := explorations.Exploration{ID: id, Owner: owner, Question: cutRunes(in.Title, explorations.MaxQuestion), CreatedAt: now, UpdatedAt: now}
 		if err := s.explorations.CreateExploration(ctx, e); err != nil {
-			return nil, err
+			return JobList{}, err
 		}
 		if err := s.runs.SetExploration(ctx, run.ID, id); err != nil {
-			return nil, err
+			return JobList{}, err
 		}
 		run.Exploration = id
 	}
 	convID, err := explorations.NewID(s.random, explorations.IDPrefix)
 	if err != nil {
-		return nil, err
+		return JobList{}, err
 	}
 	conv := explorations.Exploration{ID: convID, Owner: owner, Question: cutRunes(in.Brief, explorations.MaxQuestion),
 		Title: cutRunes(in.Title, explorations.MaxTitle), CreatedAt: now, UpdatedAt: now}
@@ -245,13 +244,13 @@ func (s *AgentJobsService) handJob(ctx context.Context, call toolkit.Call, in ha
 		j := base
 		j.Title, j.Brief, j.Inputs, j.To = strings.TrimSpace(in.Title), in.Brief, in.Inputs, agentjobs.AgentKey(in.To)
 		if j.ID, err = explorations.NewID(s.random, "job_"); err != nil {
-			return nil, err
+			return JobList{}, err
 		}
 		jobs = append(jobs, j)
 	} else {
 		group, err := explorations.NewID(s.random, "job_")
 		if err != nil {
-			return nil, err
+			return JobList{}, err
 		}
 		for i, p := range in.Parts {
 			j := base
@@ -259,13 +258,13 @@ func (s *AgentJobsService) handJob(ctx context.Context, call toolkit.Call, in ha
 			j.PartOf, j.Part, j.Parts = group, i+1, len(in.Parts)
 			j.CreatedAt = now.Add(time.Duration(i) * time.Microsecond) // taken in their order
 			if j.ID, err = explorations.NewID(s.random, "job_"); err != nil {
-				return nil, err
+				return JobList{}, err
 			}
 			jobs = append(jobs, j)
 		}
 	}
 	if err := s.store.Open(ctx, jobs, conv, agentjobs.MaxOpenPerPerson); err != nil {
-		return nil, err
+		return JobList{}, err
 	}
 	out := make([]JobView, 0, len(jobs))
 	events := make([]runs.NewEvent, 0, len(jobs))
@@ -285,12 +284,10 @@ func (s *AgentJobsService) handJob(ctx context.Context, call toolkit.Call, in ha
 		s.log.WarnContext(ctx, "agent jobs: the job events", "run", run.ID, "err", err)
 	}
 	s.opened(ctx, jobs[0])
-	return struct {
-		Jobs []JobView `json:"jobs"`
-	}{out}, nil
+	return JobList{out}, nil
 }
 
-func (s *AgentJobsService) listJobs(ctx context.Context, call toolkit.Call, in listJobsInput) (any, error) {
+func (s *AgentJobsService) listJobs(ctx context.Context, call toolkit.Call, in listJobsInput) (JobPage, error) {
 	limit := in.Limit
 	if limit == 0 {
 		limit = 50
@@ -299,34 +296,31 @@ func (s *AgentJobsService) listJobs(ctx context.Context, call toolkit.Call, in l
 	var owner string
 	if in.Exploration == "" {
 		if call.Caller.Door != toolkit.DoorAgent || call.Caller.Run == "" {
-			return nil, errs.New(errs.BadInput, "exploration is required", "name the conversation's exploration, by id or link")
+			return JobPage{}, errs.New(errs.BadInput, "exploration is required", "name the conversation's exploration, by id or link")
 		}
 		run, o, err := s.agentRun(ctx, call)
 		if err != nil {
-			return nil, err
+			return JobPage{}, err
 		}
 		exp, owner = run.Exploration, o
 		if exp == "" {
-			return struct {
-				Jobs       []JobView `json:"jobs"`
-				NextCursor *string   `json:"next_cursor"`
-			}{[]JobView{}, nil}, nil
+			return JobPage{[]JobView{}, nil}, nil
 		}
 	} else {
 		_, r, err := s.openRef(ctx, call.Caller, in.Exploration, explorations.ReadAccess)
 		if err != nil {
-			return nil, err
+			return JobPage{}, err
 		}
 		exp, owner = r.exp, r.owner
 	}
 	if in.Cursor != "" {
 		if j, err := s.store.Job(ctx, in.Cursor); err != nil || j.Owner != owner {
-			return nil, errs.New(errs.BadInput, "cursor is not a cursor of this list", "pass next_cursor back as it came")
+			return JobPage{}, errs.New(errs.BadInput, "cursor is not a cursor of this list", "pass next_cursor back as it came")
 		}
 	}
 	jobs, err := s.store.JobsOf(ctx, exp, in.Cursor, limit+1)
 	if err != nil {
-		return nil, err
+		return JobPage{}, err
 	}
 	var next *string
 	if len(jobs) > limit {
@@ -337,8 +331,5 @@ func (s *AgentJobsService) listJobs(ctx context.Context, call toolkit.Call, in l
 	for _, j := range jobs {
 		out = append(out, jobView(j))
 	}
-	return struct {
-		Jobs       []JobView `json:"jobs"`
-		NextCursor *string   `json:"next_cursor"`
-	}{out, next}, nil
+	return JobPage{out, next}, nil
 }
