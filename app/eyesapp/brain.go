@@ -3,7 +3,6 @@ package eyesapp
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -39,6 +38,11 @@ type BrainHeader struct {
 	Kind    string   `json:"kind"`
 	Title   string   `json:"title"`
 	Answers []string `json:"answers"` // the calls (contract methods, petal's tools, refusal codes) it answers for
+}
+
+// RefineSchema: the kinds of brain file.
+func (BrainHeader) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "kind").Enum = []any{"doctrine", "chapter", "recipe"}
 }
 
 // BrainFile is one file of the brain, whole.
@@ -198,27 +202,22 @@ func containsString(list []string, s string) bool {
 // public site keeps it.
 func (s *BrainService) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolBrainIndex,
 			Description: "Petal's brain: every file's header (id, kind, title, answers), doctrine first, then chapters, then recipes, with the brain's commit. Read the doctrine before anything else.",
-			Output:      json.RawMessage(`{"type":"object","required":["commit","files"],"properties":{"commit":{"type":"string"},"files":{"type":"array","items":` + brainHeaderSchema + `}}}`),
-		}, func(context.Context, toolkit.Call, struct{}) (any, error) { return s.Index(), nil }),
-		toolkit.WithInput(toolkit.Tool{
+		}, func(context.Context, toolkit.Call, struct{}) (BrainIndex, error) { return s.Index(), nil }),
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolBrainRoute,
 			Description: "The brain's best three files for a question (q, in plain words), for the calls a contract answers (answers: contract methods, petal's tools or refusal codes, comma-separated, like get_policy,ft_balance_of), or both. Then read one whole with brain_file.",
-			Output:      json.RawMessage(`{"type":"object","required":["commit","files"],"properties":{"commit":{"type":"string"},"q":{"type":"string"},"answers":{"type":"array","items":{"type":"string"}},"files":{"type":"array","items":{"type":"object"}}}}`),
-		}, func(_ context.Context, _ toolkit.Call, in brainRouteInput) (any, error) {
+		}, func(_ context.Context, _ toolkit.Call, in brainRouteInput) (BrainRoute, error) {
 			return s.Route(in.Q, in.Answers)
 		}),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        ToolBrainFile,
 			Description: "One brain file, whole, by its id (from brain_index or brain_route): its header and its Markdown. The doctrine is read first.",
-			Output:      json.RawMessage(`{"type":"object","required":["id","kind","title","answers","commit","markdown"],"properties":{"id":{"type":"string"},"kind":{"type":"string"},"title":{"type":"string"},"answers":{"type":"array","items":{"type":"string"}},"commit":{"type":"string"},"markdown":{"type":"string"}}}`),
-		}, func(_ context.Context, _ toolkit.Call, in brainFileInput) (any, error) { return s.File(in.ID) }),
+		}, func(_ context.Context, _ toolkit.Call, in brainFileInput) (BrainFile, error) { return s.File(in.ID) }),
 	}
 }
-
-const brainHeaderSchema = `{"type":"object","required":["id","kind","title","answers"],"properties":{"id":{"type":"string"},"kind":{"enum":["doctrine","chapter","recipe"]},"title":{"type":"string"},"answers":{"type":"array","items":{"type":"string"}}}}`
 
 type (
 	brainRouteInput struct {

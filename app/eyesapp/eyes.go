@@ -58,22 +58,19 @@ func NewEyesService(views ports.NearViews, pages ports.WebPages, search ports.We
 // Tools implements ToolSet.
 func (s *EyesService) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:           ToolReadChain,
 			Description:    "Call any NEAR contract's view method at the final block, as the chain answers it: the answer decoded as JSON where it is JSON (encoding: json), else its bytes in base64 (encoding: base64), at most 1 MiB, with the block it was read at and the contract's logs. A contract that panics answers cannot_read with its own words. Use it for what no reader reads (a contract's config, one balance, one proposal); the brain's recipes name the usual methods.",
-			Output:         json.RawMessage(readChainOutputSchema),
 			OnTheirMachine: true,
 		}, s.readChain),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:           ToolReadPage,
 			Description:    "Read a public web page (http or https) as text: HTML becomes Markdown with its links, plain text stays as it is. About 20,000 characters a page: start is where to begin, in characters, and next is the start of the page after (null at the end). Never this machine or a private network; at most 5 MiB of the page is read, in at most 15 s.",
-			Output:         json.RawMessage(readPageOutputSchema),
 			OnTheirMachine: true,
 		}, s.readPage),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:            ToolSearch,
 			Description:     "Search the web: up to 10 answers, each with its title, address and a snippet. Read one with read_page. Answers source_failed where this site has no search provider set up.",
-			Output:          json.RawMessage(searchOutputSchema),
 			OnTheirMachine:  true,
 			HiddenFromAgent: s.search == nil || !s.search.Configured(),
 		}, s.webSearch),
@@ -123,25 +120,23 @@ type SearchAnswer struct {
 	Results []ports.WebResult `json:"results"`
 }
 
-func (s *EyesService) webSearch(ctx context.Context, _ toolkit.Call, in searchInput) (any, error) {
+func (s *EyesService) webSearch(ctx context.Context, _ toolkit.Call, in searchInput) (SearchAnswer, error) {
 	if s.search == nil || !s.search.Configured() {
-		return nil, errs.New(errs.SourceFailed, "web search is not set up on this site",
+		return SearchAnswer{}, errs.New(errs.SourceFailed, "web search is not set up on this site",
 			"the site's operator turns it on with PETAL_SEARCH_API_KEY (a Brave Search API key); read_page still reads a page you name")
 	}
 	q := strings.Join(strings.Fields(in.Query), " ")
 	if q == "" {
-		return nil, errs.New(errs.BadInput, "query: say what to search for")
+		return SearchAnswer{}, errs.New(errs.BadInput, "query: say what to search for")
 	}
 	ctx, cancel := context.WithTimeout(ctx, searchTimeout)
 	defer cancel()
 	results, err := s.search.Search(ctx, q, maxSearchResults)
 	if err != nil {
-		return nil, err
+		return SearchAnswer{}, err
 	}
 	if results == nil {
 		results = []ports.WebResult{}
 	}
 	return SearchAnswer{Query: q, Results: results}, nil
 }
-
-const searchOutputSchema = `{"type":"object","required":["query","results"],"properties":{"query":{"type":"string"},"results":{"type":"array","items":{"type":"object","required":["title","url","snippet"],"properties":{"title":{"type":"string"},"url":{"type":"string"},"snippet":{"type":"string"},"age":{"type":"string"}}}}}}`

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -21,10 +23,15 @@ type ChainAnswer struct {
 	Contract string          `json:"contract"`
 	Method   string          `json:"method"`
 	Block    ChainBlock      `json:"block"`
-	Encoding string          `json:"encoding"` // json or base64
-	Result   json.RawMessage `json:"result"`   // the JSON answer, or a base64 string
-	Bytes    int             `json:"bytes"`    // the answer's length in bytes
+	Encoding string          `json:"encoding"`                                                // json or base64
+	Result   json.RawMessage `json:"result" jsonschema:"the JSON answer, or a base64 string"` // as encoding says
+	Bytes    int             `json:"bytes" jsonschema:"the answer's length in bytes"`
 	Logs     []string        `json:"logs"`
+}
+
+// RefineSchema: the two encodings.
+func (ChainAnswer) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "encoding").Enum = []any{"json", "base64"}
 }
 
 // ChainBlock is the block a view call was read at.
@@ -32,8 +39,6 @@ type ChainBlock struct {
 	Height uint64 `json:"height"`
 	Hash   string `json:"hash"`
 }
-
-const readChainOutputSchema = `{"type":"object","required":["network","contract","method","block","encoding","result","bytes","logs"],"properties":{"network":{"type":"string"},"contract":{"type":"string"},"method":{"type":"string"},"block":{"type":"object","required":["height","hash"],"properties":{"height":{"type":"integer"},"hash":{"type":"string"}}},"encoding":{"enum":["json","base64"]},"result":{},"bytes":{"type":"integer"},"logs":{"type":"array","items":{"type":"string"}}}}`
 
 // networkOf reads read_chain's network: near:mainnet or near:testnet, or the
 // bare name.
@@ -47,14 +52,14 @@ func networkOf(network string) (string, error) {
 	return "", errs.Newf(errs.BadInput, "network must be near:mainnet or near:testnet, not %q", network)
 }
 
-func (s *EyesService) readChain(ctx context.Context, _ toolkit.Call, in readChainInput) (any, error) {
+func (s *EyesService) readChain(ctx context.Context, _ toolkit.Call, in readChainInput) (ChainAnswer, error) {
 	chain, err := networkOf(in.Network)
 	if err != nil {
-		return nil, err
+		return ChainAnswer{}, err
 	}
 	contract := strings.TrimPrefix(strings.TrimSpace(in.Contract), chain+":")
 	if !snapshots.ValidNearAccount(contract) {
-		return nil, errs.Newf(errs.BadInput, "contract: %q is not a NEAR account id", in.Contract).
+		return ChainAnswer{}, errs.Newf(errs.BadInput, "contract: %q is not a NEAR account id", in.Contract).
 			WithHint("a contract is an account, like marketing.sputnik-dao.near")
 	}
 	args := bytes.TrimSpace(in.Args)
@@ -62,17 +67,17 @@ func (s *EyesService) readChain(ctx context.Context, _ toolkit.Call, in readChai
 		args = []byte("{}")
 	}
 	if len(args) > maxChainArgs {
-		return nil, errs.Newf(errs.BadInput, "args: at most %d bytes of JSON", maxChainArgs)
+		return ChainAnswer{}, errs.Newf(errs.BadInput, "args: at most %d bytes of JSON", maxChainArgs)
 	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, args); err != nil {
-		return nil, errs.New(errs.BadInput, "args: not JSON").WithCause(err)
+		return ChainAnswer{}, errs.New(errs.BadInput, "args: not JSON").WithCause(err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, readChainTimeout)
 	defer cancel()
 	v, err := s.views.View(ctx, chain, contract, in.Method, compact.Bytes(), MaxChainAnswer)
 	if err != nil {
-		return nil, chainRefusal(err)
+		return ChainAnswer{}, chainRefusal(err)
 	}
 	out := ChainAnswer{Network: chain, Contract: contract, Method: in.Method, Block: ChainBlock{Height: v.BlockHeight, Hash: v.BlockHash},
 		Bytes: len(v.Result), Logs: v.Logs}

@@ -43,22 +43,20 @@ type PageAnswer struct {
 	Text        string `json:"text"`
 }
 
-const readPageOutputSchema = `{"type":"object","required":["url","title","content_type","start","end","total","next","cut","text"],"properties":{"url":{"type":"string"},"title":{"type":"string"},"content_type":{"type":"string"},"start":{"type":"integer"},"end":{"type":"integer"},"total":{"type":"integer"},"next":{"type":["integer","null"]},"cut":{"type":"boolean"},"text":{"type":"string"}}}`
-
 type cachedPage struct {
 	page  ports.WebPage
 	chars int
 	at    time.Time
 }
 
-func (s *EyesService) readPage(ctx context.Context, _ toolkit.Call, in readPageInput) (any, error) {
+func (s *EyesService) readPage(ctx context.Context, _ toolkit.Call, in readPageInput) (PageAnswer, error) {
 	raw := strings.TrimSpace(in.URL)
 	p, err := s.page(ctx, raw)
 	if err != nil {
-		return nil, err
+		return PageAnswer{}, err
 	}
 	if in.Start > p.chars {
-		return nil, errs.Newf(errs.BadInput, "start: %d is past the end of the page's text (%d characters)", in.Start, p.chars).
+		return PageAnswer{}, errs.Newf(errs.BadInput, "start: %d is past the end of the page's text (%d characters)", in.Start, p.chars).
 			WithHint("start at 0, or at the next a page gave")
 	}
 	text, end := PageOf(p.page.Text, in.Start)
