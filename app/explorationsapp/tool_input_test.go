@@ -142,7 +142,12 @@ func TestToolInputSchemasAgreeWithTheirStructs(t *testing.T) {
 						got = append(got, x.(string))
 					}
 				}
-				if want := schemaTypes(f.typ); len(want) == 1 && want[0] == ownJSONType {
+				want := schemaTypes(f.typ)
+				if f.optional && len(want) == 2 && want[0] == "null" {
+					// Left out rather than sent null: typed by its one type (toolkit.OptionalNotNull).
+					want = want[1:]
+				}
+				if len(want) == 1 && want[0] == ownJSONType {
 					assert.NotEmpty(t, got, "field %s writes its own JSON: its schema names a type", f.name)
 				} else if want != nil || got == nil {
 					assert.ElementsMatch(t, want, got, "field %s's JSON type", f.name)
