@@ -3,6 +3,7 @@ package annotationsapp
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +61,28 @@ type VersionView struct {
 	Accounts    int       `json:"accounts"`
 	Exploration string    `json:"exploration"`
 	CreatedAt   time.Time `json:"created_at"`
+}
+
+// listLayersOutput is list_layers' answer, one of three shapes (a page of
+// layers and versions; one layer; one version), made from the views' types.
+func listLayersOutput() json.RawMessage {
+	layer, err := toolkit.SchemaFor(reflect.TypeFor[LayerView]())
+	if err == nil {
+		var version *jsonschema.Schema
+		if version, err = toolkit.SchemaFor(reflect.TypeFor[VersionView]()); err == nil {
+			b, err := json.Marshal(&jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+				"layers":      {Type: "array", Items: layer},
+				"versions":    {Type: "array", Items: version},
+				"next_cursor": {Types: []string{"string", "null"}},
+				"layer":       layer,
+				"version":     version,
+			}})
+			if err == nil {
+				return b
+			}
+		}
+	}
+	panic("annotations: list_layers' answer: " + err.Error()) // a programming error, found at start-up
 }
 
 // KeptLayer is keep_layer's answer: the layer, the version it makes, and
@@ -138,6 +161,7 @@ func (s *LayerService) Tools() []toolkit.Tool {
 		toolkit.WithInput(toolkit.Tool{
 			Name:        "list_layers",
 			Description: "The owner's layers and dataset versions about an address (about), or this project's; or one layer or version whole (hash).",
+			Output:      listLayersOutput(),
 		}, s.list),
 		toolkit.WithIO(toolkit.Tool{
 			Name:        "fork_dataset",
