@@ -252,10 +252,10 @@ func TestRefinedSchemasAreEnforced(t *testing.T) {
 	cases := []struct {
 		tool, input, message string
 	}{
-		{flowersapp.ToolProposeSpec, `{"sha256":"ABC"}`, "field /sha256 must be 64 lower-case hex digits (a SHA-256)"},
+		{flowersapp.ToolProposeSpec, `{"sha256":"ABC"}`, `field /sha256 must be 64 lower-case hex digits (a SHA-256), not "ABC"`},
 		{flowersapp.ToolProposeSpec, `{"sha256":"` + strings.Repeat("a", 64) + `","intent":"` + strings.Repeat("x", flowersapp.MaxIntent+1) + `"}`, "field /intent: at most 2000 characters, not 2001"},
 		{"describe_snapshot", `{"sha256":"` + strings.Repeat("a", 64) + `","top":101}`, "field /top: at most 100, not 101"},
-		{"find_target", `{"query":"x","chain":"near:devnet"}`, `field /chain must be one of "near:mainnet", "near:testnet", not "near:devnet"`},
+		{"find_target", `{"query":"x","chain":"near:devnet"}`, `field /chain must be "near:mainnet", "near:testnet" or an EVM chain as "eip155:<chain id>", not "near:devnet"`},
 		{"find_target", `{"query":""}`, "field /query: at least 1 characters, not 0"},
 		{"list_explorations", `{"limit":0}`, "field /limit: at least 1, not 0"},
 		{flowersapp.ToolComputeFigures, `{"snapshot":"x"}`, "field /snapshot: expected an object, got string"},

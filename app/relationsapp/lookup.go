@@ -53,7 +53,7 @@ type LookUpInput struct {
 func (LookUpInput) RefineSchema(s *jsonschema.Schema) {
 	toolkit.Property(s, "query").MinLength = jsonschema.Ptr(1)
 	toolkit.Property(s, "query").MaxLength = jsonschema.Ptr(200)
-	toolkit.Property(s, "chain").Pattern = `^(near:mainnet|near:testnet|eip155:[1-9][0-9]{0,19})$`
+	toolkit.Property(s, "chain").Pattern = toolkit.ChainPattern
 }
 
 // LookUpAnswer is look_up's answer.

@@ -172,7 +172,7 @@ type (
 func (findTargetInput) RefineSchema(s *jsonschema.Schema) {
 	q := toolkit.Property(s, "query")
 	q.MinLength, q.MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(200)
-	toolkit.Property(s, "chain").Pattern = `^(near:mainnet|near:testnet|eip155:[1-9][0-9]{0,19})$`
+	toolkit.Property(s, "chain").Pattern = toolkit.ChainPattern
 	limit := toolkit.Property(s, "limit")
 	limit.Minimum, limit.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(20.0)
 }

@@ -80,6 +80,10 @@ func InputSchema[In any]() (json.RawMessage, error) {
 // spec, a render.
 const Sha256Pattern = "^[0-9a-f]{64}$"
 
+// ChainPattern is a chain a tool reads: a NEAR network or an EVM chain by
+// its CAIP-2 id.
+const ChainPattern = `^(near:mainnet|near:testnet|eip155:[1-9][0-9]{0,19})$`
+
 // NextCursorSchema is a paged answer's next_cursor property, for output
 // schemas written as JSON: a cursor, or null on the last page.
 const NextCursorSchema = `"next_cursor":{"type":["string","null"]}`

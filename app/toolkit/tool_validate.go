@@ -143,7 +143,7 @@ func leafProblems(ve *jsonschema.ValidationError, out []errs.Problem) []errs.Pro
 		return append(out, errs.Problem{Path: at, Message: fmt.Sprintf("field %s: expected %s, got %s", orRoot(at), strings.Join(want, " or "), k.Got)})
 	case *kind.Pattern:
 		if words, ok := patternWords[k.Want]; ok {
-			return append(out, errs.Problem{Path: at, Message: fmt.Sprintf("field %s must be %s", orRoot(at), words)})
+			return append(out, errs.Problem{Path: at, Message: fmt.Sprintf("field %s must be %s, not %q", orRoot(at), words, CutForMessage(k.Got))})
 		}
 		return append(out, errs.Problem{Path: at, Message: fmt.Sprintf("field %s: %q does not match %s", orRoot(at), CutForMessage(k.Got), k.Want)})
 	case *kind.MinLength:
@@ -167,7 +167,10 @@ func leafProblems(ve *jsonschema.ValidationError, out []errs.Problem) []errs.Pro
 }
 
 // patternWords says in words what the patterns tools use mean.
-var patternWords = map[string]string{Sha256Pattern: "64 lower-case hex digits (a SHA-256)"}
+var patternWords = map[string]string{
+	Sha256Pattern: "64 lower-case hex digits (a SHA-256)",
+	ChainPattern:  `"near:mainnet", "near:testnet" or an EVM chain as "eip155:<chain id>"`,
+}
 
 func jsonTypeWords(t string) string {
 	switch t {
