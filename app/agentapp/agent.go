@@ -56,6 +56,7 @@ type AgentService struct {
 	random    ports.Random
 	opens     ports.Opens           // when each run was last opened, for retention; nil: not noted
 	jobNotes  agentjobsapp.JobNotes // the person's agents and jobs, for the system message; nil: none
+	earlier   EarlierReadings       // a read target's earlier reading on the map; nil: none said
 	quotes    ports.ChatQuotes
 	quoted    ports.Counter // quotes made, bound and refused
 	lastCalls ports.Counter // calls made without tools because the budget left paid for an answer only

@@ -112,6 +112,9 @@ func (a *AgentService) runTool(ctx context.Context, c *chat, tc runs.ToolCall, a
 	if result.OK && tc.Name == "render_flower" {
 		content = withoutSVG(content)
 	}
+	if result.OK && tc.Name == "get_snapshot" {
+		content = a.withEarlierReading(ctx, content)
+	}
 	if result.OK {
 		content = forModel(content, args)
 	}

@@ -442,11 +442,12 @@ func newSnapshotService(cfg config.Config, log *slog.Logger, library *snapshotsa
 // newAgentService is Petals' agent, which also takes up the reports the
 // person's own agents bring back, its rounds and tool calls traced when
 // tracing is on.
-func newAgentService(d agentapp.AgentDeps, jobs *agentjobsapp.AgentJobsService, t *tracing.Tracing) *agentapp.AgentService {
+func newAgentService(d agentapp.AgentDeps, jobs *agentjobsapp.AgentJobsService, t *tracing.Tracing, maps *mapsapp.MapService) *agentapp.AgentService {
 	a := agentapp.NewAgentService(d)
 	a.TraceWith(t.Provider())
 	jobs.SetTurns(a)
 	a.SetJobNotes(jobs)
+	a.SetEarlierReadings(maps)
 	return a
 }
 

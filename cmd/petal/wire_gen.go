@@ -216,7 +216,7 @@ func buildService(ctx context.Context, cfg config.Config, log *slog.Logger, pool
 		Metrics:      registry,
 		Clock:        clock,
 	}
-	agentService := newAgentService(agentDeps, agentJobsService, tracing)
+	agentService := newAgentService(agentDeps, agentJobsService, tracing, mapService)
 	conversationRepository := postgres.NewConversationRepository(db)
 	conversationService := agentapp.NewConversationService(conversationRepository)
 	inviteService := moneyapp.NewInviteService(inviteRepository, sessionRepository, clock, random)

@@ -157,3 +157,19 @@ func percent(f snapshots.Fraction) string {
 	}
 	return fmt.Sprintf("%.1f%%", f.Float()*100)
 }
+
+// Before is the newest reading of a map by reader network older than asOf
+// (another snapshot than snapshot): the earlier reading a new one of the
+// same target is compared with. ok is false when the map has none.
+func (x *Index) Before(mapID, network, snapshot string, asOf time.Time) (Reading, bool) {
+	c, found := x.byID[mapID]
+	if !found {
+		return Reading{}, false
+	}
+	for _, r := range c.readings { // the newest first
+		if r.Network == network && r.Snapshot != snapshot && r.AsOf.Before(asOf) {
+			return r.Reading, true
+		}
+	}
+	return Reading{}, false
+}
