@@ -74,9 +74,3 @@ func TestOutputSchemaRefusesWhatAClientCannotType(t *testing.T) {
 	_, err = OutputSchema[[]string]()
 	assert.ErrorContains(t, err, "must be a struct")
 }
-
-func mustOutput[Out any](t *testing.T) json.RawMessage {
-	raw, err := OutputSchema[Out]()
-	require.NoError(t, err)
-	return raw
-}
