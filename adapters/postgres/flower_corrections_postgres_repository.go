@@ -16,7 +16,7 @@ import (
 )
 
 // FlowerCorrectionRepository keeps corrections of published flowers
-// (migrations/000055_flower_corrections).
+// (migrations/000047_flower_corrections).
 type FlowerCorrectionRepository struct{ db *DB }
 
 var _ ports.FlowerCorrections = (*FlowerCorrectionRepository)(nil)
