@@ -204,7 +204,7 @@ func (s *MapService) Proposals(ctx context.Context, id string) ([]byte, error) {
 			return nil, errs.New(errs.NotFound, "no proposals of "+strconv.Quote(id)+" were read onto the map",
 				"a map's proposals come from a published flower of its near-dao-proposals or evm-baal-proposals reading")
 		}
-		loaded, err := s.load(ctx, sha)
+		loaded, err := s.library.Load(ctx, sha)
 		if err != nil {
 			return nil, err
 		}

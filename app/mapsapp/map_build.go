@@ -158,7 +158,7 @@ func (s *MapService) drawingFacts(ctx context.Context, f mapFlower) (maps.Readin
 		}
 		return r, keys, nil
 	}
-	loaded, err := s.load(ctx, f.Snapshot)
+	loaded, err := s.library.Load(ctx, f.Snapshot)
 	if err != nil {
 		return maps.Reading{}, nil, err
 	}
@@ -233,7 +233,7 @@ func (s *MapService) catchUpRefreshed(ctx context.Context, walk bool) error {
 	for _, k := range kept {
 		r, ok := s.readings.Get(k.Snapshot)
 		if !ok {
-			loaded, err := s.load(ctx, k.Snapshot)
+			loaded, err := s.library.Load(ctx, k.Snapshot)
 			if err != nil {
 				continue
 			}

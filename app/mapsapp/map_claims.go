@@ -28,7 +28,7 @@ func (s *MapService) MapAccounts(ctx context.Context, id string) (string, []stri
 	}
 	var accounts []string
 	for _, sha := range shas {
-		loaded, err := s.load(ctx, sha)
+		loaded, err := s.library.Load(ctx, sha)
 		if err != nil {
 			return "", nil, err
 		}

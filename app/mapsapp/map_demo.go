@@ -84,27 +84,6 @@ func demoDrawings() []demoDrawing {
 	return demoSet
 }
 
-// demoSnapshot is a demo reading by its sha256, while the demo map shows.
-func demoSnapshot(sha string) (*snapshots.Snapshot, bool) {
-	for _, d := range demoDrawings() {
-		if d.drawing.Snapshot == sha {
-			return d.snap, true
-		}
-	}
-	return nil, false
-}
-
-// load is a snapshot the map draws: a demo reading from memory while the
-// demo map shows, else the library's.
-func (s *MapService) load(ctx context.Context, sha string) (snapshotsapp.Loaded, error) {
-	if s.demo {
-		if snap, ok := demoSnapshot(sha); ok {
-			return snapshotsapp.Loaded{Snapshot: snap, Origin: "demo"}, nil
-		}
-	}
-	return s.library.Load(ctx, sha)
-}
-
 // withDemo adds the demo drawings to a build that has no real one.
 func (s *MapService) withDemo(drawings []maps.Drawing, readings map[string]maps.Reading, specsBySHA map[string]specs.Spec) ([]maps.Drawing, map[string]maps.Reading) {
 	if !s.demo || len(drawings) > 0 {

@@ -14,7 +14,7 @@ import (
 // drawing's or the map_refresh job's). ok is false when the snapshot's map
 // has none, or the snapshot isn't here.
 func (s *MapService) EarlierReading(ctx context.Context, sha string) (mapID, earlier string, asOf time.Time, ok bool, err error) {
-	loaded, err := s.load(ctx, sha)
+	loaded, err := s.library.Load(ctx, sha)
 	switch {
 	case errs.Is(err, errs.NotFound):
 		return "", "", time.Time{}, false, nil

@@ -43,7 +43,7 @@ func (s *MapService) drawNamed(ctx context.Context, st *mapState, subject, snaps
 			mine = got
 		}
 	}
-	loaded, err := s.load(ctx, snapshot)
+	loaded, err := s.library.Load(ctx, snapshot)
 	if err != nil {
 		return MapPicture{}, err
 	}

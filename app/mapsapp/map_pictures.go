@@ -119,7 +119,7 @@ func (s *MapService) PictureDrawn(ctx context.Context, subject, sha, look, view,
 		// end with the request that started it.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mapBuildTimeout)
 		defer cancel()
-		loaded, err := s.load(dctx, snapshot)
+		loaded, err := s.library.Load(dctx, snapshot)
 		if err != nil {
 			return nil, err
 		}

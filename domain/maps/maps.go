@@ -88,13 +88,9 @@ func (l Look) Legend(keys []specs.Key) []specs.LegendEntry {
 	return specs.LegendOf(keys, l.View)
 }
 
-// ViewURL is where a drawing opens: its spec's draft link.
+// ViewURL is where a drawing opens, a demo drawing's too: its spec's draft
+// link.
 func ViewURL(sha string) string { return "/d/" + sha }
-
-// viewURL is where a drawing opens: its draft link. A demo drawing's too:
-// its made-up reading is found in memory (snapshotsapp.ShippedBySHA) and its
-// spec on the map, so its draft page draws it and says it is a demo.
-func (d Drawing) viewURL() string { return ViewURL(d.Spec) }
 
 // SplitID splits a map id into its chain (CAIP-2, namespace:reference) and
 // address; address is "" for a whole network. ok is false when id has no

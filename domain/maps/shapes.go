@@ -121,7 +121,7 @@ func (x *Index) card(c *card, l Look) Card {
 	n := c.newest
 	out := Card{
 		ID: c.id, Title: n.Title, About: n.About, Chain: c.chain, Address: optional(c.address),
-		Picture: l.Picture(n.Spec), ViewURL: n.viewURL(), Keys: l.Legend(n.Keys), Mark: null,
+		Picture: l.Picture(n.Spec), ViewURL: ViewURL(n.Spec), Keys: l.Legend(n.Keys), Mark: null,
 		Readings: make([]ReadingShape, 0, len(c.readings)), Demo: n.Demo,
 	}
 	if m, ok := x.marks[c.id]; ok && len(m) > 0 {
@@ -138,7 +138,7 @@ func (x *Index) card(c *card, l Look) Card {
 		rs := ReadingShape{Snapshot: r.Snapshot, AsOf: when(r.AsOf), Network: r.Network, About: r.About, Title: r.Title,
 			Count: r.Count, MadeBy: r.madeBy, Drawings: make([]DrawingShape, 0, len(r.drawings)), Refreshed: r.refreshed}
 		for _, d := range r.drawings {
-			rs.Drawings = append(rs.Drawings, DrawingShape{SHA: d.Spec, Name: optional(d.Name), ViewURL: d.viewURL(),
+			rs.Drawings = append(rs.Drawings, DrawingShape{SHA: d.Spec, Name: optional(d.Name), ViewURL: ViewURL(d.Spec),
 				Picture: l.Picture(d.Spec), Keys: l.Legend(d.Keys), MadeBy: d.MadeBy, Demo: d.Demo})
 		}
 		out.Readings = append(out.Readings, rs)
@@ -154,7 +154,7 @@ func (x *Index) View(i int, l Look, withReading bool) View {
 		params = json.RawMessage("{}")
 	}
 	v := View{SHA: d.Spec, Map: d.Map, Name: optional(d.Name), About: d.About, Address: optional(d.card.address),
-		Date: when(d.reading.AsOf), Snapshot: d.Snapshot, Params: params, ViewURL: d.viewURL(),
+		Date: when(d.reading.AsOf), Snapshot: d.Snapshot, Params: params, ViewURL: ViewURL(d.Spec),
 		Picture: l.Picture(d.Spec), Keys: l.Legend(d.Keys), MadeBy: d.MadeBy, MadeAt: when(d.MadeAt), Demo: d.Demo}
 	if withReading {
 		v.Reading = &ViewReading{Network: d.reading.Network, Title: d.reading.Title, AsOf: when(d.reading.AsOf), Count: d.reading.Count}
