@@ -247,14 +247,9 @@ func (s *MapSync) takeCorrection(ctx context.Context, network string, v ports.So
 	if !ok {
 		return refuse("not a correction's key")
 	}
-	c, gotID, _, problems := corrections.Parse([]byte(v.Value))
-	switch {
-	case len(problems) > 0:
-		return refuse("not a valid correction/v1", "problem", problems[0].Path+": "+problems[0].Message)
-	case gotID != id:
-		return refuse("filed under another id than its own", "its_id", gotID)
-	case c.MadeBy != account:
-		return refuse("made_by is not the account it is under", "made_by", c.MadeBy)
+	c, refused := corrections.Read(account, id, []byte(v.Value))
+	if refused != nil {
+		return refuse(refused.Message)
 	}
 	f, err := s.flowers.Get(ctx, c.Flower)
 	switch {
@@ -262,12 +257,12 @@ func (s *MapSync) takeCorrection(ctx context.Context, network string, v ports.So
 		return refuse("its flower isn't kept here", "flower", c.Flower)
 	case err != nil:
 		return err
-	case f.Network != network:
-		return refuse("its flower is published on another network", "flower_network", f.Network)
 	}
-	madeAt, _ := time.Parse(time.RFC3339, c.MadeAt)
-	_, newly, err := s.corrections.Keep(ctx, corrections.Kept{ID: id, Flower: c.Flower, Network: network, Maker: account, Kind: c.Kind,
-		Record: []byte(v.Value), MadeAt: madeAt.UTC(), Came: corrections.CameSynced})
+	keeping, refused := corrections.Keeping(c, id, network, f.Network, []byte(v.Value), corrections.CameSynced)
+	if refused != nil {
+		return refuse(refused.Message)
+	}
+	_, newly, err := s.corrections.Keep(ctx, keeping)
 	switch {
 	case errs.Is(err, errs.NotFound):
 		return refuse("its flower isn't kept here", "flower", c.Flower)

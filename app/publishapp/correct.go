@@ -249,13 +249,9 @@ func (s *PublishService) SubmitCorrection(ctx context.Context, caller toolkit.Ca
 // here and published on that network. An error is the refusal, and nothing
 // is kept.
 func (s *PublishService) takeCorrection(ctx context.Context, network, account, id string, value []byte, came string) (corrections.Kept, bool, error) {
-	c, gotID, _, problems := corrections.Parse(value)
-	if len(problems) > 0 {
-		return corrections.Kept{}, false, corrections.Invalid(problems)
-	}
-	if gotID != id || c.MadeBy != account {
-		return corrections.Kept{}, false, errs.Newf(errs.BadInput, "the record at %s is not a correction of %s under its own id", corrections.KeyPath(account, id), account).
-			WithHint("a record's id is the SHA-256 of its canonical JSON, and its made_by the account it is under")
+	c, refused := corrections.Read(account, id, value)
+	if refused != nil {
+		return corrections.Kept{}, false, refused
 	}
 	f, err := s.store.Get(ctx, c.Flower)
 	switch {
@@ -263,12 +259,12 @@ func (s *PublishService) takeCorrection(ctx context.Context, network, account, i
 		return corrections.Kept{}, false, errs.Newf(errs.NotFound, "the correction names the flower %s, which isn't kept here", c.Flower)
 	case err != nil:
 		return corrections.Kept{}, false, err
-	case f.Network != network:
-		return corrections.Kept{}, false, errs.Newf(errs.BadInput, "the flower %s is published on %s: a correction of it is written there, not on %s", f.ID, f.Network, network)
 	}
-	madeAt, _ := time.Parse(time.RFC3339, c.MadeAt)
-	k, kept, err := s.corrections.Keep(ctx, corrections.Kept{ID: id, Flower: c.Flower, Network: network, Maker: account, Kind: c.Kind,
-		Record: value, MadeAt: madeAt.UTC(), Came: came})
+	keeping, refused := corrections.Keeping(c, id, network, f.Network, value, came)
+	if refused != nil {
+		return corrections.Kept{}, false, refused
+	}
+	k, kept, err := s.corrections.Keep(ctx, keeping)
 	if err != nil && !errs.Is(err, errs.NotFound) {
 		return corrections.Kept{}, false, errs.New(errs.Internal, "the correction could not be kept").WithCause(err)
 	}

@@ -278,3 +278,31 @@ const (
 	MaxShown   = 20
 	MaxCounted = 10_000
 )
+
+// Read checks a record read from SocialDB at KeyPath(account, id): a valid
+// correction/v1 whose id is its key and whose made_by is the account it is
+// under. Submitting one and the map's sync take a record by the same rule.
+func Read(account, id string, value []byte) (Correction, *errs.Error) {
+	c, gotID, _, problems := Parse(value)
+	if len(problems) > 0 {
+		return Correction{}, Invalid(problems)
+	}
+	if gotID != id || c.MadeBy != account {
+		return Correction{}, errs.Newf(errs.BadInput, "the record at %s is not a correction of %s under its own id (its id is %s, its made_by %s)",
+			KeyPath(account, id), account, gotID, c.MadeBy).
+			WithHint("a record's id is the SHA-256 of its canonical JSON, and its made_by the account it is under")
+	}
+	return c, nil
+}
+
+// Keeping is what is kept of c, read on network under its maker's account,
+// about a flower published on flowerNetwork: a correction of a flower is
+// written where the flower is published, so one read on another network is
+// refused.
+func Keeping(c Correction, id, network, flowerNetwork string, value []byte, came string) (Kept, *errs.Error) {
+	if flowerNetwork != network {
+		return Kept{}, errs.Newf(errs.BadInput, "the flower %s is published on %s: a correction of it is written there, not on %s", c.Flower, flowerNetwork, network)
+	}
+	madeAt, _ := time.Parse(time.RFC3339, c.MadeAt) // Parse checked it
+	return Kept{ID: id, Flower: c.Flower, Network: network, Maker: c.MadeBy, Kind: c.Kind, Record: value, MadeAt: madeAt.UTC(), Came: came}, nil
+}
