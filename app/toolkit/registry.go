@@ -86,10 +86,9 @@ type Tool struct {
 	Input       json.RawMessage // JSON Schema of the input object; WithInput makes it
 	// InputType is the Go struct Input was generated from (WithInput).
 	InputType reflect.Type
-	// Output is the JSON Schema of the result, made from OutputType, the Go
-	// type the tool's Run answers (WithIO, Answers): never written by hand.
-	Output     json.RawMessage
-	OutputType reflect.Type
+	// Output is the JSON Schema of the result, made by WithIO from the Go
+	// type the tool's Run answers (the snapshot tools still write theirs).
+	Output json.RawMessage
 	// OnTheirMachine marks tools that reach outside the site (chain, web, model):
 	// a public site refuses them through every door.
 	OnTheirMachine bool

@@ -19,7 +19,7 @@ import (
 // What is written is described from the Go type that writes it, as tool
 // inputs are: encoding/json's rules (field names, omitempty, pointers and nil
 // slices as null) become the JSON Schema, a field's jsonschema tag its
-// description. This one generator describes tool outputs (WithIO, Answers)
+// description. This one generator describes tool outputs (WithIO)
 // and the HTTP routes' bodies and answers (SchemaOf). A type that writes
 // itself (MarshalJSON, MarshalText) is the one thing reflection cannot see
 // through; each such type is described here once, and a type missing from
@@ -39,10 +39,6 @@ var writesItself = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[profiles.Links](): {Type: "object", AdditionalProperties: &jsonschema.Schema{Type: "string"},
 		Description: "each service's handle or https:// URL, in the person's order"},
 }
-
-// DescribeWritten adds a type that writes its own JSON to the generator's
-// table, from the package that defines it (in an init): what it writes.
-func DescribeWritten(t reflect.Type, s *jsonschema.Schema) { writesItself[t] = s }
 
 var (
 	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
@@ -227,25 +223,12 @@ func WithIO[In, Out any](t Tool, run func(ctx context.Context, call Call, in In)
 	})
 }
 
-// Answers is t, taking no input, answering Out.
-func Answers[Out any](t Tool, run func(ctx context.Context, call Call) (Out, error)) Tool {
-	t = answering[Out](t)
-	t.Run = func(ctx context.Context, call Call) (any, error) {
-		out, err := run(ctx, call)
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
-	return t
-}
-
 func answering[Out any](t Tool) Tool {
 	schema, err := OutputSchema[Out]()
 	if err != nil {
 		panic(fmt.Sprintf("app: tool %s: its answer: %v", t.Name, err)) // a programming error, found at start-up
 	}
-	t.Output, t.OutputType = schema, reflect.TypeFor[Out]()
+	t.Output = schema
 	return t
 }
 

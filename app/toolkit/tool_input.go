@@ -84,10 +84,6 @@ const Sha256Pattern = "^[0-9a-f]{64}$"
 // its CAIP-2 id.
 const ChainPattern = `^(near:mainnet|near:testnet|eip155:[1-9][0-9]{0,19})$`
 
-// NextCursorSchema is a paged answer's next_cursor property, for output
-// schemas written as JSON: a cursor, or null on the last page.
-const NextCursorSchema = `"next_cursor":{"type":["string","null"]}`
-
 // property is s's property name, for a RefineSchema method; a name the type
 // does not have is a programming error, found at start-up.
 func Property(s *jsonschema.Schema, name string) *jsonschema.Schema {

@@ -87,6 +87,9 @@ func (v *InputValidator) Check(raw json.RawMessage) error {
 			return DecodeError(err)
 		}
 	}
+	if members, ok := inst.(map[string]any); ok {
+		absentIfNull(members, v.schema)
+	}
 	err := v.schema.Validate(inst)
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
@@ -105,6 +108,18 @@ func (v *InputValidator) Check(raw json.RawMessage) error {
 		e.Message += fmt.Sprintf(" (and %d more problems)", len(problems)-1)
 	}
 	return e // problems stay out of the body: bad_input's shape is {code, message, hint}
+}
+
+// absentIfNull drops the optional members given as null (an unknown one
+// stays, to be refused): null for an optional field reads as leaving it out (models often send one), while the
+// published schema types the field by the one type it has when present, for
+// the clients that read a single type word (OptionalNotNull).
+func absentIfNull(members map[string]any, s *jsonschema.Schema) {
+	for name, v := range members {
+		if _, declared := s.Properties[name]; v == nil && declared && !slices.Contains(s.Required, name) {
+			delete(members, name)
+		}
+	}
 }
 
 var english = message.NewPrinter(language.English)
