@@ -174,7 +174,8 @@ func baalEvent(dao domevm.Address, l *types.Log) (domevm.BaalEvent, error) {
 			e.VotingStarts = u64(vals[5])
 		}
 		details, _ := vals[6].(string)
-		e.Details = clipText(details, domevm.MaxBaalDetails)
+		title, kind := domevm.BaalDetails(details)
+		e.Title, e.ProposalType = clipText(title, domevm.MaxBaalTitle), kind
 	case "SponsorProposal":
 		a, ok := domevm.AddressFromTopic(l.Topics[1][:])
 		if !ok {

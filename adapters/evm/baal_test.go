@@ -59,7 +59,8 @@ func TestABaalsTokensAndEventsAreWhatItSays(t *testing.T) {
 		}
 	}
 	assert.EqualValues(t, 3600, got[0].VotingPeriod)
-	assert.Equal(t, "Fund the garden\nSeeds and soil for spring.", got[1].Details)
+	assert.Equal(t, "Fund the garden\nSeeds and soil for spring.", got[1].Title, "plain text is its own title")
+	assert.Empty(t, got[1].ProposalType)
 	assert.True(t, got[1].SelfSponsor)
 	assert.Equal(t, uint64(got[1].Time), got[1].VotingStarts, "self-sponsored: its vote starts at once")
 	assert.Equal(t, evmtest.Units(100).String(), got[2].Amount.String())

@@ -1,5 +1,11 @@
 package evm
 
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
 // A Baal (Moloch v3, DAOhaus) keeps its members in two ERC-20s it owns:
 // shares (voting) and loot (non-voting); its proposals live in its events.
 
@@ -16,8 +22,8 @@ const (
 	BaalConfig  BaalEventKind = "config"  // GovernanceConfigSet: the voting period from then on
 )
 
-// MaxBaalDetails bounds the details text kept of one proposal, in bytes.
-const MaxBaalDetails = 4096
+// MaxBaalTitle bounds the title text kept of one proposal, in bytes.
+const MaxBaalTitle = 4096
 
 // BaalEvent is one Baal event as its log says, with its block's time (Unix
 // seconds). Which fields are set depends on Kind.
@@ -43,6 +49,25 @@ type BaalEvent struct {
 	SelfSponsor bool
 	// VotingStarts is when a sponsored proposal's vote starts, Unix seconds.
 	VotingStarts uint64
-	// Details is a submission's text, cut to MaxBaalDetails.
-	Details string
+	// Title is a submission's title as BaalDetails reads it from the whole
+	// details text (cut to MaxBaalTitle after), and ProposalType the kind
+	// DAOhaus' app names ("" when it names none).
+	Title, ProposalType string
+}
+
+// BaalDetails reads a submission's details: DAOhaus' app writes a JSON
+// object with its title and proposalType; anything else is text, its own
+// title. Read whole, before any cut: a cut JSON object is no longer JSON.
+func BaalDetails(details string) (title, proposalType string) {
+	var d struct {
+		Title        string `json:"title"`
+		ProposalType string `json:"proposalType"`
+	}
+	if json.Unmarshal([]byte(details), &d) != nil || strings.TrimSpace(d.Title) == "" {
+		return details, ""
+	}
+	if t := strings.TrimSpace(d.ProposalType); utf8.RuneCountInString(t) <= 40 {
+		proposalType = strings.ToLower(t)
+	}
+	return d.Title, proposalType
 }

@@ -2,6 +2,7 @@ package evm_test
 
 import (
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -165,4 +166,24 @@ func TestTallyHoldingsWeighsInWholeTokens(t *testing.T) {
 		{ID: "eip155:100:0xbb00000000000000000000000000000000000000", Label: "0xbb00000000000000000000000000000000000000", Weight: "0.000001", Groups: []string{"holders"}},
 	}, tally.Accounts)
 	assert.Equal(t, &snapshots.Cut{Total: 3, Kept: 2}, tally.Cut)
+}
+
+// A DAOhaus submission's details are JSON read whole, however long: cut
+// first, a long description would leave broken JSON, and the title would
+// come out as the object's first characters.
+func TestBaalDetailsReadsTheTitleBeforeAnyCut(t *testing.T) {
+	long := `{"title":"Fund the garden","proposalType":"FUNDING","description":"` + strings.Repeat("seeds ", 2000) + `"}`
+	title, kind := evm.BaalDetails(long)
+	if title != "Fund the garden" || kind != "funding" {
+		t.Fatalf("read %q, %q from a %d-byte details", title, kind, len(long))
+	}
+	if title, kind := evm.BaalDetails("Plain text\nsecond line"); title != "Plain text\nsecond line" || kind != "" {
+		t.Fatalf("plain text read as %q, %q", title, kind)
+	}
+	if title, _ := evm.BaalDetails(`{"title":"  ","description":"x"}`); title != `{"title":"  ","description":"x"}` {
+		t.Fatalf("a JSON object without a title read as %q", title)
+	}
+	if _, kind := evm.BaalDetails(`{"title":"T","proposalType":"` + strings.Repeat("k", 41) + `"}`); kind != "" {
+		t.Fatalf("a 41-character kind kept: %q", kind)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/petal-near/petal/domain/evm"
 	"github.com/petal-near/petal/domain/snapshots"
@@ -63,7 +62,7 @@ func BaalProposalRecords(chain string, dao evm.Address, events []evm.BaalEvent, 
 			if voting == 0 {
 				voting = e.VotingPeriod // a Baal read from after its set-up
 			}
-			title, kind := baalTitle(e.Details, e.Proposal)
+			title, kind := baalTitle(e)
 			proposer := evm.AccountID(chain, e.Account)
 			p = &prop{rec: ProposalRecord{
 				ID: strconv.FormatUint(e.Proposal, 10), Title: title, Kind: kind, Proposer: &proposer, At: unixTime(e.Time),
@@ -141,23 +140,14 @@ func BaalProposalRecords(chain string, dao evm.Address, events []evm.BaalEvent, 
 	return out, nil
 }
 
-// baalTitle is a proposal's title and kind from its details: DAOhaus' app
-// writes a JSON object with its title and proposalType; anything else is
-// text whose first line is the title.
-func baalTitle(details string, id uint64) (title, kind string) {
-	kind = "proposal"
-	var d struct {
-		Title        string `json:"title"`
-		ProposalType string `json:"proposalType"`
+// baalTitle is a proposal's title and kind from what its submission says
+// (evm.BaalDetails): the title's first line, "proposal" when no kind is named.
+func baalTitle(e evm.BaalEvent) (title, kind string) {
+	kind = e.ProposalType
+	if kind == "" {
+		kind = "proposal"
 	}
-	line := details
-	if json.Unmarshal([]byte(details), &d) == nil && strings.TrimSpace(d.Title) != "" {
-		line = d.Title
-		if t := strings.TrimSpace(d.ProposalType); t != "" && utf8.RuneCountInString(t) <= 40 {
-			kind = strings.ToLower(t)
-		}
-	}
-	return proposalTitle(snapshots.Proposal{ID: id, Description: line}), kind
+	return proposalTitle(snapshots.Proposal{ID: e.Proposal, Description: e.Title}), kind
 }
 
 func unixTime(sec int64) *string {
