@@ -10,7 +10,7 @@ import (
 	"github.com/petal-near/petal/ports"
 )
 
-// MapRefreshRepository is ports.MapRefresh on migration 50's tables
+// MapRefreshRepository is ports.MapRefresh on migration 46's tables
 // (map_views, map_readings, map_refresh_targets, map_refresh_days).
 type MapRefreshRepository struct{ db *DB }
 

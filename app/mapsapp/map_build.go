@@ -265,7 +265,7 @@ func (s *MapService) refreshedKept() {
 }
 
 // HeardRefreshed: another replica kept a refreshed reading (its NOTIFY on
-// ports.MapRefreshChannel); rebuilt in the background.
+// the flowers' channel, ports.RefreshedPayload); rebuilt in the background.
 func (s *MapService) HeardRefreshed() {
 	s.mu.Lock()
 	s.refreshedStale = true

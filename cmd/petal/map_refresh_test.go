@@ -158,8 +158,9 @@ func TestMapRefreshReadsWithinBudgetOnOneReplica(t *testing.T) {
 
 	// The day's one read is spent: the pool waits for tomorrow.
 	makeRefreshDue(t, db)
-	_, err = a.Svc.Jobs.RunDue(t.Context(), refreshJobName)
+	ranAgain, err := a.Svc.Jobs.RunDue(t.Context(), refreshJobName)
 	require.NoError(t, err)
+	require.True(t, ranAgain, "the job ran (its lease was free and it was due)")
 	assert.Equal(t, 0, countRows(t, db, `SELECT count(*) FROM map_readings WHERE map = $1`, pool))
 	assert.Equal(t, 1, countRows(t, db, `SELECT reads FROM map_refresh_days`))
 }
@@ -176,8 +177,9 @@ func TestMapRefreshSkipsUnchangedAndBacksOffFailing(t *testing.T) {
 	lookAt(t, p, pool, 1)
 
 	makeRefreshDue(t, db)
-	_, err := p.Svc.Jobs.RunDue(t.Context(), refreshJobName)
+	ran, err := p.Svc.Jobs.RunDue(t.Context(), refreshJobName)
 	require.NoError(t, err)
+	require.True(t, ran, "the job ran (its lease was free and it was due)")
 	require.Equal(t, 2, countRows(t, db, `SELECT count(*) FROM map_readings`))
 	require.Equal(t, 2, countRows(t, db, `SELECT reads FROM map_refresh_days`))
 	assert.Equal(t, 1, countRows(t, db, `SELECT count(*) FROM map_refresh_targets WHERE mark LIKE 'get_policy:%'`))
@@ -188,8 +190,9 @@ func TestMapRefreshSkipsUnchangedAndBacksOffFailing(t *testing.T) {
 	fake.Inject(nearrpctest.Fault{Contract: "astro-stakers.poolv1.near", Status: http.StatusInternalServerError})
 	policies := fake.CountCalls("get_policy")
 	makeRefreshDue(t, db)
-	_, err = p.Svc.Jobs.RunDue(t.Context(), refreshJobName)
+	ran, err = p.Svc.Jobs.RunDue(t.Context(), refreshJobName)
 	require.NoError(t, err)
+	require.True(t, ran, "the job ran (its lease was free and it was due)")
 	assert.Equal(t, policies+1, fake.CountCalls("get_policy"), "only the cheap check was made of the DAO")
 	assert.Equal(t, 3, countRows(t, db, `SELECT reads FROM map_refresh_days`), "the skipped DAO spent nothing; the failed pool spent its read")
 	assert.Equal(t, 2, countRows(t, db, `SELECT count(*) FROM map_readings`))
@@ -202,8 +205,9 @@ func TestMapRefreshSkipsUnchangedAndBacksOffFailing(t *testing.T) {
 	// Not tried again before its time: the pool's contract isn't called.
 	poolCalls := fake.CountCalls("get_number_of_accounts")
 	makeRefreshDue(t, db)
-	_, err = p.Svc.Jobs.RunDue(t.Context(), refreshJobName)
+	ran, err = p.Svc.Jobs.RunDue(t.Context(), refreshJobName)
 	require.NoError(t, err)
+	require.True(t, ran, "the job ran (its lease was free and it was due)")
 	assert.Equal(t, poolCalls, fake.CountCalls("get_number_of_accounts"))
 	assert.Equal(t, 1, countRows(t, db, `SELECT failures FROM map_refresh_targets WHERE map = $1`, pool))
 }
