@@ -27,6 +27,7 @@ import (
 	"github.com/petal-near/petal/app/mapsapp"
 	"github.com/petal-near/petal/app/publishapp"
 	"github.com/petal-near/petal/app/toolkit"
+	"github.com/petal-near/petal/domain/corrections"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/people"
@@ -47,17 +48,13 @@ const maxDraftSpec = 64 << 10
 
 var (
 	pageTemplates = template.Must(template.New("").Funcs(template.FuncMap{
-		"asset":   assetURL,
-		"percent": percent,
-		"ordinal": ordinal,
-		"when":    when,
-		"share":   shareText,
-		"linked":  linked,
-		// kindWords says a correction's kind in words.
-		"kindWords": func(kind string) string {
-			return map[string]string{"stale_reading": "Stale reading", "misleading_label": "Misleading label",
-				"misassigned_group": "Mis-assigned group", "other": "Correction"}[kind]
-		},
+		"asset":     assetURL,
+		"percent":   percent,
+		"ordinal":   ordinal,
+		"when":      when,
+		"share":     shareText,
+		"linked":    linked,
+		"kindWords": corrections.KindLabel,
 	}).ParseFS(pageFiles, "pages/*.tmpl"))
 	// assetVersions names each static file's content, so its address changes
 	// with it and it may be kept long.
@@ -437,11 +434,13 @@ func (s *Server) mapGalleryPage(c echo.Context) error {
 			}
 		}
 		if s.deps.Publish != nil {
-			fixes, err := s.deps.Publish.MapCorrections(ctx, id)
-			if err != nil {
-				return s.errorPage(c, err, "map")
+			// Shown beside the map, as its history is: the map's page stands
+			// without them.
+			if fixes, err := s.deps.Publish.MapCorrections(ctx, id); err == nil {
+				body.Corrections = fixes
+			} else {
+				s.deps.Log.WarnContext(ctx, "reading a map's corrections for its page", "map", id, "err", err)
 			}
-			body.Corrections = fixes
 		}
 		return s.renderPage(c, http.StatusOK, "map.tmpl", pageShell{Title: one.Map.Label(), Nav: "map", Body: body})
 	}

@@ -76,7 +76,8 @@ func (r *FlowerCorrectionRepository) OfFlowers(ctx context.Context, flowers []st
 	if len(flowers) == 0 || limit <= 0 {
 		return shown, nil
 	}
-	// Each flower's rows come in its walk's order, so no sort is asked for.
+	// Each flower's walk takes its newest; the join's rows come in no
+	// promised order, so each flower's are sorted below.
 	rows, err := r.db.Pool.Query(ctx, `SELECT c.id, c.flower_id, c.network, c.maker, c.kind, c.record, c.made_at, c.kept_at, c.came
 FROM unnest($1::text[]) AS f(id)
 CROSS JOIN LATERAL (SELECT * FROM flower_corrections WHERE flower_id = f.id ORDER BY kept_at DESC, id DESC LIMIT $2) c`, flowers, limit)

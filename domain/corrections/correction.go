@@ -37,6 +37,18 @@ const (
 // Kinds lists the kinds in the order the docs give them.
 var Kinds = []string{StaleReading, MisleadingLabel, MisassignedGroup, Other}
 
+// kindLabels are the kinds in words, for pages.
+var kindLabels = map[string]string{StaleReading: "Stale reading", MisleadingLabel: "Misleading label",
+	MisassignedGroup: "Mis-assigned group", Other: "Correction"}
+
+// KindLabel is a kind in words ("Correction" for one not known).
+func KindLabel(kind string) string {
+	if l, ok := kindLabels[kind]; ok {
+		return l
+	}
+	return kindLabels[Other]
+}
+
 // Bounds (docs/publishing.md, "Corrections").
 const (
 	MaxReason   = 500 // characters

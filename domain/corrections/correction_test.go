@@ -132,3 +132,17 @@ func TestKeys(t *testing.T) {
 		assert.False(t, ok, bad)
 	}
 }
+
+func TestEveryKindHasItsWords(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range Kinds {
+		l := KindLabel(k)
+		if l == "" || seen[l] {
+			t.Fatalf("kind %s is said as %q", k, l)
+		}
+		seen[l] = true
+	}
+	if KindLabel("unheard_of") != KindLabel(Other) {
+		t.Fatal("an unknown kind is not said as a correction")
+	}
+}

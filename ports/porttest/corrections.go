@@ -2,6 +2,8 @@ package porttest
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -72,11 +74,21 @@ func FlowerCorrectionsContract(t *testing.T, newStores func(t *testing.T) (ports
 
 	t.Run("each flower's newest, at most limit, and its count", func(t *testing.T) {
 		s := withFlowers(t, 3)
+		var ofOne []corrections.Kept
 		for i := 1; i <= 5; i++ {
-			if _, _, err := s.Keep(t.Context(), correction(i, 1)); err != nil {
+			k, _, err := s.Keep(t.Context(), correction(i, 1))
+			if err != nil {
 				t.Fatal(err)
 			}
+			ofOne = append(ofOne, k)
 		}
+		// The newest three by when they were kept, as the store says.
+		slices.SortFunc(ofOne, func(a, b corrections.Kept) int {
+			if c := b.KeptAt.Compare(a.KeptAt); c != 0 {
+				return c
+			}
+			return strings.Compare(b.ID, a.ID)
+		})
 		if _, _, err := s.Keep(t.Context(), correction(9, 2)); err != nil {
 			t.Fatal(err)
 		}
@@ -86,6 +98,11 @@ func FlowerCorrectionsContract(t *testing.T, newStores func(t *testing.T) (ports
 		}
 		if len(shown[hex(1)]) != 3 || len(shown[hex(2)]) != 1 {
 			t.Fatalf("shown %d and %d", len(shown[hex(1)]), len(shown[hex(2)]))
+		}
+		for i, k := range shown[hex(1)] {
+			if k.ID != ofOne[i].ID {
+				t.Fatalf("shown %d is %s, not the %d-th newest %s", i, k.ID, i+1, ofOne[i].ID)
+			}
 		}
 		if _, ok := shown[hex(3)]; ok {
 			t.Fatal("a flower with no corrections has some")
