@@ -226,10 +226,18 @@ func (l *RateLimiter) GiveBack(ctx context.Context, all bool) (int, error) {
 	l.total.RefusedFromMemory += counts.refused
 	l.mu.Unlock()
 	l.flushCounts(counts)
+	return giveBackWindows(ctx, l.db, keys, ends, ns)
+}
+
+// giveBackWindows returns ns[i] calls to keys[i]'s window ending ends[i], at
+// most maxAllowBatch keys a statement, each statement locking its rows in
+// key order (giveBackSQL), so processes giving back overlapping keys at
+// once never deadlock. It says how many calls went back.
+func giveBackWindows(ctx context.Context, db *DB, keys []string, ends []time.Time, ns []int32) (int, error) {
 	given := 0
 	for start := 0; start < len(keys); start += maxAllowBatch {
 		stop := min(start+maxAllowBatch, len(keys))
-		if _, err := l.db.Pool.Exec(ctx, giveBackSQL, keys[start:stop], ends[start:stop], ns[start:stop]); err != nil {
+		if _, err := db.Pool.Exec(ctx, giveBackSQL, keys[start:stop], ends[start:stop], ns[start:stop]); err != nil {
 			return given, fmt.Errorf("rate limit: give back: %w", err)
 		}
 		for _, n := range ns[start:stop] {

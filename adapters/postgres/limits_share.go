@@ -462,8 +462,12 @@ ON CONFLICT (id) DO UPDATE SET lease_until = excluded.lease_until`, l.id, start.
 		}
 		if reload {
 			// Windows moved to the database before this replica's claims
-			// were seen reserved nothing for it: count them there.
-			rows, err := tx.Query(ctx, `SELECT key, window_end FROM rate_limits WHERE window_end > $1 LIMIT $2`, start, l.opts.MaxKeys)
+			// were seen reserved nothing for it: count them there. Past
+			// MaxKeys, the ones ending last: they fill the keys held here,
+			// so a key left out finds no room to be counted locally from
+			// zero until every kept one has ended, and with them every
+			// window left out (each ends sooner).
+			rows, err := tx.Query(ctx, `SELECT key, window_end FROM rate_limits WHERE window_end > $1 ORDER BY window_end DESC LIMIT $2`, start, l.opts.MaxKeys)
 			if err != nil {
 				return err
 			}
@@ -593,12 +597,8 @@ ON CONFLICT (replica, per_us) DO UPDATE SET share_of = excluded.share_of, until 
 	}
 	// What was reserved and not used goes back to its window (a key counted
 	// here past what was reserved makes n negative and counts it).
-	if len(keys) > 0 {
-		if _, err := l.db.Pool.Exec(ctx, `UPDATE rate_limits r SET count = greatest(r.count - b.n, 0)
-FROM unnest($1::text[], $2::timestamptz[], $3::int[]) AS b(key, window_end, n)
-WHERE r.key = b.key AND r.window_end = b.window_end`, keys, ends, ns); err != nil {
-			return fmt.Errorf("rate limit: give back reserved shares: %w", err)
-		}
+	if _, err := giveBackWindows(ctx, l.db, keys, ends, ns); err != nil {
+		return fmt.Errorf("rate limit: give back reserved shares: %w", err)
 	}
 	return nil
 }

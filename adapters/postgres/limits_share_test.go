@@ -207,3 +207,29 @@ func TestSharesNeverAllowMoreThanTheLimitAsReplicasJoinAndDie(t *testing.T) {
 	assert.Positive(t, asked, "and the database asked for keys past their share")
 	t.Logf("busy key: %d of %d allowed; %d calls counted in memory, %d asked the database", allowed["tools:busy"], busyLimit, local, asked)
 }
+
+// A replica whose first beat finds more open windows in the database than
+// it may hold (MaxKeys) keeps those ending last: a key it left out must not
+// be counted in memory from zero once a kept key's window has ended and
+// made room, while the database still counts it.
+func TestAReplicaThatCannotReadEveryOpenWindowKeepsThoseEndingLast(t *testing.T) {
+	db := pgtest.New(t)
+	clock := porttest.NewHandClock()
+	opts := shareOpts
+	opts.MaxKeys = 2
+	now := clock.Now()
+	// Written in this order, the early ones first: a read in the table's
+	// order would keep them.
+	for i, end := range []time.Duration{time.Minute, time.Minute, 10 * time.Minute, 10 * time.Minute} {
+		_, err := db.Pool.Exec(t.Context(), `INSERT INTO rate_limits (key, window_end, count) VALUES ($1, $2, 10)`,
+			fmt.Sprintf("tools:k%d", i), now.Add(end))
+		require.NoError(t, err)
+	}
+	b := postgres.NewShareLimiter(db.DB, clock, opts)
+	require.NoError(t, b.Heartbeat(t.Context()))
+	beatFor(t, clock, 2*time.Minute, b) // the early windows end and are swept
+	ok, _, err := b.Allow(t.Context(), "tools:k2", 10, time.Minute)
+	require.NoError(t, err)
+	assert.False(t, ok, "tools:k2 spent its 10 in the database, still open there")
+	assert.Zero(t, b.Counts().Local, "nothing of it counted in memory")
+}
