@@ -72,6 +72,9 @@ func (a *AgentService) fit(ctx context.Context, c *chat, req ports.ModelRequest,
 	if err != nil || best.hold.Total() <= left {
 		return best, err == nil, err
 	}
+	if least == want { // a round asking the floor or less: nothing smaller to try
+		return best, false, nil
+	}
 	floor, err := try(least)
 	if err != nil || floor.hold.Total() > left {
 		return floor, false, err

@@ -194,11 +194,11 @@ func (a *AgentService) loop(ctx context.Context, c *chat) (err error) {
 	all := a.modelTools()
 	speak := false
 	var span roundSpan
-	heldOut := 0
-	defer func() { span.end(c, heldOut, err) }()
+	outAllowance := 0 // the output room the round asks its first call for
+	defer func() { span.end(c, outAllowance, err) }()
 	for round := 0; ; round++ {
 		if round > 0 {
-			span.end(c, heldOut, nil)
+			span.end(c, outAllowance, nil)
 		}
 		rctx, next := a.startRound(ctx, c, round)
 		span = next
@@ -218,7 +218,7 @@ func (a *AgentService) loop(ctx context.Context, c *chat) (err error) {
 				return err
 			}
 		}
-		heldOut = a.allowance(c, offer)
+		outAllowance = a.allowance(c, offer)
 		ans, offer, err := a.complete(rctx, c, offer)
 		if err != nil {
 			return err

@@ -59,10 +59,10 @@ func (a *AgentService) startRound(ctx context.Context, c *chat, round int) (cont
 // end records what the round used: the model that answered, the output
 // tokens its first call held room for, the tokens it used and what it was
 // charged.
-func (r roundSpan) end(c *chat, heldOut int, err error) {
+func (r roundSpan) end(c *chat, outAllowance int, err error) {
 	if r.span.IsRecording() {
 		r.span.SetAttributes(attribute.String("petal.agent.model", c.model),
-			attribute.Int("petal.agent.tokens.held_out", heldOut),
+			attribute.Int("petal.agent.tokens.out_allowance", outAllowance),
 			attribute.Int64("petal.agent.tokens.used", c.tokens.In+c.tokens.Out-r.tokens),
 			attribute.Int64("petal.agent.charged_micro_usd", int64(c.taken)-r.taken))
 		endWithError(r.span, err)
@@ -88,12 +88,8 @@ func endToolSpan(span trace.Span, refusal *errs.Error, toolErr, err error) {
 		case refusal != nil:
 			span.SetAttributes(attribute.String("petal.tool.outcome", "refused"), attribute.String("petal.error.code", string(refusal.Code)))
 		case toolErr != nil:
-			code := string(errs.Internal)
-			if e, ok := errs.As(toolErr); ok {
-				code = string(e.Code)
-			}
-			span.SetAttributes(attribute.String("petal.tool.outcome", "error"), attribute.String("petal.error.code", code))
-			span.SetStatus(codes.Error, code)
+			span.SetAttributes(attribute.String("petal.tool.outcome", "error"))
+			endWithError(span, toolErr)
 		default:
 			span.SetAttributes(attribute.String("petal.tool.outcome", "ok"))
 		}
@@ -105,10 +101,7 @@ func endWithError(span trace.Span, err error) {
 	if err == nil {
 		return
 	}
-	code := string(errs.Internal)
-	if e, ok := errs.As(err); ok {
-		code = string(e.Code)
-	}
+	code := string(errs.CodeOf(err))
 	span.SetAttributes(attribute.String("petal.error.code", code))
 	span.SetStatus(codes.Error, code)
 }
