@@ -168,6 +168,9 @@ func BaalProposals(mapID, sha string, s *snapshots.Snapshot) (Proposals, error) 
 	if err := json.Unmarshal(s.Detail, &detail); err != nil {
 		return Proposals{}, fmt.Errorf("the reading's proposals can't be read: %w", err)
 	}
+	if err := checkBaalRecords(s.Chain, detail.DAO, detail.Proposals); err != nil {
+		return Proposals{}, err
+	}
 	out := Proposals{Schema: ProposalsSchema, Map: mapID,
 		Source:    ProposalsSource{Kind: "baal", Contract: detail.DAO, Calls: s.Source.Calls, At: s.Block.Time, Snapshot: sha},
 		Proposals: detail.Proposals}
@@ -178,6 +181,49 @@ func BaalProposals(mapID, sha string, s *snapshots.Snapshot) (Proposals, error) 
 		out.Proposals = []ProposalRecord{}
 	}
 	return out, nil
+}
+
+// baalOutcomes are the outcomes BaalProposalRecords writes.
+var baalOutcomes = map[string]bool{"open": true, "approved": true, "rejected": true, "removed": true,
+	"expired": true, "failed": true, "closed": true}
+
+// checkBaalRecords refuses records that are not what the reader writes: a
+// reading may come from elsewhere (synced, posted), and its records are
+// served as they are kept, so each is checked as a Sputnik reading's are
+// when it is made into records: its ref under the DAO, a known outcome, and
+// accounts that are addresses on the reading's chain.
+func checkBaalRecords(chain, dao string, records []ProposalRecord) error {
+	a, err := evm.ParseAddress(dao)
+	if err != nil || a.Hex() != dao {
+		return fmt.Errorf("the reading names its DAO %q, not a lower-case EVM address", dao)
+	}
+	account := func(id string) bool {
+		got, ok := strings.CutPrefix(id, chain+":")
+		if !ok {
+			return false
+		}
+		x, err := evm.ParseAddress(got)
+		return err == nil && x.Hex() == got
+	}
+	for _, r := range records {
+		bad := func(why string) error {
+			return fmt.Errorf("the reading's proposal %q is not one a Baal's reader writes: %s", r.ID, why)
+		}
+		switch {
+		case r.Ref != chain+":"+dao+"/proposals/"+r.ID:
+			return bad("its ref is " + r.Ref)
+		case !baalOutcomes[r.Outcome]:
+			return bad("its outcome is " + r.Outcome)
+		case r.Proposer != nil && !account(*r.Proposer):
+			return bad("its proposer is no address on " + chain)
+		}
+		for _, v := range r.Votes {
+			if !account(v.Account) {
+				return bad("a vote is by " + v.Account + ", no address on " + chain)
+			}
+		}
+	}
+	return nil
 }
 
 // ReadingProposals makes proposals/v2 of a map from its proposals reading,

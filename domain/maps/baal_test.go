@@ -1,0 +1,44 @@
+package maps
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/petal-near/petal/domain/snapshots"
+)
+
+// A Baal reading's records are served as they were kept, so a reading from
+// elsewhere with records no Baal reader writes is refused, not put on a map.
+func TestBaalProposalsRefuseRecordsTheReaderDoesNotWrite(t *testing.T) {
+	const chain, dao = "eip155:100", "0x00000000000000000000000000000000000000aa"
+	voter := chain + ":0x00000000000000000000000000000000000000bb"
+	good := func() ProposalRecord {
+		return ProposalRecord{ID: "1", Title: "t", Kind: "proposal", Proposer: &voter, Outcome: "approved",
+			Ref: chain + ":" + dao + "/proposals/1", Votes: []VoteRecord{{Account: voter}}}
+	}
+	reading := func(dao string, r ProposalRecord) *snapshots.Snapshot {
+		detail, _ := json.Marshal(map[string]any{"dao": dao, "proposals": []ProposalRecord{r}})
+		return &snapshots.Snapshot{Network: BaalProposalsNetwork, Chain: chain, Detail: detail}
+	}
+	if _, err := BaalProposals("m", "s", reading(dao, good())); err != nil {
+		t.Fatalf("a record as the reader writes it refused: %v", err)
+	}
+	other := "near:mainnet:alice.near"
+	cases := map[string]func(*ProposalRecord){
+		"ref":      func(r *ProposalRecord) { r.Ref = "https://example.com/x" },
+		"outcome":  func(r *ProposalRecord) { r.Outcome = "won" },
+		"proposer": func(r *ProposalRecord) { r.Proposer = &other },
+		"vote":     func(r *ProposalRecord) { r.Votes[0].Account = strings.ToUpper(voter) },
+	}
+	for name, spoil := range cases {
+		r := good()
+		spoil(&r)
+		if _, err := BaalProposals("m", "s", reading(dao, r)); err == nil {
+			t.Errorf("%s: a record the reader doesn't write was served", name)
+		}
+	}
+	if _, err := BaalProposals("m", "s", reading("0xAA", good())); err == nil {
+		t.Error("a DAO that is no lower-case address was served")
+	}
+}
