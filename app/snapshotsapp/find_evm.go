@@ -64,7 +64,7 @@ func (s *SnapshotService) findEVMTarget(ctx context.Context, q, chainParam strin
 	addrs := evmAddresses(q, chain)
 	if len(addrs) == 0 {
 		return FindAnswer{}, errs.Newf(errs.BadInput, "on %s (%s) find_target needs the contract's address: EVM chains keep no directory of tokens or DAOs to search by name", chain, evm.ChainName(id)).
-			WithHint("give the token's or the Baal's address, 0x and 40 hex digits; look_up says what an address is")
+			WithHint("give the token's or the Baal's address, 0x and 40 hex digits")
 	}
 	addrs = addrs[:min(len(addrs), maxEVMProbes)]
 	wantDelegates := false

@@ -105,7 +105,7 @@ func (s *SnapshotService) Tools() []toolkit.Tool {
 		toolkit.WithInput(toolkit.Tool{
 			Name: "find_target",
 			Description: "Turn words (\"the marketing DAO\", \"astro stakers\") into candidate targets to read: Sputnik DAOs from the factory's list and known staking pools, " +
-				"or, on an EVM chain (eip155:<id>), a contract's address probed at the finalized block (an ERC-20's holders, an ERC20Votes token's delegates), " +
+				"or, on an EVM chain (eip155:<id>), a contract's address probed at the finalized block (a Baal's members and proposals, an ERC-20's holders, an ERC20Votes token's delegates), " +
 				"each with its network and params. ambiguous is true when more than one fits about equally: ask which.",
 			Output: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"ambiguous":{"type":"boolean"},"candidates":{"type":"array","items":{"type":"object","properties":{` +
 				`"network":{"type":"string"},"params":{"type":"object"},"title":{"type":"string"},"about":{"type":"string"},"target_key":{"type":"string"},"score":{"type":"number"}},` +
