@@ -62,11 +62,7 @@ type (
 
 func (prepareCorrectionInput) RefineSchema(s *jsonschema.Schema) {
 	toolkit.Property(s, "flower").Pattern = toolkit.Sha256Pattern
-	kinds := make([]any, 0, len(corrections.Kinds))
-	for _, k := range corrections.Kinds {
-		kinds = append(kinds, k)
-	}
-	toolkit.Property(s, "kind").Enum = kinds
+	toolkit.Property(s, "kind").Enum = kindEnum()
 	toolkit.Property(s, "reason").MaxLength = jsonschema.Ptr(corrections.MaxReason)
 	toolkit.Property(s, "subject").MaxLength = jsonschema.Ptr(200)
 	ev := toolkit.Property(s, "evidence")
@@ -77,11 +73,17 @@ func (prepareCorrectionInput) RefineSchema(s *jsonschema.Schema) {
 	links.Items.MaxLength = jsonschema.Ptr(corrections.MaxLinkSize)
 }
 
-func (submitCorrectionInput) RefineSchema(s *jsonschema.Schema) {
-	toolkit.Property(s, "network").Enum = []any{"mainnet", "testnet", "near:mainnet", "near:testnet"}
-	toolkit.Property(s, "account_id").MaxLength = jsonschema.Ptr(64)
-	toolkit.Property(s, "id").Pattern = toolkit.Sha256Pattern
-	toolkit.Property(s, "tx_hash").MaxLength = jsonschema.Ptr(64)
+// A correction is submitted as a flower is: by its transaction, or its
+// wallet and id.
+func (submitCorrectionInput) RefineSchema(s *jsonschema.Schema) { publishFlowerInput{}.RefineSchema(s) }
+
+// kindEnum is corrections.Kinds as a schema's enum.
+func kindEnum() []any {
+	kinds := make([]any, 0, len(corrections.Kinds))
+	for _, k := range corrections.Kinds {
+		kinds = append(kinds, k)
+	}
+	return kinds
 }
 
 // What the answers' types cannot say: the records are objects, the kinds
@@ -89,11 +91,7 @@ func (submitCorrectionInput) RefineSchema(s *jsonschema.Schema) {
 func (Correction) RefineSchema(s *jsonschema.Schema) {
 	c := toolkit.Property(s, "correction")
 	c.Type, c.Description = "object", "the correction/v1 record as published (docs/schemas/correction-v1.schema.json)"
-	kinds := make([]any, 0, len(corrections.Kinds))
-	for _, k := range corrections.Kinds {
-		kinds = append(kinds, k)
-	}
-	toolkit.Property(s, "kind").Enum = kinds
+	toolkit.Property(s, "kind").Enum = kindEnum()
 	toolkit.Property(s, "flower").Description = "the id of the flower it corrects"
 	toolkit.Property(s, "maker").Description = "who: the NEAR account that published it"
 	toolkit.Property(s, "kept_at").Description = "when this site first kept it"
