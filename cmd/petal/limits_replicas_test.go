@@ -200,25 +200,30 @@ func TestOpenStreamsAreCappedPerAddress(t *testing.T) {
 	}
 }
 
-// A replica calling fast takes blocks of the address's window ahead; when it
-// stops (SIGTERM) it gives back what it didn't spend, so the window counts
-// exactly the calls it allowed.
-func TestAStoppedReplicaGivesBackItsBlocks(t *testing.T) {
+// A replica counts an address's calls within its share of the limit in its
+// own memory, asking the database nothing per call; when it stops (SIGTERM)
+// it gives up its lease, but its claim on the limit stays until the windows
+// counted under it have closed, so the calls it allowed still count for the
+// replicas that go on.
+func TestAStoppedReplicasCallsStillCount(t *testing.T) {
 	db := pgtest.New(t)
 	p := startProcess(t, db, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "100000"})
-	counted := func() int {
+	count := func(query string) int {
 		var n int
-		require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT coalesce(sum(count), 0) FROM rate_limits WHERE key LIKE 'tools:%'`).Scan(&n))
+		require.NoError(t, db.Pool.QueryRow(t.Context(), query).Scan(&n))
 		return n
 	}
-	allowed := 0
-	for allowed < 2000 && counted() <= allowed {
+	for range 200 {
 		res, body := p.do(t, http.MethodGet, "/api/v1/networks", "")
 		require.Equal(t, http.StatusOK, res.StatusCode, body)
-		allowed++
 	}
-	require.Less(t, allowed, 2000, "calls were taken ahead of need (the window counted more than were allowed)")
+	assert.Zero(t, count(`SELECT coalesce(sum(count), 0) FROM rate_limits WHERE key LIKE 'tools:%'`),
+		"200 calls within the replica's share are counted in its memory")
+	require.Equal(t, 1, count(`SELECT count(*) FROM rate_limit_replicas`), "its lease")
+	require.Positive(t, count(`SELECT count(*) FROM rate_limit_claims WHERE until > now()`), "its claim on the limit")
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, p.cmd.Wait())
-	assert.Equal(t, allowed, counted(), "what was held is given back at shutdown")
+	assert.Zero(t, count(`SELECT count(*) FROM rate_limit_replicas`), "the lease is given up at shutdown")
+	assert.Positive(t, count(`SELECT count(*) FROM rate_limit_claims WHERE until > now()`),
+		"its claim stays until its windows close: what it allowed still counts")
 }

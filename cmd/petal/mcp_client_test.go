@@ -301,7 +301,9 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 		"streamable http": {Transport: "http", URL: p.URL + "/mcp", Calls: calls},
 		"stdio": {Transport: "stdio", Command: exe, Args: []string{"mcp"}, Calls: calls, Env: map[string]string{
 			"PETAL_TEST_RUN_AS_PETAL": "1", "DATABASE_URL": p.DB.URL, "PETAL_MIGRATE": "off",
-			"PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME"),
+			// The bodies the server kept are in its blob store: a replica reads them there.
+			"PETAL_BLOB_URL": p.Cfg.BlobURL,
+			"PATH":           os.Getenv("PATH"), "HOME": os.Getenv("HOME"),
 		}},
 	}
 	// The stdio petal reads no real NEAR either, as startPetal's server: the

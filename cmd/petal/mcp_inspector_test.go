@@ -107,6 +107,7 @@ func TestMCPInspectorCallsEveryReadOnlyTool(t *testing.T) {
 		"streamable http": {p.URL + "/mcp", "--transport", "http"},
 		// -e hands petal mcp its environment: this test binary stands in for petal.
 		"stdio": append(offlineFlags(), "-e", "PETAL_TEST_RUN_AS_PETAL=1", "-e", "DATABASE_URL="+p.DB.URL, "-e", "PETAL_MIGRATE=off",
+			"-e", "PETAL_BLOB_URL="+p.Cfg.BlobURL, // the bodies the server kept are in its blob store
 			"-e", "PATH="+os.Getenv("PATH"), "-e", "HOME="+os.Getenv("HOME"), exe, "mcp"),
 	}
 	// What each quote makes anew.

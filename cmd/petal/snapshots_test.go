@@ -472,7 +472,7 @@ func TestNetworks(t *testing.T) {
 		assert.Equal(t, "object", m["params"].(map[string]any)["type"], "each network carries its params' JSON Schema")
 		assert.NotEmpty(t, m["reads"])
 	}
-	assert.Equal(t, []string{"near-dao-members", "near-dao-proposals", "near-staking-pool", "near-ft-balances", "near-ft-holders", "evm-erc20-holders", "evm-erc20-delegates"}, ids)
+	assert.Equal(t, []string{"near-dao-members", "near-dao-proposals", "near-staking-pool", "near-ft-balances", "near-ft-holders", "evm-erc20-holders", "evm-erc20-delegates", "evm-baal-members", "evm-baal-proposals"}, ids)
 
 	_, body = p.do(t, http.MethodGet, "/api/v1/networks?query=staking", "")
 	assert.Len(t, jsonOf(t, body)["networks"], 1)
