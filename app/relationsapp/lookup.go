@@ -79,7 +79,7 @@ type LookUpMap struct {
 type LookUpChain struct {
 	Exists      bool            `json:"exists"`
 	AmountYocto *string         `json:"amount_yocto"`
-	Kind        *string         `json:"kind" jsonschema:"sputnik_dao, staking_pool, fungible_token, erc20, erc20_votes, or null"`
+	Kind        *string         `json:"kind" jsonschema:"sputnik_dao, staking_pool, fungible_token, erc20, erc20_votes, baal, or null"`
 	Probe       *string         `json:"probe"`
 	Detail      json.RawMessage `json:"detail"`
 }
@@ -97,8 +97,8 @@ func (s *LookUpService) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
 		toolkit.WithIO(toolkit.Tool{
 			Name: ToolLookUp,
-			Description: "One answer for a NEAR account id or a name: what this site's map holds about it (maps and flowers naming it, the groups it is in), " +
-				"what the chain says (whether it exists, its balance, whether it is a Sputnik DAO, a staking pool or a fungible token) and the next tool to call.",
+			Description: "One answer for a NEAR account id, an EVM address (with chain eip155:<id>) or a name: what this site's map holds about it (maps and flowers naming it, the groups it is in), " +
+				"what the chain says (whether it exists, its balance, whether it is a Sputnik DAO, a staking pool or a fungible token; on an EVM chain whether it is a Baal, an ERC20Votes token or an ERC-20) and the next tool to call.",
 			OnTheirMachine: true,
 		}, func(ctx context.Context, call toolkit.Call, in LookUpInput) (LookUpAnswer, error) {
 			return s.LookUp(ctx, call.Caller, in)
@@ -189,8 +189,9 @@ func (s *LookUpService) mapHolds(ctx context.Context, q string, ans *LookUpAnswe
 }
 
 // lookUpEVM answers for an EVM chain: an address is probed at the
-// finalized block as the EVM readers read it (an ERC-20 by its name,
-// symbol, decimals and totalSupply, ERC20Votes by getVotes).
+// finalized block by find_target's prober (snapshotsapp.ProbeEVM): a Baal
+// by its sharesToken and lootToken, an ERC-20 by its name, symbol,
+// decimals and totalSupply, ERC20Votes by getVotes.
 func (s *LookUpService) lookUpEVM(ctx context.Context, q, chain string) (LookUpAnswer, error) {
 	id, _ := evm.ChainID(chain)
 	chain = evm.Chain(id)
@@ -204,7 +205,7 @@ func (s *LookUpService) lookUpEVM(ctx context.Context, q, chain string) (LookUpA
 	}
 	addr, err := evm.ParseAddress(strings.TrimPrefix(q, chain+":"))
 	if err != nil {
-		ans.Next = nextStep("list_networks", map[string]any{"query": "evm"}, "not an EVM address (0x and 40 hex digits): petal reads ERC-20 tokens on EVM chains by their address")
+		ans.Next = nextStep("list_networks", map[string]any{"query": "evm"}, "not an EVM address (0x and 40 hex digits): petal reads ERC-20 tokens and Baals on EVM chains by their address")
 		return ans, nil
 	}
 	account := addr.Hex()
@@ -222,29 +223,35 @@ func (s *LookUpService) lookUpEVM(ctx context.Context, q, chain string) (LookUpA
 	// Any address exists on an EVM chain; what matters is its contract.
 	said := &LookUpChain{Exists: true, Detail: json.RawMessage(`null`)}
 	ans.OnChain = said
-	params := map[string]any{"chain": chain, "token": account}
-	tok, err := reading.Token(ctx, addr)
+	c, err := snapshotsapp.ProbeEVM(ctx, reading, addr)
 	switch {
 	case errs.Is(err, errs.NotFound) || errs.Is(err, errs.CannotRead):
 		ans.Next = nextStep("list_networks", map[string]any{"query": "evm"},
-			"not an ERC-20 by petal's probes (no contract, or no decimals and totalSupply): petal reads ERC-20 tokens' holders and delegates")
+			"not an ERC-20 or a Baal by petal's probes (no contract, or no decimals and totalSupply, no sharesToken and lootToken): petal reads ERC-20 tokens' holders and delegates and Baals' members and proposals")
 		return ans, nil
 	case err != nil:
 		return LookUpAnswer{}, err
 	}
-	kind, probe := "erc20", "decimals"
-	if _, err := reading.VotesOf(ctx, addr, []evm.Address{{}}); err == nil {
-		kind, probe = "erc20_votes", "getVotes"
+	said.Kind, said.Probe = &c.Kind, &c.Probe
+	height := reading.Block().Height
+	if c.Kind == snapshotsapp.EVMBaal {
+		detail := map[string]any{"shares_token": c.Shares.Hex(), "loot_token": c.Loot.Hex(), "block": height}
+		if c.Token != nil {
+			detail["name"], detail["symbol"], detail["decimals"], detail["total_shares"] = c.Token.Name, c.Token.Symbol, c.Token.Decimals, c.Token.TotalSupply.String()
+		}
+		said.Detail, _ = json.Marshal(detail)
+		ans.Next = nextStep("get_snapshot", map[string]any{"network": "evm-baal-members", "params": map[string]any{"chain": chain, "dao": account}},
+			"read the Baal's members by shares (voting) and loot (non-voting); evm-baal-proposals reads its proposals and votes")
+		return ans, nil
 	}
-	block := reading.Block()
-	said.Kind, said.Probe = &kind, &probe
+	tok := c.Token
 	said.Detail, _ = json.Marshal(map[string]any{"name": tok.Name, "symbol": tok.Symbol, "decimals": tok.Decimals,
-		"total_supply": tok.TotalSupply.String(), "block": block.Height})
+		"total_supply": tok.TotalSupply.String(), "block": height})
 	why := "read the token's holders from its Transfer logs"
-	if kind == "erc20_votes" {
+	if c.Kind == snapshotsapp.EVMERC20Votes {
 		why += "; it is ERC20Votes, so evm-erc20-delegates reads its delegates too"
 	}
-	ans.Next = nextStep("get_snapshot", map[string]any{"network": "evm-erc20-holders", "params": params}, why)
+	ans.Next = nextStep("get_snapshot", map[string]any{"network": "evm-erc20-holders", "params": map[string]any{"chain": chain, "token": account}}, why)
 	return ans, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/evm"
 	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/ports"
 )
 
 // find_target on an EVM chain. EVM chains have no directory of tokens or DAOs
@@ -83,24 +84,7 @@ func (s *SnapshotService) findEVMTarget(ctx context.Context, q, chainParam strin
 	}
 	var firstErr error
 	for _, a := range addrs {
-		// A Baal first: it answers sharesToken and lootToken, no ERC-20 view.
-		if shares, _, err := reading.BaalTokens(ctx, a); err == nil {
-			name := a.Hex()
-			if tok, err := reading.Token(ctx, shares); err == nil {
-				name = tok.Label(shares)
-			}
-			p := baalParams{Chain: chain, DAO: a.Hex()}
-			members, proposals := 3.0, 2.5
-			if wantDelegates {
-				members, proposals = 2.5, 3
-			}
-			add("evm-baal-members", "Members of "+name, "A Baal (Moloch v3): its members by shares (voting) and loot (non-voting).", p, members)
-			add("evm-baal-proposals", "Votes in "+name, "A Baal (Moloch v3): its proposals and who voted how, from its events.", p, proposals)
-			continue
-		} else if !errs.Is(err, errs.CannotRead) && !errs.Is(err, errs.NotFound) {
-			return FindAnswer{}, err
-		}
-		tok, err := reading.Token(ctx, a)
+		c, err := ProbeEVM(ctx, reading, a)
 		if errs.Is(err, errs.NotFound) || errs.Is(err, errs.CannotRead) {
 			if firstErr == nil {
 				firstErr = err
@@ -110,20 +94,36 @@ func (s *SnapshotService) findEVMTarget(ctx context.Context, q, chainParam strin
 		if err != nil {
 			return FindAnswer{}, err
 		}
-		symbol := tok.Label(a)
-		p := erc20Params{Chain: chain, Token: a.Hex()}
-		holders, delegates := 3.0, 0.0
-		if _, err := reading.VotesOf(ctx, a, []evm.Address{{}}); err == nil {
-			delegates = 2.5
-			if wantDelegates {
-				holders, delegates = 2.5, 3
+		switch c.Kind {
+		case EVMBaal:
+			name := a.Hex()
+			if c.Token != nil {
+				name = c.Token.Label(c.Shares)
 			}
-		}
-		add("evm-erc20-holders", "Holders of "+symbol,
-			fmt.Sprintf("%s (%s, %d decimals): its holders from its Transfer logs, weighted by balance.", tok.Name, symbol, tok.Decimals), p, holders)
-		if delegates > 0 {
-			add("evm-erc20-delegates", "Delegates of "+symbol,
-				fmt.Sprintf("%s (%s) is ERC20Votes: its delegates, weighted by the votes delegated to them.", tok.Name, symbol), p, delegates)
+			p := baalParams{Chain: chain, DAO: a.Hex()}
+			members, proposals := 3.0, 2.5
+			if wantDelegates {
+				members, proposals = 2.5, 3
+			}
+			add("evm-baal-members", "Members of "+name, "A Baal (Moloch v3): its members by shares (voting) and loot (non-voting).", p, members)
+			add("evm-baal-proposals", "Votes in "+name, "A Baal (Moloch v3): its proposals and who voted how, from its events.", p, proposals)
+		default:
+			tok := c.Token
+			symbol := tok.Label(a)
+			p := erc20Params{Chain: chain, Token: a.Hex()}
+			holders, delegates := 3.0, 0.0
+			if c.Kind == EVMERC20Votes {
+				delegates = 2.5
+				if wantDelegates {
+					holders, delegates = 2.5, 3
+				}
+			}
+			add("evm-erc20-holders", "Holders of "+symbol,
+				fmt.Sprintf("%s (%s, %d decimals): its holders from its Transfer logs, weighted by balance.", tok.Name, symbol, tok.Decimals), p, holders)
+			if delegates > 0 {
+				add("evm-erc20-delegates", "Delegates of "+symbol,
+					fmt.Sprintf("%s (%s) is ERC20Votes: its delegates, weighted by the votes delegated to them.", tok.Name, symbol), p, delegates)
+			}
 		}
 	}
 	if len(out.Candidates) == 0 {
@@ -133,4 +133,56 @@ func (s *SnapshotService) findEVMTarget(ctx context.Context, q, chainParam strin
 	out.Ambiguous = len(out.Candidates) > 1 && out.Candidates[0].Score-out.Candidates[1].Score < ambiguityMargin
 	out.Candidates = out.Candidates[:min(len(out.Candidates), limit)]
 	return out, nil
+}
+
+// The kinds of contract ProbeEVM knows.
+const (
+	EVMBaal       = "baal"
+	EVMERC20Votes = "erc20_votes"
+	EVMERC20      = "erc20"
+)
+
+// EVMContract is what ProbeEVM found at an address.
+type EVMContract struct {
+	// Kind is EVMBaal, EVMERC20Votes or EVMERC20; Probe the view that said
+	// so (sharesToken, getVotes, decimals).
+	Kind, Probe string
+	// Token is the ERC-20's own views; for a Baal its shares token's, nil
+	// when that token doesn't answer them.
+	Token *evm.Token
+	// Shares and Loot are a Baal's two tokens.
+	Shares, Loot evm.Address
+}
+
+// ProbeEVM says what the contract at a is, at the reading's block, as the
+// EVM readers would read it; find_target and look_up both ask it. A Baal
+// first (it answers sharesToken and lootToken, no ERC-20 view), then an
+// ERC-20 by its name, symbol, decimals and totalSupply, ERC20Votes by
+// getVotes. No contract there is not_found, a contract that is neither is
+// cannot_read (the token probe's error, saying which view failed).
+func ProbeEVM(ctx context.Context, reading ports.EVMReading, a evm.Address) (EVMContract, error) {
+	shares, loot, err := reading.BaalTokens(ctx, a)
+	if err == nil {
+		c := EVMContract{Kind: EVMBaal, Probe: "sharesToken", Shares: shares, Loot: loot}
+		if tok, err := reading.Token(ctx, shares); err == nil {
+			c.Token = &tok
+		} else if !errs.Is(err, errs.CannotRead) && !errs.Is(err, errs.NotFound) {
+			return EVMContract{}, err
+		}
+		return c, nil
+	}
+	if !errs.Is(err, errs.CannotRead) {
+		return EVMContract{}, err // not_found: no contract; else the chain failed
+	}
+	tok, err := reading.Token(ctx, a)
+	if err != nil {
+		return EVMContract{}, err
+	}
+	c := EVMContract{Kind: EVMERC20, Probe: "decimals", Token: &tok}
+	if _, err := reading.VotesOf(ctx, a, []evm.Address{{}}); err == nil {
+		c.Kind, c.Probe = EVMERC20Votes, "getVotes"
+	} else if !errs.Is(err, errs.CannotRead) && !errs.Is(err, errs.NotFound) {
+		return EVMContract{}, err
+	}
+	return c, nil
 }

@@ -326,3 +326,159 @@ func TestABaalsProposalsAreServedOnItsMap(t *testing.T) {
 	require.NotNil(t, one.DecidedAt)
 	require.Len(t, one.Votes, 2)
 }
+
+// A real Baal's members (shares and loot, from its two tokens) through the
+// wired service: look_up knows the Baal by its tokens and names the reader,
+// which is read fresh over MCP with look_up's own args, served over HTTP,
+// drawn, published, on the map under the Baal's address, and in relations.
+func TestABaalsMembersThroughHTTPAndMCPOnTheMapAndInRelations(t *testing.T) {
+	chain := evmtest.NewChain(t, evmtest.Options{Accounts: 4})
+	b := chain.SummonBaal(t, evmtest.BaalOptions{
+		Shares: map[int]*big.Int{0: evmtest.Units(100), 1: evmtest.Units(50)}, Loot: map[int]*big.Int{2: evmtest.Units(30), 1: evmtest.Units(10)},
+		VotingPeriod: 3600, Grace: 60,
+	})
+	chain.Finalize(t)
+	p, rpc := signInPetal(t, map[string]string{"PETAL_EVM_CHAINS": "1337", "PETAL_EVM_RPC_1337": chain.URL})
+	x := &publishing{p: p, rpc: rpc}
+	x.cookie, _ = signInAlice(t, p)
+	dao := strings.ToLower(b.Address.Hex())
+	id := func(i int) string { return "eip155:1337:" + strings.ToLower(chain.Address(i).Hex()) }
+	mapID := "eip155:1337:" + dao
+
+	// look_up knows it by its tokens, over HTTP and over MCP alike.
+	res, body := p.do(t, http.MethodGet, "/api/v1/look-up?query="+b.Address.Hex()+"&chain=eip155:1337", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var look struct {
+		Account   string `json:"account"`
+		ChainSays struct {
+			Kind, Probe string
+			Detail      struct {
+				SharesToken string `json:"shares_token"`
+				LootToken   string `json:"loot_token"`
+				Symbol      string `json:"symbol"`
+				TotalShares string `json:"total_shares"`
+			} `json:"detail"`
+		} `json:"chain_says"`
+		Next struct {
+			Tool string          `json:"tool"`
+			Args json.RawMessage `json:"args"`
+		} `json:"next"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &look))
+	assert.Equal(t, dao, look.Account)
+	assert.Equal(t, "baal", look.ChainSays.Kind)
+	assert.Equal(t, "sharesToken", look.ChainSays.Probe)
+	assert.Equal(t, strings.ToLower(b.Shares.Hex()), look.ChainSays.Detail.SharesToken)
+	assert.Equal(t, strings.ToLower(b.Loot.Hex()), look.ChainSays.Detail.LootToken)
+	assert.Equal(t, "PBAAL", look.ChainSays.Detail.Symbol)
+	assert.Equal(t, evmtest.Units(150).String(), look.ChainSays.Detail.TotalShares)
+	assert.Equal(t, "get_snapshot", look.Next.Tool)
+	assert.JSONEq(t, `{"network":"evm-baal-members","params":{"chain":"eip155:1337","dao":"`+dao+`"}}`, string(look.Next.Args))
+
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: p.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	out, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "look_up", Arguments: map[string]any{"query": mapID, "chain": "eip155:1337"}})
+	require.NoError(t, err)
+	require.False(t, out.IsError, "%+v", out.Content)
+	mcpLook, _ := json.Marshal(out.StructuredContent.(map[string]any)["next"])
+	assert.JSONEq(t, `{"tool":"get_snapshot","args":`+string(look.Next.Args)+`,"why":"read the Baal's members by shares (voting) and loot (non-voting); evm-baal-proposals reads its proposals and votes"}`, string(mcpLook), "its CAIP-10 id is the same address")
+
+	// Read fresh over MCP with look_up's args.
+	var args map[string]any
+	require.NoError(t, json.Unmarshal(look.Next.Args, &args))
+	args["fresh"] = true
+	out, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "get_snapshot", Arguments: args})
+	require.NoError(t, err)
+	require.False(t, out.IsError, "%+v", out.Content)
+	read := out.StructuredContent.(map[string]any)
+	assert.EqualValues(t, 3, read["count"])
+	assert.Equal(t, "Members of PBAAL", read["title"])
+	sha := read["sha256"].(string)
+
+	// Served over HTTP: weights are shares plus loot, groups the tokens.
+	res, body = p.do(t, http.MethodGet, "/api/v1/snapshots/"+sha, "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var snap struct {
+		Network  string `json:"network"`
+		Chain    string `json:"chain"`
+		Accounts []struct {
+			ID, Weight string
+			Groups     []string
+		}
+		Groups []struct{ ID string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &snap))
+	assert.Equal(t, "evm-baal-members", snap.Network)
+	assert.Equal(t, "eip155:1337", snap.Chain)
+	type member struct {
+		id, weight string
+		groups     string
+	}
+	var members []member
+	for _, a := range snap.Accounts {
+		members = append(members, member{a.ID, a.Weight, strings.Join(a.Groups, ",")})
+	}
+	assert.Equal(t, []member{{id(0), "100", "shares"}, {id(1), "60", "shares,loot"}, {id(2), "30", "loot"}}, members)
+	require.Len(t, snap.Groups, 2)
+	// The same over HTTP: stored, not read again.
+	res, body = p.do(t, http.MethodPost, "/api/v1/snapshots", `{"network":"evm-baal-members","params":{"chain":"eip155:1337","dao":"`+b.Address.Hex()+`"}}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"sha256":"`+sha+`"`)
+	assert.Contains(t, body, `"stored_only":true`)
+
+	// Drawn, and published.
+	res, body = p.do(t, http.MethodPost, "/api/v1/specs/propose", `{"sha256":"`+sha+`"}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var proposal struct {
+		Spec json.RawMessage `json:"spec"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &proposal))
+	res, body = p.do(t, http.MethodPost, "/api/v1/render?format=svg", `{"spec":`+string(proposal.Spec)+`}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, "<svg")
+	x.spec = proposal.Spec
+	a := x.prepare(t, "The Baal's members")
+	f, _, _, problems := published.Parse(a.Flower)
+	require.Empty(t, problems)
+	assert.Equal(t, mapID, f.Map, "a Baal's map is its own address, not its shares token's")
+	x.send(t, a)
+	res, body = x.publish(t, "alice.testnet", a.ID)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+
+	// On the map.
+	res, body = p.do(t, http.MethodGet, "/api/v1/maps", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var cards struct {
+		Maps []struct{ ID string } `json:"maps"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &cards))
+	require.Len(t, cards.Maps, 1)
+	assert.Equal(t, mapID, cards.Maps[0].ID)
+	res, body = p.do(t, http.MethodGet, "/api/v1/maps/"+url.PathEscape(mapID), "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, `"id":"`+mapID+`"`)
+
+	// In relations: each member in the Baal's group at its weight, over HTTP and MCP.
+	for i, want := range []string{"100", "60", "30"} {
+		res, body = p.do(t, http.MethodGet, "/api/v1/relations/account-groups?account="+url.QueryEscape(id(i)), "")
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+		var groups struct {
+			Groups []struct {
+				Group  string `json:"group"`
+				Weight string `json:"weight"`
+			} `json:"groups"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &groups))
+		require.Len(t, groups.Groups, 1, body)
+		assert.Equal(t, mapID, groups.Groups[0].Group)
+		assert.Equal(t, want, groups.Groups[0].Weight, "member %d", i)
+	}
+	out, err = cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "account_groups", Arguments: map[string]any{"account": id(1)}})
+	require.NoError(t, err)
+	require.False(t, out.IsError, "%+v", out.Content)
+	got := out.StructuredContent.(map[string]any)["groups"].([]any)
+	require.Len(t, got, 1)
+	assert.Equal(t, mapID, got[0].(map[string]any)["group"])
+}
