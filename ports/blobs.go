@@ -18,6 +18,9 @@ type Blobs interface {
 	Get(ctx context.Context, key string, limit int64) ([]byte, error)
 	// Has reports whether key is kept.
 	Has(ctx context.Context, key string) (bool, error)
+	// Delete forgets the body kept under key; a key nothing is kept under
+	// is no error. Only BlobSweeps calls it: it alone knows no row names key.
+	Delete(ctx context.Context, key string) error
 }
 
 // ErrNoBlob is Blobs.Get's answer for a key nothing is kept under.
@@ -45,6 +48,25 @@ type BodyMoves interface {
 	// Move moves up to batch rows of kind named after after ("" from the
 	// start).
 	Move(ctx context.Context, kind string, after string, batch int) (BodiesMoved, error)
+}
+
+// BlobsSwept is what one batch of BlobSweeps.Sweep did.
+type BlobsSwept struct {
+	Deleted map[string]int64 // blobs deleted, by kind (SnapshotBodies, PictureBodies)
+	Failed  int64            // blobs the store refused to delete (tried again next time)
+	Done    bool             // no orphan as old is left (but those that failed, which wait again)
+}
+
+// BlobSweeps deletes the blobs no row names any more: a row deleted while
+// its bytes lived in Blobs leaves its key behind as an orphan, and a key
+// orphaned before the cut is deleted unless a row names it again. A writer
+// naming a key the sweep is deleting waits for it, then finds the blob gone
+// and writes it again, so no row is left naming a missing blob.
+type BlobSweeps interface {
+	// Sweep deletes up to batch blobs orphaned longer than olderThan ago
+	// (by the database's clock), oldest first. A blob the store refuses to
+	// delete waits olderThan again.
+	Sweep(ctx context.Context, olderThan time.Duration, batch int) (BlobsSwept, error)
 }
 
 // BlobLinks is a blob store that can hand out a time-limited URL reading a

@@ -147,6 +147,18 @@ func (s *Store) Has(ctx context.Context, key string) (bool, error) {
 	return s.bucket.Exists(ctx, name)
 }
 
+// Delete implements ports.Blobs; a key not kept is no error.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	name, err := objectKey(key)
+	if err != nil {
+		return err
+	}
+	if err := s.bucket.Delete(ctx, name); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return err
+	}
+	return nil
+}
+
 // SignedURL implements ports.BlobLinks on S3 (and S3-compatible servers):
 // a presigned GET whose response-content-* parameters make S3 serve the
 // body with the headers asked. Other stores answer ports.ErrNoLinks: a

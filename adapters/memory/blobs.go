@@ -96,3 +96,14 @@ func (b *Blobs) Len() int {
 	defer b.mu.Unlock()
 	return len(b.kept)
 }
+
+// Delete implements ports.Blobs.
+func (b *Blobs) Delete(_ context.Context, key string) error {
+	if err := checkBlobKey(key); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.kept, key)
+	return nil
+}

@@ -39,6 +39,30 @@ func (s bodies) keep(ctx context.Context, b []byte) (inRow []byte, key *string, 
 	return nil, &k, nil
 }
 
+// named is called inside the transaction that has just named key in a row
+// (an insert, or the move's update), before it commits: the delete_blobs
+// sweep may have deleted that blob in between the keep before the
+// transaction and the naming. Naming a key deletes its orphan line
+// (migrations/000049), which waits for a sweep holding it; once that line
+// is passed no sweep can touch the key until the row is gone, so the one
+// check here, writing b again if the blob is missing, is enough.
+func (s bodies) named(ctx context.Context, key *string, b []byte) error {
+	if key == nil || s.blobs == nil {
+		return nil
+	}
+	has, err := s.blobs.Has(ctx, *key)
+	if err != nil {
+		return fmt.Errorf("check a named body is in the blob store: %w", err)
+	}
+	if has {
+		return nil
+	}
+	if err := s.blobs.Put(ctx, *key, b); err != nil {
+		return fmt.Errorf("keep again a body the blob sweep deleted: %w", err)
+	}
+	return nil
+}
+
 // read is a row's bytes: its column's, or, when the column was emptied, the
 // blob its key names.
 func (s bodies) read(ctx context.Context, inRow []byte, key *string, limit int64) ([]byte, error) {

@@ -97,13 +97,20 @@ func (m *BodyMover) moveOne(ctx context.Context, table, bytesCol, keyCol string,
 	}
 	// sha256() in the WHERE: the column is emptied only if it still holds
 	// exactly the bytes kept under key.
-	tag, err := m.db.Pool.Exec(ctx, `UPDATE `+table+` SET `+bytesCol+` = NULL, `+keyCol+` = $2
+	// The key named, the blob is checked again before the update commits:
+	// a sweep of an orphan of the same bytes may have deleted it meanwhile.
+	var moved int64
+	err = pgx.BeginFunc(ctx, m.db.Pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE `+table+` SET `+bytesCol+` = NULL, `+keyCol+` = $2
 WHERE sha256 = $1 AND `+bytesCol+` IS NOT NULL AND sha256(`+bytesCol+`) = decode($2, 'hex')`, name, key)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		moved = int64(len(body))
+		return bodies{blobs: m.blobs}.named(ctx, &key, body)
+	})
 	if err != nil {
 		return 0, fmt.Errorf("note the move: %w", err)
 	}
-	if tag.RowsAffected() == 0 {
-		return 0, nil
-	}
-	return int64(len(body)), nil
+	return moved, nil
 }

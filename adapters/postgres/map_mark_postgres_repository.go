@@ -71,6 +71,9 @@ VALUES ($1, $2, $3, $4, $5, $6, now()) ON CONFLICT (sha256) DO UPDATE SET create
 				p.SHA256, p.MediaType, kept.inRow, kept.key, p.Width, p.Height); err != nil {
 				return fmt.Errorf("keep logo: %w", err)
 			}
+			if err := m.bodies.named(ctx, kept.key, p.Bytes); err != nil {
+				return fmt.Errorf("keep logo: %w", err)
+			}
 			logo = &p.SHA256
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO map_marks (map_id, mark, logo_sha256, read_at, changed_at, next_at, failures, last_error)

@@ -64,6 +64,9 @@ VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (sha256) DO UPDATE SET created_a
 					p.SHA256, p.MediaType, k.inRow, k.key, p.Width, p.Height, at); err != nil {
 					return fmt.Errorf("keep picture: %w", err)
 				}
+				if err := r.bodies.named(ctx, k.key, p.Bytes); err != nil {
+					return fmt.Errorf("keep picture: %w", err)
+				}
 			}
 			// Every picture the profile shows must be kept, with its type;
 			// the lock keeps another profile's replacement from deleting it

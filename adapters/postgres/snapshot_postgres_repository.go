@@ -54,14 +54,29 @@ func (r *SnapshotRepository) Put(ctx context.Context, s ports.StoredSnapshot) (b
 		return false, fmt.Errorf("postgres: put snapshot: %w", err)
 	}
 	var inserted bool
-	err = r.db.Pool.QueryRow(ctx, `INSERT INTO snapshots
+	insert := func(q interface {
+		QueryRow(context.Context, string, ...any) pgx.Row
+	}) error {
+		return q.QueryRow(ctx, `INSERT INTO snapshots
   (sha256, network, target_key, block_height, block_hash, block_time, origin, account_count, title, about, body_gzip, body_blob, stored_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::timestamptz, now()))
 ON CONFLICT (sha256) DO UPDATE SET origin = 'this_site'
 WHERE EXCLUDED.origin = 'this_site' AND snapshots.origin <> 'this_site'
 RETURNING xmax = 0`,
-		s.SHA256, s.Network, s.TargetKey, int64(s.Block.Height), s.Block.Hash, blockTime, s.Origin, s.Count,
-		s.Title, s.About, inRow, key, storedAt).Scan(&inserted)
+			s.SHA256, s.Network, s.TargetKey, int64(s.Block.Height), s.Block.Hash, blockTime, s.Origin, s.Count,
+			s.Title, s.About, inRow, key, storedAt).Scan(&inserted)
+	}
+	if key == nil {
+		err = insert(r.db.Pool) // bytes in the row: one statement
+	} else {
+		// A body in the store: checked again once named (bodies.named).
+		err = pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
+			if err := insert(tx); err != nil || !inserted {
+				return err
+			}
+			return r.bodies.named(ctx, key, s.Gzipped)
+		})
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil // held already, origin unchanged
 	}

@@ -145,6 +145,9 @@ func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.L
 		// Rows written before the blob store was set still hold their
 		// bodies: moved out a batch at a time (docs/operations.md).
 		s.Add(siteapp.MoveBodiesJob(postgres.NewBodyMover(db, blobs), m))
+		// A row deleted leaves its blob behind; swept once no row has
+		// named it for an hour.
+		s.Add(siteapp.DeleteBlobsJob(postgres.NewBlobSweeper(db, blobs), m))
 	}
 	s.Add(relations.Job())
 	if j := marks.Job(); j != nil && !cfg.Public {

@@ -83,6 +83,38 @@ func BlobsContract(t *testing.T, newStore func(t *testing.T) ports.Blobs) {
 		}
 	})
 
+	t.Run("a body deleted is gone, and deleting it again is no error", func(t *testing.T) {
+		s := newStore(t)
+		b, key := body("deleted once")
+		kept, keptKey := body("kept beside it")
+		must(t, s.Put(t.Context(), key, b))
+		must(t, s.Put(t.Context(), keptKey, kept))
+		must(t, s.Delete(t.Context(), key))
+		if _, err := s.Get(t.Context(), key, 1<<20); !errors.Is(err, ports.ErrNoBlob) {
+			t.Fatalf("read after delete: %v, want ErrNoBlob", err)
+		}
+		has, err := s.Has(t.Context(), key)
+		must(t, err)
+		if has {
+			t.Fatal("Has sees a deleted body")
+		}
+		must(t, s.Delete(t.Context(), key))
+		got, err := s.Get(t.Context(), keptKey, 1<<20)
+		must(t, err)
+		if string(got) != string(kept) {
+			t.Fatalf("the other body reads %q", got)
+		}
+		must(t, s.Put(t.Context(), key, b)) // written again after a delete
+		got, err = s.Get(t.Context(), key, 1<<20)
+		must(t, err)
+		if string(got) != string(b) {
+			t.Fatalf("read %q after writing it again", got)
+		}
+		if err := s.Delete(t.Context(), "../etc/passwd"); err == nil {
+			t.Fatal("a key that is no SHA-256 was deleted")
+		}
+	})
+
 	t.Run("a body past the limit is refused, not cut", func(t *testing.T) {
 		s := newStore(t)
 		b, key := body("0123456789")
