@@ -119,3 +119,56 @@ func TestABaalsMembersAndProposalsAreWhatItSays(t *testing.T) {
 	assert.Equal(t, errs.CannotRead, ee.Code)
 	assert.Contains(t, ee.Message, "is not a Baal petal can read")
 }
+
+// The outcomes BaalStory doesn't reach, played on a real Baal by time
+// travel (evmtest.BaalOutcomes), as proposals/v2 says them.
+func TestABaalsDefeatedExpiredAndFailedProposalsAreWhatItSays(t *testing.T) {
+	e := &erc20Chain{Chain: evmtest.NewChain(t, evmtest.Options{Accounts: 4})}
+	b := e.BaalOutcomes(t)
+	svc, _ := evmService(t, e, nil)
+	dao := strings.ToLower(b.Address.Hex())
+	props, err := svc.Read(t.Context(), "evm-baal-proposals", json.RawMessage(fmt.Sprintf(`{"chain":"eip155:1337","dao":"%s"}`, dao)), nil)
+	require.NoError(t, err)
+	require.Empty(t, snapshots.Validate(props))
+	v2, err := maps.ReadingProposals("eip155:1337:"+dao, "sha", &props)
+	require.NoError(t, err)
+	type row struct {
+		id, title, outcome, said string
+		decided, closes          bool
+		votes                    int
+	}
+	var rows []row
+	for _, pr := range v2.Proposals {
+		rows = append(rows, row{pr.ID, pr.Title, pr.Outcome, pr.AsSaid, pr.DecidedAt != nil, pr.ClosesAt != nil, len(pr.Votes)})
+	}
+	assert.Equal(t, []row{
+		{"6", "Passed, not processed", "closed", "Ready", false, true, 1},
+		{"5", "Never sponsored", "expired", "Submitted", false, false, 0},
+		{"4", "Its action fails", "failed", "Processed", true, true, 1},
+		{"3", "Expires", "expired", "Processed", true, true, 1},
+		{"2", "Short of quorum", "rejected", "Processed", true, true, 1},
+		{"1", "Defeated", "rejected", "Defeated", false, true, 1},
+	}, rows)
+	// What the Baal itself says of each, at the newest block.
+	for _, pr := range v2.Proposals {
+		var id uint32
+		_, err := fmt.Sscan(pr.ID, &id)
+		require.NoError(t, err)
+		status := e.Call(t, b.Contract, b.Address, "getProposalStatus", id).([4]bool) // cancelled, processed, passed, actionFailed
+		assert.Equal(t, pr.DecidedAt != nil, status[1], "proposal %s processed", pr.ID)
+		assert.Equal(t, pr.Outcome == "failed", status[3], "proposal %s's action failed", pr.ID)
+	}
+	one, two := v2.Proposals[5], v2.Proposals[4]
+	assert.Equal(t, "against", *one.Votes[0].Vote)
+	assert.Equal(t, "100", *one.Votes[0].Power)
+	assert.Equal(t, "for", *two.Votes[0].Vote)
+	assert.Equal(t, "50", *two.Votes[0].Power, "a third of the shares, short of a quorum of half")
+	at := func(s *string) time.Time {
+		v, err := time.Parse(time.RFC3339, *s)
+		require.NoError(t, err)
+		return v
+	}
+	three, four := v2.Proposals[3], v2.Proposals[2]
+	assert.True(t, at(three.DecidedAt).After(at(two.DecidedAt).Add(6*time.Minute)), "processed after its expiration, well after 2")
+	assert.False(t, at(four.DecidedAt).Before(at(three.DecidedAt)))
+}

@@ -119,6 +119,10 @@ func BaalProposalRecords(chain string, dao evm.Address, events []evm.BaalEvent, 
 			p.rec.Outcome, p.rec.AsSaid = "expired", "Processed"
 		case p.processed:
 			p.rec.Outcome, p.rec.AsSaid = "rejected", "Processed"
+		case p.rec.ClosesAt == nil && p.expiration != 0 && now >= int64(p.expiration):
+			// Never sponsored, and now it never can be: sponsoring needs its
+			// expiration after the vote's window, and that is past.
+			p.rec.Outcome, p.rec.AsSaid = "expired", "Submitted"
 		case p.rec.ClosesAt == nil:
 			p.rec.Outcome, p.rec.AsSaid = "open", "Submitted"
 		case now <= p.ends:

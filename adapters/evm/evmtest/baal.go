@@ -40,7 +40,10 @@ type BaalOptions struct {
 	Shares, Loot        map[int]*big.Int
 	VotingPeriod, Grace uint32
 	SponsorThreshold    *big.Int // default 1 share-unit: any member sponsors
-	Name, Symbol        string
+	// QuorumPercent is the yes votes a proposal needs, in percent of the
+	// shares when it was sponsored (default 0: none).
+	QuorumPercent int64
+	Name, Symbol  string
 }
 
 func baalArtifact(t testing.TB, rel string) Contract {
@@ -106,7 +109,7 @@ func (c *Chain) SummonBaal(t testing.TB, o BaalOptions) *Baal {
 		Pack(o.Name, o.Symbol, common.Address{}, common.Address{}, common.Address{}, common.Address{})
 	require.NoError(t, err)
 	config, err := abi.Arguments{{Type: u32}, {Type: u32}, {Type: u256}, {Type: u256}, {Type: u256}, {Type: u256}}.
-		Pack(o.VotingPeriod, o.Grace, big.NewInt(0), big.NewInt(0), o.SponsorThreshold, big.NewInt(0))
+		Pack(o.VotingPeriod, o.Grace, big.NewInt(0), big.NewInt(o.QuorumPercent), o.SponsorThreshold, big.NewInt(0))
 	require.NoError(t, err)
 	pack := func(method string, args ...any) []byte {
 		b, err := baalC.ABI.Pack(method, args...)
@@ -207,6 +210,63 @@ func (c *Chain) BaalStory(t testing.TB) *Baal {
 	c.Backend.Commit()
 	c.Transact(t, 1, b.Contract, b.Address, "submitVote", uint32(3), true)
 	c.Transact(t, 2, b.Contract, b.Address, "submitProposal", none, uint32(0), big.NewInt(0), "")
+	c.Finalize(t)
+	return b
+}
+
+// BaalOutcomes is a Baal's story of the outcomes BaalStory doesn't play:
+// keys 0 and 1 hold 100 and 50 shares, key 2 holds 30 loot; the voting
+// period is an hour, grace a minute, the quorum 50% of the shares. All six
+// proposals are submitted at once (five self-sponsored), then:
+//   - 1, key 0's, voted no by key 0: defeated, never processable;
+//   - 2, key 1's, voted yes by key 1 alone (a third of the shares):
+//     processed, short of its quorum;
+//   - 3, key 0's, expiring 5 minutes after its grace, voted yes by key 0:
+//     processed after its expiration;
+//   - 4, key 0's, whose action (mintShares with arrays of unequal lengths)
+//     reverts, voted yes by key 0: processed, its action failed;
+//   - 5, key 2's (loot only, so not sponsored), expiring 100 seconds after
+//     a vote's window: never sponsored, and past its expiration;
+//   - 6, key 0's, voted yes by key 0: its vote passed, never processed.
+//
+// The chain is then moved an hour and 6 minutes on (2 processed first, 3
+// and 4 after) and everything finalized.
+func (c *Chain) BaalOutcomes(t testing.TB) *Baal {
+	t.Helper()
+	b := c.SummonBaal(t, BaalOptions{
+		Shares: map[int]*big.Int{0: Units(100), 1: Units(50)}, Loot: map[int]*big.Int{2: Units(30)},
+		VotingPeriod: 3600, Grace: 60, QuorumPercent: 50,
+	})
+	none := b.Proposal(t)
+	bad, err := b.Contract.ABI.Pack("mintShares", []common.Address{c.Address(2)}, []*big.Int{})
+	require.NoError(t, err)
+	failing := b.Proposal(t, bad)
+	head, err := c.Backend.Client().HeaderByNumber(context.Background(), nil)
+	require.NoError(t, err)
+	// Expirations must pass the submission's time plus voting and grace; the
+	// next block is a few seconds on at most.
+	window := head.Time + 3600 + 60
+	submit := func(from int, data []byte, expiration uint64, details string) {
+		c.Transact(t, from, b.Contract, b.Address, "submitProposal", data, uint32(expiration), big.NewInt(0), details)
+	}
+	submit(0, none, 0, "Defeated")
+	submit(1, none, 0, "Short of quorum")
+	submit(0, none, window+300, "Expires")
+	submit(0, failing, 0, "Its action fails")
+	submit(2, none, window+100, "Never sponsored")
+	submit(0, none, 0, "Passed, not processed")
+	// A vote weighs the shares held before its vote started.
+	c.Backend.Commit()
+	c.Transact(t, 0, b.Contract, b.Address, "submitVote", uint32(1), false)
+	c.Transact(t, 1, b.Contract, b.Address, "submitVote", uint32(2), true)
+	c.Transact(t, 0, b.Contract, b.Address, "submitVote", uint32(3), true)
+	c.Transact(t, 0, b.Contract, b.Address, "submitVote", uint32(4), true)
+	c.Transact(t, 0, b.Contract, b.Address, "submitVote", uint32(6), true)
+	require.NoError(t, c.Backend.AdjustTime(3700*time.Second))
+	c.Transact(t, 3, b.Contract, b.Address, "processProposal", uint32(2), none)
+	require.NoError(t, c.Backend.AdjustTime(400*time.Second))
+	c.Transact(t, 3, b.Contract, b.Address, "processProposal", uint32(3), none)
+	c.Transact(t, 3, b.Contract, b.Address, "processProposal", uint32(4), failing)
 	c.Finalize(t)
 	return b
 }
