@@ -2,10 +2,13 @@ package postgres
 
 import (
 	"context"
+	"time"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/petal-near/petal/ports"
 )
@@ -104,4 +107,22 @@ func (s bodies) keepPictures(ctx context.Context, pictures map[string]ports.Stor
 		out[name] = keptBody{inRow: inRow, key: key}
 	}
 	return out, nil
+}
+
+// insertPicture keeps picture p in media inside tx, its bytes where keep
+// put them (k), made at at (the zero time: the database's now). A picture
+// kept already keeps its row; one being deleted meanwhile is waited for,
+// then inserted again. The blob named is checked before tx commits
+// (named).
+func (s bodies) insertPicture(ctx context.Context, tx pgx.Tx, p ports.StoredPicture, k keptBody, at time.Time) error {
+	var madeAt any
+	if !at.IsZero() {
+		madeAt = at
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO media (sha256, media_type, bytes, bytes_blob, width, height, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, now())) ON CONFLICT (sha256) DO UPDATE SET created_at = media.created_at`,
+		p.SHA256, p.MediaType, k.inRow, k.key, p.Width, p.Height, madeAt); err != nil {
+		return err
+	}
+	return s.named(ctx, k.key, p.Bytes)
 }

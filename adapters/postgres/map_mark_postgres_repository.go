@@ -66,12 +66,7 @@ func (m *MapMarkRepository) Keep(ctx context.Context, w ports.MarkWrite) error {
 	err := pgx.BeginFunc(ctx, m.db.Pool, func(tx pgx.Tx) error {
 		var logo *string
 		if p := w.Logo; p != nil {
-			if _, err := tx.Exec(ctx, `INSERT INTO media (sha256, media_type, bytes, bytes_blob, width, height, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, now()) ON CONFLICT (sha256) DO UPDATE SET created_at = media.created_at`,
-				p.SHA256, p.MediaType, kept.inRow, kept.key, p.Width, p.Height); err != nil {
-				return fmt.Errorf("keep logo: %w", err)
-			}
-			if err := m.bodies.named(ctx, kept.key, p.Bytes); err != nil {
+			if err := m.bodies.insertPicture(ctx, tx, *p, kept, time.Time{}); err != nil {
 				return fmt.Errorf("keep logo: %w", err)
 			}
 			logo = &p.SHA256

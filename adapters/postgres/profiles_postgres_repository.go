@@ -53,18 +53,9 @@ func (r *ProfileRepository) KeepProfile(ctx context.Context, person string, body
 	}
 	err = pgx.BeginFunc(ctx, r.db.Pool, func(tx pgx.Tx) error {
 		for _, u := range uses {
-			// A picture sent is kept, or its row locked if it is kept
-			// already: one being deleted meanwhile is waited for, then
-			// inserted again.
 			if p, ok := sent[u.SHA256]; ok {
 				delete(sent, u.SHA256)
-				k := kept[p.SHA256]
-				if _, err := tx.Exec(ctx, `INSERT INTO media (sha256, media_type, bytes, bytes_blob, width, height, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (sha256) DO UPDATE SET created_at = media.created_at`,
-					p.SHA256, p.MediaType, k.inRow, k.key, p.Width, p.Height, at); err != nil {
-					return fmt.Errorf("keep picture: %w", err)
-				}
-				if err := r.bodies.named(ctx, k.key, p.Bytes); err != nil {
+				if err := r.bodies.insertPicture(ctx, tx, p, kept[p.SHA256], at); err != nil {
 					return fmt.Errorf("keep picture: %w", err)
 				}
 			}
