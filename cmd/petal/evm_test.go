@@ -375,6 +375,27 @@ func TestABaalsMembersThroughHTTPAndMCPOnTheMapAndInRelations(t *testing.T) {
 	assert.Equal(t, "get_snapshot", look.Next.Tool)
 	assert.JSONEq(t, `{"network":"evm-baal-members","params":{"chain":"eip155:1337","dao":"`+dao+`"}}`, string(look.Next.Args))
 
+	// Its tokens are ERC-20s: the shares ERC20Votes (getVotes answers), the loot not.
+	for _, tok := range []struct {
+		at   common.Address
+		kind string
+	}{{b.Shares, "erc20_votes"}, {b.Loot, "erc20"}} {
+		res, body = p.do(t, http.MethodGet, "/api/v1/look-up?query="+tok.at.Hex()+"&chain=eip155:1337", "")
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+		var token struct {
+			ChainSays struct{ Kind, Probe string } `json:"chain_says"`
+			Next      struct {
+				Args json.RawMessage `json:"args"`
+				Why  string          `json:"why"`
+			} `json:"next"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &token))
+		assert.Equal(t, tok.kind, token.ChainSays.Kind)
+		assert.Equal(t, map[string]string{"erc20": "decimals", "erc20_votes": "getVotes"}[tok.kind], token.ChainSays.Probe)
+		assert.JSONEq(t, `{"network":"evm-erc20-holders","params":{"chain":"eip155:1337","token":"`+strings.ToLower(tok.at.Hex())+`"}}`, string(token.Next.Args))
+		assert.Equal(t, tok.kind == "erc20_votes", strings.Contains(token.Next.Why, "evm-erc20-delegates"), token.Next.Why)
+	}
+
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
 		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: p.URL + "/mcp", DisableStandaloneSSE: true}, nil)
 	require.NoError(t, err)
