@@ -2,12 +2,12 @@ package postgres
 
 import (
 	"context"
-	"time"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/petal-near/petal/ports"
