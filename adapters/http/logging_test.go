@@ -23,14 +23,11 @@ import (
 type longFailTools struct{}
 
 func (longFailTools) Tools() []toolkit.Tool {
-	return []toolkit.Tool{{
-		Name: "long_fail", Long: true,
-		Input: json.RawMessage(`{"type":"object"}`),
-		Run: func(_ context.Context, call toolkit.Call) (any, error) {
+	return []toolkit.Tool{toolkit.WithIO(toolkit.Tool{Name: "long_fail", Long: true},
+		func(_ context.Context, call toolkit.Call, _ struct{}) (nothing, error) {
 			call.Progress(toolkit.Progress{Stage: "reading"})
-			return nil, errors.New("pq: connection to 10.0.0.7 refused")
-		},
-	}}
+			return nothing{}, errors.New("pq: connection to 10.0.0.7 refused")
+		})}
 }
 
 // logLines are the JSON lines logged with msg.

@@ -66,8 +66,11 @@ func withToolsVersion(body []byte) []byte {
 
 // writeJSON answers v as JSON with tools_version.
 func writeJSON(c echo.Context, status int, v any) error {
-	if raw, ok := v.(json.RawMessage); ok {
+	if e, ok := v.(toolkit.EncodedAnswer); ok {
 		// An answer its tool encoded once and keeps (list_networks).
+		return writeJSONBytes(c, status, e.JSON())
+	}
+	if raw, ok := v.(json.RawMessage); ok {
 		return writeJSONBytes(c, status, raw)
 	}
 	b, err := json.Marshal(v)

@@ -43,44 +43,38 @@ type echoInput struct {
 	} `json:"inner"`
 }
 
+// echoed is echo's answer: its input, and who called.
+type echoed struct {
+	Text    string   `json:"text"`
+	N       int      `json:"n"`
+	Tags    []string `json:"tags"`
+	Address string   `json:"address"`
+}
+
+type nothing struct{}
+
 func (testTools) Tools() []toolkit.Tool {
-	return []toolkit.Tool{
-		{
-			Name:        "echo",
-			Description: "answers its input",
-			Input:       json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"},"tags":{"type":"array"},"inner":{"type":"object"}},"additionalProperties":false}`),
-			Run: func(_ context.Context, call toolkit.Call) (any, error) {
-				var in echoInput
-				if err := toolkit.DecodeInput(call.Input, &in); err != nil {
-					return nil, err
-				}
-				return map[string]any{"text": in.Text, "n": in.N, "tags": in.Tags, "address": call.Caller.Address}, nil
-			},
-		},
-		{
-			Name:  "fail",
-			Input: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string"}}}`),
-			Run: func(_ context.Context, call toolkit.Call) (any, error) {
-				var in struct {
-					Code string `json:"code"`
-				}
-				if err := toolkit.DecodeInput(call.Input, &in); err != nil {
-					return nil, err
-				}
-				if in.Code == "" {
-					// Not petal's error: its text must never reach the caller.
-					return nil, fmt.Errorf("pq: relation \"secret_table\" does not exist at /srv/petal/store.go:42")
-				}
-				return nil, errs.New(errs.Code(in.Code), "refused for the test", "a hint")
-			},
-		},
-		{
-			Name: "boom",
-			Run: func(context.Context, toolkit.Call) (any, error) {
-				panic("secret panic detail: password=hunter2")
-			},
-		},
-	}
+	// Their inputs are written out after WithIO, looser than the input
+	// types would make them: the rules under test are the decoder's.
+	echo := toolkit.WithIO(toolkit.Tool{Name: "echo", Description: "answers its input"},
+		func(_ context.Context, call toolkit.Call, in echoInput) (echoed, error) {
+			return echoed{Text: in.Text, N: in.N, Tags: in.Tags, Address: call.Caller.Address}, nil
+		})
+	echo.Input = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"},"tags":{"type":"array"},"inner":{"type":"object"}},"additionalProperties":false}`)
+	fail := toolkit.WithIO(toolkit.Tool{Name: "fail"}, func(_ context.Context, call toolkit.Call, in struct {
+		Code string `json:"code"`
+	}) (nothing, error) {
+		if in.Code == "" {
+			// Not petal's error: its text must never reach the caller.
+			return nothing{}, fmt.Errorf("pq: relation \"secret_table\" does not exist at /srv/petal/store.go:42")
+		}
+		return nothing{}, errs.New(errs.Code(in.Code), "refused for the test", "a hint")
+	})
+	fail.Input = json.RawMessage(`{"type":"object","properties":{"code":{"type":"string"}}}`)
+	boom := toolkit.WithIO(toolkit.Tool{Name: "boom"}, func(context.Context, toolkit.Call, struct{}) (nothing, error) {
+		panic("secret panic detail: password=hunter2")
+	})
+	return []toolkit.Tool{echo, fail, boom}
 }
 
 // fixedClock is a clock the test moves by hand.

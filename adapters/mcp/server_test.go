@@ -28,47 +28,47 @@ import (
 // person's own machine.
 type sampleTools struct{}
 
+// The sample tools' answers, typed as every tool's are (WithIO).
+type (
+	echoed struct {
+		Text string `json:"text"`
+	}
+	counted struct {
+		Counted int `json:"counted"`
+	}
+	handed struct {
+		Handed bool `json:"handed"`
+	}
+	read struct {
+		Read bool `json:"read"`
+	}
+	nothing struct{}
+)
+
 func (sampleTools) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
-		{
-			Name: "echo", Description: "says back what it is given",
-			Input:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`),
-			Output: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
-			Run: func(_ context.Context, call toolkit.Call) (any, error) {
-				var in struct {
-					Text string `json:"text"`
-				}
-				if err := toolkit.DecodeInput(call.Input, &in); err != nil {
-					return nil, err
-				}
-				return map[string]string{"text": in.Text}, nil
-			},
-		},
-		{
-			Name: "count", Description: "counts to three, saying each step", Long: true,
-			Output: json.RawMessage(`{"type":"object","properties":{"counted":{"type":"integer"}}}`),
-			Run: func(_ context.Context, call toolkit.Call) (any, error) {
+		toolkit.WithIO(toolkit.Tool{Name: "echo", Description: "says back what it is given"},
+			func(_ context.Context, _ toolkit.Call, in struct {
+				Text string `json:"text"`
+			}) (echoed, error) {
+				return echoed{Text: in.Text}, nil
+			}),
+		toolkit.WithIO(toolkit.Tool{Name: "count", Description: "counts to three, saying each step", Long: true},
+			func(_ context.Context, call toolkit.Call, _ struct{}) (counted, error) {
 				total := 3
 				for i := 1; i <= total; i++ {
 					call.Progress(toolkit.Progress{Stage: "counting", Message: "step", Done: &i, Total: &total})
 				}
-				return map[string]int{"counted": total}, nil
-			},
-		},
-		{
-			Name: "fails", Description: "always refuses its input",
-			Run: func(context.Context, toolkit.Call) (any, error) {
-				return nil, errs.New(errs.BadInput, "field x: expected a number", "send a number")
-			},
-		},
-		{
-			Name: "handing", Description: "Petals' agent's own", AgentOnly: true,
-			Run: func(context.Context, toolkit.Call) (any, error) { return map[string]bool{"handed": true}, nil },
-		},
-		{
-			Name: "outside", Description: "reads the chain", OnTheirMachine: true,
-			Run: func(context.Context, toolkit.Call) (any, error) { return map[string]bool{"read": true}, nil },
-		},
+				return counted{Counted: total}, nil
+			}),
+		toolkit.WithIO(toolkit.Tool{Name: "fails", Description: "always refuses its input"},
+			func(context.Context, toolkit.Call, struct{}) (nothing, error) {
+				return nothing{}, errs.New(errs.BadInput, "field x: expected a number", "send a number")
+			}),
+		toolkit.WithIO(toolkit.Tool{Name: "handing", Description: "Petals' agent's own", AgentOnly: true},
+			func(context.Context, toolkit.Call, struct{}) (handed, error) { return handed{Handed: true}, nil }),
+		toolkit.WithIO(toolkit.Tool{Name: "outside", Description: "reads the chain", OnTheirMachine: true},
+			func(context.Context, toolkit.Call, struct{}) (read, error) { return read{Read: true}, nil }),
 	}
 }
 

@@ -28,11 +28,15 @@ import (
 type twoTools struct{}
 
 func (twoTools) Tools() []toolkit.Tool {
+	type answer struct {
+		OK string `json:"ok"`
+	}
 	return []toolkit.Tool{
-		{Name: "echo", Description: "answers", Run: func(context.Context, toolkit.Call) (any, error) { return map[string]string{"ok": "yes"}, nil }},
-		{Name: "picky", Description: "refuses", Run: func(context.Context, toolkit.Call) (any, error) {
-			return nil, errs.New(errs.BadInput, "not that", "ask for something else")
-		}},
+		toolkit.WithIO(toolkit.Tool{Name: "echo", Description: "answers"},
+			func(context.Context, toolkit.Call, struct{}) (answer, error) { return answer{OK: "yes"}, nil }),
+		toolkit.WithIO(toolkit.Tool{Name: "picky", Description: "refuses"}, func(context.Context, toolkit.Call, struct{}) (answer, error) {
+			return answer{}, errs.New(errs.BadInput, "not that", "ask for something else")
+		}),
 	}
 }
 

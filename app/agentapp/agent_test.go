@@ -25,7 +25,8 @@ import (
 type panicky struct{}
 
 func (panicky) Tools() []toolkit.Tool {
-	return []toolkit.Tool{{Name: "explode", Description: "panics", Run: func(context.Context, toolkit.Call) (any, error) { panic("boom") }}}
+	return []toolkit.Tool{toolkit.WithIO(toolkit.Tool{Name: "explode", Description: "panics"},
+		func(context.Context, toolkit.Call, struct{}) (struct{ OK bool }, error) { panic("boom") })}
 }
 
 // collect is a viewer that keeps every event.

@@ -3,7 +3,6 @@ package annotationsapp
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -63,26 +62,45 @@ type VersionView struct {
 	CreatedAt   time.Time `json:"created_at"`
 }
 
-// listLayersOutput is list_layers' answer, one of three shapes (a page of
-// layers and versions; one layer; one version), made from the views' types.
-func listLayersOutput() json.RawMessage {
-	layer, err := toolkit.SchemaFor(reflect.TypeFor[LayerView]())
-	if err == nil {
-		var version *jsonschema.Schema
-		if version, err = toolkit.SchemaFor(reflect.TypeFor[VersionView]()); err == nil {
-			b, err := json.Marshal(&jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
-				"layers":      {Type: "array", Items: layer},
-				"versions":    {Type: "array", Items: version},
-				"next_cursor": {Types: []string{"string", "null"}},
-				"layer":       layer,
-				"version":     version,
-			}})
-			if err == nil {
-				return b
-			}
+// LayersAnswer is list_layers' answer, one of three shapes: one layer or
+// one version whole (asked by hash), or a page of both. The shape answered
+// is the one embed that is not nil (encoding/json leaves a nil one out).
+type LayersAnswer struct {
+	*OneLayer
+	*OneVersion
+	*LayersPage
+}
+
+// OneLayer is one layer whole.
+type OneLayer struct {
+	Layer LayerView `json:"layer"`
+}
+
+// OneVersion is one dataset version whole.
+type OneVersion struct {
+	Version VersionView `json:"version"`
+}
+
+// LayersPage is a page of the owner's layers and versions, with one cursor
+// for both lists.
+type LayersPage struct {
+	Layers     []LayerView   `json:"layers"`
+	Versions   []VersionView `json:"versions"`
+	NextCursor *string       `json:"next_cursor" jsonschema:"the cursor of the next page; null on the last"`
+}
+
+// RefineSchema: the answer is one of its three shapes, each with its fields
+// required, not one object holding all five.
+func (LayersAnswer) RefineSchema(s *jsonschema.Schema) {
+	shape := func(names ...string) *jsonschema.Schema {
+		o := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, Required: names}
+		for _, n := range names {
+			o.Properties[n] = toolkit.Property(s, n)
 		}
+		return o
 	}
-	panic("annotations: list_layers' answer: " + err.Error()) // a programming error, found at start-up
+	s.OneOf = []*jsonschema.Schema{shape("layer"), shape("version"), shape("layers", "versions", "next_cursor")}
+	s.Properties, s.Required, s.AdditionalProperties = nil, nil, nil
 }
 
 // KeptLayer is keep_layer's answer: the layer, the version it makes, and
@@ -158,10 +176,9 @@ func (s *LayerService) Tools() []toolkit.Tool {
 			Description: "Keep a layer (layer/v1): annotations about accounts read against one stored snapshot, privately under the project's owner, " +
 				"and the dataset version (dataset/v1) it makes: the snapshot's accounts with those the claims speak of added. Both named by the SHA-256 of their canonical JSON.",
 		}, s.keep),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        "list_layers",
 			Description: "The owner's layers and dataset versions about an address (about), or this project's; or one layer or version whole (hash).",
-			Output:      listLayersOutput(),
 		}, s.list),
 		toolkit.WithIO(toolkit.Tool{
 			Name:        "fork_dataset",
@@ -317,9 +334,9 @@ func (s *LayerService) fork(ctx context.Context, call toolkit.Call, in forkDatas
 	return Forked{versionView(kv), existed}, nil
 }
 
-func (s *LayerService) list(ctx context.Context, call toolkit.Call, in listLayersInput) (any, error) {
+func (s *LayerService) list(ctx context.Context, call toolkit.Call, in listLayersInput) (LayersAnswer, error) {
 	if in.About != "" && !claims.ValidCAIP10(in.About) {
-		return nil, errs.New(errs.BadInput, "about must be an account id (CAIP-10)")
+		return LayersAnswer{}, errs.New(errs.BadInput, "about must be an account id (CAIP-10)")
 	}
 	limit := in.Limit
 	if limit == 0 {
@@ -327,28 +344,24 @@ func (s *LayerService) list(ctx context.Context, call toolkit.Call, in listLayer
 	}
 	afterLayer, afterVersion, err := layerCursor(in.Cursor)
 	if err != nil {
-		return nil, err
+		return LayersAnswer{}, err
 	}
 	e, _, err := s.annotations.explorations.Resolve(ctx, in.Exploration, call.Caller, explorations.ReadAccess)
 	if err != nil {
-		return nil, err
+		return LayersAnswer{}, err
 	}
 	q := owners(e)
 	if in.Hash != "" {
 		if l, err := s.store.Layer(ctx, q, in.Hash); err == nil {
-			return struct {
-				Layer LayerView `json:"layer"`
-			}{layerView(l)}, nil
+			return LayersAnswer{OneLayer: &OneLayer{Layer: layerView(l)}}, nil
 		} else if !errs.Is(err, errs.NotFound) {
-			return nil, err
+			return LayersAnswer{}, err
 		}
 		v, err := s.store.Version(ctx, q, in.Hash)
 		if err != nil {
-			return nil, err
+			return LayersAnswer{}, err
 		}
-		return struct {
-			Version VersionView `json:"version"`
-		}{versionView(v)}, nil
+		return LayersAnswer{OneVersion: &OneVersion{Version: versionView(v)}}, nil
 	}
 	if in.About == "" {
 		q.Owner = "" // without about: this project's own
@@ -357,18 +370,14 @@ func (s *LayerService) list(ctx context.Context, call toolkit.Call, in listLayer
 	q.AfterSeq = afterLayer
 	ls, err := s.store.Layers(ctx, q)
 	if err != nil {
-		return nil, err
+		return LayersAnswer{}, err
 	}
 	q.AfterSeq = afterVersion
 	vs, err := s.store.Versions(ctx, q)
 	if err != nil {
-		return nil, err
+		return LayersAnswer{}, err
 	}
-	out := struct {
-		Layers     []LayerView   `json:"layers"`
-		Versions   []VersionView `json:"versions"`
-		NextCursor *string       `json:"next_cursor"`
-	}{Layers: []LayerView{}, Versions: []VersionView{}}
+	out := LayersPage{Layers: []LayerView{}, Versions: []VersionView{}}
 	// One cursor for both lists: where each stopped, so the next page
 	// repeats nothing of either.
 	more := len(ls) > limit || len(vs) > limit
@@ -388,7 +397,7 @@ func (s *LayerService) list(ctx context.Context, call toolkit.Call, in listLayer
 		next := strconv.FormatInt(afterLayer, 10) + "." + strconv.FormatInt(afterVersion, 10)
 		out.NextCursor = &next
 	}
-	return out, nil
+	return LayersAnswer{LayersPage: &out}, nil
 }
 
 // layerCursor reads list_layers' cursor: the last layer's and the last

@@ -197,7 +197,7 @@ type sampleInput struct {
 // and every door gets the same refusal: bad_input naming the JSON Pointer.
 func TestRegistryRefusesInputOutsideTheSchemaBeforeTheToolRuns(t *testing.T) {
 	ran := 0
-	tool := toolkit.WithInput(toolkit.Tool{Name: "sample"}, func(_ context.Context, _ toolkit.Call, in sampleInput) (any, error) {
+	tool := toolkit.WithIO(toolkit.Tool{Name: "sample"}, func(_ context.Context, _ toolkit.Call, in sampleInput) (sampleInput, error) {
 		ran++
 		return in, nil
 	})

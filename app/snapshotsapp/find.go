@@ -66,15 +66,15 @@ var (
 // ambiguityMargin: candidates scoring within it of the best fit about equally.
 const ambiguityMargin = 0.15
 
-func (s *SnapshotService) findTarget(ctx context.Context, call toolkit.Call, in findTargetInput) (any, error) {
+func (s *SnapshotService) findTarget(ctx context.Context, call toolkit.Call, in findTargetInput) (FindAnswer, error) {
 	q := strings.TrimSpace(in.Query)
 	if q == "" || len(q) > 200 {
-		return nil, errs.New(errs.BadInput, "query is required: words naming a DAO or a staking pool, up to 200 characters")
+		return FindAnswer{}, errs.New(errs.BadInput, "query is required: words naming a DAO or a staking pool, up to 200 characters")
 	}
 	limit := 5
 	if in.Limit != nil {
 		if *in.Limit < 1 || *in.Limit > 20 {
-			return nil, errs.New(errs.BadInput, "limit must be from 1 to 20")
+			return FindAnswer{}, errs.New(errs.BadInput, "limit must be from 1 to 20")
 		}
 		limit = *in.Limit
 	}
@@ -90,16 +90,16 @@ func (s *SnapshotService) findTarget(ctx context.Context, call toolkit.Call, in 
 	if in.Chain != "" {
 		var err error
 		if chain, err = ChainOf(in.Chain); err != nil {
-			return nil, errs.Newf(errs.BadInput, "chain must be near:mainnet, near:testnet or an EVM chain as eip155:<id>, not %q", in.Chain)
+			return FindAnswer{}, errs.Newf(errs.BadInput, "chain must be near:mainnet, near:testnet or an EVM chain as eip155:<id>, not %q", in.Chain)
 		}
 	}
 	if len(evmAddresses(q, "")) > 0 {
-		return nil, errs.New(errs.BadInput, "the query names an EVM address but no EVM chain",
+		return FindAnswer{}, errs.New(errs.BadInput, "the query names an EVM address but no EVM chain",
 			"give chain as eip155:<id> (eip155:100 is Gnosis), or the address as its CAIP-10 id, eip155:100:0x…")
 	}
 	daos, err := s.daoList(ctx, chain)
 	if err != nil {
-		return nil, err
+		return FindAnswer{}, err
 	}
 	words, kinds := queryWords(q)
 	wantDAO, wantVotes, wantPool := kinds["dao"], kinds["votes"], kinds["pool"]

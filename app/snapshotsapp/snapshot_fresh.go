@@ -46,38 +46,38 @@ func answerOf(sha, key string, snap snapshots.Snapshot, storedOnly bool, origin 
 // freshRetryAfter is what a fresh read past its turn is told to wait.
 const freshRetryAfter = 5 * time.Second
 
-func (s *SnapshotService) getSnapshot(ctx context.Context, call toolkit.Call, in getSnapshotInput) (any, error) {
+func (s *SnapshotService) getSnapshot(ctx context.Context, call toolkit.Call, in getSnapshotInput) (SnapshotAnswer, error) {
 	if in.Network == "" {
-		return nil, errs.New(errs.BadInput, "network is required: a network id such as near-dao-members", "see list_networks")
+		return SnapshotAnswer{}, errs.New(errs.BadInput, "network is required: a network id such as near-dao-members", "see list_networks")
 	}
 	r, ok := ReaderByID(in.Network)
 	if !ok {
-		return nil, errs.Newf(errs.BadInput, "network: no network %q", in.Network).WithHint("see list_networks")
+		return SnapshotAnswer{}, errs.Newf(errs.BadInput, "network: no network %q", in.Network).WithHint("see list_networks")
 	}
 	if len(in.Params) == 0 {
-		return nil, errs.New(errs.BadInput, "params is required: the network's params as an object", "see get_network "+r.ID)
+		return SnapshotAnswer{}, errs.New(errs.BadInput, "params is required: the network's params as an object", "see get_network "+r.ID)
 	}
 	t, err := r.prepare(s, in.Params)
 	if err != nil {
-		return nil, err
+		return SnapshotAnswer{}, err
 	}
 	key, err := snapshots.TargetKey(t.network, t.params)
 	if err != nil {
-		return nil, err
+		return SnapshotAnswer{}, err
 	}
 	if in.At != "" {
 		if in.Fresh {
-			return nil, errs.New(errs.BadInput, "at and fresh can't go together: at names a stored snapshot, fresh reads a new one")
+			return SnapshotAnswer{}, errs.New(errs.BadInput, "at and fresh can't go together: at names a stored snapshot, fresh reads a new one")
 		}
 		if err := CheckSHA256("at", in.At); err != nil {
-			return nil, err
+			return SnapshotAnswer{}, err
 		}
 		got, err := s.library.Load(ctx, in.At)
 		if err != nil {
-			return nil, err
+			return SnapshotAnswer{}, err
 		}
 		if k, _ := snapshots.TargetKey(got.Snapshot.Network, got.Snapshot.Params); k != key {
-			return nil, errs.Newf(errs.BadInput, "at names a snapshot of %s, not of this target", k)
+			return SnapshotAnswer{}, errs.Newf(errs.BadInput, "at names a snapshot of %s, not of this target", k)
 		}
 		return answerOf(in.At, key, *got.Snapshot, true, got.Origin), nil
 	}
@@ -89,11 +89,11 @@ func (s *SnapshotService) getSnapshot(ctx context.Context, call toolkit.Call, in
 		case err == nil:
 			got, err := s.library.Load(ctx, latest.SHA256)
 			if err != nil {
-				return nil, err
+				return SnapshotAnswer{}, err
 			}
 			return answerOf(latest.SHA256, key, *got.Snapshot, true, got.Origin), nil
 		case !errs.Is(err, errs.NotFound):
-			return nil, err
+			return SnapshotAnswer{}, err
 		}
 	}
 	return s.readFresh(ctx, call.Caller.Address, t, key, call.Progress)

@@ -91,43 +91,31 @@ func (s *SnapshotService) StoreShipped(ctx context.Context) {
 // Tools implements ToolSet.
 func (s *SnapshotService) Tools() []toolkit.Tool {
 	return []toolkit.Tool{
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        "list_networks",
 			Description: "The networks petal can read (its readers): each with its id, title, chain, what it reads and the JSON Schema of its params. query filters by words.",
-			Output:      json.RawMessage(`{"type":"object","properties":{"networks":{"type":"array","items":` + networkSchema + `}},"required":["networks"]}`),
 		}, s.listNetworks),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        "get_network",
 			Description: "One network (reader) by id. Given its params too, it also checks them and says the target they make and the newest snapshot stored for it.",
-			Output: json.RawMessage(`{"type":"object","properties":{"network":` + networkSchema + `,"target":{"type":["object","null"],"properties":{` +
-				`"params":{"type":"object"},"target_key":{"type":"string"},"latest":{"type":["object","null"]}}}},"required":["network"]}`),
 		}, s.getNetwork),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name: "find_target",
 			Description: "Turn words (\"the marketing DAO\", \"astro stakers\") into candidate targets to read: Sputnik DAOs from the factory's list and known staking pools, " +
 				"or, on an EVM chain (eip155:<id>), a contract's address probed at the finalized block (a Baal's members and proposals, an ERC-20's holders, an ERC20Votes token's delegates), " +
 				"each with its network and params. ambiguous is true when more than one fits about equally: ask which.",
-			Output: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"ambiguous":{"type":"boolean"},"candidates":{"type":"array","items":{"type":"object","properties":{` +
-				`"network":{"type":"string"},"params":{"type":"object"},"title":{"type":"string"},"about":{"type":"string"},"target_key":{"type":"string"},"score":{"type":"number"}},` +
-				`"required":["network","params","title","target_key","score"]}}},"required":["query","ambiguous","candidates"]}`),
 			OnTheirMachine: true,
 		}, s.findTarget),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name: "get_snapshot",
 			Description: "A snapshot of a network's target: the newest stored one (or the one at names), marked stored_only, unless fresh is asked or none is stored; " +
 				"then it reads the chain now. Answers a summary, never the whole body (GET /api/v1/snapshots/:sha256 has it).",
-			Output:         json.RawMessage(snapshotAnswerSchema),
 			OnTheirMachine: true,
 			Long:           true,
 		}, s.getSnapshot),
-		toolkit.WithInput(toolkit.Tool{
+		toolkit.WithIO(toolkit.Tool{
 			Name:        "describe_snapshot",
 			Description: "What a stored snapshot holds: its count, total weight, top accounts and groups, with shares as fractions from 0 to 1.",
-			Output: json.RawMessage(`{"type":"object","properties":{"sha256":{"type":"string"},"title":{"type":"string"},"about":{"type":"string"},"count":{"type":"integer"},` +
-				`"total_weight":{"type":"string"},"top":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"},"weight":{"type":"string"},"share":{"type":"number"}}}},` +
-				`"groups":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"},"count":{"type":"integer"},"weight":{"type":"string"},"share":{"type":"number"}}}},` +
-				`"origin":{"type":"string","enum":["this_site","their_machine","demo"]},"demo":{"type":"boolean"}},` +
-				`"required":["sha256","title","about","count","total_weight","top","groups","origin"]}`),
 		}, s.describe),
 	}
 }
@@ -188,14 +176,6 @@ func (describeSnapshotInput) RefineSchema(s *jsonschema.Schema) {
 	top.Minimum, top.Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(snapshots.MaxTop))
 }
 
-const networkSchema = `{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"chain":{"type":"string"},` +
-	`"chains":{"type":"array","items":{"type":"string"}},"reads":{"type":"string"},"params":{"type":"object"}},"required":["id","title","chain","reads","params"]}`
-
-const snapshotAnswerSchema = `{"type":"object","properties":{"sha256":{"type":"string"},"network":{"type":"string"},"target_key":{"type":"string"},` +
-	`"as_of":{"type":"string","format":"date-time"},"stored_only":{"type":"boolean"},"title":{"type":"string"},"about":{"type":"string"},` +
-	`"count":{"type":"integer"},"summary":{"type":"string"},"origin":{"type":"string","enum":["this_site","their_machine","demo"]},"demo":{"type":"boolean"}},` +
-	`"required":["sha256","network","target_key","as_of","stored_only","title","about","count","summary","origin"]}`
-
 // Networks is list_networks' answer.
 type Networks struct {
 	Networks []Reader `json:"networks"`
@@ -203,20 +183,20 @@ type Networks struct {
 
 // allNetworks is list_networks' answer with no query, encoded once: the
 // readers are fixed in the binary, and the list is the commonest call of all.
-var allNetworks = sync.OnceValue(func() json.RawMessage {
-	b, err := json.Marshal(matchNetworks(nil))
+var allNetworks = sync.OnceValue(func() toolkit.Encoded[Networks] {
+	e, err := toolkit.Encode(matchNetworks(nil))
 	if err != nil {
 		panic(fmt.Sprintf("app: the readers do not encode: %v", err)) // a programming error, met at the first call
 	}
-	return b
+	return e
 })
 
-func (s *SnapshotService) listNetworks(_ context.Context, call toolkit.Call, in listNetworksInput) (any, error) {
+func (s *SnapshotService) listNetworks(_ context.Context, call toolkit.Call, in listNetworksInput) (toolkit.Encoded[Networks], error) {
 	words := strings.Fields(strings.ToLower(in.Query))
 	if len(words) == 0 {
 		return allNetworks(), nil
 	}
-	return matchNetworks(words), nil
+	return toolkit.Encode(matchNetworks(words))
 }
 
 // matchNetworks lists the readers whose id, title or reading holds every word.
@@ -260,19 +240,19 @@ type StoredSummary struct {
 	Origin   string `json:"origin"` // always this_site: only this site's own readings are a target's
 }
 
-func (s *SnapshotService) getNetwork(ctx context.Context, call toolkit.Call, in getNetworkInput) (any, error) {
+func (s *SnapshotService) getNetwork(ctx context.Context, call toolkit.Call, in getNetworkInput) (NetworkAnswer, error) {
 	if in.ID == "" {
-		return nil, errs.New(errs.BadInput, "id is required: a network id such as near-dao-members", "see list_networks")
+		return NetworkAnswer{}, errs.New(errs.BadInput, "id is required: a network id such as near-dao-members", "see list_networks")
 	}
 	r, ok := ReaderByID(in.ID)
 	if !ok {
-		return nil, errs.Newf(errs.NotFound, "no network %s", in.ID).WithHint("see list_networks")
+		return NetworkAnswer{}, errs.Newf(errs.NotFound, "no network %s", in.ID).WithHint("see list_networks")
 	}
 	out := NetworkAnswer{Network: r}
 	// The reader reads its params as they were sent: every field but id.
 	var given map[string]json.RawMessage
 	if err := toolkit.DecodeInput(call.Input, &given); err != nil {
-		return nil, err
+		return NetworkAnswer{}, err
 	}
 	delete(given, "id")
 	if len(given) == 0 {
@@ -281,11 +261,11 @@ func (s *SnapshotService) getNetwork(ctx context.Context, call toolkit.Call, in 
 	params, _ := json.Marshal(given)
 	t, err := r.prepare(s, params)
 	if err != nil {
-		return nil, err
+		return NetworkAnswer{}, err
 	}
 	key, err := snapshots.TargetKey(t.network, t.params)
 	if err != nil {
-		return nil, err
+		return NetworkAnswer{}, err
 	}
 	out.Target = &TargetState{Params: t.params, TargetKey: key}
 	latest, err := s.store.Latest(ctx, key)
@@ -294,29 +274,29 @@ func (s *SnapshotService) getNetwork(ctx context.Context, call toolkit.Call, in 
 		out.Target.Latest = &StoredSummary{SHA256: latest.SHA256, AsOf: latest.Block.Time, Count: latest.Count, Title: latest.Title,
 			StoredAt: latest.StoredAt.UTC().Format(time.RFC3339), Origin: latest.Origin}
 	case !errs.Is(err, errs.NotFound):
-		return nil, err
+		return NetworkAnswer{}, err
 	}
 	return out, nil
 }
 
-func (s *SnapshotService) describe(ctx context.Context, call toolkit.Call, in describeSnapshotInput) (any, error) {
+func (s *SnapshotService) describe(ctx context.Context, call toolkit.Call, in describeSnapshotInput) (Described, error) {
 	if err := CheckSHA256("sha256", in.SHA256); err != nil {
-		return nil, err
+		return Described{}, err
 	}
 	top := 10
 	if in.Top != nil {
 		if *in.Top < 0 || *in.Top > snapshots.MaxTop {
-			return nil, errs.Newf(errs.BadInput, "top must be from 0 to %d", snapshots.MaxTop)
+			return Described{}, errs.Newf(errs.BadInput, "top must be from 0 to %d", snapshots.MaxTop)
 		}
 		top = *in.Top
 	}
 	got, err := s.library.Load(ctx, in.SHA256)
 	if err != nil {
-		return nil, err
+		return Described{}, err
 	}
 	d, err := snapshots.Describe(in.SHA256, *got.Snapshot, top)
 	if err != nil {
-		return nil, errs.New(errs.Internal, "the snapshot could not be described").WithCause(err)
+		return Described{}, errs.New(errs.Internal, "the snapshot could not be described").WithCause(err)
 	}
 	return Described{Description: d, Origin: got.Origin, Demo: got.Demo()}, nil
 }
@@ -333,4 +313,41 @@ type Described struct {
 // and its origin, for the body route to serve without recompressing.
 func (s *SnapshotService) Body(ctx context.Context, sha string) (Body, error) {
 	return s.library.Body(ctx, sha)
+}
+
+// The snapshot tools' answers as their types can't say: params are objects
+// (a reader's is the JSON Schema of its params, a target's the params
+// themselves), and an origin is one of three words.
+func (Reader) RefineSchema(s *jsonschema.Schema) {
+	objectOf(s, "params", "the JSON Schema of the reader's params")
+}
+
+func (Candidate) RefineSchema(s *jsonschema.Schema) {
+	objectOf(s, "params", "the network's params, as get_snapshot takes them")
+}
+
+func (TargetState) RefineSchema(s *jsonschema.Schema) {
+	objectOf(s, "params", "the params checked, defaults filled in")
+}
+
+func objectOf(s *jsonschema.Schema, name, description string) {
+	p := toolkit.Property(s, name)
+	p.Type, p.Description = "object", description
+}
+
+func (StoredSummary) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "as_of").Format = "date-time"
+	toolkit.Property(s, "stored_at").Format = "date-time"
+	toolkit.Property(s, "origin").Enum = []any{OriginThisSite}
+}
+
+func (SnapshotAnswer) RefineSchema(s *jsonschema.Schema) {
+	toolkit.Property(s, "as_of").Format = "date-time"
+	refineOrigin(s)
+}
+
+func (Described) RefineSchema(s *jsonschema.Schema) { refineOrigin(s) }
+
+func refineOrigin(s *jsonschema.Schema) {
+	toolkit.Property(s, "origin").Enum = []any{OriginThisSite, OriginTheirMachine, OriginDemo}
 }

@@ -4,6 +4,7 @@
 package toolkit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -87,8 +88,10 @@ type Tool struct {
 	// InputType is the Go struct Input was generated from (WithInput).
 	InputType reflect.Type
 	// Output is the JSON Schema of the result, made by WithIO from the Go
-	// type the tool's Run answers (the snapshot tools still write theirs).
-	Output json.RawMessage
+	// type the tool's Run answers; Register refuses a tool whose Output is
+	// anything else (outputMade is what WithIO made).
+	Output     json.RawMessage
+	outputMade json.RawMessage
 	// OnTheirMachine marks tools that reach outside the site (chain, web, model):
 	// a public site refuses them through every door.
 	OnTheirMachine bool
@@ -150,8 +153,11 @@ func (r *Registry) Register(t Tool) {
 	if len(t.Input) == 0 {
 		t.Input = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 	}
-	if len(t.Output) == 0 {
-		t.Output = json.RawMessage(`{"type":"object"}`)
+	// What a tool answers is described from the Go type its Run returns,
+	// never written by hand: a schema in a string drifts from the answer
+	// and can't be checked (and {"type":"object"} types it as nothing).
+	if len(t.outputMade) == 0 || !bytes.Equal(t.Output, t.outputMade) {
+		panic(fmt.Sprintf("app: tool %q: its Output is not its answer type's: make the tool with WithIO", t.Name))
 	}
 	v, err := CompileInput(t.Name, t.Input)
 	if err != nil {

@@ -77,6 +77,9 @@ func SchemaFor(t reflect.Type) (*jsonschema.Schema, error) {
 // described (CheckDescribed).
 func OutputSchema[Out any]() (json.RawMessage, error) {
 	t := reflect.TypeFor[Out]()
+	if e, ok := any(*new(Out)).(encodedAnswer); ok {
+		t = e.encodes() // an Encoded[A] is described as the A it holds
+	}
 	s, err := SchemaFor(t)
 	if err != nil {
 		return nil, err
@@ -228,9 +231,38 @@ func answering[Out any](t Tool) Tool {
 	if err != nil {
 		panic(fmt.Sprintf("app: tool %s: its answer: %v", t.Name, err)) // a programming error, found at start-up
 	}
-	t.Output = schema
+	t.Output, t.outputMade = schema, schema
 	return t
 }
+
+// Encoded is an answer of type A encoded once and kept: one that is the
+// same for every call (list_networks' without a query, the commonest call of
+// all) is not encoded again for each. A tool answering Encoded[A] is
+// described as answering an A (WithIO), and the doors write its bytes as
+// they are (JSON).
+type Encoded[A any] struct{ b json.RawMessage }
+
+// Encode encodes v, once.
+func Encode[A any](v A) (Encoded[A], error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Encoded[A]{}, err
+	}
+	return Encoded[A]{b: b}, nil
+}
+
+// JSON is the answer's encoding, for a door to write without another pass.
+func (e Encoded[A]) JSON() json.RawMessage { return e.b }
+
+// MarshalJSON writes the kept encoding.
+func (e Encoded[A]) MarshalJSON() ([]byte, error) { return e.b, nil }
+
+func (Encoded[A]) encodes() reflect.Type { return reflect.TypeFor[A]() }
+
+type encodedAnswer interface{ encodes() reflect.Type }
+
+// EncodedAnswer is an answer that carries its JSON (an Encoded[A]).
+type EncodedAnswer interface{ JSON() json.RawMessage }
 
 // describeShadowingEmbeds: an embedded struct with a field of its own type's
 // name (app.MeAdded embeds Added, which has a field Added) hides that field

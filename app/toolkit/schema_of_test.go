@@ -1,12 +1,15 @@
 package toolkit
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/petal-near/petal/app/config"
 )
 
 type answerRow struct {
@@ -73,4 +76,48 @@ func TestOutputSchemaRefusesWhatAClientCannotType(t *testing.T) {
 	assert.ErrorContains(t, err, "writes its own JSON")
 	_, err = OutputSchema[[]string]()
 	assert.ErrorContains(t, err, "must be a struct")
+}
+
+// A tool's Output comes from its answer type or the tool is not registered:
+// one with none, one written in a string, and one whose WithIO schema was
+// written over after are all refused, so a new tool can't slip back to a
+// hand-written schema (or to none, which a client types as nothing).
+func TestRegisterRefusesAnOutputNotFromItsAnswerType(t *testing.T) {
+	run := func(context.Context, Call) (any, error) { return answer{}, nil }
+	typed := WithIO(Tool{Name: "typed"}, func(context.Context, Call, struct{}) (answer, error) { return answer{}, nil })
+	overwritten := typed
+	overwritten.Name, overwritten.Output = "overwritten", json.RawMessage(`{"type":"object"}`)
+	for _, tool := range []Tool{
+		{Name: "none", Run: run},
+		{Name: "written", Run: run, Output: json.RawMessage(`{"type":"object","properties":{"rows":{"type":"array"}}}`)},
+		overwritten,
+	} {
+		r := NewRegistry(config.Config{}, nil, nil)
+		assert.PanicsWithValue(t, `app: tool "`+tool.Name+`": its Output is not its answer type's: make the tool with WithIO`,
+			func() { r.Register(tool) }, tool.Name)
+	}
+	r := NewRegistry(config.Config{}, nil, nil)
+	r.Register(typed)
+	got, ok := r.Get("typed")
+	require.True(t, ok)
+	want, err := OutputSchema[answer]()
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got.Output))
+}
+
+// list_networks' kind of answer: encoded once, described as what it holds,
+// and written as the bytes kept.
+func TestAnEncodedAnswerIsDescribedAsWhatItHolds(t *testing.T) {
+	want, err := OutputSchema[answer]()
+	require.NoError(t, err)
+	got, err := OutputSchema[Encoded[answer]]()
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got))
+	kind := "a"
+	e, err := Encode(answer{Rows: []answerRow{}, Tags: map[string]string{}, Kind: kind})
+	require.NoError(t, err)
+	b, err := json.Marshal(e)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"rows":[],"tags":{},"kind":"a","next_cursor":null}`, string(b))
+	assert.Equal(t, string(e.JSON()), string(b))
 }
