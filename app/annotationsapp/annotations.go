@@ -114,7 +114,23 @@ func RefineClaimInput(item *jsonschema.Schema) {
 	toolkit.Property(item, "verb").Pattern = `^[a-z][a-z0-9_]{0,31}$`
 	toolkit.Property(item, "kind").Enum = []any{claims.Stated, claims.Observed, claims.Inferred}
 	toolkit.Property(item, "object").Type = "object"
-	toolkit.Property(item, "evidence").Types = []string{"array", "null"}
+	evidence := toolkit.Property(item, "evidence")
+	evidence.Types, evidence.Items = []string{"array", "null"}, anyJSON()
+	evidence.MaxItems = jsonschema.Ptr(claims.MaxEvidence)
+}
+
+// anyJSON is an evidence item: any JSON value.
+func anyJSON() *jsonschema.Schema { return &jsonschema.Schema{Description: "any JSON value"} }
+
+// RefineSchema: a kept claim's object is a JSON object and its evidence an
+// array (Make writes [] for none), which their json.RawMessage can't say.
+func (Annotation) RefineSchema(s *jsonschema.Schema) {
+	c := toolkit.Property(s, "claim")
+	toolkit.Property(c, "kind").Enum = []any{claims.Stated, claims.Observed, claims.Inferred}
+	object := toolkit.Property(c, "object")
+	object.Type, object.Description = "object", "what is said; named and noted hold { value }"
+	evidence := toolkit.Property(c, "evidence")
+	evidence.Type, evidence.Items, evidence.Description = "array", anyJSON(), "why: at most 16 items"
 }
 
 func (listAnnotationsInput) RefineSchema(s *jsonschema.Schema) {
