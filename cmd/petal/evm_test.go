@@ -330,7 +330,8 @@ func TestABaalsProposalsAreServedOnItsMap(t *testing.T) {
 // A real Baal's members (shares and loot, from its two tokens) through the
 // wired service: look_up knows the Baal by its tokens and names the reader,
 // which is read fresh over MCP with look_up's own args, served over HTTP,
-// drawn, published, on the map under the Baal's address, and in relations.
+// drawn, published, on the map under the Baal's address, found by search
+// and look_up, and in relations.
 func TestABaalsMembersThroughHTTPAndMCPOnTheMapAndInRelations(t *testing.T) {
 	chain := evmtest.NewChain(t, evmtest.Options{Accounts: 4})
 	b := chain.SummonBaal(t, evmtest.BaalOptions{
@@ -480,6 +481,38 @@ func TestABaalsMembersThroughHTTPAndMCPOnTheMapAndInRelations(t *testing.T) {
 	res, body = p.do(t, http.MethodGet, "/api/v1/maps/"+url.PathEscape(mapID), "")
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
 	assert.Contains(t, body, `"id":"`+mapID+`"`)
+
+	// In search, and so in look_up's map: the flower by its name, the map by the Baal's address.
+	type found struct{ Kind, ID, Title, Map string }
+	res, body = p.do(t, http.MethodGet, "/api/v1/search?q="+url.QueryEscape("Baal's members")+"&kinds=flower", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var search struct{ Results []found }
+	require.NoError(t, json.Unmarshal([]byte(body), &search))
+	require.Len(t, search.Results, 1, body)
+	assert.Equal(t, found{"flower", a.ID, "The Baal's members", mapID}, search.Results[0])
+	var held struct {
+		Map struct {
+			Maps, Flowers []found
+			Groups        []struct{ Group, Weight string }
+		} `json:"map"`
+		ChainSays struct{ Kind *string } `json:"chain_says"`
+	}
+	res, body = p.do(t, http.MethodGet, "/api/v1/look-up?query="+dao+"&chain=eip155:1337", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	require.NoError(t, json.Unmarshal([]byte(body), &held))
+	require.Len(t, held.Map.Maps, 1, body)
+	assert.Equal(t, mapID, held.Map.Maps[0].ID)
+	require.Len(t, held.Map.Flowers, 1, body)
+	assert.Equal(t, a.ID, held.Map.Flowers[0].ID)
+	// A member's own address: no contract, but in the Baal's group.
+	res, body = p.do(t, http.MethodGet, "/api/v1/look-up?query="+url.QueryEscape(id(1))+"&chain=eip155:1337", "")
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	held.ChainSays.Kind = nil
+	require.NoError(t, json.Unmarshal([]byte(body), &held))
+	assert.Nil(t, held.ChainSays.Kind)
+	require.Len(t, held.Map.Groups, 1, body)
+	assert.Equal(t, mapID, held.Map.Groups[0].Group)
+	assert.Equal(t, "60", held.Map.Groups[0].Weight)
 
 	// In relations: each member in the Baal's group at its weight, over HTTP and MCP.
 	for i, want := range []string{"100", "60", "30"} {
