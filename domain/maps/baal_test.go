@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/petal-near/petal/domain/evm"
 	"github.com/petal-near/petal/domain/snapshots"
 )
 
@@ -40,5 +41,26 @@ func TestBaalProposalsRefuseRecordsTheReaderDoesNotWrite(t *testing.T) {
 	}
 	if _, err := BaalProposals("m", "s", reading("0xAA", good())); err == nil {
 		t.Error("a DAO that is no lower-case address was served")
+	}
+}
+
+// A proposal never sponsored is open until the pinned block reaches its
+// expiration, expired from then on (it can never be sponsored), and open
+// forever without one.
+func TestAnUnsponsoredBaalProposalExpiresAtItsExpiration(t *testing.T) {
+	var dao evm.Address
+	events := []evm.BaalEvent{
+		{Kind: evm.BaalSubmit, Proposal: 1, Time: 1000, VotingPeriod: 3600, Expiration: 5000},
+		{Kind: evm.BaalSubmit, Proposal: 2, Time: 1000, VotingPeriod: 3600},
+	}
+	for now, want := range map[int64][2]string{4999: {"open", "open"}, 5000: {"expired", "open"}, 90000: {"expired", "open"}} {
+		recs, err := BaalProposalRecords("eip155:100", dao, events, now, 18)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := [2]string{recs[1].Outcome, recs[0].Outcome} // the newest first
+		if got != want || recs[1].AsSaid != "Submitted" || recs[1].ClosesAt != nil || recs[1].DecidedAt != nil {
+			t.Errorf("at %d: outcomes %v (as said %q), want %v", now, got, recs[1].AsSaid, want)
+		}
 	}
 }
