@@ -44,7 +44,7 @@ var capabilities = []struct {
 	{"eyes", "reading the web and petal's own knowledge",
 		[]string{"/api/v1/read-page", "/api/v1/web-search", "/api/v1/search", "/api/v1/brain"}},
 	{"pages", "the pages people open in a browser",
-		[]string{"/", "/pages", "/make", "/draft", "/connect", "/map", "/account", "/signin", "/me"}},
+		[]string{"/", "/pages", "/make", "/draft", "/connect", "/map", "/compare", "/account", "/signin", "/me"}},
 }
 
 // capabilityOf is the tag of an OpenAPI path.

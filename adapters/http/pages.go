@@ -55,6 +55,7 @@ var (
 		"share":     shareText,
 		"linked":    linked,
 		"kindWords": corrections.KindLabel,
+		"movesOf":   movesOf,
 	}).ParseFS(pageFiles, "pages/*.tmpl"))
 	// assetVersions names each static file's content, so its address changes
 	// with it and it may be kept long.
@@ -105,6 +106,7 @@ func (s *Server) pageRoutes() []Route {
 		page("/draft", "the page of a drawn draft: ?spec=<a flower-spec/v1's JSON> (an HTML page)", s.draftPage),
 		page("/connect", "the page on bringing your own agent and getting access (an HTML page)", s.connectPage),
 		page("/map", "the map's gallery; ?id=<a map's id> opens one map (an HTML page)", s.mapGalleryPage),
+		page("/compare", "two readings side by side, as compare_figures answers: ?a=<the earlier snapshot's sha256>&b=<the later one's>, &offset= pages the lists (an HTML page)", s.comparePage),
 		page("/account", "what Petal knows of one account: ?id=<CAIP-10>, the groups on the map it is in (an HTML page)", s.accountPage),
 		page(people.SignInPath, "sign in with a NEAR wallet through the wallet connector; ?attach=1 attaches another wallet; a redirect wallet's callbackUrl (an HTML page)", s.signInPage),
 		page("/me", "a signed-in person's own page: credit, usage, tip, top-ups, view, profile, wallets (an HTML page)", s.mePage),

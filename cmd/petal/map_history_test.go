@@ -81,8 +81,47 @@ func TestMapHistoryThreeReadingsInOrder(t *testing.T) {
 	res, page := p.do(t, http.MethodGet, "/map?id="+url.QueryEscape(mapID), "", "Accept", "text/html")
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	assert.Contains(t, page, `<svg xmlns="http://www.w3.org/2000/svg" class="history-chart"`)
-	assert.Contains(t, page, "<td>0.333333</td>")
-	assert.Equal(t, 1, strings.Count(page, `class="history-table"`))
+	assert.Contains(t, page, `<td class="num">0.333333</td>`)
+	assert.Equal(t, 1, strings.Count(page, `class="list history-table"`))
+	// Each reading after the first links to its comparison with the one before.
+	escMap := strings.ReplaceAll(url.QueryEscape(mapID), "%3A", "%3a") // as html/template writes it
+	link := "/compare?a=" + shas[1] + "&amp;b=" + shas[2] + "&amp;map=" + escMap
+	assert.Contains(t, page, `<a href="`+link+`">What changed</a>`)
+	assert.Contains(t, page, "/compare?a="+shas[0]+"&amp;b="+shas[1]+"&amp;")
+	assert.Equal(t, 2, strings.Count(page, ">What changed</a>"))
+
+	// The comparison's page: October's 1, 1, 1 against November's 9, 1.
+	res, page = p.do(t, http.MethodGet, strings.ReplaceAll(strings.ReplaceAll(link, "&amp;", "&"), "%3a", "%3A"), "", "Accept", "text/html")
+	require.Equal(t, http.StatusOK, res.StatusCode, page)
+	for _, row := range []string{
+		// The figures: before, after, change.
+		`<th scope="row">Accounts</th><td class="num">3</td><td class="num">2</td><td class="num change down">−1</td>`,
+		`<th scope="row">Total weight</th><td class="num">3</td><td class="num">10</td><td class="num change up">&#43;7</td>`,
+		`<th scope="row">Top account&#39;s share</th><td class="num">33.3%</td><td class="num">90.0%</td><td class="num change up">&#43;56.7 pts</td>`,
+		`<th scope="row">Fewest holding half</th><td class="num">2</td><td class="num">1</td><td class="num change down">−1</td>`,
+		`<td class="num">0</td><td class="num">0.4</td><td class="num change up">&#43;0.4</td>`, // Gini
+		// The third account left; the first rose from a third to 90%.
+		`<h2 id="left-h">Left <span class="meta">1 account</span></h2>`,
+		`<h2 id="entered-h">Entered <span class="meta">0 accounts</span></h2>`,
+		`<td class="num">1</td><td class="num">9</td><td class="num">33.3%</td><td class="num">90.0%</td><td class="num change up">&#43;56.7 pts</td>`,
+		`<a href="/map?id=` + escMap + `">← The map</a>`,
+	} {
+		assert.Contains(t, page, row)
+	}
+	// A bad, an unknown and a missing reading each get a page saying so.
+	for _, c := range []struct {
+		query, says string
+		status      int
+	}{
+		{"a=" + shas[1] + "&b=nothex", "field /b must be 64 lower-case hex digits", http.StatusBadRequest},
+		{"a=" + strings.Repeat("0", 64) + "&b=" + shas[2], "a: no snapshot", http.StatusNotFound},
+		{"a=" + shas[1], "names no two readings", http.StatusBadRequest},
+		{"a=" + shas[1] + "&b=" + shas[2] + "&offset=-1", "offset:", http.StatusBadRequest},
+	} {
+		res, page = p.do(t, http.MethodGet, "/compare?"+c.query, "", "Accept", "text/html")
+		assert.Equal(t, c.status, res.StatusCode, c.query)
+		assert.Contains(t, page, c.says, c.query)
+	}
 
 	res, _ = p.do(t, http.MethodGet, "/api/v1/maps/near:mainnet:nothing.near/history", "")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)
