@@ -263,4 +263,6 @@ type movesView struct {
 	List      compareList
 }
 
-func movesOf(title, id string, l compareList) movesView { return movesView{Title: title, ID: id, List: l} }
+func movesOf(title, id string, l compareList) movesView {
+	return movesView{Title: title, ID: id, List: l}
+}
