@@ -19,9 +19,13 @@ import (
 // one-row statement on the same pool (SELECT $1::text, what any round trip
 // to PostgreSQL costs) and a one-row UPSERT into an UNLOGGED table without
 // the window's logic; and the memory limiter, what a check cost before it was
-// shared. "allowed" spreads calls over 1,000 addresses (each called too
-// seldom to take blocks ahead); "refused" hammers one address far past its
-// limit (refused from memory but once a second); "fresh slot" is a fresh read's acquire and
+// shared. The shared limiter is the one petal serve runs (ShareLimiter, one
+// replica alone, its lease beaten): "allowed" spreads calls over 1,000
+// addresses under a limit counted in its memory; "allowed-past-share" calls a new
+// address each time under a limit of 1, whose share is none: every call
+// asks PostgreSQL (ShareLimiter.ask, a transaction);
+// "refused" hammers one address far past its limit (refused from memory but
+// once a second); "fresh slot" is a fresh read's acquire and
 // release. The cases take turns within each iteration, so they meet the same
 // load. Run:
 //
@@ -30,7 +34,7 @@ func BenchmarkLimiterCheck(b *testing.B) {
 	db := pgtest.New(b)
 	ctx := context.Background()
 	clock := memory.SystemClock{}
-	shared := postgres.NewRateLimiter(db.DB, clock)
+	shared := shareLimiter(b, db, clock)
 	local := memory.NewRateLimiter(clock)
 	slots := postgres.NewSemaphore(db.DB, clock)
 	if _, err := db.Pool.Exec(ctx, `CREATE UNLOGGED TABLE bench_upsert (key text PRIMARY KEY, n int NOT NULL)`); err != nil {
@@ -54,6 +58,7 @@ func BenchmarkLimiterCheck(b *testing.B) {
 			return err
 		}},
 		{"postgres-allowed", func(i int) error { return allow(shared, address(i%1000), 1<<30) }},
+		{"postgres-allowed-past-share", func(i int) error { return allow(shared, fmt.Sprintf("past:%d", i), 1) }},
 		{"postgres-refused", func(i int) error { return allow(shared, "tools:hammer", 60) }},
 		{"memory-allowed", func(i int) error { return allow(local, address(i%1000), 1<<30) }},
 		{"postgres-fresh-slot", func(i int) error {
@@ -91,23 +96,23 @@ func BenchmarkLimiterCheck(b *testing.B) {
 }
 
 // BenchmarkLimiterParallel: 16 callers checking at once, as a busy process's
-// requests do, through the shared limiter (whose checks share statements,
-// and whose busy keys take blocks ahead: limits_lease.go) beside the
-// one-statement-per-check upsert it replaced, on one address and spread over
-// 1,000. Run:
+// requests do, through the shared limiter (each replica counting its share
+// in memory: limits_share.go) beside the one-statement-per-check upsert a
+// limit in PostgreSQL alone costs, on one address and spread over 1,000.
+// Run:
 //
 //	go test ./adapters/postgres -run '^$' -bench LimiterParallel -benchtime 20000x
 func BenchmarkLimiterParallel(b *testing.B) {
 	db := pgtest.New(b)
 	ctx := context.Background()
-	shared := postgres.NewRateLimiter(db.DB, memory.SystemClock{})
+	shared := shareLimiter(b, db, memory.SystemClock{})
 	const oneStatement = `INSERT INTO rate_limits AS r (key, window_end, count) VALUES ($1, $3, 1)
 ON CONFLICT (key) DO UPDATE SET
 	count = CASE WHEN r.window_end <= $2 THEN 1 ELSE least(r.count + 1, $4 + 1) END,
 	window_end = CASE WHEN r.window_end <= $2 THEN $3 ELSE r.window_end END
 RETURNING count, window_end`
 	for _, spread := range []int{1, 1000} {
-		for _, mode := range []string{"statement-per-check", "shared-statements"} {
+		for _, mode := range []string{"statement-per-check", "shares"} {
 			b.Run(fmt.Sprintf("%s/addresses=%d", mode, spread), func(b *testing.B) {
 				var next atomic.Int64
 				b.SetParallelism(8) // 16 callers on 2 CPUs
@@ -115,7 +120,7 @@ RETURNING count, window_end`
 					for pb.Next() {
 						key := fmt.Sprintf("tools:%s:%d", mode, next.Add(1)%int64(spread))
 						var err error
-						if mode == "shared-statements" {
+						if mode == "shares" {
 							_, _, err = shared.Allow(ctx, key, 1<<30, time.Minute)
 						} else {
 							now := time.Now()
@@ -133,4 +138,16 @@ RETURNING count, window_end`
 			})
 		}
 	}
+}
+
+// shareLimiter is the limiter petal serve runs, its lease beaten every
+// second until the benchmark ends.
+func shareLimiter(b *testing.B, db *pgtest.DB, clock ports.Clock) *postgres.ShareLimiter {
+	l := postgres.NewShareLimiter(db.DB, clock, postgres.DefaultShareOptions)
+	if err := l.Heartbeat(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	stop := l.Beat(func(err error) { b.Error(err) })
+	b.Cleanup(func() { stop(context.Background()) })
+	return l
 }

@@ -233,3 +233,11 @@ func TestAReplicaThatCannotReadEveryOpenWindowKeepsThoseEndingLast(t *testing.T)
 	assert.False(t, ok, "tools:k2 spent its 10 in the database, still open there")
 	assert.Zero(t, b.Counts().Local, "nothing of it counted in memory")
 }
+
+// windowCount is the count of key's window in rate_limits (0 without one).
+func windowCount(t *testing.T, db *pgtest.DB, key string) int {
+	t.Helper()
+	var n int
+	require.NoError(t, db.Pool.QueryRow(t.Context(), `SELECT coalesce((SELECT count FROM rate_limits WHERE key = $1), 0)`, key).Scan(&n))
+	return n
+}

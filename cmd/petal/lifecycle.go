@@ -131,9 +131,8 @@ func newScheduler(leases ports.JobLeases, process jobsapp.ProcessID, log *slog.L
 	s.Add(moneyapp.DaySlicesJob(ledgerStore, clock))
 	if cfg.Limits != config.LimitsMemory {
 		// Closed windows of the limits counted in PostgreSQL (newRateLimiter).
-		shared := postgres.NewRateLimiter(db, clock)
 		s.Add(jobsapp.Job{Name: "rate_limit_windows", Every: time.Minute, Deadline: 30 * time.Second,
-			Run: func(ctx context.Context) (int64, error) { return shared.SweepClosed(ctx, clock.Now()) }})
+			Run: func(ctx context.Context) (int64, error) { return postgres.SweepClosedWindows(ctx, db, clock.Now()) }})
 	}
 	s.Add(prices.Job())
 	s.Add(topUps.Job())
