@@ -396,6 +396,9 @@ type mapBody struct {
 	// Corrections are what people said is wrong with the map's flowers,
 	// shown beside them (the flowers never change).
 	Corrections []publishapp.FlowerCorrections
+	// Blocs are who votes with whom in the map's newest proposals reading,
+	// listed beside that reading.
+	Blocs *blocsView
 }
 
 // Demo reports whether the gallery shows demo maps (then it says why).
@@ -434,6 +437,7 @@ func (s *Server) mapGalleryPage(c echo.Context) error {
 			if json.Unmarshal(hb, &h) == nil {
 				body.History, body.Chart = h.Readings, template.HTML(h.Chart) // #nosec G203: drawn by HistoryChart, which escapes its text
 			}
+			body.Blocs = s.mapBlocs(c, body.History)
 		}
 		if s.deps.Publish != nil {
 			// Shown beside the map, as its history is: the map's page stands

@@ -12,6 +12,7 @@ import (
 	"github.com/petal-near/petal/app/flowersapp"
 	"github.com/petal-near/petal/app/toolkit"
 	"github.com/petal-near/petal/domain/errs"
+	"github.com/petal-near/petal/domain/maps"
 	"github.com/petal-near/petal/domain/snapshots"
 )
 
@@ -265,4 +266,89 @@ type movesView struct {
 
 func movesOf(title, id string, l compareList) movesView {
 	return movesView{Title: title, ID: id, List: l}
+}
+
+// mapBlocsLimit is how many pairs and blocs a map's page lists beside its
+// proposals; voting_blocs pages through them all.
+const mapBlocsLimit = 5
+
+// blocsView is voting_blocs' answer as a map's page lists it.
+type blocsView struct {
+	Snapshot                     string
+	Proposals, Voters, MinCommon int
+	MinAgreement                 string
+	Pairs                        []blocPairView
+	MorePairs                    int
+	Blocs                        []blocView
+	MoreBlocs                    int
+}
+
+type blocPairView struct {
+	A, B           blocAccount
+	Agreed, Common int
+	Share          string
+}
+
+type blocView struct {
+	Accounts []blocAccount
+	More     int
+}
+
+type blocAccount struct{ ID, Name string }
+
+// accountName is a CAIP-10 id without its chain ("alice.near").
+func accountName(id string) blocAccount {
+	name := id
+	if i := strings.LastIndexByte(id, ':'); i >= 0 && i+1 < len(id) {
+		name = id[i+1:]
+	}
+	return blocAccount{ID: id, Name: name}
+}
+
+// mapBlocs is voting_blocs of a map's newest proposals reading, through
+// the registry (its limits), for the map's page; nil when the map has no
+// proposals reading or the blocs could not be counted (the page stands
+// without them).
+func (s *Server) mapBlocs(c echo.Context, history []maps.HistoryPoint) *blocsView {
+	sha := ""
+	for _, p := range history {
+		if p.Network == snapshots.ProposalsNetwork {
+			sha = p.Snapshot // oldest first: the last is the newest
+		}
+	}
+	if sha == "" {
+		return nil
+	}
+	ctx := c.Request().Context()
+	input, _ := json.Marshal(map[string]any{"sha256": sha, "limit": mapBlocsLimit})
+	out, err := s.deps.Registry.Call(ctx, flowersapp.ToolVotingBlocs, toolkit.Call{Input: input, Caller: s.caller(c)})
+	if err != nil {
+		s.deps.Log.WarnContext(ctx, "reading a map's voting blocs for its page", "snapshot", sha, "err", err)
+		return nil
+	}
+	r, ok := out.(flowersapp.VotingBlocsResult)
+	if !ok {
+		return nil
+	}
+	v := &blocsView{Snapshot: sha, Proposals: r.Proposals, Voters: r.Voters, MinCommon: r.MinCommon, MinAgreement: percent(r.MinAgreement),
+		MorePairs: r.Pairs.Total - len(r.Pairs.Items)}
+	for _, p := range r.Pairs.Items {
+		v.Pairs = append(v.Pairs, blocPairView{A: accountName(p.A), B: accountName(p.B), Agreed: p.Agreed, Common: p.Common, Share: percent(p.Agreement)})
+	}
+	for i, b := range r.Blocs {
+		if i == mapBlocsLimit {
+			v.MoreBlocs = len(r.Blocs) - i
+			break
+		}
+		var bv blocView
+		for j, a := range b.Accounts {
+			if j == 8 {
+				bv.More = len(b.Accounts) - j
+				break
+			}
+			bv.Accounts = append(bv.Accounts, accountName(a))
+		}
+		v.Blocs = append(v.Blocs, bv)
+	}
+	return v
 }

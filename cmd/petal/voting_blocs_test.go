@@ -3,18 +3,24 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/petal-near/petal/adapters/nearrpc/nearrpctest"
+	"github.com/petal-near/petal/domain/published"
 	"github.com/petal-near/petal/domain/snapshots"
+	"github.com/petal-near/petal/domain/specs"
 )
 
 // voting_blocs on a hand-built proposals reading, through HTTP and MCP alike.
 func TestVotingBlocsThroughEveryDoor(t *testing.T) {
-	p := startPetal(t, nil)
+	fake := nearrpctest.New(t)
+	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	votes := []map[string]string{
 		{"alice.near": "Approve", "bob.near": "Approve", "carol.near": "Reject"},
 		{"alice.near": "Approve", "bob.near": "Approve", "carol.near": "Approve"},
@@ -54,6 +60,30 @@ func TestVotingBlocsThroughEveryDoor(t *testing.T) {
 	delete(got, "tools_version")
 	delete(viaMCP, "tools_version")
 	assert.Equal(t, got, viaMCP)
+
+	// Published on its DAO's map, its blocs are listed beside it on the map's page.
+	mapID := published.MapOf(snapshots.Mainnet, s.Params)
+	spec, err := specs.Propose(&s, sha, "")
+	require.NoError(t, err)
+	f := published.Flower{Schema: published.Schema, Spec: spec, Snapshot: sha, About: "votes in a DAO", Map: mapID, MadeBy: "alice.near", MadeAt: "2026-11-30T12:00:00Z"}
+	id, record, err := f.Canonical()
+	require.NoError(t, err)
+	publishElsewhere(t, fake, "alice.near", id, record)
+	_, err = p.Svc.MapSync.Run(t.Context())
+	require.NoError(t, err)
+	res, page := p.do(t, http.MethodGet, "/map?id="+url.QueryEscape(mapID), "", "Accept", "text/html")
+	require.Equal(t, http.StatusOK, res.StatusCode, page)
+	for _, text := range []string{
+		`<h3 id="blocs-h">Who votes with whom</h3>`,
+		`3 voters on 3 proposals; pairs that voted on at least 3 together`,
+		`<a href="/account?id=near%3amainnet%3aalice.near" title="near:mainnet:alice.near">alice.near</a> and <a href="/account?id=near%3amainnet%3abob.near" title="near:mainnet:bob.near">bob.near</a>: alike on 3 of 3 (100.0%)`,
+		`carol.near</a>: alike on 1 of 3 (33.3%)`,
+		`voting alike at least 80.0% of the time`,
+		`<li><a href="/account?id=near%3amainnet%3aalice.near" title="near:mainnet:alice.near">alice.near</a>, <a href="/account?id=near%3amainnet%3abob.near" title="near:mainnet:bob.near">bob.near</a></li>`,
+	} {
+		assert.Contains(t, page, text)
+	}
+	assert.Equal(t, 1, strings.Count(page, `class="reading-beside"`))
 
 	members := storeFlowerSnapshot(t, p, flowerDAOSnapshot())
 	res, body = p.do(t, http.MethodPost, "/api/v1/figures/voting-blocs", `{"sha256":"`+members+`"}`)
