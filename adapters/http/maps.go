@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/petal-near/petal/app/mapsapp"
+	"github.com/petal-near/petal/app/relationsapp"
 	"github.com/petal-near/petal/app/snapshotsapp"
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/maps"
@@ -50,9 +50,10 @@ type (
 		Source     string      `json:"source"`
 		Views      []maps.View `json:"views"`
 		NextCursor *string     `json:"next_cursor"`
-		// Groups and pairs are relations_overview's first page.
-		Groups json.RawMessage `json:"groups"`
-		Pairs  json.RawMessage `json:"pairs"`
+		// Groups and pairs are relations_overview's first page (written
+		// encoded by MapService; typed here for the document).
+		Groups []relationsapp.OverviewGroup `json:"groups"`
+		Pairs  []relationsapp.OverviewPair  `json:"pairs"`
 	}
 	mapViewsAnswer struct {
 		Views      []maps.View `json:"views"`

@@ -293,6 +293,9 @@ func ToolOutputSchema(tool *toolkit.Tool) map[string]any {
 		return map[string]any{"description": "the tool's output"}
 	}
 	nameEveryField(s)
+	if _, shapes := s["oneOf"]; shapes && s["properties"] == nil {
+		s["properties"] = map[string]any{} // one of several shapes, each with tools_version
+	}
 	if props, ok := s["properties"].(map[string]any); ok {
 		if _, has := props["tools_version"]; !has {
 			props["tools_version"] = map[string]any{"type": "string", "description": "the tool set's version"}
@@ -387,6 +390,15 @@ func nameEveryField(s map[string]any) {
 	for _, key := range []string{"items", "additionalProperties", "not", "contains"} {
 		if sub, ok := s[key].(map[string]any); ok {
 			nameEveryField(sub)
+		}
+	}
+	for _, key := range []string{"oneOf", "anyOf", "allOf", "prefixItems"} {
+		if subs, ok := s[key].([]any); ok {
+			for _, sub := range subs {
+				if m, ok := sub.(map[string]any); ok {
+					nameEveryField(m)
+				}
+			}
 		}
 	}
 	for _, key := range []string{"properties", "$defs", "definitions", "patternProperties"} {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -85,7 +86,16 @@ func addAnswer(responses map[string]any, a Answer) error {
 			return err
 		}
 		addToolsVersionProperty(s)
-		schema = s
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		var plain map[string]any
+		if err := json.Unmarshal(b, &plain); err != nil {
+			return err
+		}
+		nameEveryField(plain) // as a tool's output is: no object typed as having no fields
+		schema = plain
 	} else if media == "application/json" {
 		schema = map[string]any{"description": "any JSON value, as stored"}
 	} else if media == "image/svg+xml" || media == "text/html" || media == "text/markdown" || media == "text/plain" || media == "text/event-stream" {

@@ -45,13 +45,20 @@ var (
 	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
-// SchemaOf is the JSON Schema of what encoding/json writes for v's type.
+// SchemaOf is the JSON Schema of what encoding/json writes for v's type,
+// with the RefineSchema of every type it holds (a route answering a tool's
+// answer types describes them as the tool does).
 func SchemaOf(v any) (*jsonschema.Schema, error) {
 	t := reflect.TypeOf(v)
 	if t == nil {
 		return nil, fmt.Errorf("no type: describe an answer by a value of the type written")
 	}
-	return SchemaFor(t)
+	s, err := SchemaFor(t)
+	if err != nil {
+		return nil, err
+	}
+	refineWithin(t, s, map[reflect.Type]bool{})
+	return s, nil
 }
 
 // SchemaFor is the JSON Schema of what encoding/json writes for a t.
