@@ -45,6 +45,11 @@ func TestTheSkillListsEveryToolAndRefusal(t *testing.T) {
 		assert.Contains(t, body, tool.Name)
 	}
 	assert.Contains(t, body, "POST /api/v1/render")
+	// How an agent tells a map's story over time, beyond the tools' list.
+	for _, how := range []string{"/history` lists", "`compare_figures` with `{ \"a\": previous, \"b\": snapshot }`", "since the last reading",
+		"`earlier_reading`", "/compare?a=", "`voting_blocs` with its `sha256`", "`prepare_correction` with", "`submit_correction` with"} {
+		assert.Contains(t, body, how)
+	}
 	for code := range door.Statuses {
 		meaning, ok := siteapp.RefusalMeaning(code)
 		require.True(t, ok, "%s has a meaning", code)
