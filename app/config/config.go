@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"os"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -133,7 +134,7 @@ var Variables = []Variable{
 	{"PETAL_EVM_RPC_100", "", "JSON-RPC endpoints of Gnosis (eip155:100), as PETAL_EVM_RPC_1"},
 	{"PETAL_EVM_RPC_8453", "", "JSON-RPC endpoints of Base (eip155:8453), as PETAL_EVM_RPC_1"},
 	{"PETAL_EVM_RPC_42161", "", "JSON-RPC endpoints of Arbitrum One (eip155:42161), as PETAL_EVM_RPC_1"},
-	{"PETAL_EVM_CHAINS", "", "other EVM chain ids to read (comma-separated, such as 1337 for a development chain), each from its PETAL_EVM_RPC_<chain id>"},
+	{"PETAL_EVM_CHAINS", "", "other EVM chain ids to read (comma-separated, such as 1337 for a development chain), each from its PETAL_EVM_RPC_<chain id>; petal's commands add every chain whose PETAL_EVM_RPC_<chain id> is set, so listing one is needed only where the configuration is read from elsewhere"},
 	{"PETAL_EVM_MAX_LOGS", "2000000", "most logs (Transfer, DelegateVotesChanged) one EVM reading reads; past it the reading is refused with cannot_read"},
 	{"PETAL_EVM_MAX_HOLDERS", "500000", "most accounts one EVM reading keeps in memory at once (about 100 bytes each); past it the reading is refused with cannot_read"},
 	{"PETAL_NEAR_PAGE_SIZE", "100", "items per page when a reader pages through a contract (proposals, delegators, DAOs)"},
@@ -420,6 +421,31 @@ func endpoints(list string) []string {
 		}
 	}
 	return out
+}
+
+// Getenv is what the petal commands read their configuration through:
+// os.Getenv, and for PETAL_EVM_CHAINS also the id of every
+// PETAL_EVM_RPC_<chain id> set in the environment, so a chain with endpoints
+// set is read without being listed (LoadConfig alone only reads variables
+// by name).
+func Getenv(name string) string {
+	v := os.Getenv(name)
+	if name != "PETAL_EVM_CHAINS" {
+		return v
+	}
+	ids := []string{}
+	if strings.TrimSpace(v) != "" {
+		ids = append(ids, v)
+	}
+	for _, kv := range os.Environ() {
+		key, _, _ := strings.Cut(kv, "=")
+		if id, ok := strings.CutPrefix(key, "PETAL_EVM_RPC_"); ok {
+			if _, err := strconv.ParseUint(id, 10, 64); err == nil {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return strings.Join(ids, ",")
 }
 
 // KnownEVMChains are the chain ids with a variable of their own

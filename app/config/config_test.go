@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -254,4 +255,21 @@ func TestEVMEndpointsPerChain(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "PETAL_EVM_RPC_1: an endpoint is not an http(s) URL")
 	assert.Contains(t, err.Error(), `PETAL_EVM_CHAINS: "x" is not a chain id`)
+}
+
+// The commands' Getenv finds every PETAL_EVM_RPC_<id> in the environment:
+// a chain with endpoints set is read without being listed.
+func TestGetenvReadsEveryChainWithEndpointsSet(t *testing.T) {
+	t.Setenv("PETAL_EVM_RPC_31337", "http://127.0.0.1:8545")
+	t.Setenv("PETAL_EVM_RPC_100", "https://rpc.gnosis.test")
+	t.Setenv("PETAL_EVM_RPC_NOPE", "https://not-a-chain.test")
+	t.Setenv("PETAL_EVM_CHAINS", "1337")
+	t.Setenv("PETAL_EVM_RPC_1337", "http://127.0.0.1:9545")
+	c, err := config.LoadConfig(config.Getenv)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"http://127.0.0.1:8545"}, c.EVMRPC[31337], "found by its variable alone")
+	assert.Equal(t, []string{"http://127.0.0.1:9545"}, c.EVMRPC[1337], "listed and set")
+	assert.Equal(t, []string{"https://rpc.gnosis.test"}, c.EVMRPC[100])
+	assert.Len(t, c.EVMRPC, 3, "PETAL_EVM_RPC_NOPE names no chain")
+	assert.Equal(t, os.Getenv("PETAL_API"), config.Getenv("PETAL_API"), "every other variable as os.Getenv reads it")
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/petal-near/petal/app/config"
@@ -19,7 +18,7 @@ func healthCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	var url string
 	switch len(args) {
 	case 0:
-		cfg, err := config.LoadConfig(os.Getenv)
+		cfg, err := config.LoadConfig(config.Getenv)
 		if err != nil {
 			return err
 		}

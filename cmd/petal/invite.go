@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -30,7 +29,7 @@ func inviteCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (er
 	if len(args) == 0 {
 		return errors.New("say mint, revoke or list:\n" + inviteUsage)
 	}
-	cfg, err := config.LoadConfig(os.Getenv)
+	cfg, err := config.LoadConfig(config.Getenv)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 
 	mcpdoor "github.com/petal-near/petal/adapters/mcp"
 	"github.com/petal-near/petal/app/config"
@@ -15,7 +14,7 @@ import (
 // agent. stdout carries protocol messages only, so every log line goes to
 // stderr.
 func mcpStdio(ctx context.Context, stderr io.Writer) error {
-	cfg, err := config.LoadConfig(os.Getenv)
+	cfg, err := config.LoadConfig(config.Getenv)
 	if err != nil {
 		return err
 	}

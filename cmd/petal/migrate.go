@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/petal-near/petal/adapters/postgres"
@@ -16,7 +15,7 @@ func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	if len(args) == 0 {
 		return errors.New("say up, down [N], version or force V")
 	}
-	cfg, err := config.LoadConfig(os.Getenv)
+	cfg, err := config.LoadConfig(config.Getenv)
 	if err != nil {
 		return err
 	}

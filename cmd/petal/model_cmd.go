@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/petal-near/petal/adapters/nearai"
 	"github.com/petal-near/petal/adapters/postgres"
@@ -22,7 +21,7 @@ func modelCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) == 0 {
 		return errors.New("say distrusted or trust:\n" + modelUsage)
 	}
-	cfg, err := config.LoadConfig(os.Getenv)
+	cfg, err := config.LoadConfig(config.Getenv)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 func serve(ctx context.Context, stdout io.Writer) error {
-	cfg, err := config.LoadConfig(os.Getenv)
+	cfg, err := config.LoadConfig(config.Getenv)
 	if err != nil {
 		return err
 	}
