@@ -3,9 +3,9 @@ package config
 import (
 	"fmt"
 	"net"
-	"os"
 	"net/netip"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
