@@ -59,3 +59,7 @@ func TestPromptCountsContract(t *testing.T) {
 func TestBlobsContract(t *testing.T) {
 	porttest.BlobsContract(t, func(*testing.T) ports.Blobs { return memory.NewBlobs() })
 }
+
+func TestViewStoreContract(t *testing.T) {
+	porttest.ViewStoreContract(t, func(*testing.T) ports.ViewStore { return memory.NewViews() })
+}

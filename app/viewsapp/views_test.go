@@ -1,10 +1,8 @@
 package viewsapp_test
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/json"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,53 +13,14 @@ import (
 	"github.com/petal-near/petal/domain/errs"
 	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/domain/specs"
-	"github.com/petal-near/petal/ports"
 )
 
-// keptViews is a ports.ViewStore in a map, counting writes: the rules under
-// test are the service's (the store's own are its contract suite's).
-type keptViews struct {
-	mu     sync.Mutex
-	person map[string]ports.KeptView
-	bodies map[string][]byte
-	writes int
-}
-
-func (k *keptViews) KeepView(_ context.Context, person string, v ports.KeptView) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.writes++
-	k.person[person] = v
-	if _, ok := k.bodies[v.Hash]; !ok {
-		k.bodies[v.Hash] = v.Body
-	}
-	return nil
-}
-
-func (k *keptViews) PersonView(_ context.Context, person string) (ports.KeptView, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if v, ok := k.person[person]; ok {
-		return v, nil
-	}
-	return ports.KeptView{}, errs.New(errs.NotFound, "no view")
-}
-
-func (k *keptViews) View(_ context.Context, hash string) ([]byte, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if b, ok := k.bodies[hash]; ok {
-		return b, nil
-	}
-	return nil, errs.New(errs.NotFound, "no view")
-}
-
-func views(t *testing.T) (*viewsapp.ViewService, *keptViews, people.Session) {
+func views(t *testing.T) (*viewsapp.ViewService, *memory.Views, people.Session) {
 	t.Helper()
-	store := &keptViews{person: map[string]ports.KeptView{}, bodies: map[string][]byte{}}
+	store := memory.NewViews()
 	id, err := people.NewPersonID(rand.Reader)
 	require.NoError(t, err)
-	return viewsapp.NewViewService(store, nil, memory.SystemClock{}, nil, nil), store, people.Session{ID: "ses_test", Subject: id}
+	return viewsapp.NewViewService(store, nil, memory.SystemClock{}, nil, nil), store, people.Session{ID: "ses_test", Subject: id, WalletID: "wal_test"}
 }
 
 var okabeIto = json.RawMessage(`{"schema":"view/v1","palette":"okabe-ito"}`)
@@ -99,7 +58,9 @@ func TestAViewIsKeptOnlyBySignedInPeopleAndOnlyValid(t *testing.T) {
 
 	_, err = s.Keep(t.Context(), sess, nil)
 	require.True(t, errs.Is(err, errs.BadInput), "%v", err)
-	assert.Zero(t, store.writes, "nothing kept")
+	assert.Zero(t, store.Len(), "nothing kept")
+	_, err = store.PersonView(t.Context(), sess.Subject)
+	assert.True(t, errs.Is(err, errs.NotFound), "the person still keeps no view: %v", err)
 }
 
 // A hash that names no view, or is no view name at all, is one not_found.
@@ -109,4 +70,57 @@ func TestAnUnknownViewHashIsNotFound(t *testing.T) {
 		_, err := s.ByHash(t.Context(), hash)
 		require.True(t, errs.Is(err, errs.NotFound), "%q: %v", hash, err)
 	}
+}
+
+var tolMuted = json.RawMessage(`{"schema":"view/v1","palette":"tol-muted"}`)
+
+// A person has one view: keeping another replaces theirs, and the first
+// stays anyone's by its hash. The store notes the keeping session's wallet.
+func TestKeepingAnotherViewReplacesThePersonsAndTheFirstStaysByHash(t *testing.T) {
+	s, store, sess := views(t)
+	first, err := s.Keep(t.Context(), sess, okabeIto)
+	require.NoError(t, err)
+	second, err := s.Keep(t.Context(), sess, tolMuted)
+	require.NoError(t, err)
+	require.NotEqual(t, first.Hash, second.Hash)
+
+	mine, err := s.Mine(t.Context(), sess.Subject)
+	require.NoError(t, err)
+	assert.Equal(t, second, mine)
+	byHash, err := s.ByHash(t.Context(), first.Hash)
+	require.NoError(t, err)
+	assert.Equal(t, first, byHash)
+
+	kept, err := store.PersonView(t.Context(), sess.Subject)
+	require.NoError(t, err)
+	assert.Equal(t, "wal_test", kept.Credential)
+	assert.Equal(t, "ses_test", kept.Session)
+	assert.Equal(t, 1, store.Len())
+}
+
+// Two views that differ only in how they are written are one view: one
+// name, one canonical body.
+func TestAViewIsNamedByItsCanonicalForm(t *testing.T) {
+	s, _, sess := views(t)
+	a, err := s.Keep(t.Context(), sess, json.RawMessage(`{"schema":"view/v1","palette":"okabe-ito"}`))
+	require.NoError(t, err)
+	b, err := s.Keep(t.Context(), sess, json.RawMessage(`{ "palette" : "okabe-ito", "schema":"view/v1" }`))
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+}
+
+// A visitor, and a person who kept nothing, see through the default view;
+// its short name resolves as its whole one does.
+func TestVisitorsAndPeopleWithoutAViewSeeTheDefault(t *testing.T) {
+	s, _, sess := views(t)
+	def, err := viewsapp.ViewAnswerOf(specs.DefaultView())
+	require.NoError(t, err)
+	for _, subject := range []string{"", "visitor_abc", sess.Subject} {
+		got, err := s.Mine(t.Context(), subject)
+		require.NoError(t, err)
+		assert.Equal(t, def, got, "%q", subject)
+	}
+	short, err := s.ByHash(t.Context(), specs.DefaultViewName()[:specs.ShortViewNameLen])
+	require.NoError(t, err)
+	assert.Equal(t, def, short)
 }
