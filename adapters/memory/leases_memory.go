@@ -70,3 +70,10 @@ func (l *Leases) Age(id string, d time.Duration) {
 		l.beats[id] = beat.Add(-d)
 	}
 }
+
+// aliveNow is Alive for the ledger's sweep.
+func (l *Leases) aliveNow(id string, staleAfter time.Duration) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.alive(id, staleAfter)
+}

@@ -1,10 +1,12 @@
 package memory_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/petal-near/petal/adapters/memory"
+	"github.com/petal-near/petal/domain/people"
 	"github.com/petal-near/petal/ports"
 	"github.com/petal-near/petal/ports/porttest"
 )
@@ -63,3 +65,26 @@ func TestBlobsContract(t *testing.T) {
 func TestViewStoreContract(t *testing.T) {
 	porttest.ViewStoreContract(t, func(*testing.T) ports.ViewStore { return memory.NewViews() })
 }
+
+// signInOnly is the two PeopleStore calls the ledger's suite makes to have a
+// person to top up (there is no in-memory PeopleStore yet): a new person
+// per sign-in.
+type signInOnly struct{ ports.PeopleStore }
+
+func (signInOnly) CreateChallenge(context.Context, people.Challenge) error { return nil }
+
+func (signInOnly) SignIn(_ context.Context, in ports.SignIn) (ports.SignedIn, error) {
+	s := in.NewSession
+	s.Subject, s.WalletID = in.NewPersonID, in.Wallet.ID
+	return ports.SignedIn{PersonID: in.NewPersonID, Session: s}, nil
+}
+
+func memoryLedger(*testing.T) porttest.Stores {
+	leases := memory.NewLeases(memory.SystemClock{})
+	ledger := memory.NewLedger(memory.SystemClock{}, leases)
+	return porttest.Stores{People: signInOnly{}, Invites: ledger, Ledger: ledger, Leases: leases}
+}
+
+func TestLedgerStoreContract(t *testing.T) { porttest.LedgerStoreContract(t, memoryLedger) }
+
+func TestInviteStoreContract(t *testing.T) { porttest.InviteStoreContract(t, memoryLedger) }
