@@ -133,11 +133,11 @@ func figureRows(r flowersapp.CompareResult) []compareRow {
 		{Name: "Total weight", Before: a.TotalWeight, After: b.TotalWeight, Change: signedDecimal(ch.TotalWeight), Dir: dirDecimal(ch.TotalWeight)},
 		{Name: "Top account's share", Before: percent(a.Top1Share), After: percent(b.Top1Share), Change: points(ch.Top1Share), Dir: dirOf(ch.Top1Share)},
 		{Name: "Top 10's share", Before: percent(a.Top10Share), After: percent(b.Top10Share), Change: points(ch.Top10Share), Dir: dirOf(ch.Top10Share)},
-		{Name: "Top 1%'s share", Before: percent(a.Top1PctShare) + " (" + strconv.Itoa(a.Top1PctCount) + ")",
-			After: percent(b.Top1PctShare) + " (" + strconv.Itoa(b.Top1PctCount) + ")", Change: points(ch.Top1PctShare), Dir: dirOf(ch.Top1PctShare)},
+		{Name: "Top 1%'s share", Before: percent(a.Top1PctShare), After: percent(b.Top1PctShare), Change: points(ch.Top1PctShare), Dir: dirOf(ch.Top1PctShare)},
+		{Name: "Accounts in the top 1%", Before: strconv.Itoa(a.Top1PctCount), After: strconv.Itoa(b.Top1PctCount), Change: signedInt(ch.Top1PctCount), Dir: dirInt(ch.Top1PctCount)},
 		{Name: "Fewest holding half", Before: optInt(a.Nakamoto), After: optInt(b.Nakamoto), Change: optSigned(ch.Nakamoto), Dir: dirOptInt(ch.Nakamoto)},
-		{Name: "Gini (0 equal, 1 one holds all)", Before: decimal(a.Gini), After: decimal(b.Gini), Change: signedFraction(ch.Gini), Dir: dirOf(ch.Gini)},
-		{Name: "HHI (sum of squared shares)", Before: decimal(a.HHI), After: decimal(b.HHI), Change: signedFraction(ch.HHI), Dir: dirOf(ch.HHI)},
+		{Name: "Gini", Before: decimal(a.Gini), After: decimal(b.Gini), Change: signedFraction(ch.Gini), Dir: dirOf(ch.Gini)},
+		{Name: "HHI", Before: decimal(a.HHI), After: decimal(b.HHI), Change: signedFraction(ch.HHI), Dir: dirOf(ch.HHI)},
 	}
 	return rows
 }
@@ -145,7 +145,7 @@ func figureRows(r flowersapp.CompareResult) []compareRow {
 func accountList(m snapshots.AccountMoves) compareList {
 	l := compareList{Total: m.Total}
 	for _, x := range m.Accounts {
-		l.Rows = append(l.Rows, compareAccountRow{ID: x.ID, Label: cmpOr(x.Label, x.ID), WeightBefore: x.WeightBefore, WeightAfter: x.WeightAfter,
+		l.Rows = append(l.Rows, compareAccountRow{ID: x.ID, Label: cmpOr(x.Label, accountName(x.ID).Name), WeightBefore: x.WeightBefore, WeightAfter: x.WeightAfter,
 			Before: percent(x.ShareBefore), After: percent(x.ShareAfter), Change: points(x.Change), Dir: dirOf(x.Change)})
 	}
 	return l

@@ -23,33 +23,7 @@ import (
 func TestMapHistoryThreeReadingsInOrder(t *testing.T) {
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
-	reading := func(month int, weights ...string) snapshots.Snapshot {
-		s := flowerDAOSnapshot()
-		s.Block = snapshots.Block{Height: uint64(month), Hash: fmt.Sprint("h", month), Time: fmt.Sprintf("2026-%02d-01T12:00:00Z", month)}
-		s.Accounts = s.Accounts[:len(weights)]
-		for i, w := range weights {
-			s.Accounts[i].Weight = w
-		}
-		return s
-	}
-	var shas []string
-	// September 6, 2, 2; October 1, 1, 1; November 9, 1.
-	snaps := []snapshots.Snapshot{reading(9, "6", "2", "2"), reading(10, "1", "1", "1"), reading(11, "9", "1")}
-	for _, s := range snaps {
-		shas = append(shas, storeFlowerSnapshot(t, p, s))
-	}
-	mapID := published.MapOf(snapshots.Mainnet, json.RawMessage(`{"chain":"near:mainnet","dao":"flowers.sputnik-dao.near"}`))
-	for _, i := range []int{2, 0, 1} { // published out of order
-		spec, err := specs.Propose(&snaps[i], shas[i], "")
-		require.NoError(t, err)
-		f := published.Flower{Schema: published.Schema, Spec: spec, Snapshot: shas[i], About: "DAO members on NEAR", Map: mapID,
-			MadeBy: "alice.near", MadeAt: fmt.Sprintf("2026-11-30T12:0%d:00Z", i)}
-		id, record, err := f.Canonical()
-		require.NoError(t, err)
-		publishElsewhere(t, fake, "alice.near", id, record)
-	}
-	_, err := p.Svc.MapSync.Run(t.Context())
-	require.NoError(t, err)
+	mapID, shas := threeReadingsMap(t, p, fake)
 
 	res, body := p.do(t, http.MethodGet, "/api/v1/maps/"+url.PathEscape(mapID)+"/history", "")
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
@@ -103,7 +77,7 @@ func TestMapHistoryThreeReadingsInOrder(t *testing.T) {
 		// The third account left; the first rose from a third to 90%.
 		`<h2 id="left-h">Left <span class="meta">1 account</span></h2>`,
 		`<h2 id="entered-h">Entered <span class="meta">0 accounts</span></h2>`,
-		`<td class="num">1</td><td class="num">9</td><td class="num">33.3%</td><td class="num">90.0%</td><td class="num change up">&#43;56.7 pts</td>`,
+		`<td class="num weight">1</td><td class="num weight">9</td><td class="num">33.3%</td><td class="num">90.0%</td><td class="num change up">&#43;56.7 pts</td>`,
 		`<a href="/map?id=` + escMap + `">← The map</a>`,
 	} {
 		assert.Contains(t, page, row)
@@ -125,4 +99,40 @@ func TestMapHistoryThreeReadingsInOrder(t *testing.T) {
 
 	res, _ = p.do(t, http.MethodGet, "/api/v1/maps/near:mainnet:nothing.near/history", "")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)
+}
+
+// threeReadingsMap puts on the map three readings of the flowers DAO a
+// month apart (September 6, 2, 2; October 1, 1, 1; November 9, 1), each a
+// drawing published elsewhere out of order and brought in by the sync; it
+// returns the map's id and the readings' sha256s, oldest first.
+func threeReadingsMap(t *testing.T, p *testPetal, fake *nearrpctest.Server) (string, []string) {
+	t.Helper()
+	reading := func(month int, weights ...string) snapshots.Snapshot {
+		s := flowerDAOSnapshot()
+		s.Block = snapshots.Block{Height: uint64(month), Hash: fmt.Sprint("h", month), Time: fmt.Sprintf("2026-%02d-01T12:00:00Z", month)}
+		s.Accounts = s.Accounts[:len(weights)]
+		for i, w := range weights {
+			s.Accounts[i].Weight = w
+		}
+		return s
+	}
+	var shas []string
+	// September 6, 2, 2; October 1, 1, 1; November 9, 1.
+	snaps := []snapshots.Snapshot{reading(9, "6", "2", "2"), reading(10, "1", "1", "1"), reading(11, "9", "1")}
+	for _, s := range snaps {
+		shas = append(shas, storeFlowerSnapshot(t, p, s))
+	}
+	mapID := published.MapOf(snapshots.Mainnet, json.RawMessage(`{"chain":"near:mainnet","dao":"flowers.sputnik-dao.near"}`))
+	for _, i := range []int{2, 0, 1} { // published out of order
+		spec, err := specs.Propose(&snaps[i], shas[i], "")
+		require.NoError(t, err)
+		f := published.Flower{Schema: published.Schema, Spec: spec, Snapshot: shas[i], About: "DAO members on NEAR", Map: mapID,
+			MadeBy: "alice.near", MadeAt: fmt.Sprintf("2026-11-30T12:0%d:00Z", i)}
+		id, record, err := f.Canonical()
+		require.NoError(t, err)
+		publishElsewhere(t, fake, "alice.near", id, record)
+	}
+	_, err := p.Svc.MapSync.Run(t.Context())
+	require.NoError(t, err)
+	return mapID, shas
 }

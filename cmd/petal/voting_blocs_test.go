@@ -21,22 +21,7 @@ import (
 func TestVotingBlocsThroughEveryDoor(t *testing.T) {
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
-	votes := []map[string]string{
-		{"alice.near": "Approve", "bob.near": "Approve", "carol.near": "Reject"},
-		{"alice.near": "Approve", "bob.near": "Approve", "carol.near": "Approve"},
-		{"alice.near": "Reject", "bob.near": "Reject", "carol.near": "Approve"},
-	}
-	var ps []snapshots.Proposal
-	for i, v := range votes {
-		ps = append(ps, snapshots.Proposal{ID: uint64(i), Proposer: "alice.near", Description: "p", Kind: json.RawMessage(`"Vote"`), Status: "Approved",
-			SubmissionTime: "1700000000000000000", Votes: v})
-	}
-	tally, err := snapshots.TallyVotes(snapshots.Mainnet, snapshots.Proposals{List: ps, Last: 3})
-	require.NoError(t, err)
-	s := flowerDAOSnapshot()
-	s.Network, s.Title = snapshots.ProposalsNetwork, "Votes in flowers.sputnik-dao.near"
-	s.Groups, s.Accounts, s.Detail = tally.Groups, tally.Accounts, tally.Detail
-	sha := storeFlowerSnapshot(t, p, s)
+	sha, s := proposalsReading(t, p)
 
 	res, body := p.do(t, http.MethodPost, "/api/v1/figures/voting-blocs", `{"sha256":"`+sha+`","limit":2}`)
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
@@ -62,15 +47,7 @@ func TestVotingBlocsThroughEveryDoor(t *testing.T) {
 	assert.Equal(t, got, viaMCP)
 
 	// Published on its DAO's map, its blocs are listed beside it on the map's page.
-	mapID := published.MapOf(snapshots.Mainnet, s.Params)
-	spec, err := specs.Propose(&s, sha, "")
-	require.NoError(t, err)
-	f := published.Flower{Schema: published.Schema, Spec: spec, Snapshot: sha, About: "votes in a DAO", Map: mapID, MadeBy: "alice.near", MadeAt: "2026-11-30T12:00:00Z"}
-	id, record, err := f.Canonical()
-	require.NoError(t, err)
-	publishElsewhere(t, fake, "alice.near", id, record)
-	_, err = p.Svc.MapSync.Run(t.Context())
-	require.NoError(t, err)
+	mapID := publishProposals(t, p, fake, sha, s)
 	res, page := p.do(t, http.MethodGet, "/map?id="+url.QueryEscape(mapID), "", "Accept", "text/html")
 	require.Equal(t, http.StatusOK, res.StatusCode, page)
 	for _, text := range []string{
@@ -90,4 +67,43 @@ func TestVotingBlocsThroughEveryDoor(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
 	res, body = p.do(t, http.MethodPost, "/api/v1/figures/voting-blocs", `{"sha256":"`+sha+`","min_agreement":2}`)
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode, body)
+}
+
+// proposalsReading stores a hand-built proposals reading of the flowers DAO:
+// alice and bob vote alike on all three proposals, carol with them once.
+func proposalsReading(t *testing.T, p *testPetal) (string, snapshots.Snapshot) {
+	t.Helper()
+	votes := []map[string]string{
+		{"alice.near": "Approve", "bob.near": "Approve", "carol.near": "Reject"},
+		{"alice.near": "Approve", "bob.near": "Approve", "carol.near": "Approve"},
+		{"alice.near": "Reject", "bob.near": "Reject", "carol.near": "Approve"},
+	}
+	var ps []snapshots.Proposal
+	for i, v := range votes {
+		ps = append(ps, snapshots.Proposal{ID: uint64(i), Proposer: "alice.near", Description: "p", Kind: json.RawMessage(`"Vote"`), Status: "Approved",
+			SubmissionTime: "1700000000000000000", Votes: v})
+	}
+	tally, err := snapshots.TallyVotes(snapshots.Mainnet, snapshots.Proposals{List: ps, Last: 3})
+	require.NoError(t, err)
+	s := flowerDAOSnapshot()
+	s.Network, s.Title = snapshots.ProposalsNetwork, "Votes in flowers.sputnik-dao.near"
+	s.Groups, s.Accounts, s.Detail = tally.Groups, tally.Accounts, tally.Detail
+	sha := storeFlowerSnapshot(t, p, s)
+	return sha, s
+}
+
+// publishProposals puts a drawing of the proposals reading on its DAO's map
+// (published elsewhere, brought in by the sync) and returns the map's id.
+func publishProposals(t *testing.T, p *testPetal, fake *nearrpctest.Server, sha string, s snapshots.Snapshot) string {
+	t.Helper()
+	mapID := published.MapOf(snapshots.Mainnet, s.Params)
+	spec, err := specs.Propose(&s, sha, "")
+	require.NoError(t, err)
+	f := published.Flower{Schema: published.Schema, Spec: spec, Snapshot: sha, About: "votes in a DAO", Map: mapID, MadeBy: "alice.near", MadeAt: "2026-11-30T12:00:00Z"}
+	id, record, err := f.Canonical()
+	require.NoError(t, err)
+	publishElsewhere(t, fake, "alice.near", id, record)
+	_, err = p.Svc.MapSync.Run(t.Context())
+	require.NoError(t, err)
+	return mapID
 }
