@@ -88,3 +88,7 @@ func memoryLedger(*testing.T) porttest.Stores {
 func TestLedgerStoreContract(t *testing.T) { porttest.LedgerStoreContract(t, memoryLedger) }
 
 func TestInviteStoreContract(t *testing.T) { porttest.InviteStoreContract(t, memoryLedger) }
+
+func TestProfileStoreContract(t *testing.T) {
+	porttest.ProfileStoreContract(t, func(*testing.T) ports.ProfileStore { return memory.NewProfiles() })
+}
