@@ -82,7 +82,7 @@ func (signInOnly) SignIn(_ context.Context, in ports.SignIn) (ports.SignedIn, er
 func memoryLedger(*testing.T) porttest.Stores {
 	leases := memory.NewLeases(memory.SystemClock{})
 	ledger := memory.NewLedger(memory.SystemClock{}, leases)
-	return porttest.Stores{People: signInOnly{}, Invites: ledger, Ledger: ledger, Leases: leases}
+	return porttest.Stores{People: signInOnly{}, Sessions: memory.NewSessions(), Invites: ledger, Ledger: ledger, Leases: leases}
 }
 
 func TestLedgerStoreContract(t *testing.T) { porttest.LedgerStoreContract(t, memoryLedger) }
@@ -92,3 +92,5 @@ func TestInviteStoreContract(t *testing.T) { porttest.InviteStoreContract(t, mem
 func TestProfileStoreContract(t *testing.T) {
 	porttest.ProfileStoreContract(t, func(*testing.T) ports.ProfileStore { return memory.NewProfiles() })
 }
+
+func TestSessionStoreContract(t *testing.T) { porttest.SessionStoreContract(t, memoryLedger) }
