@@ -94,3 +94,7 @@ func TestProfileStoreContract(t *testing.T) {
 }
 
 func TestSessionStoreContract(t *testing.T) { porttest.SessionStoreContract(t, memoryLedger) }
+
+func TestExplorationStoreContract(t *testing.T) {
+	porttest.ExplorationStoreContract(t, func(*testing.T) ports.ExplorationStore { return memory.NewExplorations() })
+}
