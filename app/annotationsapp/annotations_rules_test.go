@@ -126,18 +126,19 @@ func TestBadInputIsRefusedBeforeTheExplorationIsRead(t *testing.T) {
 	}
 }
 
-type sessions struct{ ports.SessionStore }
-
-func (sessions) Session(_ context.Context, id string) (people.Session, error) {
-	switch id {
-	case session:
-		return people.Session{ID: id, Subject: owner, WalletID: "wal_1"}, nil
-	case "sess-no-wallet":
-		return people.Session{ID: id, Subject: owner}, nil
-	case "sess-other":
-		return people.Session{ID: id, Subject: "prs_00000000000000000000000000000009", WalletID: "wal_1"}, nil
+// sessions is memory.Sessions (it passes SessionStoreContract) holding the
+// three sessions the tests sign with.
+func sessions(t *testing.T) *memory.Sessions {
+	t.Helper()
+	s := memory.NewSessions()
+	for _, sess := range []people.Session{
+		{ID: session, Subject: owner, WalletID: "wal_1"},
+		{ID: "sess-no-wallet", Subject: owner},
+		{ID: "sess-other", Subject: "prs_00000000000000000000000000000009", WalletID: "wal_1"},
+	} {
+		require.NoError(t, s.CreateSession(t.Context(), sess))
 	}
-	return people.Session{}, errs.New(errs.NotFound, "no session")
+	return s
 }
 
 type wallets struct{}
@@ -154,7 +155,7 @@ func (wallets) WalletsOf(_ context.Context, person string) ([]people.Wallet, err
 // none). A session that isn't the caller's, or has no wallet, never lends
 // its account.
 func TestWhoAnswersForAClaim(t *testing.T) {
-	s := &AnnotationService{sessions: sessions{}, wallets: wallets{}}
+	s := &AnnotationService{sessions: sessions(t), wallets: wallets{}}
 	for _, c := range []struct {
 		name    string
 		caller  toolkit.Caller
