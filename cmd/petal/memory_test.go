@@ -29,7 +29,9 @@ func leanBinary(t testing.TB) string {
 			return
 		}
 		leanPath = filepath.Join(dir, "petal")
-		cmd := exec.Command("go", "build", "-o", leanPath, ".")
+		// -trimpath as deploy/Dockerfile builds: in CI the binary step has
+		// compiled these packages already, so this is a link.
+		cmd := exec.Command("go", "build", "-trimpath", "-o", leanPath, ".")
 		cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false", "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			leanErr = fmt.Errorf("go build: %v: %s", err, out)
