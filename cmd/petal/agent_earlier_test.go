@@ -20,6 +20,7 @@ import (
 // result the model reads says so (earlier_reading, with the compare_figures
 // call that tells what changed), so it can say "since the last reading, …".
 func TestAgentToldOfTheMapsEarlierReading(t *testing.T) {
+	t.Parallel()
 	const model = "deepseek-ai/DeepSeek-V3.1"
 	read := nearaitest.Call{Name: "get_snapshot", Args: `{"network":"near-dao-members","params":{"chain":"near:mainnet","dao":"marketing.sputnik-dao.near"}}`}
 	fake := nearaitest.New(t,

@@ -38,6 +38,7 @@ func sessionCookie(t testing.TB, res *http.Response) string {
 }
 
 func TestChatOnARealModelIsOwnedSignedAndAttested(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t,
 		nearaitest.Completion("a1", "deepseek-ai/DeepSeek-V3.1", "Let me look.", nearaitest.Call{Name: "no_such_tool", Args: `{}`}),
 		nearaitest.Completion("a2", "deepseek-ai/DeepSeek-V3.1", "I could not find that tool; ask me something else."),
@@ -99,6 +100,7 @@ func TestChatOnARealModelIsOwnedSignedAndAttested(t *testing.T) {
 }
 
 func TestStopCancelsTheModelCallInFlight(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t)
 	fake.Hold = make(chan struct{}) // the model never answers on its own
 	fake.Holding = make(chan struct{}, 1)
@@ -219,6 +221,7 @@ func TestAnInviteRunningOutMidChatEndsItWithWords(t *testing.T) {
 // done says what answered (model) and what the conversation asked for
 // (picked): the same model, or two after a fallback.
 func TestDoneSaysWhatWasPickedAndWhatAnswered(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t,
 		nearaitest.Fail(http.StatusServiceUnavailable, "error_503.json"),
 		nearaitest.Completion("f1", "openai/gpt-oss-120b", "The fallback's answer."),

@@ -76,6 +76,7 @@ func assertRecordedOrder(t *testing.T, evs []sseEvent) {
 }
 
 func TestRecordedChatStreamsTheRunInOrder(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	s := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt)
 	evs := s.rest(t)
@@ -109,6 +110,7 @@ func TestRecordedChatStreamsTheRunInOrder(t *testing.T) {
 }
 
 func TestChatWithJSONAloneAnswers202AndTheRunGoesOn(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "50"})
 	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
 	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
@@ -128,6 +130,7 @@ func TestChatWithJSONAloneAnswers202AndTheRunGoesOn(t *testing.T) {
 }
 
 func TestClientLeavingMidRunLaterReadsTheFinishedRun(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "150"})
 	s := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt)
 	first, ok := s.next(t)
@@ -159,6 +162,7 @@ func TestClientLeavingMidRunLaterReadsTheFinishedRun(t *testing.T) {
 }
 
 func TestViewerReconnectingByCursorSeesEveryEventOnce(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "100"})
 	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
 	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
@@ -203,6 +207,7 @@ func TestViewerReconnectingByCursorSeesEveryEventOnce(t *testing.T) {
 }
 
 func TestMalformedCursorIs400BeforeTheStream(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	s := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt)
 	evs := s.rest(t)
@@ -225,6 +230,7 @@ func TestMalformedCursorIs400BeforeTheStream(t *testing.T) {
 }
 
 func TestStopEndsTheRunAsStopped(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "2000"})
 	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
 	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
@@ -265,6 +271,7 @@ func TestStopEndsTheRunAsStopped(t *testing.T) {
 }
 
 func TestAnOwnedRunIsNotThereForAnyoneElse(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	store := postgres.NewRunRepository(p.DB.DB)
 	_, err := store.Create(t.Context(), runs.Run{ID: "run_owned", Owner: "anon_someone", Model: "m"},
@@ -285,6 +292,7 @@ func TestAnOwnedRunIsNotThereForAnyoneElse(t *testing.T) {
 }
 
 func TestAttestationServedByteForByte(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	report := []byte("{\"signing_address\":\"0x1234\",  \"intel_quote\": \"ab\\u00e9\",\n\"nvidia_payload\":\"{}\"}\n")
 	sha, err := postgres.NewAttestations(p.DB.DB).Put(t.Context(), report)
@@ -304,6 +312,7 @@ func TestAttestationServedByteForByte(t *testing.T) {
 }
 
 func TestChatRefusesBadBodies(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	for _, body := range []string{
 		`{}`, `{"messages":[]}`, `{"messages":[{"role":"system","content":"x"}]}`,
@@ -325,6 +334,7 @@ func TestChatRefusesBadBodies(t *testing.T) {
 }
 
 func TestChatLimits(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_NEW_CHATS_PER_HOUR": "2", "PETAL_FOLLOWUPS_PER_HOUR": "1", "PETAL_RUN_MAX_S": "1", "PETAL_RECORDED_PACE_MS": "700"})
 	// The wall time of one chat: past it, an error then done.
 	evs := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt).rest(t)
@@ -356,6 +366,7 @@ func TestChatLimits(t *testing.T) {
 }
 
 func TestPublicSiteRefusesTheAgent(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
 	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt)
 	assert.Equal(t, http.StatusForbidden, res.StatusCode)
@@ -364,6 +375,7 @@ func TestPublicSiteRefusesTheAgent(t *testing.T) {
 }
 
 func TestIdleStreamsGetHeartbeatsWithoutIDs(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "300"})
 	p.Svc.Agent.SetHeartbeat(50 * time.Millisecond)
 	s := p.openSSE(t, http.MethodPost, "/api/v1/agent/chat", drawIt)

@@ -21,6 +21,7 @@ func kindsOf(evs []sseEvent) []string { return names(evs) }
 // gets one call without tools; after "yes" the read runs; what was approved
 // is read back from the thread on the next chat.
 func TestTheYes(t *testing.T) {
+	t.Parallel()
 	const model = "deepseek-ai/DeepSeek-V3.1"
 	read := nearaitest.Call{Name: "get_snapshot", Args: freshMarketing}
 	fake := nearaitest.New(t,

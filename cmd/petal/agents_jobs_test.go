@@ -79,6 +79,7 @@ func report(t *testing.T, p *testPetal, job, link, summary string) (int, string)
 // it, and its report lands as notes and starts a new turn of the run, paid
 // from the person's credit; the live signal fires on the other replica.
 func TestAReportStartsANewTurnOfTheRunThatHandedTheJobOut(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t,
 		nearaitest.Completion("c1", scriptedModel, "", nearaitest.Call{Name: "hand_job", Args: `{"title":"Read the DAO","brief":"Draw the members of sputnik-dao.near","to":"Codex"}`}),
 		nearaitest.Completion("c2", scriptedModel, "I handed it to Codex."),
@@ -224,6 +225,7 @@ func endedOf(t *testing.T, raw string) string {
 // worker's next call with error.ended; a job in parts is taken up once, by
 // the report that completes the group.
 func TestSupervisionAndJobsInParts(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t,
 		nearaitest.Completion("c1", scriptedModel, "", nearaitest.Call{Name: "hand_job", Args: `{"title":"Two DAOs","brief":"Draw both",` +
 			`"parts":[{"title":"First DAO","brief":"Draw a.sputnik-dao.near"},{"title":"Second DAO","brief":"Draw b.sputnik-dao.near"}]}`}),
@@ -333,6 +335,7 @@ func TestSupervisionAndJobsInParts(t *testing.T) {
 // signed in, hand nothing out; Petals' agent's own tools are no tool at all
 // through another door.
 func TestHandJobRefusals(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("b", agentjobs.MaxBrief+1)
 	fake := nearaitest.New(t,
 		nearaitest.Completion("c1", scriptedModel, "", nearaitest.Call{Name: "hand_job", Args: `{"title":"Too long","brief":"` + long + `"}`}),

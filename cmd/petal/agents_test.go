@@ -91,6 +91,7 @@ func openJobs(t *testing.T, db *pgtest.DB, owner string, n int) []string {
 }
 
 func TestAgentLinksAreAPersonsAndShownOnce(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	res, body := p.do(t, http.MethodPost, "/api/v1/agents/link", "")
 	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, body)
@@ -140,6 +141,7 @@ func TestAgentLinksAreAPersonsAndShownOnce(t *testing.T) {
 }
 
 func TestAWaitThatTimesOutAnswersNoJobAndShowsPresence(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	_, alice := personOn(t, p)
 	token := agentLink(t, p, alice)
@@ -182,6 +184,7 @@ func TestAWaitThatTimesOutAnswersNoJobAndShowsPresence(t *testing.T) {
 }
 
 func TestWaitersOnTwoReplicasTakeEachJobExactlyOnce(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	a := startProcess(t, db, nil)
 	b := startProcess(t, db, nil)
@@ -241,6 +244,7 @@ func TestWaitersOnTwoReplicasTakeEachJobExactlyOnce(t *testing.T) {
 // TestAWaiterThatLeftTakesNothing: a wait whose caller hung up ends, and the
 // job opened after it goes to a waiter still there.
 func TestAWaiterThatLeftTakesNothing(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	owner, cookie := personOn(t, p)
 	token := agentLink(t, p, cookie)
@@ -283,6 +287,7 @@ func TestAWaiterThatLeftTakesNothing(t *testing.T) {
 // process that died before writing its answer is put back by the sweep on
 // another replica, and a waiter there takes it.
 func TestAJobTakenByAReplicaThatDiedGoesBackToOpen(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	a := startProcess(t, db, nil)
 	b := startProcess(t, db, nil)
@@ -316,6 +321,7 @@ func TestAJobTakenByAReplicaThatDiedGoesBackToOpen(t *testing.T) {
 // TestAShutdownAnswersTheOpenWaits: a process shutting down answers its open
 // waits { job: null } rather than holding its drain on them and cutting them.
 func TestAShutdownAnswersTheOpenWaits(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	p := startProcess(t, db, map[string]string{"PETAL_SHUTDOWN_DRAIN_S": "60"})
 	owner, cookie := personOn(t, p.testPetal)
@@ -348,6 +354,7 @@ func TestAShutdownAnswersTheOpenWaits(t *testing.T) {
 // another takes nothing: the take checks the link as it takes, and the
 // revoke wakes the wait, which answers 401 (issue 33, item 3).
 func TestARevokedLinksOpenWaitTakesNothing(t *testing.T) {
+	t.Parallel()
 	a := startPetal(t, nil)
 	b := startPetalOn(t, nil, a.DB, a.DB.DB)
 	owner, cookie := personOn(t, a)

@@ -59,6 +59,7 @@ func annotationsOf(t *testing.T, v map[string]any) []map[string]any {
 }
 
 func TestAnnotationsAreKeptPrivatelyOnceAndAllOrNone(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, nil)
 	erin := signInAs(t, p, rpc, "erin.testnet")
 	exp := erin.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"who is who"}`)["id"].(string)
@@ -147,6 +148,7 @@ func TestAnnotationsAreKeptPrivatelyOnceAndAllOrNone(t *testing.T) {
 }
 
 func TestNamesAreDrawnForTheirOwnerAloneAndNeverCached(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, nil)
 	sha := storeFlowerSnapshot(t, p, flowerDAOSnapshot())
 	visitor := p.browser(t)
@@ -183,6 +185,7 @@ func TestNamesAreDrawnForTheirOwnerAloneAndNeverCached(t *testing.T) {
 }
 
 func TestTheAgentAnnotatesOncePerRunAndAKeptNoteEndsTheTurn(t *testing.T) {
+	t.Parallel()
 	named := `{"annotations":[{"subject":"near:mainnet:alice.near","verb":"named","object":{"value":"Dekan"},"kind":"stated"}]}`
 	fake := nearaitest.New(t,
 		nearaitest.Completion("n1", "deepseek-ai/DeepSeek-V3.1", "Noted: alice.near is Dekan's wallet.", nearaitest.Call{Name: "annotate", Args: named}),
@@ -233,6 +236,7 @@ func TestTheAgentAnnotatesOncePerRunAndAKeptNoteEndsTheTurn(t *testing.T) {
 }
 
 func TestTheSitesClaimsAboutAMapAreTheSameForEveryone(t *testing.T) {
+	t.Parallel()
 	// A public site serves the map shipped in petal, which holds the
 	// marketing DAO.
 	p, rpc := signInPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
@@ -269,6 +273,7 @@ func TestTheSitesClaimsAboutAMapAreTheSameForEveryone(t *testing.T) {
 // What a stranger's project keeps counts against the data budget: past it
 // the request is 429 budget_exhausted and keeps nothing.
 func TestAStrangersAnnotationsCountAgainstTheDataBudget(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_DATA_BUDGET_MB": "0.001"}) // 1,048 bytes
 	stranger := p.browser(t)
 	id := stranger.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"q"}`)["id"].(string)
@@ -297,6 +302,7 @@ func TestAStrangersAnnotationsCountAgainstTheDataBudget(t *testing.T) {
 // The map's pictures are kept a year by view and shared by everyone: they
 // never carry anyone's names, even asked for by the person who gave them.
 func TestTheMapsCachedPicturesCarryNobodysNames(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
 	erin := signInAs(t, p, rpc, "erin.testnet")
 	erin.ok(t, http.MethodPost, "/api/v1/me/annotations",
@@ -314,6 +320,7 @@ func TestTheMapsCachedPicturesCarryNobodysNames(t *testing.T) {
 // their named claims' ids>; such a picture draws their names for them alone,
 // private and never cached, whoever asks, and only while the set is theirs.
 func TestTheMapsPicturesWithNamesAreTheirPersonsAlone(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
 	erin := signInAs(t, p, rpc, "erin.testnet")
 	named := erin.ok(t, http.MethodPost, "/api/v1/me/annotations",

@@ -74,6 +74,7 @@ func TestSnapshotBodiesRedirectToTheS3StoresSignedURL(t *testing.T) {
 // A store that signs no URLs (a file:// folder), or none at all, refuses
 // PETAL_BLOB_REDIRECT at start with a message saying why.
 func TestBlobRedirectIsRefusedWhereTheStoreSignsNothing(t *testing.T) {
+	t.Parallel()
 	files, err := blobstore.Open(t.Context(), "file://"+filepath.ToSlash(t.TempDir())+"?create_dir=true")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = files.Close() })

@@ -110,6 +110,7 @@ func TestFortyChatsOnOneInviteNeverPassIt(t *testing.T) {
 // once on one person's $2 of credit: never past it, no chat past its cap,
 // nothing left held.
 func TestTwoHundredChatsOnOnePersonsCreditNeverPassIt(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t, crowdScript(2000)...)
 	fake.Tokenize = true
 	env := modelEnv(fake)

@@ -223,6 +223,7 @@ func TestAFallbackIsHeldItsFailedAttempt(t *testing.T) {
 // its inference id (the answer's headers had come), and GET /api/v1/me/usage
 // brings it to NEAR AI's bill.
 func TestAStoppedCallIsChargedItsInputThenReconciled(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t)
 	fake.Hold, fake.Holding, fake.HeadersFirst = make(chan struct{}), make(chan struct{}, 1), true
 	env := modelEnv(fake)
@@ -280,6 +281,7 @@ func TestAStoppedCallIsChargedItsInputThenReconciled(t *testing.T) {
 // counts against the data budget: past it a new spec is 429 and nothing is
 // kept, while one kept before still validates at no cost.
 func TestSpecsAStrangerKeepsCountAgainstTheDataBudget(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	spec, name, sha := proposedSpec(t, p, 1)
 	stranger := p.browser(t)

@@ -16,6 +16,7 @@ import (
 // /api/v1/agent/chat, so a chat that continues a run (run_id) spends up to its
 // own cap, not what is left of the run's first chat.
 func TestAFollowUpChatOnARunHasItsOwnCap(t *testing.T) {
+	t.Parallel()
 	call := nearaitest.Call{Name: "no_such_tool", Args: `{}`}
 	var script []nearaitest.Answer
 	for i := range 18 {

@@ -89,6 +89,7 @@ func getFlower(t *testing.T, p *testPetal, id string) flowerWithCorrections {
 // transaction and its set), submitted by its hash, and shown beside the
 // flower, which it never changes; the same again is the same answer.
 func TestCorrectingAPublishedFlower(t *testing.T) {
+	t.Parallel()
 	x := newPublishing(t)
 	p := x.p
 	pub := x.published(t)
@@ -177,6 +178,7 @@ func TestCorrectingAPublishedFlower(t *testing.T) {
 // or by her account; bad input is refused in the contract's shape; and
 // nothing changes on any of them.
 func TestCorrectionRefusals(t *testing.T) {
+	t.Parallel()
 	x := newPublishing(t)
 	p := x.p
 	pub := x.published(t)
@@ -264,6 +266,7 @@ func TestCorrectionRefusals(t *testing.T) {
 // flowers) are picked up by the map sync; a malformed one, or one of a
 // flower not kept here, is not.
 func TestTheMapSyncPicksUpCorrectionsPublishedElsewhere(t *testing.T) {
+	t.Parallel()
 	x := newPublishing(t)
 	p := x.p
 	pub := x.published(t)
@@ -372,6 +375,7 @@ func (x *publishing) submitted(t *testing.T, flower string, seed byte) keptCorre
 // The map's page in Chromium shows the correction beside the drawings: who,
 // when, what, its link, at a legible size.
 func TestCorrectionsOnTheMapPageInABrowser(t *testing.T) {
+	t.Parallel()
 	x := newPublishing(t)
 	pub := x.published(t)
 	x.submitted(t, pub.ID, 11)

@@ -33,6 +33,7 @@ var documents = map[string]bool{
 // answer also carries X-Request-Id, and a JSON answer tools_version (errors
 // in the contract's shape).
 func TestEveryRouteFollowsTheGeneralRules(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	routes := p.Svc.Server.Routes()
 	require.NotEmpty(t, routes)
@@ -92,6 +93,7 @@ func TestEveryRouteFollowsTheGeneralRules(t *testing.T) {
 // ignores X-Forwarded-For, and answers 429 in the contract's shape with
 // Retry-After.
 func TestWiredToolCallLimit(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "3", "PETAL_TRUSTED_PROXIES": "127.0.0.1"})
 	call := func(headers ...string) (*http.Response, string) {
 		return p.do(t, http.MethodPost, "/api/v1/specs/validate", `{}`, headers...)

@@ -94,6 +94,7 @@ func knownVariable(name string) bool {
 }
 
 func TestKubernetesManifests(t *testing.T) {
+	t.Parallel()
 	objs := k8sObjects(t)
 	for _, kind := range []string{"Deployment", "Service", "Job", "Secret", "ConfigMap"} {
 		require.Len(t, objs[kind], 1, "one %s", kind)
@@ -171,6 +172,7 @@ func TestKubernetesManifests(t *testing.T) {
 // autoscaler, a startup probe, an image pinned by the build and a network
 // policy allowing only what petal is reached by and calls.
 func TestKubernetesScaleAndSafety(t *testing.T) {
+	t.Parallel()
 	objs := k8sObjects(t)
 	for _, kind := range []string{"PodDisruptionBudget", "HorizontalPodAutoscaler", "NetworkPolicy", "Kustomization"} {
 		require.Len(t, objs[kind], 1, "one %s", kind)
@@ -285,6 +287,7 @@ func TestKubernetesScaleAndSafety(t *testing.T) {
 // The image's build context leaves out history, local data and secrets, and
 // keeps everything go build needs.
 func TestDockerignore(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../.dockerignore")
 	require.NoError(t, err)
 	var patterns []string
@@ -314,6 +317,7 @@ func TestDockerignore(t *testing.T) {
 }
 
 func TestComposeFile(t *testing.T) {
+	t.Parallel()
 	docs := yamlDocs(t, filepath.Join(deployDir, "compose.yaml"))
 	require.Len(t, docs, 1)
 	services := dig(t, docs[0], "services").(doc)
@@ -340,6 +344,7 @@ func TestComposeFile(t *testing.T) {
 }
 
 func TestDockerfile(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(deployDir, "Dockerfile"))
 	require.NoError(t, err)
 	df := string(b)
@@ -367,6 +372,7 @@ func atoi(t *testing.T, s string) int {
 // The Taskfile parses and has the tasks the README promises; its test task
 // and CI run the README's test command.
 func TestTaskfileAndTheREADMEAgree(t *testing.T) {
+	t.Parallel()
 	docs := yamlDocs(t, "../../Taskfile.yml")
 	require.Len(t, docs, 1)
 	tasks := dig(t, docs[0], "tasks").(doc)

@@ -22,6 +22,7 @@ import (
 // chain, OpenZeppelin's ERC20Votes), read through the wired service: listed,
 // read fresh over HTTP, drawn, and served over MCP.
 func TestERC20ReadingsThroughHTTPAndMCP(t *testing.T) {
+	t.Parallel()
 	chain := evmtest.NewChain(t, evmtest.Options{Accounts: 3})
 	votes := evmtest.Contracts(t)["PetalVotes"]
 	token := chain.Deploy(t, votes)
@@ -155,6 +156,7 @@ func TestERC20ReadingsThroughHTTPAndMCP(t *testing.T) {
 // drawn, published by a signed-in wallet, on the map under their tokens'
 // CAIP-10 ids, and in relations: the holder of both sits in both groups.
 func TestEVMReadingsArePublishedOnTheMapAndInRelations(t *testing.T) {
+	t.Parallel()
 	chain := evmtest.NewChain(t, evmtest.Options{Accounts: 3})
 	votes := evmtest.Contracts(t)["PetalVotes"]
 	first, second := chain.Deploy(t, votes), chain.Deploy(t, votes)
@@ -260,6 +262,7 @@ func TestEVMReadingsArePublishedOnTheMapAndInRelations(t *testing.T) {
 // A real Baal's proposals read over HTTP, published, and served by
 // GET /api/v1/maps/:id/proposals as proposals/v2, like a Sputnik DAO's.
 func TestABaalsProposalsAreServedOnItsMap(t *testing.T) {
+	t.Parallel()
 	chain := evmtest.NewChain(t, evmtest.Options{Accounts: 4})
 	b := chain.BaalStory(t)
 	p, rpc := signInPetal(t, map[string]string{"PETAL_EVM_CHAINS": "1337", "PETAL_EVM_RPC_1337": chain.URL})

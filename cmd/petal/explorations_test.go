@@ -66,6 +66,7 @@ func tokenOf(t *testing.T, url string) string {
 }
 
 func TestExplorationAccessPerScope(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	owner, stranger := p.browser(t), p.browser(t)
 
@@ -163,6 +164,7 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 func TestIdempotentCreates(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	a, b := p.browser(t), p.browser(t)
 	key := "Idempotency-Key"
@@ -203,6 +205,7 @@ func TestIdempotentCreates(t *testing.T) {
 }
 
 func TestClaimAnUnownedExploration(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, nil).
 		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: p.URL + "/mcp", DisableStandaloneSSE: true}, nil)
@@ -232,6 +235,7 @@ func TestClaimAnUnownedExploration(t *testing.T) {
 // The owner's lists page with a cursor, and an exploration holds at most
 // MaxLiveLinks links that work: the one past it is refused and stores nothing.
 func TestExplorationListsPageAndLinksAreCapped(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	owner := p.browser(t)
 	var ids []string
@@ -296,6 +300,7 @@ func TestExplorationListsPageAndLinksAreCapped(t *testing.T) {
 // makes one exploration: without a session the key is the address's, looked
 // up before an anonymous session is opened (issue 33, item 11).
 func TestAnIdempotencyKeyWithoutACookieMakesOneExploration(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	send := func(body string) (*http.Response, map[string]any) {
 		res, raw := p.do(t, http.MethodPost, "/api/v1/explorations", body, "Idempotency-Key", "no-cookies-1")

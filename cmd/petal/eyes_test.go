@@ -44,6 +44,7 @@ func mcpSession(t *testing.T, p *testPetal) *sdk.ClientSession {
 // through the fake node, pages served by the test on loopback (with the
 // test setting), search through the fake provider, and the brain.
 func TestEyesThroughTheDoors(t *testing.T) {
+	t.Parallel()
 	near := nearrpctest.New(t)
 	search := bravetest.New(t)
 	pages := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -116,6 +117,7 @@ func TestEyesThroughTheDoors(t *testing.T) {
 // Without the test setting the site's own machine is never read, and
 // without a key search answers 503 naming the variable.
 func TestEyesRefuseByDefault(t *testing.T) {
+	t.Parallel()
 	var hits int
 	local := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
 	defer local.Close()
@@ -142,6 +144,7 @@ func TestEyesRefuseByDefault(t *testing.T) {
 // On a public site the reading tools are refused through every door and not
 // listed on MCP; the brain is kept.
 func TestEyesOnAPublicSite(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_PUBLIC": "1", "PETAL_SEARCH_API_KEY": "kept-out"})
 	for _, r := range []struct{ method, path, body string }{
 		{http.MethodPost, "/api/v1/read-chain", `{"network":"near:mainnet","contract":"a.near","method":"get_config"}`},
@@ -176,6 +179,7 @@ func TestEyesOnAPublicSite(t *testing.T) {
 // Petals' agent is offered the reading tools (search only with a key), and
 // announces each with its stage before the call.
 func TestTheAgentReadsTheChainWithItsStage(t *testing.T) {
+	t.Parallel()
 	near := nearrpctest.New(t)
 	model := nearaitest.New(t,
 		nearaitest.Completion("e1", "deepseek-ai/DeepSeek-V3.1", "", nearaitest.Call{Name: "read_chain",

@@ -16,6 +16,7 @@ import (
 // Two readings of one DAO a month apart: carol left, dave entered, alice
 // halved her weight. Through HTTP and MCP alike, with the same answer.
 func TestCompareFiguresThroughEveryDoor(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	before := flowerDAOSnapshot() // alice 6 (council), bob 2 (council, community), carol 2 (community); T=10
 	after := flowerDAOSnapshot()

@@ -80,6 +80,7 @@ func aCrowdedReading() snapshots.Snapshot {
 }
 
 func TestFlowerWordsAreReadableWhereShown(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_RECORDED_PACE_MS": "0",
 		"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
@@ -216,6 +217,7 @@ func flowerViewURL(t *testing.T, p *testPetal, runID string) string {
 // and share under the picture; clicked it opens the account's groups on the
 // map, each a link to its map.
 func TestAPetalTellsWhoItIs(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	record, id, _ := aFlower(t, "alice.near", "Marketing by role", 6)
@@ -281,6 +283,7 @@ func TestAPetalTellsWhoItIs(t *testing.T) {
 // An address that is no page answers a page to a browser (404, with the
 // way on as links), while the API keeps answering JSON.
 func TestAnUnknownPageIsAPage(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	res, body := p.do(t, http.MethodGet, "/no-such-page", "", "Accept", "text/html,application/xhtml+xml")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)

@@ -57,6 +57,7 @@ func decodeFlower(t *testing.T, body string) map[string]any {
 }
 
 func TestFiguresRoute(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	snap := flowerDAOSnapshot()
 	sha := storeFlowerSnapshot(t, p, snap)
@@ -106,6 +107,7 @@ func TestFiguresRoute(t *testing.T) {
 }
 
 func TestProposeValidateRenderAndDraft(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	sha := storeFlowerSnapshot(t, p, flowerDAOSnapshot())
 
@@ -261,6 +263,7 @@ func TestProposeValidateRenderAndDraft(t *testing.T) {
 
 // Every door gives the same answer: the registry through MCP equals the HTTP route.
 func TestFlowerToolsThroughMCP(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	sha := storeFlowerSnapshot(t, p, flowerDAOSnapshot())
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
@@ -308,6 +311,7 @@ func flowerJSON(t *testing.T, v any) string {
 
 // A public site keeps the flower tools: they read only what is stored here.
 func TestFlowerToolsOnAPublicSite(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
 	sha := storeFlowerSnapshot(t, p, flowerDAOSnapshot())
 	res, body := p.do(t, http.MethodPost, "/api/v1/figures", `{"sha256":"`+sha+`"}`)

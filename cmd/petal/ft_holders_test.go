@@ -14,6 +14,7 @@ import (
 // shape), every balance from the chain (the fake node's recordings) at the
 // pinned block; the index's own balances count for nothing.
 func TestNearFTHoldersAreTheIndexsNamesWithTheChainsBalances(t *testing.T) {
+	t.Parallel()
 	index := fastneartest.New(t)
 	stale, wrong := "1", "999999999999"
 	index.Set("usdt.tether-token.near",

@@ -47,6 +47,7 @@ type goldenRoute struct {
 // without a compile error; this test is what says so. Rewrite with
 // go test ./cmd/petal -run TestToolSchemasAndRoutesAreGolden -update.
 func TestToolSchemasAndRoutesAreGolden(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 
 	var tools []goldenTool

@@ -19,6 +19,11 @@ import (
 	"github.com/petal-near/petal/app/config"
 )
 
+// Tests run in parallel (t.Parallel) unless they change the process (t.Setenv,
+// a signal, a package variable) or measure its time or memory: each has its
+// own database, listener and blob keys, so they wait on the database and the
+// fakes side by side.
+
 // testPetal is the real service, wired by Wire exactly as `petal serve` wires
 // it, on a fresh database and a real loopback listener.
 type testPetal struct {

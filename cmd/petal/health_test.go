@@ -18,6 +18,7 @@ import (
 )
 
 func TestHealthAndInfo(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	res, body := p.do(t, http.MethodGet, "/api/v1/health", "")
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
@@ -39,6 +40,7 @@ func TestHealthAndInfo(t *testing.T) {
 // Health is 503 with ok:false while the database does not answer, the process
 // keeps serving meanwhile, and health is 200 again when the database is back.
 func TestHealthFollowsTheDatabase(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	u, err := url.Parse(db.URL)
 	require.NoError(t, err)
@@ -86,6 +88,7 @@ func TestHealthFollowsTheDatabase(t *testing.T) {
 }
 
 func TestInfoRevealsNothingElse(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_AGENT_ACCESS": "open", "NEAR_AI_API_KEY": "sk-secret"})
 	res, body := p.do(t, http.MethodGet, "/api/v1/info", "")
 	require.Equal(t, http.StatusOK, res.StatusCode)
@@ -104,6 +107,7 @@ func TestInfoRevealsNothingElse(t *testing.T) {
 // The real wiring answers unknown routes and wrong methods in the contract's
 // shape, with tools_version and a request id.
 func TestWiredServiceRefusesInTheContractsShape(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	res, body := p.do(t, http.MethodGet, "/api/v1/no-such-thing", "", "X-Request-Id", "wired-404")
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)
@@ -143,6 +147,7 @@ func TestHealthCommand(t *testing.T) {
 // held on a public site, which never reads live. ok stays the database's
 // alone. Health and info are open to other sites, like every tool route.
 func TestHealthMapIsChecked(t *testing.T) {
+	t.Parallel()
 	rpc := nearrpctest.New(t)
 	up := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": rpc.URL})
 	down := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": "http://127.0.0.1:1"})

@@ -17,6 +17,7 @@ const module = "github.com/petal-near/petal"
 // (appTiers). Test files are held to
 // it too, with the stand-ins of testImportBreaksRule.
 func TestImportRule(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-f",
 		`{{.ImportPath}} {{join .Imports " "}} | {{join .TestImports " "}} {{join .XTestImports " "}}`, module+"/...").CombinedOutput()
 	require.NoError(t, err, "go list: %s", out)
@@ -180,6 +181,7 @@ func layer(pkg string) string {
 }
 
 func TestImportRuleCatchesBreaks(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ pkg, imp string }{
 		{module + "/domain/credit", module + "/ports"},
 		{module + "/domain/credit", "net/http"},

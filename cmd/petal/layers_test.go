@@ -11,6 +11,7 @@ import (
 )
 
 func TestLayersAndDatasetVersions(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, nil)
 	sha := storeFlowerSnapshot(t, p, flowerDAOSnapshot()) // alice, bob, carol
 	erin := signInAs(t, p, rpc, "erin.testnet")

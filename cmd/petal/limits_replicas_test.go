@@ -24,6 +24,7 @@ import (
 // carries another cf-connecting-ip, which the processes don't believe (the
 // test's client is no trusted proxy), so rotating it changes nothing.
 func TestToolCallLimitHoldsAcrossThreeReplicas(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	var replicas []*petalProcess
 	for range 3 {
@@ -49,6 +50,7 @@ func TestToolCallLimitHoldsAcrossThreeReplicas(t *testing.T) {
 // The fresh-read slots are the site's, not a process's: two processes, two
 // slots, one per address, whichever process a request reaches.
 func TestFreshReadSlotsAreSharedByReplicas(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	fake := nearrpctest.New(t)
 	fake.Inject(nearrpctest.Fault{Function: "get_policy", Hang: true})
@@ -93,6 +95,7 @@ func TestFreshReadSlotsAreSharedByReplicas(t *testing.T) {
 // Slow-body clients (a byte every 5 s) are cut at PETAL_BODY_TIMEOUT_S, while
 // a chat's event stream, which outlasts that deadline, is not.
 func TestSlowBodiesAreCutAndStreamsAreNot(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	p := startProcess(t, db, map[string]string{"PETAL_BODY_TIMEOUT_S": "2", "PETAL_RECORDED_PACE_MS": "1000"})
 	// The chat's stream starts first and runs for several seconds.
@@ -164,6 +167,7 @@ func slowPost(t *testing.T, addr, path string, n int, gap time.Duration) (cut bo
 // process; past it, 429 (a chat's stream refused starts no run), while other
 // addresses stream on; a stream closed frees its place.
 func TestOpenStreamsAreCappedPerAddress(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_SSE_PER_ADDRESS": "2", "PETAL_RECORDED_PACE_MS": "2000", "PETAL_TRUSTED_PROXIES": "127.0.0.1"})
 	id := startRun(t, p)
 	path := "/api/v1/agent/runs/" + id
@@ -206,6 +210,7 @@ func TestOpenStreamsAreCappedPerAddress(t *testing.T) {
 // counted under it have closed, so the calls it allowed still count for the
 // replicas that go on.
 func TestAStoppedReplicasCallsStillCount(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	p := startProcess(t, db, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "100000"})
 	count := func(query string) int {

@@ -35,6 +35,7 @@ func (s *sseStream) endsWithin(d time.Duration) (events []sseEvent, ended bool) 
 // revoked, each on another replica than the stream's; the owner's stream
 // goes on (issue 33, item 6).
 func TestLiveStreamsEndWithTheirLink(t *testing.T) {
+	t.Parallel()
 	a := startPetal(t, nil)
 	b := startPetalOn(t, nil, a.DB, a.DB.DB)
 	owner, cookie := personOn(t, a)

@@ -20,6 +20,7 @@ import (
 // byte that needs escaping, integers, booleans, durations) and the rest it
 // hands over (floats, times, errors, groups, derived handlers).
 func TestFastJSONMatchesSlog(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 30, 23, 59, 1, 123456789, time.UTC)
 	records := []struct {
 		msg   string
@@ -58,6 +59,7 @@ func TestFastJSONMatchesSlog(t *testing.T) {
 }
 
 func TestFastJSONIsAHandler(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	require.NoError(t, slogtest.TestHandler(newFastJSON(&buf), func() []map[string]any {
 		return parseLines(t, buf.String())

@@ -14,6 +14,7 @@ import (
 
 // Logs are JSON unless stdout is a terminal, or PETAL_LOG_FORMAT says.
 func TestLoggerFormat(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	newLogger(&buf, "").Info("hello", "n", 1)
 	var rec map[string]any

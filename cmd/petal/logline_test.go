@@ -16,6 +16,7 @@ import (
 // The throwaway wallet key's warning, logged while serving POST
 // /api/v1/auth/verify, carries that request's request_id.
 func TestTheThrowawayKeysWarningCarriesItsRequest(t *testing.T) {
+	t.Parallel()
 	rpc := nearrpctest.New(t)
 	p := startProcess(t, pgtest.New(t), map[string]string{
 		"PETAL_API": "https://petal.example", "PETAL_NEAR_RPC_MAINNET": rpc.URL, "PETAL_NEAR_RPC_TESTNET": rpc.URL,
@@ -41,6 +42,7 @@ func TestTheThrowawayKeysWarningCarriesItsRequest(t *testing.T) {
 // A process holds its pool and two listeners, each a session of its own, as
 // docs/operations.md sizes max_connections for (pool + 2).
 func TestAProcessHoldsItsPoolAndTwoListeners(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	startProcess(t, db, map[string]string{"PETAL_DB_POOL_SIZE": "2", "PETAL_MAP_SYNC_MIN": "0", "PETAL_MAP_MARKS_MIN": "0",
 		"PETAL_NEAR_RPC_MAINNET": "http://127.0.0.1:1", "PETAL_NEAR_RPC_TESTNET": "http://127.0.0.1:1", "PETAL_ONECLICK_URL": "http://127.0.0.1:1"})

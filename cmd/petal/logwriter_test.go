@@ -16,6 +16,7 @@ import (
 // order; a line written alone shows within a few flush periods; Close writes
 // what is kept, and a line past the buffer's cap is written at once.
 func TestCoalescingWriterKeepsEveryLine(t *testing.T) {
+	t.Parallel()
 	out := &lockedBuffer{}
 	w := newCoalescingWriter(out)
 	var wg sync.WaitGroup

@@ -47,6 +47,7 @@ type lookUpBody struct {
 // look_up against the fake NEAR node: a DAO, a pool, a token, an unknown
 // account and a name; through HTTP and MCP alike.
 func TestLookUpThroughTheDoors(t *testing.T) {
+	t.Parallel()
 	near := nearrpctest.New(t)
 	viewAccount(near, "marketing.sputnik-dao.near", "5000000000000000000000000")
 	viewAccount(near, "astro-stakers.poolv1.near", "7000000000000000000000000")
@@ -111,6 +112,7 @@ VALUES (repeat('a', 64), 'near:mainnet', 'maker.near', 'near:mainnet:marketing.s
 // A public site refuses look_up through HTTP and MCP (not listed there),
 // reading nothing.
 func TestLookUpOnAPublicSite(t *testing.T) {
+	t.Parallel()
 	near := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_PUBLIC": "1", "PETAL_NEAR_RPC_MAINNET": near.URL})
 	res, body := p.do(t, http.MethodGet, "/api/v1/look-up?query=marketing.sputnik-dao.near", "")

@@ -66,6 +66,7 @@ func readDemoMap(t *testing.T, p *testPetal) (demoMaps, demoViews) {
 // pictures drawn and their links opening; nothing of them is stored; the
 // setting and a public site turn them off; a real flower ends them.
 func TestAFreshSiteShowsTheDemoMapUntilARealFlower(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_DEMO_MAP": "on", "PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 
@@ -154,6 +155,7 @@ func TestAFreshSiteShowsTheDemoMapUntilARealFlower(t *testing.T) {
 }
 
 func TestTheDemoMapIsOffWhenTurnedOffAndOnAPublicSite(t *testing.T) {
+	t.Parallel()
 	for name, env := range map[string]map[string]string{
 		"turned off":  {"PETAL_DEMO_MAP": "off"},
 		"public site": {"PETAL_DEMO_MAP": "on", "PETAL_PUBLIC": "1"},
@@ -181,6 +183,7 @@ func TestTheDemoMapIsOffWhenTurnedOffAndOnAPublicSite(t *testing.T) {
 // The demo map in Chromium: the gallery lists the three cards, each marked,
 // their tiles drawn; one opens at its map's page, marked too.
 func TestTheDemoMapInABrowser(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_DEMO_MAP": "on"})
 	b := startBrowser(t, p.URL)
 	ctx := b.tab(t)

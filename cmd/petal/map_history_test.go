@@ -21,6 +21,7 @@ import (
 // is oldest first with each reading's figures, each reader's previous beside
 // it, and the map's page draws the chart with its numbers as text.
 func TestMapHistoryThreeReadingsInOrder(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	mapID, shas := threeReadingsMap(t, p, fake)

@@ -17,6 +17,7 @@ import (
 // opens at its view_url with its picture, legend and figures, whether it was
 // published here, synced from SocialDB or shipped with a public site.
 func TestEveryMapLinkOpens(t *testing.T) {
+	t.Parallel()
 	opens := func(t *testing.T, p *testPetal, want int) {
 		t.Helper()
 		m := getMap(t, p, "/api/v1/map")
@@ -70,6 +71,7 @@ func TestEveryMapLinkOpens(t *testing.T) {
 // A map card's tile is the flower alone, drawn for a light or a dark page:
 // the gallery's <picture> loads the dark one on a dark page.
 func TestTilesAreDrawnForTheirPage(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	record, id, _ := aFlower(t, "alice.near", "A tile", 5)

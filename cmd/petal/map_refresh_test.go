@@ -102,6 +102,7 @@ func countRows(t *testing.T, db *pgtest.DB, query string, args ...any) int {
 // replica's map shows it too, and the day's budget holds the second map
 // back.
 func TestMapRefreshReadsWithinBudgetOnOneReplica(t *testing.T) {
+	t.Parallel()
 	db, fake, env := refreshSite(t, 1)
 	a := startPetalOn(t, env, db, db.DB)
 	b := startPetalOn(t, env, db, db.DB)
@@ -169,6 +170,7 @@ func TestMapRefreshReadsWithinBudgetOnOneReplica(t *testing.T) {
 // without spending the budget; a pool whose chain fails is backed off and
 // not tried again before its time.
 func TestMapRefreshSkipsUnchangedAndBacksOffFailing(t *testing.T) {
+	t.Parallel()
 	db, fake, env := refreshSite(t, 10)
 	p := startPetalOn(t, env, db, db.DB)
 	dao, _ := drawEarlier(t, p, fake, "near-dao-members", `{"dao":"marketing.sputnik-dao.near"}`, 24*time.Hour, 1)

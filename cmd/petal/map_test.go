@@ -82,6 +82,7 @@ func getMap(t *testing.T, p *testPetal, path string) mapAnswer {
 }
 
 func TestMapSyncKeepsFlowersPublishedElsewhereAndRefusesMalformedOnes(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	if m := getMap(t, p, "/api/v1/map"); len(m.Views) != 0 || m.Groups == nil || m.Pairs == nil || m.Source != "published" {
@@ -206,6 +207,7 @@ func mapEvidence(t *testing.T, p *testPetal) string {
 }
 
 func TestMapListsCardsAndPictures(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	first, firstID, firstSpec := aFlower(t, "alice.near", "First", 4)
@@ -303,6 +305,7 @@ func TestMapListsCardsAndPictures(t *testing.T) {
 }
 
 func TestTwoReplicasSeeTheSameMap(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	env := map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL}
 	a := startPetal(t, env)
@@ -339,6 +342,7 @@ func TestTwoReplicasSeeTheSameMap(t *testing.T) {
 }
 
 func TestPublicSiteServesTheShippedMapWithNoChainRead(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_PUBLIC": "1", "PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	m := getMap(t, p, "/api/v1/map")
@@ -386,6 +390,7 @@ func flowerOfReading(t *testing.T, s snapshots.Snapshot, sha, maker string) (rec
 }
 
 func TestHiddenMapsAreInNoListButAnswerByID(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	const hiddenDAO = "hidden-example.sputnikv2.testnet"
@@ -432,6 +437,7 @@ func TestHiddenMapsAreInNoListButAnswerByID(t *testing.T) {
 }
 
 func TestMapProposalsFromTheNewestProposalsReading(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	reading := func(at string, status string) snapshots.Snapshot {
@@ -477,6 +483,7 @@ func TestMapProposalsFromTheNewestProposalsReading(t *testing.T) {
 // A replica whose listener lost its connection may miss a NOTIFY; after it
 // reconnects it reads the whole store again, so it still sees the flower.
 func TestAReplicaThatMissedANotificationStillSeesTheFlower(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	env := map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL}
 	a := startPetal(t, env)

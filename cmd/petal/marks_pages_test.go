@@ -25,6 +25,7 @@ import (
 // (markup shows as text) and where they came from; a curated pool says so.
 // The logo holds a script: it runs neither in the page nor opened alone.
 func TestMarksInABrowser(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	const hostile = `<img src=x onerror="document.title='pwned'">`

@@ -113,6 +113,7 @@ func marksOnCards(t *testing.T, p *testPetal) map[string]*cardMark {
 }
 
 func TestMapMarksFromTheChainThenTheCuratedList(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 
@@ -320,6 +321,7 @@ func closed() <-chan struct{} {
 // within marksRecheck (30 s): that one asks the marks' version in the
 // background, never per card.
 func TestAnotherReplicaCarriesANewMark(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	env := map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL}
 	a := startPetal(t, env)
@@ -364,6 +366,7 @@ func unknownAccount(t *testing.T, fake *nearrpctest.Server, contract, method str
 // chain that can't be read gives it too (and is tried again, backed off),
 // and a later read adds the chain's word, the list confirming it.
 func TestACuratedMarkNeedsNoChain(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	const sweat, wrap, gone = "near:mainnet:token.sweat", "near:mainnet:wrap.near", "near:mainnet:gone.tkn.near"

@@ -225,6 +225,7 @@ func contains(xs []string, x string) bool {
 // tool answers what the tool's HTTP route answers for the same input, over
 // Streamable HTTP and over stdio.
 func TestMCPWithTheTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	// Every tool is called through three doors from one address: more than
 	// the default 60 tool calls a minute.
 	p := startPetal(t, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "1000"})

@@ -95,6 +95,7 @@ var waitsOnTheRegistry = map[string]string{}
 // arguments as its command line takes them; each answer equals the tool's
 // HTTP route's for what the CLI sent.
 func TestMCPInspectorCallsEveryReadOnlyTool(t *testing.T) {
+	t.Parallel()
 	dir := npmTools(t, "inspector", filepath.Join("@modelcontextprotocol", "inspector-cli", "package.json"))
 	p := startPetal(t, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "1000"})
 	reg := p.Svc.Server.Registry()
@@ -126,6 +127,7 @@ func TestMCPInspectorCallsEveryReadOnlyTool(t *testing.T) {
 	require.Equal(t, readOnly, names, "the calls are every offered tool whose hints say it reads only")
 	for _, door := range []string{"streamable http", "stdio"} {
 		t.Run(door, func(t *testing.T) {
+			t.Parallel()
 			out, err := inspector(t, dir, base, append(doors[door], "--method", "tools/list")...)
 			require.NoError(t, err, out)
 			var list struct {
@@ -160,37 +162,42 @@ func TestMCPInspectorCallsEveryReadOnlyTool(t *testing.T) {
 				assert.Equal(t, h.Idempotent || h.ReadOnly, a.IdempotentHint, "%s idempotentHint", tool.Name)
 			}
 
+			// Each call is its own Inspector process (and over stdio its own
+			// petal mcp), independent of the others: they run side by side.
 			for _, name := range names {
 				require.True(t, listed[name], "%s is not offered", name)
-				args := []string{"--method", "tools/call", "--tool-name", name}
-				for _, a := range calls[name] {
-					args = append(args, "--tool-arg", a)
-				}
-				out, err := inspector(t, dir, base, append(doors[door], args...)...)
-				require.NoError(t, err, "%s: %s", name, out)
-				var res mcpToolResult
-				require.NoError(t, json.Unmarshal([]byte(out), &res), "%s: %s", name, out)
-				require.NotEmpty(t, res.Content, name)
-				var text map[string]any
-				require.NoError(t, json.Unmarshal([]byte(res.Content[0].Text), &text), name)
-				assert.Equal(t, toolkit.ToolsVersion, text["tools_version"], "%s: the result says which tool set answered", name)
-				delete(text, "tools_version")
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					args := []string{"--method", "tools/call", "--tool-name", name}
+					for _, a := range calls[name] {
+						args = append(args, "--tool-arg", a)
+					}
+					out, err := inspector(t, dir, base, append(doors[door], args...)...)
+					require.NoError(t, err, "%s: %s", name, out)
+					var res mcpToolResult
+					require.NoError(t, json.Unmarshal([]byte(out), &res), "%s: %s", name, out)
+					require.NotEmpty(t, res.Content, name)
+					var text map[string]any
+					require.NoError(t, json.Unmarshal([]byte(res.Content[0].Text), &text), name)
+					assert.Equal(t, toolkit.ToolsVersion, text["tools_version"], "%s: the result says which tool set answered", name)
+					delete(text, "tools_version")
 
-				// The same input over HTTP, as a person would give it there.
-				status, want := httpToolCall(t, p, routeFor(t, p, name), typedArgs(t, reg, name, calls[name]))
-				same := reflect.DeepEqual(masked(want, differs[name]...), masked(text, differs[name]...)) && res.IsError == (status != http.StatusOK)
-				if why, waits := waitsOnTheRegistry[name]; waits {
-					assert.False(t, same, "%s is listed as waiting on the registry (%s), but the Inspector's call now "+
-						"answers what HTTP does: take it off the list", name, why)
-					continue
-				}
-				if status != http.StatusOK {
-					assert.True(t, res.IsError, "%s: HTTP refused (%d), MCP must too", name, status)
-					assert.Equal(t, want, text, "%s: the same refusal through both doors", name)
-					continue
-				}
-				require.False(t, res.IsError, "%s: %s", name, res.Content[0].Text)
-				assert.Equal(t, masked(want, differs[name]...), masked(text, differs[name]...), "%s: the Inspector gets what HTTP answers", name)
+					// The same input over HTTP, as a person would give it there.
+					status, want := httpToolCall(t, p, routeFor(t, p, name), typedArgs(t, reg, name, calls[name]))
+					same := reflect.DeepEqual(masked(want, differs[name]...), masked(text, differs[name]...)) && res.IsError == (status != http.StatusOK)
+					if why, waits := waitsOnTheRegistry[name]; waits {
+						assert.False(t, same, "%s is listed as waiting on the registry (%s), but the Inspector's call now "+
+							"answers what HTTP does: take it off the list", name, why)
+						return
+					}
+					if status != http.StatusOK {
+						assert.True(t, res.IsError, "%s: HTTP refused (%d), MCP must too", name, status)
+						assert.Equal(t, want, text, "%s: the same refusal through both doors", name)
+						return
+					}
+					require.False(t, res.IsError, "%s: %s", name, res.Content[0].Text)
+					assert.Equal(t, masked(want, differs[name]...), masked(text, differs[name]...), "%s: the Inspector gets what HTTP answers", name)
+				})
 			}
 		})
 	}
@@ -244,6 +251,7 @@ func typedArgs(t *testing.T, reg *toolkit.Registry, name string, kv []string) ma
 // Every tool the wired service registers has its hints (app/tool_hints.go),
 // and the table names no tool that is not registered.
 func TestEveryToolHasItsHints(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	registered := map[string]bool{}
 	for _, tool := range p.Svc.Server.Registry().All() {

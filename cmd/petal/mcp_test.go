@@ -12,6 +12,7 @@ import (
 )
 
 func TestMCPTakesOneCallPerPost(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	batch := `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`
 	res, body := p.do(t, http.MethodPost, "/mcp", batch, "Accept", "application/json, text/event-stream")
@@ -29,6 +30,7 @@ func TestMCPTakesOneCallPerPost(t *testing.T) {
 }
 
 func TestMCPOverTheRealListener(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
 		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: p.URL + "/mcp", DisableStandaloneSSE: true}, nil)
@@ -41,6 +43,7 @@ func TestMCPOverTheRealListener(t *testing.T) {
 
 // MCP calls and tool routes share one allowance per address.
 func TestMCPSharesTheToolCallLimit(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "3"})
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
 		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: p.URL + "/mcp", DisableStandaloneSSE: true}, nil)
@@ -71,6 +74,7 @@ func TestMCPSharesTheToolCallLimit(t *testing.T) {
 // Accept, a wrong method and a name given twice are all answered in the
 // contract's error shape, never the SDK's plain text.
 func TestMCPMalformedPayloadsAnswerInTheErrorShape(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	const both = "application/json, text/event-stream"
 	cases := []struct {

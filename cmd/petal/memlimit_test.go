@@ -11,6 +11,7 @@ import (
 )
 
 func TestMemoryLimitComesFromTheContainer(t *testing.T) {
+	t.Parallel()
 	before := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(before) })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))

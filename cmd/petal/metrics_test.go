@@ -181,6 +181,7 @@ func metricValue(t *testing.T, exposition, name string, labels ...string) float6
 // stream and its wait on the bus opened and closed, and the bus's own
 // notifications come back with their lag.
 func TestMetricsOfAChatAndAFreshRead(t *testing.T) {
+	t.Parallel()
 	model := nearaitest.New(t, nearaitest.Completion("m1", "deepseek-ai/DeepSeek-V3.1", "Here it is."))
 	env := modelEnv(model)
 	rpc := nearrpctest.New(t)

@@ -81,6 +81,7 @@ func TestMigrateCommand(t *testing.T) {
 }
 
 func TestUsageAndVersion(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, 2, run(nil, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "petal serve")

@@ -21,6 +21,7 @@ import (
 // The OpenAPI document is generated, so it must hold every route served and
 // nothing else.
 func TestOpenAPIIsEveryRouteServed(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)

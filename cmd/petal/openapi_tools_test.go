@@ -85,6 +85,7 @@ func runTool(t *testing.T, dir string, args ...string) (string, error) {
 // CLI's recommended ruleset and Spectral's spectral:oas. Neither may find an
 // error or a warning.
 func TestOpenAPIPassesRedoclyAndSpectral(t *testing.T) {
+	t.Parallel()
 	dir := npmTools(t, "openapitools", filepath.Join("@redocly", "cli", "package.json"))
 	file, _ := servedDocument(t, documentedSite)
 
@@ -136,6 +137,7 @@ func TestOpenAPIPassesRedoclyAndSpectral(t *testing.T) {
 // and refuses one reading a field no answer has (so the types are not
 // "anything"). No answer may be typed as an object without fields.
 func TestOpenAPITypeScriptClient(t *testing.T) {
+	t.Parallel()
 	dir := npmTools(t, "openapitools", filepath.Join("openapi-typescript", "package.json"))
 	file, _ := servedDocument(t, documentedSite)
 	work := t.TempDir()

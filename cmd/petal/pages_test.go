@@ -433,6 +433,7 @@ func storedSeqs(t *testing.T, p *testPetal, runID string) []int {
 }
 
 func TestPagesCarryAStrictPolicy(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	for _, path := range []string{"/make", "/connect", "/map", "/make?run=nobody"} {
 		res, body := p.do(t, http.MethodGet, path, "")
@@ -500,6 +501,7 @@ func TestMakePageHidesSomeoneElsesRun(t *testing.T) {
 // On a model (the fake), /make carries the session cookie the chat opens and
 // passes the Origin check, and the approval's Yes chip continues the run.
 func TestMakePageOnAModelAsksBeforeReading(t *testing.T) {
+	t.Parallel()
 	const model = "deepseek-ai/DeepSeek-V3.1"
 	read := nearaitest.Call{Name: "get_snapshot", Args: freshMarketing}
 	fake := nearaitest.New(t,

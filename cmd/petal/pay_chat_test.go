@@ -25,6 +25,7 @@ import (
 // is left pays for an answer only the chat ends with it, and once the credit
 // can't pay a first call the next chat is 402, never past the credit.
 func TestAPersonPaysForAChatWithTheirOwnCredit(t *testing.T) {
+	t.Parallel()
 	call := nearaitest.Call{Name: "no_such_tool", Args: `{}`}
 	var script []nearaitest.Answer
 	for i := range 30 {
@@ -239,6 +240,7 @@ func withBillingSwitch(t *testing.T, modelBase string, nanoUSD int64, down *atom
 // NEAR AI (one ask a minute per person, one at a time), and past 30 a minute
 // the route answers 429.
 func TestUsageAsksForBillsOnceAMinute(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t, nearaitest.Completion("u1", "deepseek-ai/DeepSeek-V3.1", "The answer."))
 	var asked atomic.Int32
 	env := modelEnv(fake)

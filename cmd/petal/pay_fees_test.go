@@ -19,6 +19,7 @@ import (
 // entries add up to what the credit spent, every hold covered what its call
 // charged, and GET /api/v1/price shows the switches.
 func TestBaseFeeSwitchesOnAPersonsCredit(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t,
 		nearaitest.Completion("f1", "deepseek-ai/DeepSeek-V3.1", "", nearaitest.Call{Name: "validate_spec", Args: `{}`}),
 		nearaitest.Completion("f2", "deepseek-ai/DeepSeek-V3.1", "Checked."),

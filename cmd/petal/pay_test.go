@@ -61,6 +61,7 @@ func payBody(network, account, hash string) string {
 const fixedPrice = `"price":{"at":"2026-11-01T12:00:00Z","source":"PETAL_NEAR_USD","block_at":"2026-11-01T12:00:00Z"}`
 
 func TestPayingInNEAR(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, map[string]string{"PETAL_NEAR_USD": "3.25"})
 	cookie, person := signInAlice(t, p)
 
@@ -141,6 +142,7 @@ func TestPayingInNEAR(t *testing.T) {
 }
 
 func TestPayWithoutAPriceOrOnAPublicSite(t *testing.T) {
+	t.Parallel()
 	p, _ := signInPetal(t, nil)
 	cookie, _ := signInAlice(t, p)
 	res, body := p.do(t, http.MethodGet, "/api/v1/pay", "", "Cookie", cookie)
@@ -163,6 +165,7 @@ func TestPayWithoutAPriceOrOnAPublicSite(t *testing.T) {
 }
 
 func TestPriceTipAndUsage(t *testing.T) {
+	t.Parallel()
 	p, _ := signInPetal(t, map[string]string{"PETAL_NEAR_USD": "3.25"})
 	res, body := p.do(t, http.MethodGet, "/api/v1/price", "")
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
@@ -269,6 +272,7 @@ func TestPriceTipAndUsage(t *testing.T) {
 }
 
 func TestTheNEARPriceFromNEARIntents(t *testing.T) {
+	t.Parallel()
 	oneClick := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v0/tokens" {
 			http.NotFound(w, r)
@@ -307,6 +311,7 @@ func blockAt(t *testing.T, rpc *nearrpctest.Server, at time.Time) {
 // counted; the price job reads 1Click into the history at start and keeps it
 // PETAL_NEAR_PRICE_KEEP_DAYS.
 func TestATopUpIsPricedAtItsBlockTime(t *testing.T) {
+	t.Parallel()
 	var nowUSD atomic.Value
 	nowUSD.Store("9")
 	oneClick := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -400,6 +405,7 @@ func TestATopUpIsPricedAtItsBlockTime(t *testing.T) {
 // PETAL_PAY_TESTNET=1 it counts, marked as testnet on the ledger; on a site
 // with the recorded model it counts too.
 func TestTestnetNEARNeverBuysRealSpend(t *testing.T) {
+	t.Parallel()
 	paid := map[string]string{"PETAL_NEAR_USD": "5", "NEAR_AI_API_KEY": "sk-test", "PETAL_WALLET_KEY": strings.Repeat("ab", 32)}
 	p, _ := signInPetal(t, paid)
 	cookie, person := signInAlice(t, p)
@@ -439,6 +445,7 @@ func TestTestnetNEARNeverBuysRealSpend(t *testing.T) {
 // time) for a model the list doesn't price or when it can't be read; holds
 // and charges use the same.
 func TestThePriceSaysWhereTheModelsPricesCameFrom(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t)
 	fake.SetPrices(0, nearaitest.ModelPrice{ID: "deepseek-ai/DeepSeek-V3.1", InputAmount: 1_100, OutputAmount: 2_800, Scale: 9})
 	p := startPetal(t, modelEnv(fake))

@@ -20,6 +20,7 @@ import (
 // B's LISTEN deaf, B would see A's events only at its safety poll (5 s);
 // each event is measured from A's own viewer to B's.
 func TestTwoReplicasThroughPgBouncerSeeEachOthersEventsAtListenSpeed(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	bouncer := pgtest.StartPgBouncer(t, "transaction", 3)
 	env := map[string]string{

@@ -17,6 +17,7 @@ import (
 // Wire's cleanup closes what the wiring opened, in order: this process's
 // lease is given back over the pool, then the pool closes.
 func TestTheServicesCleanupGivesTheLeaseBackThenClosesThePool(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	cfg, err := config.LoadConfig(func(string) string { return "" })
 	require.NoError(t, err)

@@ -57,6 +57,7 @@ type profileAnswer struct {
 }
 
 func TestAProfileRoundTripWithItsPictures(t *testing.T) {
+	t.Parallel()
 	p, _ := signInPetal(t, nil)
 	ctx := t.Context()
 	put := func(cookie, body string) (*http.Response, string) {
@@ -165,6 +166,7 @@ func headerOf(t *testing.T, p *testPetal, path, name string) string {
 }
 
 func TestProfileLimitsAndPicturesRefused(t *testing.T) {
+	t.Parallel()
 	p, _ := signInPetal(t, nil)
 	cookie, _ := signInAlice(t, p)
 	put := func(body string) (*http.Response, string) {

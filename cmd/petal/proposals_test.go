@@ -17,6 +17,7 @@ import (
 // the reader reads get_policy at the proposals' block, keeps the period in
 // the reading, and the map's proposals answer closes_at from it (issue 33).
 func TestSputnikProposalsCloseTheirPolicysPeriodAfterSubmission(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	// The map's SocialDB is read on both networks.
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL, "PETAL_NEAR_PAGE_SIZE": "2"})

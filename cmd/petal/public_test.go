@@ -14,6 +14,7 @@ import (
 // that run on the person's own machine are refused through every door, and
 // so is Petal's own agent; what the contract keeps keeps working.
 func TestPublicMode(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_PUBLIC": "1", "NEAR_AI_API_KEY": "sk-never-loaded"})
 	assert.Empty(t, p.Cfg.ModelKey, "the model key is never loaded")
 

@@ -117,6 +117,7 @@ func publishError(t *testing.T, body string) (code, hint string) {
 }
 
 func TestPublishingAFlowerToNEAR(t *testing.T) {
+	t.Parallel()
 	x := newPublishing(t)
 	p := x.p
 
@@ -253,6 +254,7 @@ func TestPublishingAFlowerToNEAR(t *testing.T) {
 }
 
 func TestPublishingRefusals(t *testing.T) {
+	t.Parallel()
 	x := newPublishing(t)
 	p := x.p
 	countKept := func() int {
@@ -344,6 +346,7 @@ func TestPublishingRefusals(t *testing.T) {
 // A flower Petals' agent draws for a signed-in person carries prepare: the
 // record and the SocialDB set their own wallet may sign. Nothing is sent.
 func TestTheAgentsFlowerOffersPublishing(t *testing.T) {
+	t.Parallel()
 	const model = "deepseek-ai/DeepSeek-V3.1"
 	rpc := nearrpctest.New(t)
 	// The spec is the one the person brings as their draft, so drawing it
@@ -384,6 +387,7 @@ func TestTheAgentsFlowerOffersPublishing(t *testing.T) {
 
 // A hidden map's flowers are in no list, and still open by id.
 func TestAHiddenMapsFlowersAreInNoList(t *testing.T) {
+	t.Parallel()
 	x := newPublishing(t)
 	p := x.p
 	snap := flowerDAOSnapshot()
@@ -439,6 +443,7 @@ func txRecording(hash, signer, receiver string, args []byte, succeeded bool) nea
 }
 
 func TestPublishingByTransactionHash(t *testing.T) {
+	t.Parallel()
 	x := newPublishing(t)
 	a := x.prepare(t, "By its transaction")
 	x.send(t, a)
@@ -470,6 +475,7 @@ func TestPublishingByTransactionHash(t *testing.T) {
 // Publishing the same flower from several requests at once keeps it once,
 // and every one of them gets the same answer.
 func TestPublishingTheSameFlowerAtOnce(t *testing.T) {
+	t.Parallel()
 	x := newPublishing(t)
 	a := x.prepare(t, "At once")
 	x.send(t, a)

@@ -92,6 +92,7 @@ func fundedPetal(t *testing.T, fake *nearaitest.Server, env map[string]string) (
 // worst with the fee and tip, and max_usd is the sum of those holds within
 // the chat's cap and what is left; a chat bound to it says quoted_usd.
 func TestAQuoteIsWhatTheLedgerHolds(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t, nearaitest.Completion("q1", "deepseek-ai/DeepSeek-V3.1", "Here it is."))
 	p, cookie, person := fundedPetal(t, fake, nil)
 	price := credit.Price{CallFeeBps: 1000, PerTurn: 3_000}
@@ -163,6 +164,7 @@ func TestAQuoteIsWhatTheLedgerHolds(t *testing.T) {
 // the quote before the call that could pass it; what it held never passed
 // max_usd.
 func TestAChatStopsAtItsQuote(t *testing.T) {
+	t.Parallel()
 	huge := nearaitest.Call{Name: "no_such_tool", Args: `{"x":"` + strings.Repeat("y", 320<<10) + `"}`}
 	fake := nearaitest.New(t, nearaitest.Completion("s1", "deepseek-ai/DeepSeek-V3.1", "", huge, huge, huge, huge, huge),
 		nearaitest.Completion("s2", "deepseek-ai/DeepSeek-V3.1", "Done."))
@@ -246,6 +248,7 @@ func TestAQuoteIsUsedOnceBeforeItExpires(t *testing.T) {
 // with a quote and once without, spends the same; only the quoted one's done
 // carries quoted_usd.
 func TestAQuotedChatSpendsWhatAnUnquotedOneDoes(t *testing.T) {
+	t.Parallel()
 	call := nearaitest.Call{Name: "validate_spec", Args: `{}`}
 	fake := nearaitest.New(t,
 		nearaitest.Completion("u1", "deepseek-ai/DeepSeek-V3.1", "", call), nearaitest.Completion("u2", "deepseek-ai/DeepSeek-V3.1", "Checked."),

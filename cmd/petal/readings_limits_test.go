@@ -39,6 +39,7 @@ func attackGzip(t testing.TB) []byte {
 // The attack, alone and four at once, is refused with 400 naming the limit it
 // passes, and stores nothing.
 func TestPostedReadingAttackIsRefusedWhileStreaming(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	owner := p.browser(t)
 	id := owner.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"an attack"}`)["id"].(string)
@@ -72,6 +73,7 @@ func TestPostedReadingAttackIsRefusedWhileStreaming(t *testing.T) {
 // The daily cap and the per-address limit answer before the body is read: a
 // body that is not even JSON gets the 429, not a 400 about its bytes.
 func TestPostedReadingCapsComeBeforeTheBody(t *testing.T) {
+	t.Parallel()
 	t.Run("the daily cap", func(t *testing.T) {
 		// The site's 2 taken by two addresses (one may take 1), then a third.
 		p := startPetal(t, map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "2", "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS": "1",
@@ -111,6 +113,7 @@ func TestPostedReadingCapsComeBeforeTheBody(t *testing.T) {
 // from its hash; the same reading pretty-printed is parsed and answered the
 // same; a different body under a held name is refused.
 func TestPostedReadingAlreadyHeldIsAnsweredByItsHash(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	owner := p.browser(t)
 	id := owner.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"twice"}`)["id"].(string)
@@ -132,6 +135,7 @@ func TestPostedReadingAlreadyHeldIsAnsweredByItsHash(t *testing.T) {
 // its block, get_snapshot and get_network answer this site's own reading.
 // It is served by its name, saying where it came from.
 func TestPostedReadingsNeverBecomeATargetsStoredReading(t *testing.T) {
+	t.Parallel()
 	p, _ := chainPetal(t, nil)
 	owner := p.browser(t)
 	id := owner.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"poison"}`)["id"].(string)
@@ -171,6 +175,7 @@ func TestPostedReadingsNeverBecomeATargetsStoredReading(t *testing.T) {
 // members: it is never that DAO's stored reading, and says demo: true
 // wherever it appears, the recorded run included.
 func TestTheDemoReadingSaysSoEverywhere(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	demo := snapshotsapp.ShippedSnapshots()[0].SHA256
 	var origin string

@@ -53,6 +53,7 @@ func (b *browser) put(t *testing.T, path string, body []byte, headers ...string)
 }
 
 func TestPostedReadings(t *testing.T) {
+	t.Parallel()
 	// One address's share (2) is below the site's cap (3): what it leaves
 	// is another address's (issue 33 #8).
 	p := startPetal(t, map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "3", "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS": "2",

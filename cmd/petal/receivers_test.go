@@ -17,6 +17,7 @@ import (
 // the chain doesn't know, or a chain that doesn't answer, stops the start
 // naming the variable. A site that takes no real money reads nothing.
 func TestAStartThatTakesRealMoneyReadsItsReceivers(t *testing.T) {
+	t.Parallel()
 	rpc := nearrpctest.New(t)
 	account := func(id string, known bool) {
 		params, _ := json.Marshal(map[string]string{"request_type": "view_account", "finality": "final", "account_id": id})

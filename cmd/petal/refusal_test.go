@@ -54,6 +54,7 @@ func TestARefusalBeforeTheBodyIsAnsweredAtOnce(t *testing.T) {
 
 // A query string that does not parse is 400 bad_input, not page one.
 func TestAnUnreadableQueryIsBadInput(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	b := p.browser(t)
 	b.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"one"}`)
@@ -71,6 +72,7 @@ func TestAnUnreadableQueryIsBadInput(t *testing.T) {
 // argument is: a JSON-RPC result with isError and bad_input, under the
 // call's id. In the envelope it is still the route's 400.
 func TestANULInMCPArgumentsIsAToolError(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	for _, args := range []string{`{"question":"who\u0000"}`, `{"question":"a","question":"b"}`} {
 		res, raw := p.do(t, http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"start_exploration","arguments":`+args+`}}`,

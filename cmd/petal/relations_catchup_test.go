@@ -48,6 +48,7 @@ func failures(t *testing.T, p *testPetal) (rows, attempts int) {
 // one that becomes readable is indexed on its next try and forgets its
 // failures.
 func TestRelationsCatchUpPutsOffReadingsThatFail(t *testing.T) {
+	t.Parallel()
 	// The test runs the catch-up itself: the scheduled relations_index job's
 	// lease is held before the service starts, so its own run can't race.
 	db := pgtest.New(t)
@@ -130,6 +131,7 @@ func TestRelationsCatchUpPutsOffReadingsThatFail(t *testing.T) {
 // at once, and the group is indexed once rebuilds may run. A small reading is
 // indexed in the keeping request itself.
 func TestALargeReadingIsIndexedBesideTheKeep(t *testing.T) {
+	t.Parallel()
 	// Only the keep may index the readings here: the catch-up job's lease is
 	// held, so a keep that failed to index can't be rescued by it.
 	db := pgtest.New(t)

@@ -16,6 +16,7 @@ import (
 // group at a time does (a small generated map with the benchmark's skew,
 // and a reading that is not holdings).
 func TestRelationsLoadIsOffer(t *testing.T) {
+	t.Parallel()
 	spec := relationsSpec{groups: 60, total: 6000, big: 600}
 	votes := ports.RelationReading{Group: "near:mainnet:votes.sputnik-dao.near", Snapshot: strings.Repeat("e", 64),
 		AsOf: time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), Reader: "near-dao-proposals", Title: "Votes"}

@@ -114,6 +114,7 @@ func handMap(t *testing.T, p *testPetal) {
 func acct(n string) string { return "near:mainnet:" + n }
 
 func TestRelationsHandComputed(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	handMap(t, p)
 
@@ -217,6 +218,7 @@ func pathOf(t *testing.T, p *testPetal, a, b, extra string) map[string]any {
 }
 
 func TestPowerPathLengths(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	handMap(t, p)
 
@@ -264,6 +266,7 @@ func TestPowerPathLengths(t *testing.T) {
 // On a dense made-up graph a small budget stops the search and says so; a
 // large one finds the path.
 func TestPowerPathBudgetStopsADenseSearch(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	rng := rand.New(rand.NewPCG(1, 2))
 	const groups, members, accounts = 24, 30, 150
@@ -314,6 +317,7 @@ func TestPowerPathBudgetStopsADenseSearch(t *testing.T) {
 // A group's newest reading changes while readers read: each answer is the
 // group wholly before or wholly after, never between.
 func TestRelationsNoReaderSeesHalfARebuild(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "1000000"})
 	const n = 60
 	var xs, ys, all []string
@@ -395,6 +399,7 @@ func TestRelationsNoReaderSeesHalfARebuild(t *testing.T) {
 
 // Every relations tool answers the same through HTTP and MCP.
 func TestRelationsToolsAnswerAlikeThroughHTTPAndMCP(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	handMap(t, p)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, nil).
@@ -428,6 +433,7 @@ func TestRelationsToolsAnswerAlikeThroughHTTPAndMCP(t *testing.T) {
 // A flower kept by the map's sync offers its reading: the group is there
 // with the reading's accounts.
 func TestRelationsIndexAFlowerKeptBySync(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	record, id, _ := aFlower(t, "alice.near", "Alice's view", 4)

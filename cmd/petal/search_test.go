@@ -18,6 +18,7 @@ import (
 // search_petals is kept on a public site, through HTTP and MCP alike, and a
 // visitor finds the map there, never a person's notes.
 func TestSearchPetalsOnAPublicSite(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
 	_, err := p.DB.Pool.Exec(t.Context(), `INSERT INTO published_flowers (id, network, maker, map, snapshot_sha256, record, name, made_at, status, came)
 VALUES (repeat('a', 64), 'near:mainnet', 'maker.near', 'near:mainnet:marketing.sputnik-dao.near', repeat('b', 64),
@@ -62,6 +63,7 @@ VALUES ('exp_x', 'prs_someone', 'marketing secrets', '', now(), now())`)
 // Petals' agent is offered search_petals and look_up, and announces each
 // with its stage (reading_map, fetching) before the call.
 func TestTheAgentSearchesAndLooksUpWithTheirStages(t *testing.T) {
+	t.Parallel()
 	near := nearrpctest.New(t)
 	viewAccount(near, "marketing.sputnik-dao.near", "5000000000000000000000000")
 	model := nearaitest.New(t,

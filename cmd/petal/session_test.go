@@ -34,6 +34,7 @@ func sessionFor(t *testing.T, p *testPetal, subject string, now time.Time) strin
 }
 
 func TestMeNeedsAPersonSession(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	res, body := p.do(t, http.MethodGet, "/api/v1/me", "")
 	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, body)
@@ -64,6 +65,7 @@ func TestMeNeedsAPersonSession(t *testing.T) {
 }
 
 func TestLogoutEndsTheSession(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_API": "https://petal.example"})
 	person, _ := people.NewPersonID(rand.Reader)
 	tok := sessionFor(t, p, person, time.Now())

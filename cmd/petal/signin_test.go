@@ -91,6 +91,7 @@ func vectorProof(v nep413Vector, signature string) map[string]string {
 const siteOrigin = "https://petal.example"
 
 func TestSignInWithAnIndependentNEP413Signature(t *testing.T) {
+	t.Parallel()
 	p, _ := signInPetal(t, nil)
 	v := loadVectors(t)[0]
 	require.Equal(t, "alice.testnet", v.AccountID)
@@ -164,6 +165,7 @@ func TestSignInWithAnIndependentNEP413Signature(t *testing.T) {
 }
 
 func TestSignInWithAnImplicitAccountNotYetOnChain(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, nil)
 	v := loadVectors(t)[1]
 	require.True(t, people.IsImplicitAccount(v.AccountID))
@@ -265,6 +267,7 @@ func TestSignInMovesTheAnonymousSessionsWorkAndKeepsItsInvite(t *testing.T) {
 }
 
 func TestSignInRefusals(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, nil)
 	v := loadVectors(t)[0]
 	fresh := func() { issue(t, p, v.NonceBase64, v.Recipient, 5*time.Minute) }
@@ -370,6 +373,7 @@ func mustB64(s string) []byte {
 }
 
 func TestSignInWhenNEARDoesNotAnswer(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, nil)
 	v := loadVectors(t)[0]
 	issue(t, p, v.NonceBase64, v.Recipient, 5*time.Minute)
@@ -383,6 +387,7 @@ func TestSignInWhenNEARDoesNotAnswer(t *testing.T) {
 }
 
 func TestAGatedServerWithAModelKeyNeedsAWalletKey(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	cfg, err := config.LoadConfig(func(k string) string { return map[string]string{"NEAR_AI_API_KEY": "sk-test"}[k] })
 	require.NoError(t, err)
@@ -396,6 +401,7 @@ func TestAGatedServerWithAModelKeyNeedsAWalletKey(t *testing.T) {
 }
 
 func TestSignInCallsAreLimitedPerAddress(t *testing.T) {
+	t.Parallel()
 	// The test's client is the trusted proxy, so its cf-connecting-ip counts.
 	p, _ := signInPetal(t, map[string]string{"PETAL_TRUSTED_PROXIES": "127.0.0.1"})
 	for i := range peopleapp.AuthCallsPerMinute {
@@ -413,6 +419,7 @@ func TestSignInCallsAreLimitedPerAddress(t *testing.T) {
 // TestConcurrentFirstSignInsBindOneWallet: two first sign-ins of one wallet
 // at once make one person and one binding.
 func TestConcurrentFirstSignInsBindOneWallet(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, nil)
 	priv, account := goKey(t, rpc, "gina.testnet", "full")
 	proofs := make([]map[string]string, 8)

@@ -33,6 +33,7 @@ func signWithCallback(t *testing.T, priv ed25519.PrivateKey, proof map[string]st
 // callback is this site's /signin verifies; another site's is 401, even
 // signed correctly, and leaves its nonce unused.
 func TestARedirectWalletsProofVerifiesOnlyWithThisSitesSignInPage(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, nil)
 	priv, account := goKey(t, rpc, "erin.testnet", "full")
 
@@ -66,6 +67,7 @@ func TestARedirectWalletsProofVerifiesOnlyWithThisSitesSignInPage(t *testing.T) 
 // A second wallet attached by signing with it reaches the same person and
 // credit; a wallet bound to someone else is 409 and nothing moves.
 func TestASecondWalletIsAttachedAndOneBoundElsewhereIsRefused(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, nil)
 	erinKey, erin := goKey(t, rpc, "erin.testnet", "full")
 	frankKey, frank := goKey(t, rpc, "frank.near", "full")

@@ -33,6 +33,7 @@ func skillTools(t *testing.T, doc string) []string {
 // Markdown, cacheable by its ETag, and kept on a public site, where the
 // tools the site refuses are marked as the person's machine's.
 func TestSkillListsExactlyTheRegistrysTools(t *testing.T) {
+	t.Parallel()
 	for _, public := range []bool{false, true} {
 		env := map[string]string{"PETAL_API": "https://petal.example"}
 		if public {
@@ -88,6 +89,7 @@ func TestSkillListsExactlyTheRegistrysTools(t *testing.T) {
 // member its trimmed answer shows, on a site with no chain at hand but the
 // fake's DAO list for find_target.
 func TestTheSkillsWorkedExchangeIsTrue(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	const base = "https://petal.example"
 	p := startPetal(t, map[string]string{"PETAL_API": base, "PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})

@@ -101,6 +101,7 @@ func errorMessage(m map[string]any) string {
 }
 
 func TestEachReaderOnRecordedAnswers(t *testing.T) {
+	t.Parallel()
 	p, fake := chainPetal(t, nil)
 
 	t.Run("near-dao-members: the same reading as the snapshot shipped inside petal, stored once", func(t *testing.T) {
@@ -184,6 +185,7 @@ func TestEachReaderOnRecordedAnswers(t *testing.T) {
 }
 
 func TestChainFailuresAnswerPlainly(t *testing.T) {
+	t.Parallel()
 	// The default read deadline (60 s) is only a safety net here: with a 1 s
 	// one, a loaded machine could turn any of these into a timeout.
 	p, fake := chainPetal(t, nil)
@@ -215,6 +217,7 @@ func TestChainFailuresAnswerPlainly(t *testing.T) {
 }
 
 func TestAReadPastItsDeadlineIs503(t *testing.T) {
+	t.Parallel()
 	// The node never answers, so the 1 s deadline always passes, however slow
 	// the machine.
 	p, fake := chainPetal(t, map[string]string{"PETAL_FRESH_READ_TIMEOUT_S": "1"})
@@ -226,6 +229,7 @@ func TestAReadPastItsDeadlineIs503(t *testing.T) {
 }
 
 func TestStoredOnlyVersusFresh(t *testing.T) {
+	t.Parallel()
 	p, fake := chainPetal(t, nil)
 	req := `{"network":"near-staking-pool","params":{"pool":"astro-stakers.poolv1.near"}}`
 
@@ -261,6 +265,7 @@ func TestStoredOnlyVersusFresh(t *testing.T) {
 }
 
 func TestFreshReadsAreCapped(t *testing.T) {
+	t.Parallel()
 	// The held reads end at the deadline; it must outlast the wait below and
 	// the third request even on a loaded machine, so it is not 1 or 2 s.
 	// Two addresses hold the two turns (one address holds one at most).
@@ -303,6 +308,7 @@ func TestFreshReadsAreCapped(t *testing.T) {
 // One address holds one fresh read at a time (issue 10 item 10): a loop of
 // two can't keep both turns from everyone else.
 func TestOneFreshReadPerAddress(t *testing.T) {
+	t.Parallel()
 	p, fake := chainPetal(t, map[string]string{"PETAL_FRESH_READ_TIMEOUT_S": "6", "PETAL_FRESH_READS": "2", "PETAL_TRUSTED_PROXIES": "127.0.0.1"})
 	fake.Inject(nearrpctest.Fault{Function: "get_policy", Hang: true})
 	held := make(chan int, 1)
@@ -332,6 +338,7 @@ func TestOneFreshReadPerAddress(t *testing.T) {
 }
 
 func TestGetSnapshotStreamsProgressThenOneResult(t *testing.T) {
+	t.Parallel()
 	p, _ := chainPetal(t, nil)
 	s := p.openSSE(t, http.MethodPost, "/api/v1/snapshots", `{"network":"near-dao-proposals","params":{"dao":"marketing"},"fresh":true}`)
 	evs := s.rest(t)
@@ -367,6 +374,7 @@ func TestGetSnapshotStreamsProgressThenOneResult(t *testing.T) {
 }
 
 func TestSnapshotBodyIsServedAsStored(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	sh := snapshotsapp.ShippedSnapshots()[0]
 	stored := storedBody(t, p, sh.SHA256)
@@ -406,6 +414,7 @@ func TestSnapshotBodyIsServedAsStored(t *testing.T) {
 // HEAD on a snapshot's body answers what GET does, headers and all, with no
 // body: gzip or not, 304 for a known ETag, 404 and 400 as GET.
 func TestSnapshotBodyAnswersHEAD(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	sha := snapshotsapp.ShippedSnapshots()[0].SHA256
 	path := "/api/v1/snapshots/" + sha
@@ -437,6 +446,7 @@ func TestSnapshotBodyAnswersHEAD(t *testing.T) {
 }
 
 func TestDescribeSnapshot(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	sha := snapshotsapp.ShippedSnapshots()[0].SHA256
 	res, body := p.do(t, http.MethodGet, "/api/v1/snapshots/"+sha+"/describe?top=2", "")
@@ -461,6 +471,7 @@ func TestDescribeSnapshot(t *testing.T) {
 }
 
 func TestNetworks(t *testing.T) {
+	t.Parallel()
 	p, _ := chainPetal(t, nil)
 	res, body := p.do(t, http.MethodGet, "/api/v1/networks", "")
 	require.Equal(t, http.StatusOK, res.StatusCode, body)
@@ -496,6 +507,7 @@ func TestNetworks(t *testing.T) {
 }
 
 func TestBadParamsNameTheField(t *testing.T) {
+	t.Parallel()
 	p, fake := chainPetal(t, nil)
 	cases := []struct{ body, field string }{
 		{`{"params":{"dao":"marketing"}}`, "network"},
@@ -540,6 +552,7 @@ func TestBadParamsNameTheField(t *testing.T) {
 }
 
 func TestFindTarget(t *testing.T) {
+	t.Parallel()
 	p, fake := chainPetal(t, map[string]string{"PETAL_NEAR_PAGE_SIZE": "100"})
 	find := func(q string) map[string]any {
 		t.Helper()
@@ -583,6 +596,7 @@ func TestFindTarget(t *testing.T) {
 }
 
 func TestPublicSiteRefusesReadsButServesSnapshots(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_PUBLIC": "1"})
 	res, body := p.do(t, http.MethodPost, "/api/v1/snapshots", `{"network":"near-dao-members","params":{"dao":"marketing"}}`)
 	assert.Equal(t, http.StatusForbidden, res.StatusCode)
@@ -601,6 +615,7 @@ func TestPublicSiteRefusesReadsButServesSnapshots(t *testing.T) {
 // PETAL_NEAR_RPC_MAINNET as a list (issue 33 #14): the first endpoint down,
 // a fresh reading comes from the second.
 func TestAFreshReadFailsOverToTheNextRPCEndpoint(t *testing.T) {
+	t.Parallel()
 	down, up := nearrpctest.New(t), nearrpctest.New(t)
 	down.Inject(nearrpctest.Fault{Status: http.StatusBadGateway})
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": down.URL + "," + up.URL, "PETAL_TOOL_CALLS_PER_MIN": "1000"})

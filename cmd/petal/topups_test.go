@@ -105,6 +105,7 @@ func entriesOf(t *testing.T, p *testPetal, person string) []string {
 // refund, an incomplete deposit, 1Click down, someone else's top-up, the
 // refusals, and a top-up past its deadline left alone.
 func TestTopUpThroughNEARIntents(t *testing.T) {
+	t.Parallel()
 	p, fake := topUpPetal(t, map[string]string{"PETAL_FEE_TOPUP_PERCENT": "2", "PETAL_RECEIVER_MAINNET": "petal-treasury.near",
 		"PETAL_ONECLICK_KEY": "partner-jwt"})
 	cookie, person := signInAlice(t, p)
@@ -252,6 +253,7 @@ INSERT INTO intent_topups (deposit_address, person_id, usd_micros, origin_asset,
 // TestATopUpRacedByGETAndTheJobIsCreditedOnce: the person's GETs and the
 // follow job see the same SUCCESS at once; the credit lands once.
 func TestATopUpRacedByGETAndTheJobIsCreditedOnce(t *testing.T) {
+	t.Parallel()
 	p, fake := topUpPetal(t, nil)
 	cookie, person := signInAlice(t, p)
 	address := newTopUp(t, p, cookie, "12.5")

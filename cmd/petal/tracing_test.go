@@ -101,6 +101,7 @@ func (r *otlpReceiver) trace(id string) []*tracepb.Span {
 // carries traceparent on to the node), and the request's log line names the
 // same trace.
 func TestARequestsSpansReachAnOTLPEndpointAndShareItsLogLinesTrace(t *testing.T) {
+	t.Parallel()
 	receiver := startOTLPReceiver(t)
 	near := nearrpctest.New(t)
 	viewAccount(near, "nobody-here.near", "")
@@ -205,6 +206,7 @@ func spanNames(spans []*tracepb.Span) []string {
 
 // Without an endpoint nothing is traced and no log line carries a trace.
 func TestWithoutAnEndpointNothingIsTraced(t *testing.T) {
+	t.Parallel()
 	db := pgtest.New(t)
 	p := startProcess(t, db, nil)
 	req, err := http.NewRequest(http.MethodGet, p.URL+"/api/v1/networks", nil)

@@ -315,6 +315,7 @@ func TestAProviderBillingPastTheBoundIsCaught(t *testing.T) {
 // stage's tools, not all; more_tools lists every tool the agent may call and
 // adds the one asked for to the next round, for each of them.
 func TestEveryToolIsWithinTheAgentsReach(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t)
 	env := modelEnv(fake)
 	env["PETAL_NEW_CHATS_PER_HOUR"] = "1000"

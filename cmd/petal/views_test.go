@@ -29,6 +29,7 @@ func decodeView(t *testing.T, body string) viewAnswer {
 }
 
 func TestAPersonKeepsAViewAndAnyoneReadsItByItsHash(t *testing.T) {
+	t.Parallel()
 	p, _ := signInPetal(t, nil)
 	ctx := t.Context()
 	defaultHash := specs.DefaultViewName()
@@ -125,6 +126,7 @@ func render(t *testing.T, p *testPetal, body string, headers ...string) renderOf
 }
 
 func TestRenderAndTheAgentDrawThroughThePersonsView(t *testing.T) {
+	t.Parallel()
 	p, _ := signInPetal(t, nil)
 	cookie, _ := signInAlice(t, p)
 	res, body := p.do(t, http.MethodPut, "/api/v1/me/view", `{"view":`+herView+`}`, "Cookie", cookie, "Origin", siteOrigin)
@@ -167,6 +169,7 @@ func TestRenderAndTheAgentDrawThroughThePersonsView(t *testing.T) {
 }
 
 func TestTheMapDrawsThroughAKeptView(t *testing.T) {
+	t.Parallel()
 	p, rpc := signInPetal(t, nil)
 	cookie, _ := signInAlice(t, p)
 	res, body := p.do(t, http.MethodPut, "/api/v1/me/view", `{"view":`+herView+`}`, "Cookie", cookie, "Origin", siteOrigin)

@@ -19,6 +19,7 @@ import (
 
 // voting_blocs on a hand-built proposals reading, through HTTP and MCP alike.
 func TestVotingBlocsThroughEveryDoor(t *testing.T) {
+	t.Parallel()
 	fake := nearrpctest.New(t)
 	p := startPetal(t, map[string]string{"PETAL_NEAR_RPC_MAINNET": fake.URL, "PETAL_NEAR_RPC_TESTNET": fake.URL})
 	sha, s := proposalsReading(t, p)

@@ -69,6 +69,7 @@ func signInWithTheConnector(t *testing.T, ctx context.Context, p *testPetal) {
 }
 
 func TestSignInThroughTheWalletConnector(t *testing.T) {
+	t.Parallel()
 	p, wallet, rpc, swaps := walletPetal(t, nil)
 	b := startBrowser(t, p.URL)
 	b.declared = []string{wallet.URL}

@@ -41,6 +41,7 @@ func errorOf(t *testing.T, body string) (code, message, hint string) {
 
 // Item 9: a gated chat refused for want of an invite stores no session.
 func TestAGatedChatRefusedStoresNoSession(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t)
 	env := modelEnv(fake)
 	env["PETAL_AGENT_ACCESS"] = "gated"
@@ -57,6 +58,7 @@ func TestAGatedChatRefusedStoresNoSession(t *testing.T) {
 
 // On an open site the chat passes the gate, so it gets its session then.
 func TestAnOpenChatOpensItsSessionOncePastTheGate(t *testing.T) {
+	t.Parallel()
 	fake := nearaitest.New(t, nearaitest.Completion("a1", "deepseek-ai/DeepSeek-V3.1", "Hello."))
 	env := modelEnv(fake)
 	env["PETAL_NEW_CHATS_PER_HOUR"] = "1"
@@ -74,6 +76,7 @@ func TestAnOpenChatOpensItsSessionOncePastTheGate(t *testing.T) {
 
 // Item 9: a rate-limited start_exploration stores no session.
 func TestARateLimitedStartStoresNoSession(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_TOOL_CALLS_PER_MIN": "1"})
 	first, second := p.browser(t), p.browser(t)
 	res, body := first.do(t, http.MethodPost, "/api/v1/explorations", `{"question":"who?"}`)
@@ -88,6 +91,7 @@ func TestARateLimitedStartStoresNoSession(t *testing.T) {
 
 // Item 9: a claim of a garbage ref stores no session; a bad body neither.
 func TestAClaimOfAGarbageRefStoresNoSession(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	for _, ref := range []string{"garbage", "exp_00000000000000000000000000000000", strings.Repeat("A", 43)} {
 		res, body := p.do(t, http.MethodPost, "/api/v1/explorations/"+ref+"/claim", "")
@@ -107,6 +111,7 @@ func TestAClaimOfAGarbageRefStoresNoSession(t *testing.T) {
 // Item 8: past the data budget, what a stranger writes is 429
 // budget_exhausted and stores nothing; a signed-in person goes on.
 func TestTheDataBudget(t *testing.T) {
+	t.Parallel()
 	// 0.001 MiB is 1,048 bytes: a start (128 + its text) and one note of 300
 	// characters (128 + 300) fit, a second note does not.
 	p := startPetal(t, map[string]string{"PETAL_DATA_BUDGET_MB": "0.001"})
@@ -173,6 +178,7 @@ func TestTheDataBudget(t *testing.T) {
 // Item 8: notes and steps per exploration stop at 1,000: the next is 400
 // with a hint to start a new exploration, and nothing is stored.
 func TestAnExplorationHoldsAThousandNotesAndSteps(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	b := p.browser(t)
 	id := b.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"many"}`)["id"].(string)
@@ -199,6 +205,7 @@ SELECT 'stp_' || i, $1, i, repeat('a', 64), now() FROM generate_series(1, $2) AS
 // Item 8: get_exploration and /s/:token page their steps and notes with a
 // cursor; every note is seen once.
 func TestExplorationsAndPacketsArePaged(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	b := p.browser(t)
 	id := b.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"paged"}`)["id"].(string)
@@ -259,6 +266,7 @@ SELECT 'not_' || lpad(to_hex(i), 32, '0'), $1, 'note ' || i, now() + (i / 3) * i
 // Item 8: a run's events as JSON are paged with ?from= and ?limit=; the SSE
 // replay is unchanged.
 func TestARunsEventsArePagedAsJSON(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
 	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
@@ -305,6 +313,7 @@ func TestARunsEventsArePagedAsJSON(t *testing.T) {
 // Item 8: a follow-up that would take a run's thread past 2 MiB is 400 with a
 // hint to start a new chat, and the run is left as it was.
 func TestAFollowUpPastTheThreadCapIs400(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	res, body := p.do(t, http.MethodPost, "/api/v1/agent/chat", drawIt, "Accept", "application/json")
 	require.Equal(t, http.StatusAccepted, res.StatusCode, body)
@@ -338,6 +347,7 @@ func TestAFollowUpPastTheThreadCapIs400(t *testing.T) {
 // Item 8: posted readings per address and per owner a day are a share of the
 // site's cap.
 func TestPostedReadingsPerAddressAndPerOwner(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, map[string]string{"PETAL_POSTED_SNAPSHOTS_PER_DAY": "10", "PETAL_POSTED_SNAPSHOTS_PER_ADDRESS": "1",
 		"PETAL_TRUSTED_PROXIES": "127.0.0.1"}) // so cf-connecting-ip names each poster
 	alice, bob := p.browser(t), p.browser(t)
@@ -373,6 +383,7 @@ func TestPostedReadingsPerAddressAndPerOwner(t *testing.T) {
 // Item 12: a C0 control character in text petal would store is 400, through
 // HTTP and MCP alike, and nothing is stored.
 func TestControlCharactersInStoredTextAre400(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	b := p.browser(t)
 	res, body := b.do(t, http.MethodPost, "/api/v1/explorations", `{"question":"who\u0000votes"}`)
@@ -403,6 +414,7 @@ func TestControlCharactersInStoredTextAre400(t *testing.T) {
 // Item 12: a name given twice in a JSON body is 400, on a tool route, a
 // route of its own and a tool's input alike.
 func TestDuplicateNamesInABodyAre400(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	cases := []struct{ method, path, body, name string }{
 		{http.MethodPost, "/api/v1/explorations", `{"question":"a","question":"b"}`, "question"},
@@ -423,6 +435,7 @@ func TestDuplicateNamesInABodyAre400(t *testing.T) {
 // Item 12: a top-up too large for the ledger's integers is 400, and nothing
 // is counted.
 func TestATopUpTooLargeForTheLedgerIs400(t *testing.T) {
+	t.Parallel()
 	// At four trillion dollars a NEAR, the 2 NEAR transfer is worth $8e12:
 	// 8e18 micro-dollars, inside int64, but past what one top-up adds; two
 	// such would have overflowed the person's credit.
@@ -442,6 +455,7 @@ func TestATopUpTooLargeForTheLedgerIs400(t *testing.T) {
 // Item 12: without PETAL_API, a link and a packet never carry the Host a
 // request claimed: they are relative. With it, they are built from it.
 func TestLinksAndPacketsNeverUseTheRequestsHost(t *testing.T) {
+	t.Parallel()
 	p := startPetal(t, nil)
 	b := p.browser(t)
 	id := b.ok(t, http.MethodPost, "/api/v1/explorations", `{"question":"where?"}`)["id"].(string)
