@@ -111,7 +111,13 @@ func TestMapRefreshReadsWithinBudgetOnOneReplica(t *testing.T) {
 	_, err := b.Svc.MapSync.Run(t.Context())
 	require.NoError(t, err)
 	lookAt(t, a, dao, 2)
-	lookAt(t, b, pool, 3) // looked at more, but its reading is newer
+	// b hears of a's drawings by its map's LISTEN: its first look waits for
+	// that (a 404 till then, which counts no look).
+	require.Eventually(t, func() bool {
+		res, _ := b.do(t, http.MethodGet, "/api/v1/maps/"+url.PathEscape(pool), "")
+		return res.StatusCode == http.StatusOK
+	}, 10*time.Second, 20*time.Millisecond, "replica b knows the pool's map")
+	lookAt(t, b, pool, 2) // looked at more (three times), but its reading is newer
 	flowers := countRows(t, db, `SELECT count(*) FROM published_flowers`)
 	require.Equal(t, 2, flowers)
 
