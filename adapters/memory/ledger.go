@@ -139,7 +139,7 @@ func (l *Ledger) Settle(_ context.Context, reservationID string, readBilled bool
 		return false, errs.Newf(errs.NotFound, "no hold %s", reservationID)
 	}
 	stillHeld := r.status == "held"
-	if !stillHeld && !(r.status == "released" && r.swept) {
+	if !stillHeld && (r.status != "released" || !r.swept) {
 		return false, nil
 	}
 	h := r.hold
