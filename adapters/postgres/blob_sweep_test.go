@@ -38,18 +38,10 @@ func dropLogo(t *testing.T, db *pgtest.DB, marks *postgres.MapMarkRepository, ma
 	require.NoError(t, err)
 }
 
+// orphanLines is blob_orphans as "kind key" lines.
 func orphanLines(t *testing.T, db *pgtest.DB) []string {
 	t.Helper()
-	rows, err := db.Pool.Query(t.Context(), `SELECT kind || ' ' || key FROM blob_orphans ORDER BY key`)
-	require.NoError(t, err)
-	var out []string
-	for rows.Next() {
-		var s string
-		require.NoError(t, rows.Scan(&s))
-		out = append(out, s)
-	}
-	require.NoError(t, rows.Err())
-	return out
+	return ids(t, db, `SELECT kind || ' ' || key FROM blob_orphans ORDER BY key`)
 }
 
 func hasBlob(t *testing.T, blobs ports.Blobs, key string) bool {
@@ -201,22 +193,14 @@ func TestSweepsAndWritersAtOnceLeaveNoRowWithoutItsBlob(t *testing.T) {
 	})
 	wg.Wait()
 	// Every picture a row holds reads back whole.
-	rows, err := db.Pool.Query(ctx, `SELECT sha256 FROM media`)
-	require.NoError(t, err)
-	var names []string
-	for rows.Next() {
-		var s string
-		require.NoError(t, rows.Scan(&s))
-		names = append(names, s)
-	}
-	require.NoError(t, rows.Err())
+	names := ids(t, db, `SELECT sha256 FROM media`)
 	profiles := postgres.NewProfileRepository(db.DB).KeepingBodiesIn(blobs)
 	for _, sha := range names {
 		_, err := profiles.Picture(ctx, sha)
 		assert.NoError(t, err, "picture %s", sha)
 	}
 	// And once the last sweep has run, nothing unnamed is left behind.
-	_, err = sweeper.Sweep(ctx, 0, 100)
+	_, err := sweeper.Sweep(ctx, 0, 100)
 	require.NoError(t, err)
 	assert.Equal(t, len(names), blobs.Len(), "the store holds exactly the blobs rows name")
 }
