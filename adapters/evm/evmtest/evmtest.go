@@ -270,6 +270,24 @@ func (c *Chain) Commit(t testing.TB, txs ...common.Hash) {
 	}
 }
 
+// AdjustTime seals an empty block d after the last. The simulated beacon
+// refuses while its pool lists a transaction as pending, and the pool drops
+// the transactions a block mined in the background, after the block: so it is
+// asked again until the pool has caught up (a transaction really waiting to
+// be mined keeps it refused, and the test fails at the deadline).
+func (c *Chain) AdjustTime(t testing.TB, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := c.Backend.AdjustTime(d)
+		if err == nil || time.Now().After(deadline) {
+			require.NoError(t, err)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func (c *Chain) sender(tx *types.Transaction) common.Address {
 	from, _ := types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx)
 	return from
