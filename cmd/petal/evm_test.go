@@ -78,15 +78,7 @@ func TestERC20ReadingsThroughHTTPAndMCP(t *testing.T) {
 	assert.Equal(t, "600", snap.Accounts[0].Weight)
 
 	// Drawn like any other reading.
-	res, body = p.do(t, http.MethodPost, "/api/v1/specs/propose", `{"sha256":"`+answer.SHA256+`"}`)
-	require.Equal(t, http.StatusOK, res.StatusCode, body)
-	var proposal struct {
-		Spec json.RawMessage `json:"spec"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(body), &proposal))
-	res, body = p.do(t, http.MethodPost, "/api/v1/render?format=svg", `{"spec":`+string(proposal.Spec)+`}`)
-	require.Equal(t, http.StatusOK, res.StatusCode, body)
-	assert.Contains(t, body, "<svg")
+	drawnAsSVG(t, p, answer.SHA256)
 
 	// Over MCP: the stored reading, and the delegates read fresh.
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
@@ -454,16 +446,7 @@ func TestABaalsMembersThroughHTTPAndMCPOnTheMapAndInRelations(t *testing.T) {
 	assert.Contains(t, body, `"stored_only":true`)
 
 	// Drawn, and published.
-	res, body = p.do(t, http.MethodPost, "/api/v1/specs/propose", `{"sha256":"`+sha+`"}`)
-	require.Equal(t, http.StatusOK, res.StatusCode, body)
-	var proposal struct {
-		Spec json.RawMessage `json:"spec"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(body), &proposal))
-	res, body = p.do(t, http.MethodPost, "/api/v1/render?format=svg", `{"spec":`+string(proposal.Spec)+`}`)
-	require.Equal(t, http.StatusOK, res.StatusCode, body)
-	assert.Contains(t, body, "<svg")
-	x.spec = proposal.Spec
+	x.spec = drawnAsSVG(t, p, sha)
 	a := x.prepare(t, "The Baal's members")
 	f, _, _, problems := published.Parse(a.Flower)
 	require.Empty(t, problems)
@@ -538,4 +521,20 @@ func TestABaalsMembersThroughHTTPAndMCPOnTheMapAndInRelations(t *testing.T) {
 	got := out.StructuredContent.(map[string]any)["groups"].([]any)
 	require.Len(t, got, 1)
 	assert.Equal(t, mapID, got[0].(map[string]any)["group"])
+}
+
+// drawnAsSVG proposes a spec for the reading sha and renders it as SVG, as a
+// person drawing it would, and answers the spec.
+func drawnAsSVG(t *testing.T, p *testPetal, sha string) json.RawMessage {
+	t.Helper()
+	res, body := p.do(t, http.MethodPost, "/api/v1/specs/propose", `{"sha256":"`+sha+`"}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var proposal struct {
+		Spec json.RawMessage `json:"spec"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &proposal))
+	res, body = p.do(t, http.MethodPost, "/api/v1/render?format=svg", `{"spec":`+string(proposal.Spec)+`}`)
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	assert.Contains(t, body, "<svg")
+	return proposal.Spec
 }
